@@ -1,0 +1,38 @@
+// The CLI layer's shared pieces: what main hands every subcommand, the exit statuses, and
+// the one-line error format (STYLE.md point 9: "headroom: what failed: reason").
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace headroom {
+
+// Exit statuses shared by every subcommand (documented in docs/cli.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitNegative = 1;  // a negative answer: e.g. `plan` says it does not fit
+inline constexpr int kExitUsage = 2;     // usage or input error
+
+// What main hands a subcommand: its arguments and where the system lives. Only main
+// chooses the real root ("/"); everything below takes it from here.
+struct CliEnv {
+  std::filesystem::path default_root;
+  std::FILE* out = stdout;
+  std::FILE* err = stderr;
+};
+
+// One row of the subcommand table in main.cc.
+struct Subcommand {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const CliEnv& env, const std::vector<std::string>& args);
+};
+
+// Prints "headroom: <message>" on one line to env.err (newlines in message are replaced).
+void PrintError(const CliEnv& env, std::string_view message);
+
+int RunPlan(const CliEnv& env, const std::vector<std::string>& args);
+
+}  // namespace headroom

@@ -1,0 +1,57 @@
+// headroom: keeps long ML training jobs alive on unified-memory machines.
+// main holds the table of subcommands (STYLE.md point 14) and is the only place that names
+// the real system root.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/cli.h"
+
+namespace headroom {
+namespace {
+
+constexpr Subcommand kSubcommands[] = {
+    {"plan", "will this model, method, batch and packing fit in the memory pool?", RunPlan},
+};
+
+void PrintUsage(std::FILE* out) {
+  std::fprintf(out,
+               "headroom %s: keeps long ML training jobs alive on unified-memory machines\n\n"
+               "usage: headroom <command> [options]   (headroom <command> --help for more)\n\n"
+               "commands:\n",
+               HEADROOM_VERSION);
+  for (const auto& c : kSubcommands) {
+    std::fprintf(out, "  %-10s %s\n", std::string(c.name).c_str(), std::string(c.summary).c_str());
+  }
+  std::fprintf(out,
+               "\nexit status: 0 success, 1 a negative answer (e.g. does not fit), "
+               "2 usage or input error\n");
+}
+
+}  // namespace
+}  // namespace headroom
+
+int main(int argc, char** argv) {
+  using namespace headroom;
+  const CliEnv env{"/", stdout, stderr};
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return kExitUsage;
+  }
+  const std::string_view first = argv[1];
+  if (first == "--help" || first == "-h" || first == "help") {
+    PrintUsage(stdout);
+    return kExitOk;
+  }
+  if (first == "--version") {
+    std::printf("headroom %s\n", HEADROOM_VERSION);
+    return kExitOk;
+  }
+  for (const auto& c : kSubcommands) {
+    if (c.name == first) return c.run(env, std::vector<std::string>(argv + 2, argv + argc));
+  }
+  PrintError(env, "unknown command '" + std::string(first) + "' (see headroom --help)");
+  return kExitUsage;
+}

@@ -1,0 +1,30 @@
+// SysRoot: where /proc and /sys live. Every reader of kernel files takes one, so tests and
+// `--root DIR` point the same code at a fixture tree (STYLE.md point 3). The literal "/" is
+// chosen in main and nowhere below it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace headroom {
+
+class SysRoot {
+ public:
+  explicit SysRoot(std::filesystem::path root) : root_(std::move(root)) {}
+
+  // The path of a kernel file below the root: Path("proc/meminfo").
+  std::filesystem::path Path(std::string_view relative) const { return root_ / relative; }
+  const std::filesystem::path& root() const { return root_; }
+
+  // Reads a whole (small) kernel file. Files in /proc report size 0, so this reads until
+  // EOF with a cap (`max_bytes`) that turns a hostile fixture into an error, not a hang.
+  Result<std::string> ReadFile(std::string_view relative, size_t max_bytes = 1 << 20) const;
+
+ private:
+  std::filesystem::path root_;
+};
+
+}  // namespace headroom
