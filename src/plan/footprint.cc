@@ -1,0 +1,327 @@
+// Implementation notes. All arithmetic is in double and rounded once per term; the terms
+// are bytes. Constants and where they come from:
+//  - NF4 (bitsandbytes): 4-bit codes in blocks of 64 with an fp32 absmax per block
+//    (0.5 + 4/64 = 0.5625 B/param); double quantization stores the absmax in 8 bits with
+//    an fp32 constant per 256 blocks (0.5 + 1/64 + 4/(64*256) = 0.5159 B/param).
+//  - NVFP4: 4-bit codes in blocks of 16 with an fp8 (E4M3) scale per block, plus one fp32
+//    scale per tensor: 0.5 + 1/16 = 0.5625 B/param.
+//  - int4 (GPTQ/AWQ style): groups of 128 with an fp16 scale and a packed zero point:
+//    0.5 + 2.5/128 B/param. fp8/int8: 1 B/param, scales negligible.
+//  - Embeddings and lm_head stay in the compute dtype under QLoRA in Hugging Face
+//    (bitsandbytes skips lm_head) unless quantize_lm_head; norms, biases and MoE routers
+//    are never quantized.
+//  - AdamW: two states per trainable parameter in the parameter's dtype, fp32 with master
+//    weights (which add a 4 B/param master copy). bitsandbytes 8-bit AdamW: two 1-byte
+//    states plus an fp32 absmax per 256-element block. SGD: one momentum buffer. Adafactor:
+//    factored second moment (rows + columns per matrix, fp32), no first moment.
+//  - foreach AdamW/SGD steps hold about one parameter-sized buffer (torchtune RFC #389 ran
+//    out of memory with foreach and fit without it); a for-loop step holds the largest
+//    single tensor's worth; a fused step nothing worth counting.
+//  - Overhead: CUDA context and library handles 0.5-1 GB (planner_truth_dev.md), 800 MiB
+//    used; allocator slack 10 % of the tensor peak (reserved runs 5-20 % above allocated,
+//    same source); the host process (Python, torch, CUDA libraries, tokenizer, data
+//    loader) 1.5 GiB, which on unified memory draws from the same pool.
+//  - Load: Hugging Face writes shards of at most 5 GB; while one shard is read its mmap'd
+//    pages and the device copies coexist in the one pool; QLoRA quantizes each weight from
+//    a bf16 copy on the device, so the largest linear's bf16 copy is transient.
+#include "plan/footprint.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "base/bytes.h"
+#include "plan/activations.h"
+
+namespace headroom {
+namespace {
+
+constexpr double kNf4BytesPerParam = 0.5 + 4.0 / 64;
+constexpr double kNf4DoubleQuantBytesPerParam = 0.5 + 1.0 / 64 + 4.0 / (64 * 256);
+constexpr double kNvfp4BytesPerParam = 0.5 + 1.0 / 16;
+constexpr double kInt4BytesPerParam = 0.5 + 2.5 / 128;
+constexpr double kAdam8bitBytesPerParam = 2 + 2 * 4.0 / 256;
+constexpr uint64_t kCudaContextBytes = 800 * kMiB;
+constexpr double kAllocatorSlack = 0.10;
+constexpr uint64_t kHostProcessBytes = 3 * kGiB / 2;
+constexpr uint64_t kMaxShardBytes = 5'000'000'000ULL;
+
+uint64_t Round(double v) { return v <= 0 ? 0 : static_cast<uint64_t>(std::llround(v)); }
+
+std::string P(uint64_t params) { return FormatParamCount(params); }
+
+// Bytes per parameter of quantized linear weights.
+double QuantizedBytesPerParam(const Workload& w) {
+  switch (w.weight_dtype) {
+    case DType::kNf4: return w.double_quant ? kNf4DoubleQuantBytesPerParam : kNf4BytesPerParam;
+    case DType::kNvfp4: return kNvfp4BytesPerParam;
+    case DType::kInt4: return kInt4BytesPerParam;
+    default: return DTypeBytes(w.weight_dtype);
+  }
+}
+
+bool IsQuantized(DType d) {
+  return d == DType::kNf4 || d == DType::kInt4 || d == DType::kNvfp4 || d == DType::kFp8 ||
+         d == DType::kInt8;
+}
+
+// Sum over all layers of a per-linear quantity.
+template <typename F>
+double SumOverLinears(const ModelSpec& s, F per_linear) {
+  const int64_t dense = s.num_experts > 0 ? s.num_dense_layers : s.num_layers;
+  double total = 0;
+  for (const auto& l : LayerLinears(s, true)) total += static_cast<double>(dense) * per_linear(l);
+  if (s.num_experts > 0) {
+    for (const auto& l : LayerLinears(s, false)) {
+      total += static_cast<double>(s.num_layers - dense) * per_linear(l);
+    }
+  }
+  return total;
+}
+
+bool Targeted(const Workload& w, const LinearShape& l) {
+  return std::find(w.lora_targets.begin(), w.lora_targets.end(), l.name) != w.lora_targets.end();
+}
+
+uint64_t LargestLinearParams(const ModelSpec& s) {
+  uint64_t largest = 0;
+  for (bool dense : {true, false}) {
+    for (const auto& l : LayerLinears(s, dense)) {
+      largest = std::max(largest, static_cast<uint64_t>(l.in_features * l.out_features));
+    }
+  }
+  return largest;
+}
+
+}  // namespace
+
+uint64_t TrainableParams(const ModelSpec& s, const Workload& w) {
+  if (w.method == Method::kFull) return TotalParams(s);
+  const double r = static_cast<double>(w.lora_rank);
+  return Round(SumOverLinears(s, [&](const LinearShape& l) {
+    if (!Targeted(w, l)) return 0.0;
+    return r * static_cast<double>(l.in_features + l.out_features) * static_cast<double>(l.count);
+  }));
+}
+
+Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const FootprintOptions& opt) {
+  Footprint f;
+  const double c = DTypeBytes(w.compute_dtype);
+  f.total_params = TotalParams(s);
+  f.trainable_params = TrainableParams(s, w);
+
+  // Weights. Quantized formats cover the decoder linears (and lm_head on request); the rest
+  // stays in the compute dtype.
+  double weights = 0;
+  std::string weights_formula;
+  if (IsQuantized(w.weight_dtype)) {
+    const uint64_t head = w.quantize_lm_head ? LmHeadParams(s) : 0;
+    f.quantized_params = std::min<uint64_t>(LinearParams(s) + head, f.total_params);
+    const uint64_t rest = f.total_params - f.quantized_params;
+    const double qb = QuantizedBytesPerParam(w);
+    weights = static_cast<double>(f.quantized_params) * qb + static_cast<double>(rest) * c;
+    weights_formula = fmt::format("{} x {:.4f} B ({}) + {} x {:g} B", P(f.quantized_params), qb,
+                                  Name(w.weight_dtype), P(rest), c);
+    f.notes.push_back(fmt::format(
+        "{} covers the decoder's linear layers{}; embeddings{}, norms and biases stay {}",
+        Name(w.weight_dtype), w.quantize_lm_head ? " and lm_head" : "",
+        w.quantize_lm_head ? "" : " and lm_head", Name(w.compute_dtype)));
+  } else {
+    const double b = DTypeBytes(w.weight_dtype);
+    weights = static_cast<double>(f.total_params) * b;
+    weights_formula = fmt::format("{} x {:g} B ({})", P(f.total_params), b, Name(w.weight_dtype));
+  }
+  // LoRA adapters: PEFT keeps them in fp32 (autocast_adapter_dtype) whatever the base.
+  const double param_bytes =
+      w.method == Method::kFull ? DTypeBytes(w.weight_dtype) : DTypeBytes(DType::kFp32);
+  if (IsLora(w.method)) {
+    weights += static_cast<double>(f.trainable_params) * param_bytes;
+    weights_formula += fmt::format(" + adapters {} x {:g} B", P(f.trainable_params), param_bytes);
+  }
+  // DPO with a full fine-tune needs a frozen reference copy; with LoRA the reference is the
+  // base model with the adapter switched off (TRL's default), which costs nothing.
+  if (w.kind == WorkloadKind::kDpo && w.method == Method::kFull) {
+    f.reference_bytes = Round(static_cast<double>(f.total_params) * c);
+  }
+  f.weights_bytes = Round(weights) + f.reference_bytes;
+
+  // Gradients of the trainable parameters, in the parameters' dtype.
+  const double trainable = static_cast<double>(f.trainable_params);
+  f.gradients_bytes = Round(trainable * param_bytes);
+
+  // Optimizer states.
+  const double state_bytes = w.master_weights ? 4 : param_bytes;
+  double states = 0;
+  std::string opt_formula;
+  switch (w.optimizer) {
+    case Optimizer::kAdamW:
+      states = 2 * trainable * state_bytes;
+      opt_formula = fmt::format("2 states x {} x {:g} B", P(f.trainable_params), state_bytes);
+      break;
+    case Optimizer::kAdamW8bit:
+      states = trainable * kAdam8bitBytesPerParam;
+      opt_formula = fmt::format("{} x {:.4f} B (two 8-bit states + block absmax)",
+                                P(f.trainable_params), kAdam8bitBytesPerParam);
+      break;
+    case Optimizer::kSgd:
+      states = trainable * state_bytes;
+      opt_formula = fmt::format("momentum {} x {:g} B", P(f.trainable_params), state_bytes);
+      break;
+    case Optimizer::kAdafactor: {
+      // Factored second moment: rows + columns of every trainable matrix, in fp32.
+      double factored = 0;
+      if (w.method == Method::kFull) {
+        factored = SumOverLinears(s, [](const LinearShape& l) {
+          return static_cast<double>(l.in_features + l.out_features) * static_cast<double>(l.count);
+        });
+        factored += static_cast<double>(s.vocab_size + s.hidden_size) *
+                    (s.tie_word_embeddings ? 1 : 2);
+      } else {
+        const double r = static_cast<double>(w.lora_rank);
+        factored = SumOverLinears(s, [&](const LinearShape& l) {
+          if (!Targeted(w, l)) return 0.0;
+          return (static_cast<double>(l.in_features + l.out_features) + 2 * r) *
+                 static_cast<double>(l.count);
+        });
+      }
+      states = 4 * factored;
+      opt_formula = fmt::format("rows + columns of each trainable matrix x 4 B");
+      break;
+    }
+  }
+  if (w.master_weights && param_bytes < 4) {
+    states += 4 * trainable;
+    opt_formula += fmt::format(" + fp32 master copy {} x 4 B", P(f.trainable_params));
+  }
+  f.optimizer_bytes = Round(states);
+
+  // The optimizer step's transient.
+  double step = 0;
+  std::string step_formula;
+  if (w.optimizer != Optimizer::kAdamW8bit) {
+    switch (w.optimizer_step) {
+      case OptimizerStep::kForeach:
+        step = trainable * state_bytes;
+        step_formula = fmt::format("foreach: one buffer {} x {:g} B", P(f.trainable_params),
+                                   state_bytes);
+        break;
+      case OptimizerStep::kLoop: {
+        const uint64_t largest = w.method == Method::kFull
+                                     ? std::max(LargestLinearParams(s), EmbeddingParams(s))
+                                     : f.trainable_params / std::max<int64_t>(1, s.num_layers);
+        step = static_cast<double>(largest) * state_bytes;
+        step_formula = "loop: the largest tensor";
+        break;
+      }
+      case OptimizerStep::kFused:
+        step_formula = "fused: none";
+        break;
+    }
+  } else {
+    step_formula = "8-bit: fused kernel, none";
+  }
+  f.optimizer_step_bytes = Round(step);
+
+  // Activations and the loss. DPO runs chosen and rejected sequences: twice the tokens.
+  uint64_t tokens = static_cast<uint64_t>(w.batch) * static_cast<uint64_t>(w.seq);
+  if (w.kind == WorkloadKind::kDpo) tokens *= 2;
+  const ActivationModel am = ModelActivations(s, w);
+  const ActivationTotals act = TotalActivations(s, w, tokens);
+  f.layer_activations_bytes = act.layers_bytes;
+  f.logits_bytes = act.loss_bytes;
+  f.activations_bytes = act.layers_bytes + act.loss_bytes;
+
+  // Peaks. At the start of backward the states exist (from step 2 on), gradients are
+  // being created (set_to_none frees them after each step), and all activations are
+  // alive. During the step: weights, gradients, states and the step's transient.
+  f.backward_peak_bytes = f.weights_bytes + f.optimizer_bytes + f.activations_bytes;
+  // A full fine-tune's first gradient (lm_head or tied embeddings) appears while the
+  // logits are still alive.
+  if (w.method == Method::kFull) f.backward_peak_bytes += Round(static_cast<double>(EmbeddingParams(s)) * param_bytes);
+  f.step_peak_bytes =
+      f.weights_bytes + f.gradients_bytes + f.optimizer_bytes + f.optimizer_step_bytes;
+  f.tensor_peak_bytes = std::max(f.backward_peak_bytes, f.step_peak_bytes);
+
+  // Overhead.
+  if (opt.overhead_bytes) {
+    f.overhead_bytes = *opt.overhead_bytes;
+  } else {
+    f.cuda_context_bytes = kCudaContextBytes;
+    f.allocator_slack_bytes = Round(static_cast<double>(f.tensor_peak_bytes) * kAllocatorSlack);
+    f.host_process_bytes = kHostProcessBytes;
+    f.overhead_bytes = f.cuda_context_bytes + f.allocator_slack_bytes + f.host_process_bytes;
+  }
+  if (w.kind == WorkloadKind::kGrpo) {
+    f.rollout_bytes = Round(w.rollout_fraction * static_cast<double>(opt.pool_bytes));
+  }
+  f.steady_peak_bytes = f.tensor_peak_bytes + f.overhead_bytes + f.rollout_bytes;
+
+  // Load transient: one shard's pages beside the device copy, and for quantized loading
+  // the bf16 copy of the largest weight being quantized.
+  const uint64_t checkpoint = s.checkpoint_bytes.value_or(f.total_params * 2);
+  const uint64_t shard = std::min(checkpoint, kMaxShardBytes);
+  const uint64_t quant_copy =
+      IsQuantized(w.weight_dtype) ? Round(static_cast<double>(LargestLinearParams(s)) * 2) : 0;
+  f.load_transient_bytes = shard + quant_copy;
+  const uint64_t load_overhead = opt.overhead_bytes ? *opt.overhead_bytes
+                                                    : f.cuda_context_bytes + f.host_process_bytes;
+  f.load_peak_bytes = f.weights_bytes + f.load_transient_bytes + load_overhead + f.rollout_bytes;
+
+  // The breakdown, in display order.
+  const std::string tok = fmt::format("{} tokens ({} x {}{})", tokens, w.batch, w.seq,
+                                      w.kind == WorkloadKind::kDpo ? " x 2 chosen/rejected" : "");
+  f.terms.push_back({"weights", "weights", f.weights_bytes,
+                     weights_formula + (f.reference_bytes
+                                            ? fmt::format(" + DPO reference {} x {:g} B",
+                                                          P(f.total_params), c)
+                                            : "")});
+  f.terms.push_back({"gradients", "gradients", f.gradients_bytes,
+                     fmt::format("{} trainable x {:g} B", P(f.trainable_params), param_bytes)});
+  f.terms.push_back({"optimizer", fmt::format("optimizer ({})", Name(w.optimizer)),
+                     f.optimizer_bytes, opt_formula});
+  f.terms.push_back({"optimizer_step", "optimizer step transient", f.optimizer_step_bytes,
+                     step_formula});
+  const std::string layer_formula =
+      w.grad_ckpt
+          ? fmt::format("checkpointed: {} layers x {:g} B x {} + one layer recomputed "
+                        "({:.0f} B/token) beyond the loss peak",
+                        s.num_layers, am.checkpoint_bytes_per_token, tok,
+                        am.layer_bytes_per_token)
+          : fmt::format("{} layers x {:.0f} B/token x {}", s.num_layers, am.layer_bytes_per_token,
+                        tok);
+  f.terms.push_back({"layer_activations",
+                     fmt::format("activations ({}, grad-ckpt {})", Name(w.attention),
+                                 w.grad_ckpt ? "on" : "off"),
+                     f.layer_activations_bytes, layer_formula});
+  f.terms.push_back({"logits", fmt::format("logits and loss ({})", Name(w.loss)), f.logits_bytes,
+                     fmt::format("{} x {}", am.loss_formula, tok)});
+  if (opt.overhead_bytes) {
+    f.terms.push_back({"overhead", "framework overhead", f.overhead_bytes, "--overhead"});
+  } else {
+    f.terms.push_back(
+        {"overhead", "framework overhead", f.overhead_bytes,
+         fmt::format("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
+                     FormatGiB(f.cuda_context_bytes), FormatGiB(f.allocator_slack_bytes),
+                     FormatGiB(f.host_process_bytes))});
+  }
+  if (w.kind == WorkloadKind::kGrpo) {
+    f.terms.push_back({"rollout", "rollout engine (GRPO)", f.rollout_bytes,
+                       fmt::format("{:g} x pool {}", w.rollout_fraction,
+                                   FormatGiB(opt.pool_bytes))});
+  }
+  f.terms.push_back({"load_transient", "load transient", f.load_transient_bytes,
+                     fmt::format("one shard's pages {}{}", FormatGiB(shard),
+                                 quant_copy ? fmt::format(" + bf16 copy of the largest weight {}",
+                                                          FormatGiB(quant_copy))
+                                            : "")});
+  if (!w.grad_ckpt && w.attention == Attention::kEager) {
+    f.notes.push_back("eager attention keeps a seq x seq softmax per head and layer; sdpa does not");
+  }
+  f.notes.push_back(
+      "load peak assumes the loader streams shards onto the device (device_map set); one that "
+      "builds the model on the host first peaks near twice the weights");
+  return f;
+}
+
+}  // namespace headroom

@@ -1,0 +1,80 @@
+// Footprint: the memory a training step needs, term by term, each with its formula.
+//
+// The terms follow what PyTorch actually holds (docs/plan-formulas.md has the derivation
+// and the sources): weights by dtype with quantization constants; gradients of the
+// trainable parameters; optimizer states and the optimizer step's transient buffer;
+// activations saved per layer (the tensor inventory of a Hugging Face decoder layer under
+// autograd, with and without gradient checkpointing, SDPA or eager attention); logits and
+// loss; framework overhead; and the model-load transient.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model_spec.h"
+#include "plan/workload.h"
+
+namespace headroom {
+
+// One line of the breakdown: a named amount with the formula that produced it.
+struct FootprintTerm {
+  std::string key;      // stable identifier (JSON): "weights", "activations", ...
+  std::string label;    // for people: "weights (nf4 + absmax, embeddings bf16)"
+  uint64_t bytes = 0;
+  std::string formula;  // "6.48B x 0.516 B + 0.26B x 2 B"
+};
+
+struct Footprint {
+  uint64_t total_params = 0;
+  uint64_t trainable_params = 0;
+  uint64_t quantized_params = 0;  // parameters stored in 4 or 8 bits
+
+  // The five terms every plan reports (bytes).
+  uint64_t weights_bytes = 0;     // model weights as held during training (+ DPO reference)
+  uint64_t gradients_bytes = 0;   // gradients of the trainable parameters
+  uint64_t optimizer_bytes = 0;   // optimizer states (+ fp32 master copy)
+  uint64_t activations_bytes = 0; // saved activations + logits/loss at the backward peak
+  uint64_t overhead_bytes = 0;    // CUDA context + allocator slack + host process
+
+  // Parts of the above, reported separately.
+  uint64_t optimizer_step_bytes = 0;  // transient during optimizer.step()
+  uint64_t layer_activations_bytes = 0;
+  uint64_t logits_bytes = 0;          // logits and loss at their peak
+  uint64_t reference_bytes = 0;       // DPO: frozen reference weights (full fine-tune only)
+  uint64_t rollout_bytes = 0;         // GRPO: the inference engine's share of the pool
+  uint64_t cuda_context_bytes = 0;
+  uint64_t allocator_slack_bytes = 0;
+  uint64_t host_process_bytes = 0;
+  uint64_t load_transient_bytes = 0;  // shard pages + quantization buffer while loading
+
+  // Peaks (bytes).
+  uint64_t backward_peak_bytes = 0;  // tensors at the start of backward
+  uint64_t step_peak_bytes = 0;      // tensors during optimizer.step()
+  uint64_t tensor_peak_bytes = 0;    // max of the two: compare with max_memory_allocated
+  uint64_t steady_peak_bytes = 0;    // tensor peak + overhead + rollout
+  uint64_t load_peak_bytes = 0;      // while loading the model
+  uint64_t peak_bytes() const { return std::max(steady_peak_bytes, load_peak_bytes); }
+
+  std::vector<FootprintTerm> terms;  // display order, each with its formula
+  std::vector<std::string> notes;    // assumptions worth a line (which layers stay bf16, ...)
+};
+
+// Optional knobs of the model that are not training choices.
+struct FootprintOptions {
+  // Pool size for GRPO's rollout share (MemTotal, or the budget when MemTotal is unknown).
+  uint64_t pool_bytes = 0;
+  // Overrides the framework overhead (CUDA context + allocator slack + host process).
+  std::optional<uint64_t> overhead_bytes;
+};
+
+Footprint ComputeFootprint(const ModelSpec& spec, const Workload& workload,
+                           const FootprintOptions& options = {});
+
+// Trainable parameters: all for a full fine-tune; LoRA: rank x (in + out) per targeted
+// linear layer, from the real shapes (grouped-query k/v, every MoE expert).
+uint64_t TrainableParams(const ModelSpec& spec, const Workload& workload);
+
+}  // namespace headroom

@@ -1,0 +1,78 @@
+// Workload: how the model is trained (method, dtypes, optimizer, batch, sequence, memory
+// savers), separate from what the model is (ModelSpec) and where it runs (Budget).
+//
+// Every enum has a Parse function that takes the user's spelling and returns an error that
+// lists the accepted spellings; the CLI adds the flag name.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace headroom {
+
+enum class Method { kFull, kLora, kQlora, kNvfp4Lora };
+enum class DType { kFp32, kBf16, kFp16, kFp8, kInt8, kNf4, kInt4, kNvfp4 };
+enum class Optimizer { kAdamW, kAdamW8bit, kSgd, kAdafactor };
+// How the optimizer step is executed in PyTorch: foreach (the default on CUDA) holds about
+// one extra parameter-sized buffer during the step; fused does the update in one kernel;
+// loop (foreach=False) holds one tensor's worth.
+enum class OptimizerStep { kForeach, kFused, kLoop };
+enum class Attention { kSdpa, kEager };
+enum class WorkloadKind { kSft, kDpo, kGrpo };
+// How the loss is computed from the hidden states: standard (full logits, fp32 upcast, as
+// Hugging Face does), chunked (torchtune CEWithChunkedOutputLoss), fused (Liger / Unsloth /
+// Cut Cross Entropy: the logits are never materialised whole).
+enum class LossKind { kStandard, kChunked, kFused };
+
+struct Workload {
+  Method method = Method::kLora;
+  int64_t lora_rank = 16;
+  std::vector<std::string> lora_targets = {"q", "k", "v", "o", "gate", "up", "down"};
+  double lora_dropout = 0.05;  // PEFT examples' usual value; 0 saves the dropout tensors
+  DType weight_dtype = DType::kBf16;  // of the frozen or trained base weights
+  DType compute_dtype = DType::kBf16;  // activations and (for full) gradients
+  bool double_quant = true;             // QLoRA: bnb_4bit_use_double_quant
+  bool quantize_lm_head = false;        // QLoRA: Hugging Face keeps lm_head in bf16
+  Optimizer optimizer = Optimizer::kAdamW;
+  OptimizerStep optimizer_step = OptimizerStep::kForeach;
+  bool master_weights = false;  // an fp32 master copy of the trainable parameters
+  int64_t batch = 1;
+  int64_t seq = 2048;  // sequence or packing length, tokens per sample at the peak step
+  bool grad_ckpt = true;
+  Attention attention = Attention::kSdpa;
+  LossKind loss = LossKind::kStandard;
+  WorkloadKind kind = WorkloadKind::kSft;
+  double rollout_fraction = 0;  // GRPO: share of the pool the inference engine reserves
+};
+
+Result<Method> ParseMethod(std::string_view s);
+Result<DType> ParseDType(std::string_view s);
+Result<Optimizer> ParseOptimizer(std::string_view s);
+Result<OptimizerStep> ParseOptimizerStep(std::string_view s);
+Result<Attention> ParseAttention(std::string_view s);
+Result<WorkloadKind> ParseWorkloadKind(std::string_view s);
+Result<LossKind> ParseLossKind(std::string_view s);
+// "all-linear", "attn", or a comma list of q,k,v,o,gate,up,down (also q_proj, ...).
+Result<std::vector<std::string>> ParseLoraTargets(std::string_view s);
+
+std::string_view Name(Method m);
+std::string_view Name(DType d);
+std::string_view Name(Optimizer o);
+std::string_view Name(OptimizerStep s);
+std::string_view Name(Attention a);
+std::string_view Name(WorkloadKind k);
+std::string_view Name(LossKind l);
+
+// Bytes per element of a dtype as stored, before quantization constants (nf4: 0.5).
+double DTypeBytes(DType d);
+
+// The base-weight dtype a method implies when --weight-dtype is not given.
+DType DefaultWeightDType(Method m);
+
+bool IsLora(Method m);
+
+}  // namespace headroom
