@@ -16,6 +16,16 @@ uint64_t U(int64_t v) { return v > 0 ? static_cast<uint64_t>(v) : 0; }
 
 bool IsMoe(const ModelSpec& s) { return s.num_experts > 0; }
 
+// attention_bias means q, k and v biases; o_proj carries one too except in the families
+// whose Hugging Face attention builds o_proj with bias=False (Qwen2Attention,
+// StableLmAttention). Without this Qwen2.5-0.5B would count 24 x 896 too many.
+bool OutputProjHasBias(const ModelSpec& s) {
+  for (const char* family : {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "stablelm"}) {
+    if (s.family == family) return false;
+  }
+  return true;
+}
+
 void AddMlp(const ModelSpec& s, int64_t width, int64_t count, bool is_expert,
             std::vector<LinearShape>* out) {
   if (s.mlp == MlpKind::kGated) out->push_back({"gate", s.hidden_size, width, count, is_expert});
@@ -28,7 +38,7 @@ uint64_t LayerSmallParams(const ModelSpec& s, bool dense_layer) {
   uint64_t n = 0;
   const uint64_t q_out = U(s.num_heads * s.head_dim);
   const uint64_t kv_out = U(s.num_kv_heads * s.head_dim);
-  if (s.attention_bias) n += q_out + 2 * kv_out + U(s.hidden_size);
+  if (s.attention_bias) n += q_out + 2 * kv_out + (OutputProjHasBias(s) ? U(s.hidden_size) : 0);
   const uint64_t norm = U(s.hidden_size) * (s.layer_norm_bias ? 2 : 1);
   n += static_cast<uint64_t>(s.norms_per_layer) * norm;
   if (s.qk_norm) n += 2 * U(s.head_dim);

@@ -1,0 +1,148 @@
+#include "plan/plan.h"
+
+namespace headroom {
+namespace {
+
+template <typename T>
+nlohmann::json Opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::string VerdictKey(Verdict v) {
+  switch (v) {
+    case Verdict::kFits: return "fits";
+    case Verdict::kTight: return "tight";
+    case Verdict::kDoesNotFit: return "does_not_fit";
+  }
+  return "?";
+}
+
+}  // namespace
+
+PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budget& budget,
+                    const FootprintOptions& options) {
+  PlanResult p;
+  p.spec = spec;
+  p.workload = workload;
+  p.budget = budget;
+  p.footprint = ComputeFootprint(spec, workload, options);
+  p.verdict = Judge(p.footprint.peak_bytes(), budget.budget_bytes);
+  p.anchor = ClosestAnchor(spec, workload, p.footprint.peak_bytes(), options);
+  if (p.verdict != Verdict::kFits) {
+    p.advice = AdviseWithinBudget(spec, workload, budget.budget_bytes, options);
+  }
+  return p;
+}
+
+nlohmann::json PlanToJson(const PlanResult& p) {
+  using nlohmann::json;
+  const Footprint& f = p.footprint;
+  const Workload& w = p.workload;
+  json j;
+  j["schema_version"] = kPlanSchemaVersion;
+  j["model"] = {
+      {"name", p.spec.name},
+      {"source", p.model_source},
+      {"family", p.spec.family},
+      {"total_params", f.total_params},
+      {"trainable_params", f.trainable_params},
+      {"quantized_params", f.quantized_params},
+      {"exact_params_from_safetensors", p.spec.exact_params.has_value()},
+      {"architecture",
+       {{"hidden_size", p.spec.hidden_size},
+        {"num_hidden_layers", p.spec.num_layers},
+        {"num_attention_heads", p.spec.num_heads},
+        {"num_key_value_heads", p.spec.num_kv_heads},
+        {"head_dim", p.spec.head_dim},
+        {"intermediate_size", p.spec.intermediate_size},
+        {"vocab_size", p.spec.vocab_size},
+        {"tie_word_embeddings", p.spec.tie_word_embeddings},
+        {"num_experts", p.spec.num_experts},
+        {"num_experts_per_tok", p.spec.experts_per_token},
+        {"moe_intermediate_size", p.spec.moe_intermediate_size}}},
+      {"notes", p.model_notes},
+  };
+  j["workload"] = {
+      {"method", Name(w.method)},
+      {"lora_rank", IsLora(w.method) ? json(w.lora_rank) : json(nullptr)},
+      {"lora_targets", IsLora(w.method) ? json(w.lora_targets) : json(nullptr)},
+      {"weight_dtype", Name(w.weight_dtype)},
+      {"compute_dtype", Name(w.compute_dtype)},
+      {"optimizer", Name(w.optimizer)},
+      {"optimizer_step", Name(w.optimizer_step)},
+      {"master_weights", w.master_weights},
+      {"batch", w.batch},
+      {"seq", w.seq},
+      {"grad_ckpt", w.grad_ckpt},
+      {"attention", Name(w.attention)},
+      {"loss", Name(w.loss)},
+      {"workload", Name(w.kind)},
+      {"rollout_fraction", w.rollout_fraction},
+  };
+  j["terms"] = {
+      {"weights", f.weights_bytes},         {"gradients", f.gradients_bytes},
+      {"optimizer", f.optimizer_bytes},     {"activations", f.activations_bytes},
+      {"overhead", f.overhead_bytes},       {"optimizer_step", f.optimizer_step_bytes},
+      {"layer_activations", f.layer_activations_bytes},
+      {"logits", f.logits_bytes},           {"reference", f.reference_bytes},
+      {"rollout", f.rollout_bytes},         {"cuda_context", f.cuda_context_bytes},
+      {"allocator_slack", f.allocator_slack_bytes},
+      {"host_process", f.host_process_bytes},
+      {"load_transient", f.load_transient_bytes},
+  };
+  json breakdown = json::array();
+  for (const auto& t : f.terms) {
+    breakdown.push_back({{"key", t.key}, {"label", t.label}, {"bytes", t.bytes},
+                         {"formula", t.formula}});
+  }
+  j["breakdown"] = breakdown;
+  j["tensor_peak_bytes"] = f.tensor_peak_bytes;
+  j["backward_peak_bytes"] = f.backward_peak_bytes;
+  j["step_peak_bytes"] = f.step_peak_bytes;
+  j["steady_peak_bytes"] = f.steady_peak_bytes;
+  j["load_peak_bytes"] = f.load_peak_bytes;
+  j["peak_bytes"] = f.peak_bytes();
+  j["budget_bytes"] = p.budget.budget_bytes;
+  j["budget"] = {
+      {"source", p.budget.source},
+      {"mem_total_bytes", Opt(p.budget.mem_total_bytes)},
+      {"mem_available_bytes", Opt(p.budget.mem_available_bytes)},
+      {"mem_available_source", p.budget.available_source},
+      {"reclaimable_page_cache_bytes", Opt(p.budget.reclaimable_cache_bytes)},
+      {"cached_bytes", Opt(p.budget.cached_bytes)},
+      {"reserve_bytes", p.budget.reserve_bytes},
+  };
+  j["verdict"] = VerdictKey(p.verdict);
+  if (p.anchor.anchor) {
+    const Anchor& a = *p.anchor.anchor;
+    j["anchor"] = {
+        {"id", a.id},
+        {"statement", a.statement},
+        {"model", a.model},
+        {"method", Name(a.method)},
+        {"seq", a.seq},
+        {"reported_bytes", Opt(a.reported_bytes)},
+        {"estimate_bytes", p.anchor.anchor_estimate_bytes},
+        {"estimate_to_reported_ratio",
+         a.reported_bytes ? json(p.anchor.ratio) : json(nullptr)},
+        {"plan_to_anchor_ratio", p.anchor.plan_ratio},
+        {"source", a.source},
+    };
+  } else {
+    j["anchor"] = nullptr;
+  }
+  json advice = json::array();
+  for (const auto& a : p.advice) {
+    json item = {{"step", a.step}, {"text", a.text}, {"peak_bytes", a.peak_bytes}};
+    item["value"] = Opt(a.value);
+    if (!a.method.empty()) item["method"] = a.method;
+    if (!a.model.empty()) item["model"] = a.model;
+    advice.push_back(item);
+  }
+  j["advice"] = advice;
+  j["notes"] = f.notes;
+  j["disclaimer"] = kPlanDisclaimer;
+  return j;
+}
+
+}  // namespace headroom

@@ -1,0 +1,41 @@
+// A whole plan: footprint, budget, verdict, anchor and advice, and its JSON form
+// (schema in docs/plan-json.md; bump kPlanSchemaVersion on any incompatible change).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/model_spec.h"
+#include "plan/budget.h"
+#include "plan/footprint.h"
+#include "plan/verdict.h"
+#include "plan/workload.h"
+
+namespace headroom {
+
+inline constexpr int kPlanSchemaVersion = 1;
+
+inline constexpr const char* kPlanDisclaimer =
+    "this is planning math, not a guarantee: frameworks differ by about 10 %; confirm with a "
+    "guarded trial (headroom guard / headroom sweep)";
+
+struct PlanResult {
+  ModelSpec spec;
+  std::string model_source;  // "catalog", "config", "params"
+  std::vector<std::string> model_notes;
+  Workload workload;
+  Footprint footprint;
+  Budget budget;
+  Verdict verdict = Verdict::kFits;
+  AnchorMatch anchor;
+  std::vector<Advice> advice;
+};
+
+PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budget& budget,
+                    const FootprintOptions& options);
+
+nlohmann::json PlanToJson(const PlanResult& plan);
+
+}  // namespace headroom

@@ -1,0 +1,189 @@
+// Implementation notes. The anchors are the known-working table that DGX Spark owners
+// quote (issue #2 of this project collects them from community reports); each carries the
+// setup it describes as far as the report states it. The ratio compares this planner's
+// estimate of that setup with the reported figure, so a reader can see at once whether
+// the planner runs high or low against what people measured.
+//
+// Advice searches are bisections over monotone functions: the peak grows with seq and
+// batch, so the largest value that fits is found in O(log n) plans (each plan is a few
+// microseconds).
+#include "plan/verdict.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "base/bytes.h"
+#include "model/catalog.h"
+
+namespace headroom {
+namespace {
+
+constexpr double kTightFraction = 0.90;
+
+uint64_t Peak(const ModelSpec& s, const Workload& w, const FootprintOptions& o) {
+  return ComputeFootprint(s, w, o).peak_bytes();
+}
+
+// Largest v in [lo, hi] with fits(v), assuming fits is monotone (true then false); 0 if none.
+template <typename F>
+int64_t LargestFitting(int64_t lo, int64_t hi, F fits) {
+  if (hi < lo || !fits(lo)) return 0;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+std::optional<Method> CheaperMethod(Method m) {
+  switch (m) {
+    case Method::kFull: return Method::kLora;
+    case Method::kLora: return Method::kQlora;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string_view Name(Verdict v) {
+  switch (v) {
+    case Verdict::kFits: return "fits";
+    case Verdict::kTight: return "tight";
+    case Verdict::kDoesNotFit: return "does not fit";
+  }
+  return "?";
+}
+
+Verdict Judge(uint64_t peak, uint64_t budget) {
+  if (peak > budget) return Verdict::kDoesNotFit;
+  if (static_cast<double>(peak) > kTightFraction * static_cast<double>(budget)) {
+    return Verdict::kTight;
+  }
+  return Verdict::kFits;
+}
+
+const std::vector<Anchor>& KnownAnchors() {
+  static const std::vector<Anchor> anchors = {
+      {"70b-qlora", "70B QLoRA about 40 GB", "llama-3.3-70b", Method::kQlora, 2048,
+       40'000'000'000ULL, "DGX Spark owners' reports (NVIDIA playbook, Unsloth)"},
+      {"120b-moe-nvfp4-lora", "a ~120B MoE with NVFP4 LoRA about 68 GB", "gpt-oss-120b",
+       Method::kNvfp4Lora, 2048, 68'000'000'000ULL, "DGX Spark owners' reports"},
+      {"27b-lora-1024", "27B LoRA fits at packing 1024 or less", "gemma-3-27b", Method::kLora,
+       1024, std::nullopt, "DGX Spark owners' reports"},
+      {"9b-full", "9B full fine-tune fits comfortably", "gemma-2-9b", Method::kFull, 2048,
+       std::nullopt, "DGX Spark owners' reports"},
+  };
+  return anchors;
+}
+
+AnchorMatch ClosestAnchor(const ModelSpec& spec, const Workload& workload, uint64_t plan_peak,
+                          const FootprintOptions& options) {
+  AnchorMatch best;
+  double best_score = 1e300;
+  const double params = static_cast<double>(TotalParams(spec));
+  for (const Anchor& a : KnownAnchors()) {
+    const ModelSpec* m = FindModel(a.model);
+    if (!m) continue;
+    // Distance: a method mismatch weighs like a tenfold size difference.
+    double score = std::fabs(std::log(params / static_cast<double>(TotalParams(*m))));
+    if (a.method != workload.method) score += std::log(10.0);
+    if (score < best_score) {
+      best_score = score;
+      best.anchor = &a;
+    }
+  }
+  if (!best.anchor) return best;
+  Workload aw;  // the anchor's setup: defaults plus what the report states
+  aw.method = best.anchor->method;
+  aw.weight_dtype = DefaultWeightDType(aw.method);
+  aw.seq = best.anchor->seq;
+  best.anchor_estimate_bytes = Peak(*FindModel(best.anchor->model), aw, options);
+  const uint64_t reference = best.anchor->reported_bytes.value_or(best.anchor_estimate_bytes);
+  if (best.anchor->reported_bytes) {
+    best.ratio = static_cast<double>(best.anchor_estimate_bytes) /
+                 static_cast<double>(*best.anchor->reported_bytes);
+  }
+  best.plan_ratio = static_cast<double>(plan_peak) / static_cast<double>(reference);
+  return best;
+}
+
+std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& workload,
+                                       uint64_t budget, const FootprintOptions& options) {
+  std::vector<Advice> out;
+  // The verdict's margin: advice aims below the tight line, so it leaves 10 % free.
+  const uint64_t target = static_cast<uint64_t>(kTightFraction * static_cast<double>(budget));
+  auto fits = [&](const ModelSpec& s, const Workload& w) { return Peak(s, w, options) <= target; };
+
+  // 1. Shorter packing.
+  if (workload.seq > 1) {
+    Workload w = workload;
+    const int64_t seq = LargestFitting(1, workload.seq - 1, [&](int64_t v) {
+      w.seq = v;
+      return fits(spec, w);
+    });
+    if (seq > 0) {
+      w.seq = seq;
+      out.push_back({"seq", fmt::format("shorten the packing: --seq {} is the largest that fits", seq),
+                     seq, "", "", Peak(spec, w, options)});
+    } else {
+      out.push_back({"seq",
+                     "no shorter --seq fits: what is over does not depend on it (weights, "
+                     "optimizer states and step, or the load peak)",
+                     std::nullopt, "", "", 0});
+    }
+  }
+  // 2. Smaller batch.
+  if (workload.batch > 1) {
+    Workload w = workload;
+    const int64_t batch = LargestFitting(1, workload.batch - 1, [&](int64_t v) {
+      w.batch = v;
+      return fits(spec, w);
+    });
+    if (batch > 0) {
+      w.batch = batch;
+      out.push_back({"batch",
+                     fmt::format("reduce the batch: --batch {} is the largest that fits at --seq {}{}",
+                                 batch, workload.seq,
+                                 batch < workload.batch ? " (raise gradient accumulation to keep "
+                                                          "the effective batch)"
+                                                        : ""),
+                     batch, "", "", Peak(spec, w, options)});
+    }
+  }
+  // 3. A cheaper method.
+  for (auto m = CheaperMethod(workload.method); m; m = CheaperMethod(*m)) {
+    Workload w = workload;
+    w.method = *m;
+    w.weight_dtype = DefaultWeightDType(*m);
+    const uint64_t peak = Peak(spec, w, options);
+    out.push_back({"method",
+                   fmt::format("switch to --method {}: peak {} ({})", Name(*m), FormatGB(peak),
+                               peak <= target ? "fits" : "still over"),
+                   std::nullopt, std::string(Name(*m)), "", peak});
+    if (peak <= target) break;
+  }
+  // 4. A smaller model of the same family.
+  const ModelSpec* best = nullptr;
+  for (const ModelSpec& m : Catalog()) {
+    if (m.family != spec.family || TotalParams(m) >= TotalParams(spec)) continue;
+    if (!fits(m, workload)) continue;
+    if (!best || TotalParams(m) > TotalParams(*best)) best = &m;
+  }
+  if (best) {
+    out.push_back({"model",
+                   fmt::format("a smaller model: {} ({} parameters) fits with these settings",
+                               best->name, FormatParamCount(TotalParams(*best))),
+                   std::nullopt, "", best->name, Peak(*best, workload, options)});
+  } else {
+    out.push_back({"model",
+                   "a smaller model, or a second machine (DDP/FSDP across two Sparks, never "
+                   "tensor parallelism)",
+                   std::nullopt, "", "", 0});
+  }
+  return out;
+}
+
+}  // namespace headroom

@@ -1,0 +1,64 @@
+// Verdict, anchors and advice: what the footprint means against the budget.
+//
+// fits: the larger of the steady and load peaks is under 90 % of the budget; tight: within
+// the last 10 %; does not fit: over it. Advice follows the OOM ladder's order: a shorter
+// packing first, then a smaller batch, then a cheaper method, then a smaller model.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model_spec.h"
+#include "plan/footprint.h"
+#include "plan/workload.h"
+
+namespace headroom {
+
+enum class Verdict { kFits, kTight, kDoesNotFit };
+std::string_view Name(Verdict v);  // "fits", "tight", "does not fit"
+
+Verdict Judge(uint64_t peak_bytes, uint64_t budget_bytes);
+
+// A known-working configuration reported by users of these machines.
+struct Anchor {
+  std::string id;         // "70b-qlora"
+  std::string statement;  // "70B QLoRA about 40 GB"
+  std::string model;      // catalog name
+  Method method = Method::kLora;
+  int64_t seq = 2048;
+  std::optional<uint64_t> reported_bytes;  // the reported peak, when one was given
+  std::string source;
+};
+
+const std::vector<Anchor>& KnownAnchors();
+
+struct AnchorMatch {
+  const Anchor* anchor = nullptr;
+  uint64_t anchor_estimate_bytes = 0;  // this planner's estimate of the anchor's own setup
+  double ratio = 0;  // anchor_estimate / reported (1.0 = agrees), 0 when nothing reported
+  double plan_ratio = 0;  // this plan's peak / the anchor's reported (or estimated) peak
+};
+
+// The anchor closest to this plan: same method first, then the nearest parameter count.
+// `estimate` plans a (model, workload) pair the way the caller does.
+AnchorMatch ClosestAnchor(const ModelSpec& spec, const Workload& workload, uint64_t plan_peak,
+                          const FootprintOptions& options);
+
+struct Advice {
+  std::string step;  // "seq", "batch", "method", "model"
+  std::string text;  // "use --seq 1536 (the largest that fits)"
+  std::optional<int64_t> value;
+  std::string method;  // for "method"
+  std::string model;   // for "model"
+  uint64_t peak_bytes = 0;
+};
+
+// Advice when the verdict is tight or does not fit, in the OOM ladder's order. Each entry
+// is computed with the planner (the largest --seq that fits, the largest --batch, the
+// next cheaper method, the largest catalog model of the same family that fits).
+std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& workload,
+                                       uint64_t budget_bytes, const FootprintOptions& options);
+
+}  // namespace headroom

@@ -1,0 +1,82 @@
+// Runs the real headroom binary for CLI tests: arguments in, exit status and both output
+// streams out. A bounded wait (the child is killed after `timeout_ms`) keeps a hang a
+// failure, not a stuck suite.
+#pragma once
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+namespace headroom::testing {
+
+struct CliResult {
+  int status = -1;  // exit status, or 128 + signal
+  std::string out;
+  std::string err;
+  bool timed_out = false;
+};
+
+inline CliResult RunCli(const std::vector<std::string>& args, int timeout_ms = 20000,
+                        const std::vector<std::string>& env_extra = {}) {
+  int out_pipe[2], err_pipe[2];
+  CliResult r;
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) return r;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    std::vector<char*> argv;
+    static std::string binary = HEADROOM_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (const auto& e : env_extra) putenv(const_cast<char*>(e.c_str()));
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  timespec start{};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  int open_fds = 2;
+  while (open_fds > 0) {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+    if (elapsed > timeout_ms) {
+      kill(pid, SIGKILL);
+      r.timed_out = true;
+      break;
+    }
+    if (poll(fds, 2, 100) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      char buf[4096];
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        (i == 0 ? r.out : r.err).append(buf, static_cast<size_t>(n));
+      }
+    }
+  }
+  for (auto& f : fds) {
+    if (f.fd >= 0) close(f.fd);
+  }
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  return r;
+}
+
+}  // namespace headroom::testing
