@@ -14,6 +14,8 @@ namespace {
 
 constexpr Subcommand kSubcommands[] = {
     {"plan", "will this model, method, batch and packing fit in the memory pool?", RunPlan},
+    {"guard", "run a job so that running out of memory kills the job, never the machine",
+     RunGuardCommand},
 };
 
 void PrintUsage(std::FILE* out) {

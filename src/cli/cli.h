@@ -34,5 +34,6 @@ struct Subcommand {
 void PrintError(const CliEnv& env, std::string_view message);
 
 int RunPlan(const CliEnv& env, const std::vector<std::string>& args);
+int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom

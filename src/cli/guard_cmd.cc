@@ -1,0 +1,208 @@
+// `headroom guard`: flags -> GuardOptions -> RunGuard -> one summary line (or JSON) and
+// the job's exit status (kExitGuardKilled when the guard killed it).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/bytes.h"
+#include "base/duration.h"
+#include "cli/cli.h"
+#include "run/guard.h"
+#include "sys/meminfo.h"
+
+namespace headroom {
+namespace {
+
+constexpr int kExitRefused = 3;  // --require-available: not enough memory to start
+
+struct UsageError {
+  std::string message;
+};
+
+// "8%" of MemTotal, or a size.
+uint64_t SizeOrPercent(const std::string& text, uint64_t total, std::string_view flag) {
+  if (!text.empty() && text.back() == '%') {
+    char* end = nullptr;
+    const std::string num = text.substr(0, text.size() - 1);
+    const double pct = std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !(pct > 0) || pct >= 100) {
+      throw UsageError{fmt::format("{}: '{}' is not a percentage in (0, 100)", flag, text)};
+    }
+    return static_cast<uint64_t>(pct / 100.0 * static_cast<double>(total));
+  }
+  auto r = ParseBytes(text);
+  if (!r) throw UsageError{fmt::format("{}: {}", flag, r.error().message)};
+  return *r;
+}
+
+std::string GiB(uint64_t b) { return FormatGiB(b); }
+
+void PrintSummary(std::FILE* out, const GuardSummary& s) {
+  std::string head;
+  if (s.killed) {
+    head = fmt::format("killed the job ({}: MemAvailable {} against the level; {}", s.kill_reason,
+                       GiB(s.trigger_available_bytes.value_or(0)), s.signal_path);
+    if (s.crossing_to_signal_ms) head += fmt::format("; signal {:.1f} ms after the reading", *s.crossing_to_signal_ms);
+    if (s.crossing_to_empty_ms) head += fmt::format(", empty tree after {:.0f} ms", *s.crossing_to_empty_ms);
+    head += ")";
+  } else if (s.job_exit_code) {
+    head = fmt::format("job exited with status {}", *s.job_exit_code);
+  } else if (s.job_signal) {
+    head = fmt::format("job died of signal {}", *s.job_signal);
+  } else {
+    head = "job ended";
+  }
+  std::fprintf(out,
+               "headroom guard: %s after %.1f s; lowest MemAvailable %s; peak pool use %s "
+               "(MemTotal - lowest MemAvailable); peak job RSS %s (GPU memory on unified memory "
+               "is not in RSS); cgroup peak %s; MemAvailable after %s\n",
+               head.c_str(), s.duration_s, GiB(s.lowest_available_bytes).c_str(),
+               GiB(s.peak_pool_use_bytes).c_str(), GiB(s.peak_tree_rss_bytes).c_str(),
+               s.cgroup_peak_bytes ? GiB(*s.cgroup_peak_bytes).c_str() : "n/a",
+               s.available_after_bytes ? GiB(*s.available_after_bytes).c_str() : "n/a");
+}
+
+nlohmann::json SummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn) {
+  auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {
+      {"schema_version", 1},
+      {"killed_by_guard", s.killed},
+      {"kill_reason", s.killed ? nlohmann::json(s.kill_reason) : nlohmann::json(nullptr)},
+      {"signal_path", s.killed ? nlohmann::json(s.signal_path) : nlohmann::json(nullptr)},
+      {"exit_status", s.exit_status},
+      {"job_exit_code", opt(s.job_exit_code)},
+      {"job_signal", opt(s.job_signal)},
+      {"duration_s", s.duration_s},
+      {"kill_below_bytes", level},
+      {"warn_below_bytes", warn},
+      {"mem_total_bytes", s.mem_total_bytes},
+      {"start_available_bytes", s.start_available_bytes},
+      {"lowest_available_bytes", s.lowest_available_bytes},
+      {"peak_pool_use_bytes", s.peak_pool_use_bytes},
+      {"peak_tree_rss_bytes", s.peak_tree_rss_bytes},
+      {"cgroup_peak_bytes", opt(s.cgroup_peak_bytes)},
+      {"trigger_available_bytes", opt(s.trigger_available_bytes)},
+      {"crossing_to_signal_ms", opt(s.crossing_to_signal_ms)},
+      {"crossing_to_empty_ms", opt(s.crossing_to_empty_ms)},
+      {"available_after_bytes", opt(s.available_after_bytes)},
+      {"cgroup", s.cgroup},
+      {"warnings", s.warnings},
+      {"polls", s.polls},
+      {"notes", s.notes},
+  };
+}
+
+}  // namespace
+
+int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
+  std::string min_available, warn_available, require_available, grace = "3s", events_path, root_dir, pid;
+  bool json = false, psi_kill = false, no_cgroup = false;
+  std::vector<std::string> command;
+  CLI::App app{fmt::format(
+      "Run a job so that running out of memory kills the job, never the machine.\n\n"
+      "  headroom guard [options] -- CMD [ARGS...]\n  headroom guard [options] --pid PID\n\n"
+      "The guard reads MemAvailable every 10-100 ms (10 ms near the level) and, below the "
+      "kill level, sends SIGTERM to the whole job tree (its own session, process group and, "
+      "where one can be made, cgroup), then SIGKILL when the grace runs out; far below the "
+      "level, or when memory falls fast, SIGKILL at once.\n\n"
+      "exit status: the job's own (its exit code, or 128 + signal); {} when the guard killed "
+      "it; {} when --require-available refused to start; 2 usage error",
+      kExitGuardKilled, kExitRefused), "headroom guard"};
+  app.add_option("--min-available", min_available, "kill below this MemAvailable: SIZE or PCT of MemTotal (default: the larger of 4GiB and 8%)");
+  app.add_option("--warn-available", warn_available, "one warning line per crossing below this (default: twice the kill level)");
+  app.add_option("--require-available", require_available, "refuse to start when MemAvailable is below SIZE; lists the usual holders of the pool");
+  app.add_option("--grace", grace, "SIGTERM first, SIGKILL when this runs out (default 3s)");
+  app.add_option("--events", events_path, "append JSON lines (start, warn, trigger, term, kill, exit) to FILE");
+  app.add_option("--pid", pid, "guard an existing process and its descendants");
+  app.add_flag("--psi-kill", psi_kill, "sustained full memory pressure (PSI) is a kill reason too");
+  app.add_flag("--no-cgroup", no_cgroup, "do not create a cgroup for the job");
+  app.add_flag("--json", json, "print the summary as JSON");
+  app.add_option("--root", root_dir, "read proc/ below this directory instead of /");
+  app.add_option("command", command, "the job, after --");
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), env.out);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    PrintError(env, fmt::format("guard: {}", e.what()));
+    return kExitUsage;
+  }
+  const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
+  try {
+    if (command.empty() == pid.empty()) {
+      throw UsageError{"give a command after -- or --pid PID (one of them)"};
+    }
+    auto info = ReadMemInfo(root);
+    if (!info) throw UsageError{info.error().message};
+    const uint64_t total = info->total_bytes().value_or(0);
+    const auto available = info->available_bytes();
+    if (!available) throw UsageError{"proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it"};
+    GuardOptions opt;
+    opt.min_available_bytes = min_available.empty()
+                                  ? std::max<uint64_t>(4 * kGiB, total * 8 / 100)
+                                  : SizeOrPercent(min_available, total, "--min-available");
+    opt.warn_available_bytes = warn_available.empty()
+                                   ? 2 * opt.min_available_bytes
+                                   : SizeOrPercent(warn_available, total, "--warn-available");
+    auto g = ParseDuration(grace, true);
+    if (!g) throw UsageError{"--grace: " + g.error().message};
+    opt.grace = std::chrono::duration_cast<std::chrono::milliseconds>(*g);
+    opt.psi_kill = psi_kill;
+    opt.use_cgroup = !no_cgroup;
+    opt.command = command;
+    if (!pid.empty()) {
+      auto p = ParsePositiveInt(pid);
+      if (!p || *p > (1 << 22)) throw UsageError{"--pid: '" + pid + "' is not a process id"};
+      opt.attach_pid = static_cast<pid_t>(*p);
+    }
+    if (!require_available.empty()) {
+      const uint64_t need = SizeOrPercent(require_available, total, "--require-available");
+      if (*available < need) {
+        std::fprintf(env.err,
+                     "headroom: guard: refusing to start: MemAvailable %s is below "
+                     "--require-available %s\n",
+                     FormatGiB(*available).c_str(), FormatGiB(need).c_str());
+        const auto leftovers = FindLeftovers(root);
+        if (leftovers.empty()) {
+          std::fprintf(env.err, "  no known holders of the pool found (vllm, ollama, ray::, python with torch)\n");
+        }
+        for (const auto& l : leftovers) {
+          std::fprintf(env.err, "  pid %d  %-22s RSS %s  %s\n", l.pid, l.what.c_str(),
+                       FormatGiB(l.rss_bytes).c_str(), l.cmdline.c_str());
+        }
+        std::fprintf(env.err, "  (nothing was signalled; stop them yourself, e.g. kill PID)\n");
+        return kExitRefused;
+      }
+    }
+    std::FILE* events_file = nullptr;
+    if (!events_path.empty()) {
+      events_file = std::fopen(events_path.c_str(), "ae");
+      if (!events_file) {
+        throw UsageError{fmt::format("--events: cannot open {}: {}", events_path, std::strerror(errno))};
+      }
+    }
+    GuardEvents events(events_file);
+    auto summary = RunGuard(root, opt, events, env.err);
+    if (events_file) std::fclose(events_file);
+    if (!summary) throw UsageError{summary.error().message};
+    if (json) {
+      std::fprintf(env.out, "%s\n", SummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(2).c_str());
+    } else {
+      PrintSummary(env.err, *summary);
+      for (const auto& n : summary->notes) std::fprintf(env.err, "headroom guard: note: %s\n", n.c_str());
+    }
+    return summary->exit_status;
+  } catch (const UsageError& e) {
+    PrintError(env, "guard: " + e.message);
+    return kExitUsage;
+  }
+}
+
+}  // namespace headroom

@@ -1,0 +1,66 @@
+// Test helpers for model/ (tests only): a temporary folder and safetensors files built at run
+// time. Data sections are made with ftruncate, so a "16 GB" checkpoint is a sparse file that
+// costs no disk and proves that readers never touch tensor data.
+#pragma once
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+namespace headroom::testing {
+
+class TempDir {
+ public:
+  explicit TempDir(std::string_view tag) {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("headroom-" + std::string(tag) + "-" + std::to_string(::getpid()) + "-" +
+             std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void WriteFile(const std::filesystem::path& path, std::string_view bytes) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The 8-byte little-endian length prefix of a safetensors file.
+inline std::string LengthPrefix(uint64_t n) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xFF);
+  return out;
+}
+
+// Writes prefix + header, then extends the file to hold `data_bytes` more (sparse zeros).
+inline void WriteSafetensors(const std::filesystem::path& path, std::string_view header,
+                             uint64_t data_bytes) {
+  WriteFile(path, LengthPrefix(header.size()) + std::string(header));
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)!::ftruncate(fd, static_cast<off_t>(8 + header.size() + data_bytes));
+    ::close(fd);
+  }
+}
+
+}  // namespace headroom::testing

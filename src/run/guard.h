@@ -1,0 +1,93 @@
+// The guard: runs a job (or watches an existing process) and kills the whole job tree
+// when MemAvailable falls below a level, so running out of memory ends the job, never the
+// machine. See docs/guard.md for the behaviour and the measured reaction times.
+//
+// Data flow: Spawn (own session and process group, own cgroup where one can be made, the
+// guard as child subreaper, a pidfd) -> watch loop over MemAvailable (pread of a kept-open
+// /proc/meminfo, adaptive 10-100 ms period, fill-rate projection) [+ PSI triggers] -> kill
+// the tree (cgroup.kill or verified pidfds, SIGTERM escalating to SIGKILL on time) ->
+// summary.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "sys/sysroot.h"
+
+namespace headroom {
+
+// The exit status `headroom guard` returns when it killed the job (the job's own status
+// otherwise). No signal death maps here (those are 128 + N) and ordinary programs do not
+// return it; documented in --help and docs/guard.md.
+inline constexpr int kExitGuardKilled = 99;
+
+struct GuardOptions {
+  std::vector<std::string> command;  // run this, or
+  std::optional<pid_t> attach_pid;   // guard an existing process and its descendants
+  uint64_t min_available_bytes = 0;  // kill below this
+  uint64_t warn_available_bytes = 0; // one warning line per crossing below this
+  std::chrono::milliseconds grace{3000};
+  bool psi_kill = false;
+  bool use_cgroup = true;
+  int job_oom_score_adj = 800;
+  // Extra environment for the job ("NAME=value"), e.g. the torch cap's PYTHONPATH.
+  std::vector<std::string> extra_env;
+};
+
+struct GuardSummary {
+  bool killed = false;             // the guard killed the job
+  std::string kill_reason;         // "memavailable", "projected", "psi"
+  std::string signal_path;         // "SIGTERM", "SIGTERM, SIGKILL after grace", "SIGKILL at once"
+  int exit_status = 0;             // what `headroom guard` exits with
+  std::optional<int> job_exit_code;
+  std::optional<int> job_signal;
+  double duration_s = 0;
+  uint64_t mem_total_bytes = 0;
+  uint64_t start_available_bytes = 0;
+  uint64_t lowest_available_bytes = 0;
+  uint64_t peak_pool_use_bytes = 0;   // MemTotal - lowest MemAvailable
+  uint64_t peak_tree_rss_bytes = 0;   // sampled every 250 ms
+  std::optional<uint64_t> cgroup_peak_bytes;
+  std::optional<uint64_t> trigger_available_bytes;
+  std::optional<double> crossing_to_signal_ms;
+  std::optional<double> crossing_to_empty_ms;
+  std::optional<uint64_t> available_after_bytes;  // right after the tree emptied
+  std::string cgroup;                 // where the job's cgroup was, or why there is none
+  std::vector<std::string> notes;     // privileges it lacked, degradations
+  uint64_t warnings = 0;
+  uint64_t polls = 0;
+};
+
+// Where events go: JSON lines with wall and monotonic timestamps (or nowhere).
+class GuardEvents {
+ public:
+  explicit GuardEvents(std::FILE* file) : file_(file) {}
+  void Emit(const char* type, const std::string& json_fields);
+
+ private:
+  std::FILE* file_;
+};
+
+// Runs the guard to the end. Errors (exit 2): the command cannot be run, the PID does not
+// exist, /proc/meminfo cannot be opened. `progress` gets the one-line warnings.
+Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& options,
+                              GuardEvents& events, std::FILE* progress);
+
+// Processes that usually hold the pool (ray::, vllm, ollama, python with torch loaded),
+// for --require-available's refusal; read-only.
+struct Leftover {
+  pid_t pid = 0;
+  std::string what;  // "vllm", "python (torch loaded)", ...
+  std::string cmdline;
+  uint64_t rss_bytes = 0;
+};
+std::vector<Leftover> FindLeftovers(const SysRoot& root);
+
+}  // namespace headroom

@@ -1,0 +1,283 @@
+// CLI tests of `headroom guard` with real child processes and signals. Memory safety (a
+// 2-core, 24 GiB machine that other work shares): every kill level is set relative to the
+// MemAvailable of the moment (never more than 1.5 GiB below it), every balloon is capped at
+// 2.5 GiB and exits by itself at its --timeout, and every process a test starts is killed
+// and checked dead before the test ends.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run/pidfd.h"
+#include "run_cli.h"
+#include "sys/meminfo.h"
+#include "sys/processes.h"
+
+namespace headroom {
+namespace {
+
+using testing::RunCli;
+namespace fs = std::filesystem;
+
+const std::string kBalloon = HEADROOM_BALLOON;
+
+// The balloon as a job, its stdout ("ready PID") kept out of the guard's JSON on stdout.
+std::vector<std::string> Guarded(std::vector<std::string> guard_args,
+                                 const std::vector<std::string>& balloon_args) {
+  guard_args.insert(guard_args.begin(), "guard");
+  for (const char* a : {"--", "sh", "-c", "exec \"$0\" \"$@\" >/dev/null"}) guard_args.push_back(a);
+  guard_args.push_back(kBalloon);
+  guard_args.insert(guard_args.end(), balloon_args.begin(), balloon_args.end());
+  return guard_args;
+}
+
+uint64_t AvailableNow() {
+  auto info = ReadMemInfo(SysRoot("/"));
+  return info && info->available_bytes() ? *info->available_bytes() : 0;
+}
+
+// A kill level `below` bytes under the current MemAvailable.
+std::string LevelBelowNow(uint64_t below) { return std::to_string(AvailableNow() - below); }
+
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("headroom-guard-" + std::to_string(getpid()) +
+                                                "-" + std::to_string(counter_++))) {
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string File(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+std::vector<pid_t> ReadPids(const std::string& pidfile) {
+  std::vector<pid_t> pids;
+  std::ifstream in(pidfile);
+  pid_t p = 0;
+  while (in >> p) pids.push_back(p);
+  return pids;
+}
+
+bool Alive(pid_t pid) {
+  auto s = ReadProcStat(SysRoot("/"), pid);
+  return s && s->state != 'Z' && s->state != 'X';
+}
+
+// Kills whatever a balloon left behind (the cleanup every test runs, pass or fail).
+struct PidfileReaper {
+  std::string pidfile;
+  ~PidfileReaper() {
+    for (pid_t p : ReadPids(pidfile)) {
+      if (Alive(p)) kill(p, SIGKILL);
+    }
+  }
+};
+
+nlohmann::json Json(const testing::CliResult& r) {
+  try {
+    return nlohmann::json::parse(r.out);
+  } catch (...) {
+    ADD_FAILURE() << "not JSON: " << r.out << r.err;
+    return {};
+  }
+}
+
+TEST(GuardCli, PassesTheJobsExitStatusThrough) {
+  EXPECT_EQ(RunCli({"guard", "--min-available", "64M", "--", "sh", "-c", "exit 3"}).status, 3);
+  EXPECT_EQ(RunCli({"guard", "--min-available", "64M", "--", "sh", "-c", "kill -TERM $$"}).status, 143);
+  const auto r = RunCli({"guard", "--json", "--min-available", "64M", "--", "sh", "-c", "sleep 0.2"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto j = Json(r);
+  EXPECT_EQ(j["killed_by_guard"], false);
+  EXPECT_EQ(j["job_exit_code"], 0);
+  EXPECT_GT(j["polls"].get<int>(), 0);
+}
+
+TEST(GuardCli, NoKillWithoutPressure) {
+  TempDir dir;
+  PidfileReaper reaper{dir.File("pids")};
+  const auto r = RunCli(Guarded({"--json", "--min-available", LevelBelowNow(2ULL << 30)},
+                                {"--cap", "256M", "--rate", "512M", "--hold", "0.3s", "--pidfile",
+                                 dir.File("pids")}));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Json(r)["killed_by_guard"], false);
+}
+
+TEST(GuardCli, KillsAGrowingJobWithBoundedOvershoot) {
+  TempDir dir;
+  PidfileReaper reaper{dir.File("pids")};
+  const uint64_t level = AvailableNow() - (1536ULL << 20);
+  const auto r = RunCli(Guarded({"--json", "--min-available", std::to_string(level), "--events",
+                                 dir.File("events.jsonl")},
+                                {"--cap", "2560M", "--rate", "1G", "--timeout", "20s", "--pidfile",
+                                 dir.File("pids")}));
+  ASSERT_EQ(r.status, 99) << r.out << r.err;
+  const auto j = Json(r);
+  EXPECT_EQ(j["killed_by_guard"], true);
+  // Overshoot: at 1 GB/s and a 10 ms period near the level, a few tens of MiB past it at
+  // most; 256 MiB leaves room for a loaded machine.
+  EXPECT_GT(j["lowest_available_bytes"].get<uint64_t>() + (256ULL << 20), level);
+  for (pid_t p : ReadPids(dir.File("pids"))) EXPECT_FALSE(Alive(p)) << p;
+  // The events file holds start, trigger, a signal and exit, each a JSON line.
+  std::ifstream in(dir.File("events.jsonl"));
+  std::vector<std::string> types;
+  for (std::string line; std::getline(in, line);) {
+    const auto e = nlohmann::json::parse(line);
+    EXPECT_TRUE(e.contains("wall_time") && e.contains("monotonic_s"));
+    types.push_back(e["type"]);
+  }
+  for (const char* t : {"start", "trigger", "exit"}) {
+    EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t;
+  }
+}
+
+TEST(GuardCli, KillsEveryDescendantIncludingEscapees) {
+  TempDir dir;
+  PidfileReaper reaper{dir.File("pids")};
+  const auto r = RunCli(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
+                                {"--cap", "2G", "--rate", "1G", "--children", "3", "--setsid",
+                                 "--double-fork", "--timeout", "20s", "--pidfile",
+                                 dir.File("pids")}));
+  ASSERT_EQ(r.status, 99) << r.out << r.err;
+  const auto pids = ReadPids(dir.File("pids"));
+  EXPECT_GE(pids.size(), 4u);
+  for (pid_t p : pids) EXPECT_FALSE(Alive(p)) << p;
+}
+
+TEST(GuardCli, ASigtermIgnoringJobDiesBySigkillAfterTheGrace) {
+  TempDir dir;
+  PidfileReaper reaper{dir.File("pids")};
+  const auto r = RunCli(Guarded({"--json", "--grace", "500ms", "--min-available",
+                                 LevelBelowNow(512ULL << 20)},
+                                {"--cap", "1G", "--rate", "256M", "--ignore-term", "--timeout",
+                                 "20s", "--pidfile", dir.File("pids")}));
+  ASSERT_EQ(r.status, 99) << r.out << r.err;
+  const auto j = Json(r);
+  EXPECT_EQ(j["signal_path"], "SIGTERM, SIGKILL after grace");
+  EXPECT_GE(j["crossing_to_empty_ms"].get<double>(), 450);
+  for (pid_t p : ReadPids(dir.File("pids"))) EXPECT_FALSE(Alive(p)) << p;
+}
+
+TEST(GuardCli, InvisibleMemoryStillTriggersTheKill) {
+  // memfd pages that are never mapped: MemAvailable falls, no process's RSS grows (GPU
+  // memory on GB10 behaves so).
+  TempDir dir;
+  PidfileReaper reaper{dir.File("pids")};
+  const auto r = RunCli(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
+                                {"--mode", "memfd", "--cap", "2G", "--rate", "1G", "--timeout",
+                                 "20s", "--pidfile", dir.File("pids")}));
+  ASSERT_EQ(r.status, 99) << r.out << r.err;
+  const auto j = Json(r);
+  EXPECT_LT(j["peak_tree_rss_bytes"].get<uint64_t>(), 256ULL << 20);
+  for (pid_t p : ReadPids(dir.File("pids"))) EXPECT_FALSE(Alive(p)) << p;
+}
+
+TEST(GuardCli, ForwardsSignalsToTheJob) {
+  // The guard gets SIGTERM; the job's trap turns it into exit 7, which the guard returns.
+  int out_pipe[2];
+  ASSERT_EQ(pipe(out_pipe), 0);
+  const pid_t guard = fork();
+  if (guard == 0) {
+    dup2(out_pipe[1], 2);
+    execl(HEADROOM_BINARY, HEADROOM_BINARY, "guard", "--min-available", "64M", "--", "sh", "-c",
+          "trap 'exit 7' TERM; sleep 10 & wait", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  kill(guard, SIGTERM);
+  int status = 0;
+  waitpid(guard, &status, 0);
+  close(out_pipe[0]);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+}
+
+TEST(GuardCli, AttachesToAnExistingProcess) {
+  const pid_t child = fork();
+  if (child == 0) {
+    execl("/bin/sleep", "sleep", "20", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // A level above what is available: the guard kills at its first reading.
+  const auto r = RunCli({"guard", "--json", "--pid", std::to_string(child), "--min-available",
+                         std::to_string(AvailableNow() + (1ULL << 30))});
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_EQ(r.status, 99) << r.err;
+  EXPECT_TRUE(WIFSIGNALED(status));
+}
+
+TEST(GuardCli, RequireAvailableRefusesAndListsLeftoversWithoutTouchingThem) {
+  const pid_t fake = fork();
+  if (fake == 0) {
+    // A process whose command line says vllm.
+    execl("/bin/sleep", "vllm", "20", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto r = RunCli({"guard", "--require-available", "1T", "--", "true"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("refusing to start"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::to_string(fake)), std::string::npos) << r.err;
+  EXPECT_TRUE(Alive(fake));
+  kill(fake, SIGKILL);
+  waitpid(fake, nullptr, 0);
+}
+
+TEST(GuardCli, UsageErrors) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const std::vector<Case> cases = {
+      {{"guard"}, "give a command after --"},
+      {{"guard", "--pid", "1", "--", "true"}, "one of them"},
+      {{"guard", "--min-available", "0", "--", "true"}, "--min-available: '0' is zero"},
+      {{"guard", "--min-available", "150%", "--", "true"}, "--min-available"},
+      {{"guard", "--grace", "soon", "--", "true"}, "--grace"},
+      {{"guard", "--pid", "abc"}, "--pid"},
+      {{"guard", "--pid", "4000000"}, "--pid"},
+      {{"guard", "--", "/nonexistent/headroom-job"}, "cannot run /nonexistent/headroom-job"},
+      {{"guard", "--events", "/nonexistent/dir/e.jsonl", "--", "true"}, "--events"},
+  };
+  for (const auto& c : cases) {
+    const auto r = RunCli(c.args);
+    EXPECT_EQ(r.status, 2) << c.err << r.err;
+    EXPECT_NE(r.err.find(c.err), std::string::npos) << r.err;
+  }
+}
+
+TEST(Pidfd, AVerifiedPidfdRefusesARecycledPid) {
+  const pid_t child = fork();
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  const SysRoot root("/");
+  const auto stat = ReadProcStat(root, child);
+  ASSERT_TRUE(stat);
+  // A different start time is a different process that happens to hold the PID.
+  EXPECT_FALSE(OpenVerifiedPidfd(root, child, stat->starttime_ticks + 1));
+  auto fd = OpenVerifiedPidfd(root, child, stat->starttime_ticks);
+  ASSERT_TRUE(fd);
+  EXPECT_EQ(PidfdSendSignal(*fd, SIGKILL), 0);
+  waitpid(child, nullptr, 0);
+  close(*fd);
+  EXPECT_FALSE(OpenVerifiedPidfd(root, child, stat->starttime_ticks));
+}
+
+}  // namespace
+}  // namespace headroom

@@ -1,0 +1,45 @@
+// Replays the fuzz seed corpora (fuzz/corpus/<target>/) through the same bodies the libFuzzer
+// targets run (fuzz/fuzz_targets.h), so every build checks them, clang or not. Inputs that a
+// local fuzzing run finds worth keeping go into those folders and are checked here from then on.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "../fuzz/fuzz_targets.h"
+
+namespace headroom {
+namespace {
+
+// Runs `body` on every file of fuzz/corpus/<target>; returns how many there were.
+template <typename Body>
+int Replay(const std::string& target, Body body) {
+  const auto dir = std::filesystem::path(HEADROOM_SOURCE_DIR) / "fuzz/corpus" / target;
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    EXPECT_TRUE(body(bytes.str())) << entry.path();
+    ++files;
+  }
+  return files;
+}
+
+TEST(HfConfigFuzzCorpus, Replays) { EXPECT_GT(Replay("hf_config", fuzz::HfConfigHolds), 0); }
+
+TEST(SafetensorsFuzzCorpus, Replays) {
+  EXPECT_GT(Replay("safetensors", fuzz::SafetensorsHolds), 0);
+}
+
+TEST(JsonReaderFuzzCorpus, Replays) {
+  // Every corpus is JSON-ish, so each one also checks the reader against nlohmann.
+  for (const char* target : {"json_reader", "hf_config", "safetensors"}) {
+    EXPECT_GT(Replay(target, fuzz::JsonReaderAgrees), 0) << target;
+  }
+}
+
+}  // namespace
+}  // namespace headroom
