@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "sys/meminfo.h"
+#include "tools/balloon_progress.h"
 
 namespace headroom {
 namespace {
@@ -33,16 +34,8 @@ namespace {
 constexpr uint64_t kMiB = 1ULL << 20;
 constexpr uint64_t kCapBytes = 256 * kMiB;  // matches the "256M" passed below
 
-// The progress file's header and log entry, version 1 (layout: tests/tools/balloon.cc).
-struct Progress {
-  char magic[8];
-  uint64_t version, cap_bytes, bytes, t_ns, t_start_ns, t_cap_ns, t_term_ns, bytes_term,
-      workers, log_count, log_capacity;
-};
-struct LogEntry {
-  uint64_t t_ns, bytes;
-};
-constexpr size_t kLogOffset = 4096;
+using balloon::LogEntry, balloon::kLogOffset;
+using Progress = balloon::ProgressHeader;
 
 uint64_t NowNs() {
   timespec ts{};
@@ -160,7 +153,7 @@ class BalloonRun {
     Progress p{};
     if (bytes.size() < sizeof p) return std::nullopt;
     std::memcpy(&p, bytes.data(), sizeof p);
-    if (p.version != 1) return std::nullopt;
+    if (p.version != balloon::kProgressVersion) return std::nullopt;
     return p;
   }
   std::vector<LogEntry> ReadLog() const {
@@ -180,8 +173,7 @@ class BalloonRun {
   }
 
   bool WaitForCap(int timeout_ms = 2500) const {
-    return WaitUntil([&] { return ReadProgress().value_or(Progress{}).t_cap_ns != 0; },
-                     timeout_ms);
+    return WaitUntil([&] { return ReadProgress().value_or(Progress{}).t_cap_ns != 0; }, timeout_ms);
   }
   // The direct child's exit status (128 + signal when killed), or nullopt while it runs on
   // past `timeout_ms`.
@@ -226,19 +218,19 @@ TEST(BalloonCli, HelpAndUsageErrors) {
     EXPECT_NE(help.Stdout().find("usage: balloon --cap SIZE"), std::string::npos);
   }
   const std::vector<std::vector<std::string>> bad = {
-      {},                                          // --cap is required
-      {"--cap"},                                   // needs a value
-      {"--cap", "9G"},                             // above 8G without --allow-large
-      {"--cap", "2T", "--allow-large"},            // absurd even then
-      {"--cap", "0"},                              //
-      {"--cap", "256M", "--rate", "fast"},         //
-      {"--cap", "256M", "--mode", "gpu"},          //
-      {"--cap", "256M", "--timeout", "0"},         //
-      {"--cap", "256M", "--timeout", "2h"},        // lifetime is bounded
-      {"--cap", "256M", "--children", "65"},       //
-      {"--cap", "256M", "--setsid"},               // needs --children
+      {},                                     // --cap is required
+      {"--cap"},                              // needs a value
+      {"--cap", "9G"},                        // above 8G without --allow-large
+      {"--cap", "2T", "--allow-large"},       // absurd even then
+      {"--cap", "0"},                         //
+      {"--cap", "256M", "--rate", "fast"},    //
+      {"--cap", "256M", "--mode", "gpu"},     //
+      {"--cap", "256M", "--timeout", "0"},    //
+      {"--cap", "256M", "--timeout", "2h"},   // lifetime is bounded
+      {"--cap", "256M", "--children", "65"},  //
+      {"--cap", "256M", "--setsid"},          // needs --children
       {"--cap", "256M", "--oom-score-adj", "1001"},
-      {"--cap", "256M", "--ignore-term=yes"},      // a switch takes no value
+      {"--cap", "256M", "--ignore-term=yes"},  // a switch takes no value
       {"--cap", "256M", "--bogus"}};
   for (const auto& args : bad) {
     BalloonRun run(args);
@@ -278,18 +270,21 @@ TEST(Balloon, ReachesCapAtTheSetRateAndLogsEachChunk) {
   EXPECT_EQ(log.back().t_ns, p->t_cap_ns);
 }
 
-TEST(Balloon, AnonAndThpModesRaiseRss) {
-  for (const char* mode : {"anon", "thp"}) {
-    BalloonRun run({"--cap", "256M", "--mode", mode, "--timeout", "3"});
-    ASSERT_TRUE(run.WaitForCap()) << mode << ": " << run.Stderr();
-    EXPECT_GE(StatusBytes(run.pid(), "RssAnon").value_or(0), kCapBytes) << mode;
-    // Huge pages depend on THP settings and fragmentation: reported, not asserted.
-    const auto huge = ParseMemInfo(ReadText("/proc/" + std::to_string(run.pid()) + "/smaps_rollup"))
-                          .Get("AnonHugePages");
-    std::printf("balloon %s: AnonHugePages %llu MiB\n", mode,
-                static_cast<unsigned long long>(huge.value_or(0) / kMiB));
-  }
+// Touches 256 MiB in `mode` and checks that the balloon's own RssAnon holds all of it.
+void ExpectRssHoldsTheCap(const char* mode) {
+  BalloonRun run({"--cap", "256M", "--mode", mode, "--timeout", "3"});
+  ASSERT_TRUE(run.WaitForCap()) << mode << ": " << run.Stderr();
+  EXPECT_GE(StatusBytes(run.pid(), "RssAnon").value_or(0), kCapBytes) << mode;
+  // Huge pages depend on the THP setting and on fragmentation: reported, not asserted.
+  const std::string rollup = ReadText("/proc/" + std::to_string(run.pid()) + "/smaps_rollup");
+  const uint64_t huge_bytes = ParseMemInfo(rollup).Get("AnonHugePages").value_or(0);
+  std::printf("balloon %s: AnonHugePages %llu MiB\n", mode,
+              static_cast<unsigned long long>(huge_bytes / kMiB));
 }
+
+TEST(Balloon, AnonModeRaisesRss) { ExpectRssHoldsTheCap("anon"); }
+
+TEST(Balloon, ThpModeRaisesRss) { ExpectRssHoldsTheCap("thp"); }
 
 TEST(Balloon, MemfdLowersMemAvailableButNotRss) {
   // MemAvailable (plus the per-CPU free pages, see PerCpuFreeBytes) moves with everything
@@ -306,14 +301,15 @@ TEST(Balloon, MemfdLowersMemAvailableButNotRss) {
     EXPECT_LT(StatusBytes(run.pid(), "VmRSS").value_or(kCapBytes), 32 * kMiB);
     EXPECT_LT(StatusBytes(run.pid(), "RssAnon").value_or(kCapBytes), 16 * kMiB);
     dropped = available_after + kCapBytes * 6 / 10 <= available_before;
-    std::printf("balloon memfd: MemAvailable + per-CPU free fell by %lld MiB (try %d)\n",
-                (static_cast<long long>(available_before) - static_cast<long long>(available_after)) /
-                    static_cast<long long>(kMiB),
-                attempt + 1);
+    std::printf(
+        "balloon memfd: MemAvailable + per-CPU free fell by %lld MiB (try %d)\n",
+        (static_cast<long long>(available_before) - static_cast<long long>(available_after)) /
+            static_cast<long long>(kMiB),
+        attempt + 1);
     // The pages belong to the fd alone: killing the process frees them.
     run.KillAll();
-    EXPECT_TRUE(WaitUntil(
-        [&] { return SystemBytes("Shmem") < shmem_before + kCapBytes / 2; }, 1000));
+    EXPECT_TRUE(
+        WaitUntil([&] { return SystemBytes("Shmem") < shmem_before + kCapBytes / 2; }, 1000));
   }
   EXPECT_TRUE(dropped) << "MemAvailable did not fall by 60 % of the cap in three tries";
 }
@@ -337,8 +333,8 @@ TEST(Balloon, ChildrenShareTheCapAndDieWithTheParent) {
   // Plain children carry PR_SET_PDEATHSIG: killing the parent alone ends them.
   kill(run.pid(), SIGKILL);
   EXPECT_EQ(run.Wait(1000), 128 + SIGKILL);
-  EXPECT_TRUE(WaitUntil([&] { return !Alive(pids[1]) && !Alive(pids[2]) && !Alive(pids[3]); },
-                        1000));
+  EXPECT_TRUE(
+      WaitUntil([&] { return !Alive(pids[1]) && !Alive(pids[2]) && !Alive(pids[3]); }, 1000));
 }
 
 TEST(Balloon, SetsidChildrenLeaveTheSessionAndOutliveTheParent) {
@@ -375,8 +371,8 @@ TEST(Balloon, DoubleForkedWorkersAreReparented) {
 
 TEST(Balloon, SigtermIsTimedAndExits143) {
   BalloonRun run({"--cap", "256M", "--rate", "512M", "--timeout", "5"});
-  ASSERT_TRUE(WaitUntil([&] { return run.ReadProgress().value_or(Progress{}).bytes >= 64 * kMiB; },
-                        2000));
+  ASSERT_TRUE(
+      WaitUntil([&] { return run.ReadProgress().value_or(Progress{}).bytes >= 64 * kMiB; }, 2000));
   const uint64_t sent_ns = NowNs();
   kill(run.pid(), SIGTERM);
   ASSERT_EQ(run.Wait(1000), 128 + SIGTERM);
@@ -402,8 +398,8 @@ TEST(Balloon, IgnoreTermSurvivesSigtermButNotSigkill) {
 TEST(Balloon, TimeoutEndsTheWholeTreeByItself) {
   // Reaching the cap does not matter here, and page faults on this VM can be slow enough
   // (0.25 GB/s seen under load) that 256 MiB would not fit in the second: wait for "ready".
-  BalloonRun run({"--cap", "64M", "--children", "2", "--setsid", "--double-fork", "--timeout",
-                  "1"});
+  BalloonRun run(
+      {"--cap", "64M", "--children", "2", "--setsid", "--double-fork", "--timeout", "1"});
   ASSERT_TRUE(WaitUntil([&] { return run.Stdout().starts_with("ready "); }, 1000));
   const std::vector<pid_t> pids = run.Pids();
   ASSERT_EQ(pids.size(), 3u);

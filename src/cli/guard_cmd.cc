@@ -13,6 +13,7 @@
 #include "base/duration.h"
 #include "cli/cli.h"
 #include "run/guard.h"
+#include "run/torch_cap.h"
 #include "sys/meminfo.h"
 
 namespace headroom {
@@ -101,7 +102,7 @@ nlohmann::json SummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn)
 
 int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::string min_available, warn_available, require_available, grace = "3s", events_path, root_dir, pid;
-  bool json = false, psi_kill = false, no_cgroup = false;
+  bool json = false, psi_kill = false, no_cgroup = false, torch_cap = false;
   std::vector<std::string> command;
   CLI::App app{fmt::format(
       "Run a job so that running out of memory kills the job, never the machine.\n\n"
@@ -122,6 +123,7 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_flag("--psi-kill", psi_kill, "sustained full memory pressure (PSI) is a kill reason too");
   app.add_flag("--no-cgroup", no_cgroup, "do not create a cgroup for the job");
   app.add_flag("--json", json, "print the summary as JSON");
+  app.add_flag("--torch-cap", torch_cap, "PyTorch jobs: cap torch's allocator below the kill level (set_per_process_memory_fraction), so the job gets a catchable OOM first");
   app.add_option("--root", root_dir, "read proc/ below this directory instead of /");
   app.add_option("command", command, "the job, after --");
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -181,6 +183,17 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
         return kExitRefused;
       }
     }
+    std::optional<TorchCap> cap;
+    if (torch_cap) {
+      if (opt.attach_pid) throw UsageError{"--torch-cap: applies to a job started by the guard, not --pid"};
+      const char* tmp = std::getenv("TMPDIR");
+      const char* pythonpath = std::getenv("PYTHONPATH");
+      const uint64_t cap_bytes = *available > opt.min_available_bytes ? *available - opt.min_available_bytes : 0;
+      auto installed = InstallTorchCap(tmp && *tmp ? tmp : "/tmp", cap_bytes, pythonpath ? pythonpath : "");
+      if (!installed) throw UsageError{installed.error().message};
+      cap = std::move(*installed);
+      opt.extra_env = cap->env;
+    }
     std::FILE* events_file = nullptr;
     if (!events_path.empty()) {
       events_file = std::fopen(events_path.c_str(), "ae");
@@ -191,6 +204,7 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
     GuardEvents events(events_file);
     auto summary = RunGuard(root, opt, events, env.err);
     if (events_file) std::fclose(events_file);
+    if (cap) cap->Remove();
     if (!summary) throw UsageError{summary.error().message};
     if (json) {
       std::fprintf(env.out, "%s\n", SummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(2).c_str());

@@ -281,3 +281,63 @@ TEST(Pidfd, AVerifiedPidfdRefusesARecycledPid) {
 
 }  // namespace
 }  // namespace headroom
+
+namespace headroom {
+namespace {
+
+// --torch-cap with a stand-in torch module (the real one is not installed here): the hook
+// must call set_per_process_memory_fraction with (MemAvailable - level) / total once torch
+// is imported, and run the job's own sitecustomize first.
+TEST(GuardTorchCap, SetsTheFractionAndChainsTheJobsSitecustomize) {
+  TempDir dir;
+  const fs::path fake = dir.File("site");
+  fs::create_directories(fake / "torch");
+  std::ofstream(fake / "torch" / "__init__.py") << R"PY(
+import os
+class _Props:
+    total_memory = 100 * 2**30
+class cuda:
+    @staticmethod
+    def is_available(): return True
+    @staticmethod
+    def device_count(): return 1
+    @staticmethod
+    def get_device_properties(d): return _Props()
+    @staticmethod
+    def set_per_process_memory_fraction(f, d):
+        with open(os.environ["FRACTION_OUT"], "w") as out: out.write("%r %d" % (f, d))
+)PY";
+  std::ofstream(fake / "sitecustomize.py")
+      << "import os\nopen(os.environ['CHAIN_OUT'], 'w').write('chained')\n";
+  const uint64_t level = AvailableNow() / 2;
+  const auto r = RunCli({"guard", "--torch-cap", "--min-available", std::to_string(level), "--",
+                         "python3", "-c", "import torch"},
+                        20000,
+                        {"PYTHONPATH=" + fake.string(), "FRACTION_OUT=" + dir.File("fraction"),
+                         "CHAIN_OUT=" + dir.File("chain")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream chain(dir.File("chain"));
+  std::string chained;
+  chain >> chained;
+  EXPECT_EQ(chained, "chained");
+  std::ifstream in(dir.File("fraction"));
+  double fraction = 0;
+  int device = -1;
+  in >> fraction >> device;
+  EXPECT_EQ(device, 0);
+  // About (available - level) / 100 GiB; available moves a little between the two reads.
+  const double expected = static_cast<double>(AvailableNow() - level) / (100.0 * (1ULL << 30));
+  EXPECT_NEAR(fraction, expected, 0.02) << r.err;
+  EXPECT_NE(r.err.find("headroom: torch memory fraction"), std::string::npos) << r.err;
+}
+
+TEST(GuardTorchCap, WithoutTorchTheJobRunsUntouched) {
+  const auto r = RunCli({"guard", "--torch-cap", "--min-available", "64M", "--", "python3", "-c",
+                         "import json; print('ok')"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("ok"), std::string::npos);
+  EXPECT_EQ(r.err.find("not applied"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace headroom

@@ -21,25 +21,7 @@
 //   worker inherits and updates with lock-free atomics, so a harness reads (t, bytes) at any
 //   time without pipes. The SIGTERM handler writes to the same mapping, which is the only
 //   async-signal-safe way to report the signal's arrival time.
-//
-// Progress file, version 1: native byte order (little-endian on x86-64 and aarch64), every
-// field a uint64 at the offset shown, each written atomically (a reader may tear between two
-// fields, never inside one). Size 4096 + 16 * 4096 = 69632 bytes.
-//      0  magic: the bytes "BALLOON\0"
-//      8  version: 1, written last during setup; 0 = not ready yet, other = refuse the file
-//     16  cap_bytes: what the whole tree will touch (sum of the worker shares, <= --cap)
-//     24  bytes: cumulative bytes touched by all workers
-//     32  t_ns: CLOCK_MONOTONIC ns of the latest update of `bytes`
-//     40  t_start_ns: when the balloon started (before any fork)
-//     48  t_cap_ns: when `bytes` reached cap_bytes; 0 until then
-//     56  t_term_ns: when the first SIGTERM was caught by any balloon process; 0 if none
-//     64  bytes_term: `bytes` at t_term_ns (set just after t_term_ns by the same process)
-//     72  workers: processes that allocate (1, or N with --children N)
-//     80  log_count: entries appended to the log so far (may exceed log_capacity)
-//     88  log_capacity: 4096
-//   4096  log: entry i lives at 4096 + 16 * (i % log_capacity) as {t_ns, bytes}, one per
-//         chunk: the total after that chunk and when. t_ns is stored after bytes; an entry
-//         with t_ns == 0 is not written yet. 4096 chunks of 4 MiB cover 16 GiB without wrap.
+//   The layout is in balloon_progress.h; the flags are in balloon_options.cc.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -50,11 +32,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cerrno>
-#include <charconv>
-#include <cmath>
-#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -63,33 +41,22 @@
 #include <string_view>
 #include <vector>
 
+#include "balloon_options.h"
+#include "balloon_progress.h"
+
 namespace {
 
+using balloon::kLogCapacity, balloon::kLogOffset, balloon::kProgressFileBytes;
+using balloon::kNsPerS, balloon::Mode, balloon::Options;
+using balloon::LogEntry, balloon::ProgressHeader;
+
 constexpr uint64_t kMiB = 1ULL << 20;
-constexpr uint64_t kGiB = 1ULL << 30;
 constexpr uint64_t kChunkBytes = 4 * kMiB;  // the benchmark's step (guard_peers.md 7.2)
 // The PMD huge page size with 4 KiB base pages (x86-64, and aarch64 as DGX OS ships it).
 // With 64 KiB base pages it is 512 MiB and thp mode just gets base pages: still correct.
 constexpr uint64_t kHugePageBytes = 2 * kMiB;
-constexpr uint64_t kMaxCapBytes = 8 * kGiB;            // above this, --allow-large
-constexpr uint64_t kAbsurdCapBytes = 1024 * kGiB;      // refused even then
-constexpr int64_t kNsPerS = 1'000'000'000;
-constexpr int64_t kMaxTimeoutNs = 3600 * kNsPerS;      // a balloon is a test tool, not a job
-constexpr int kMaxChildren = 64;
 constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2, kExitTerm = 128 + SIGTERM;
 
-constexpr size_t kLogOffset = 4096, kLogCapacity = 4096;
-struct ProgressHeader {
-  char magic[8];
-  uint64_t version, cap_bytes, bytes, t_ns, t_start_ns, t_cap_ns, t_term_ns, bytes_term,
-      workers, log_count, log_capacity;
-};
-struct LogEntry {
-  uint64_t t_ns, bytes;
-};
-constexpr size_t kProgressFileBytes = kLogOffset + kLogCapacity * sizeof(LogEntry);
-static_assert(offsetof(ProgressHeader, bytes) == 24 && offsetof(ProgressHeader, log_capacity) == 88);
-static_assert(sizeof(ProgressHeader) <= kLogOffset && sizeof(LogEntry) == 16);
 // Shared between processes and read from a signal handler: lock-free or nothing.
 static_assert(std::atomic_ref<uint64_t>::is_always_lock_free);
 
@@ -123,192 +90,6 @@ extern "C" void OnSigterm(int) {
   _exit(kExitTerm);
 }
 
-enum class Mode { kAnon, kThp, kMemfd };
-
-struct Options {
-  uint64_t cap_bytes = 0;
-  uint64_t rate_bytes_per_s = 0;  // 0 = unthrottled
-  Mode mode = Mode::kAnon;
-  std::optional<uint64_t> hold_ns;  // unset = until the timeout
-  uint64_t timeout_ns = 60 * kNsPerS;
-  int children = 0;
-  bool setsid = false, double_fork = false, no_pdeathsig = false, ignore_term = false;
-  bool allow_large = false, help = false;
-  std::optional<int> oom_score_adj;
-  std::string progress_path, pidfile_path;
-};
-
-constexpr const char* kUsage = R"(usage: balloon --cap SIZE [options]
-Allocates and touches memory at a set rate up to a cap, then holds it. A test tool for
-`headroom guard`; every process it creates ends by itself at --timeout.
-
-  --cap SIZE            total to touch (required; e.g. 256M, 3G; above 8G needs --allow-large)
-  --rate SIZE[/s]       pace, per second, for the whole tree (default 0 = unthrottled)
-  --mode anon|thp|memfd anon: 4 KiB pages (MADV_NOHUGEPAGE); thp: 2 MiB-aligned with
-                        MADV_HUGEPAGE; memfd: a memfd filled with fallocate, never mapped
-                        (MemAvailable drops, RSS and AnonPages do not). Default anon
-  --hold DURATION       hold this long after reaching the cap, then exit 0 (default: until
-                        --timeout). Durations: 500ms, 2s, 1.5 (seconds), 1m
-  --timeout DURATION    every process exits 0 by itself this long after the start (default
-                        60s, at most 1h), reached cap or not
-  --children N          fork N workers that touch cap/N each at rate/N; the parent touches
-                        nothing, reaps them, and exits with the first nonzero child status
-  --setsid              children call setsid() (escape the process group)
-  --double-fork         each child double-forks; the grandchild is reparented
-  --no-pdeathsig        plain children do not die with the parent (escapees never do)
-  --ignore-term         ignore SIGTERM: only SIGKILL (or --timeout) ends it
-  --oom-score-adj N     write N to /proc/self/oom_score_adj (a failure is noted, not fatal)
-  --progress FILE       shared binary progress record (layout: header of balloon.cc)
-  --pidfile FILE        every long-lived pid, one per line, appended as each starts
-  --allow-large         allow --cap above 8G
-  --help                this text
-Prints "ready PID" on stdout once every worker's pid is in the pidfile.
-Sizes: K, M, G, T and KiB... are binary; KB, MB, GB, TB decimal; a bare number is bytes.
-Exit: 0 done (held, or timed out); 1 runtime failure (mmap, memfd, fork, files);
-      2 bad usage; 143 SIGTERM caught (128 + 15); killed by SIGKILL shows as 137 in a shell.
-)";
-
-// Splits "1.5G" into 1.5 and "g". False unless it starts with a finite, non-negative number.
-bool SplitNumber(std::string_view text, double* number, std::string* suffix) {
-  const char* end = text.data() + text.size();
-  const auto [rest, ec] = std::from_chars(text.data(), end, *number);
-  if (ec != std::errc() || !std::isfinite(*number) || *number < 0) return false;
-  suffix->clear();
-  for (const char* c = rest; c < end; ++c) suffix->push_back(static_cast<char>(std::tolower(*c)));
-  return true;
-}
-
-// Sizes follow headroom's own rule (src/base/bytes.h): a bare G is GiB, GB is 1e9.
-bool ParseSize(std::string_view text, uint64_t* bytes) {
-  static constexpr std::pair<std::string_view, double> kUnits[] = {
-      {"", 1},       {"b", 1},    {"k", 0x1p10}, {"kib", 0x1p10}, {"kb", 1e3},
-      {"m", 0x1p20}, {"mib", 0x1p20}, {"mb", 1e6}, {"g", 0x1p30}, {"gib", 0x1p30},
-      {"gb", 1e9},   {"t", 0x1p40}, {"tib", 0x1p40}, {"tb", 1e12}};
-  double number = 0;
-  std::string suffix;
-  if (!SplitNumber(text, &number, &suffix)) return false;
-  for (const auto& [name, scale] : kUnits) {
-    if (suffix == name && number * scale < 0x1p62) {
-      *bytes = static_cast<uint64_t>(number * scale);
-      return true;
-    }
-  }
-  return false;
-}
-
-bool ParseDuration(std::string_view text, uint64_t* ns) {
-  static constexpr std::pair<std::string_view, double> kUnits[] = {
-      {"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"m", 60e9}, {"min", 60e9}, {"h", 3600e9}};
-  double number = 0;
-  std::string suffix;
-  if (!SplitNumber(text, &number, &suffix)) return false;
-  for (const auto& [name, scale] : kUnits) {
-    if (suffix == name && number * scale < 0x1p62) {
-      *ns = static_cast<uint64_t>(number * scale);
-      return true;
-    }
-  }
-  return false;
-}
-
-bool ParseInt(std::string_view text, int lo, int hi, int* out) {
-  const auto [rest, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-  return ec == std::errc() && rest == text.data() + text.size() && *out >= lo && *out <= hi;
-}
-
-// Prints one line about `flag` and returns nullopt, for ParseArgs.
-std::optional<Options> UsageError(std::string_view flag, std::string_view why) {
-  std::fprintf(stderr, "balloon: %.*s: %.*s (see --help)\n", static_cast<int>(flag.size()),
-               flag.data(), static_cast<int>(why.size()), why.data());
-  return std::nullopt;
-}
-
-std::optional<Options> ParseArgs(int argc, char** argv) {
-  Options o;
-  bool have_cap = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view flag = argv[i], value;
-    bool inline_value = false;
-    if (const size_t eq = flag.find('='); flag.starts_with("--") && eq != flag.npos) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-      inline_value = true;
-    }
-    // Flags that take a value accept "--flag VALUE" and "--flag=VALUE".
-    const auto take = [&] {
-      if (inline_value || i + 1 >= argc) return inline_value;
-      value = argv[++i];
-      return true;
-    };
-    bool* const switch_flag = flag == "--setsid"         ? &o.setsid
-                              : flag == "--double-fork"  ? &o.double_fork
-                              : flag == "--no-pdeathsig" ? &o.no_pdeathsig
-                              : flag == "--ignore-term"  ? &o.ignore_term
-                              : flag == "--allow-large"  ? &o.allow_large
-                              : flag == "--help"         ? &o.help
-                                                         : nullptr;
-    if (switch_flag != nullptr) {
-      if (inline_value) return UsageError(flag, "takes no value");
-      *switch_flag = true;
-      continue;
-    }
-    const bool known = flag == "--cap" || flag == "--rate" || flag == "--mode" ||
-                       flag == "--hold" || flag == "--timeout" || flag == "--children" ||
-                       flag == "--oom-score-adj" || flag == "--progress" || flag == "--pidfile";
-    if (!known) return UsageError(flag, "unknown option");
-    if (!take()) return UsageError(flag, "needs a value");
-    const std::string shown = "'" + std::string(value) + "'";
-    uint64_t hold_ns = 0;
-    int adj = 0;
-    if (flag == "--cap") {
-      if (!ParseSize(value, &o.cap_bytes) || o.cap_bytes == 0) {
-        return UsageError(flag, shown + " is not a positive size (256M, 3G)");
-      }
-      have_cap = true;
-    } else if (flag == "--rate") {
-      if (value.ends_with("/s")) value.remove_suffix(2);
-      if (!ParseSize(value, &o.rate_bytes_per_s)) {
-        return UsageError(flag, shown + " is not a rate (512M, 1G/s, 0)");
-      }
-    } else if (flag == "--mode") {
-      if (value == "anon") o.mode = Mode::kAnon;
-      else if (value == "thp") o.mode = Mode::kThp;
-      else if (value == "memfd") o.mode = Mode::kMemfd;
-      else return UsageError(flag, shown + " is not anon, thp or memfd");
-    } else if (flag == "--hold") {
-      if (!ParseDuration(value, &hold_ns)) return UsageError(flag, shown + " is not a duration");
-      o.hold_ns = hold_ns;
-    } else if (flag == "--timeout") {
-      if (!ParseDuration(value, &o.timeout_ns) || o.timeout_ns == 0 ||
-          o.timeout_ns > static_cast<uint64_t>(kMaxTimeoutNs)) {
-        return UsageError(flag, shown + " is not a duration above 0 and up to 1h");
-      }
-    } else if (flag == "--children") {
-      if (!ParseInt(value, 0, kMaxChildren, &o.children)) {
-        return UsageError(flag, shown + " is not a count from 0 to 64");
-      }
-    } else if (flag == "--oom-score-adj") {
-      if (!ParseInt(value, -1000, 1000, &adj)) {
-        return UsageError(flag, shown + " is not an integer from -1000 to 1000");
-      }
-      o.oom_score_adj = adj;
-    } else {
-      (flag == "--progress" ? o.progress_path : o.pidfile_path) = std::string(value);
-    }
-  }
-  if (o.help) return o;
-  if (!have_cap) return UsageError("--cap", "is required");
-  if (o.cap_bytes > kAbsurdCapBytes) return UsageError("--cap", "above 1T is refused");
-  if (o.cap_bytes > kMaxCapBytes && !o.allow_large) {
-    return UsageError("--cap", "above 8G needs --allow-large");
-  }
-  if ((o.setsid || o.double_fork || o.no_pdeathsig) && o.children == 0) {
-    return UsageError(o.setsid ? "--setsid" : o.double_fork ? "--double-fork" : "--no-pdeathsig",
-                      "needs --children");
-  }
-  return o;
-}
-
 // The shared progress record: the --progress file, or anonymous shared memory without one
 // (the children still need a common counter to tell when the tree reached the cap).
 ProgressHeader* MapProgress(const std::string& path) {
@@ -316,8 +97,8 @@ ProgressHeader* MapProgress(const std::string& path) {
   if (!path.empty()) {
     fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0 || ftruncate(fd, kProgressFileBytes) != 0) {
-      std::fprintf(stderr, "balloon: cannot create the progress file: open(%s): %s\n",
-                   path.c_str(), std::strerror(errno));
+      std::fprintf(stderr, "balloon: cannot create the progress file: %s(%s): %s\n",
+                   fd < 0 ? "open" : "ftruncate", path.c_str(), std::strerror(errno));
       if (fd >= 0) close(fd);
       return nullptr;
     }
@@ -432,11 +213,11 @@ int StatusOf(int wstatus) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::optional<Options> parsed = ParseArgs(argc, argv);
+  const std::optional<Options> parsed = balloon::ParseArgs(argc, argv);
   if (!parsed) return kExitUsage;
   const Options& o = *parsed;
   if (o.help) {
-    std::fputs(kUsage, stdout);
+    std::fputs(balloon::kUsage, stdout);
     return kExitOk;
   }
   ProgressHeader* const progress = MapProgress(o.progress_path);
@@ -453,7 +234,8 @@ int main(int argc, char** argv) {
   progress->t_start_ns = start_ns;
   progress->workers = static_cast<uint64_t>(workers);
   progress->log_capacity = kLogCapacity;
-  Atomic(progress->version).store(1);  // last: a reader seeing 1 sees the fields above
+  // Last: a reader that sees the version also sees the fields above.
+  Atomic(progress->version).store(balloon::kProgressVersion);
 
   signal(SIGPIPE, SIG_IGN);  // a harness that closes our stdout must not kill the balloon
   g_progress = progress;
@@ -462,15 +244,15 @@ int main(int argc, char** argv) {
     const std::string text = std::to_string(*o.oom_score_adj);
     const int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
     if (fd < 0 || write(fd, text.data(), text.size()) < 0) {
-      std::fprintf(stderr, "balloon: note: write(/proc/self/oom_score_adj, %s): %s\n",
-                   text.c_str(), std::strerror(errno));
+      std::fprintf(stderr, "balloon: note: write(/proc/self/oom_score_adj, %s): %s\n", text.c_str(),
+                   std::strerror(errno));
     }
     if (fd >= 0) close(fd);
   }
   int pidfile_fd = -1;
   if (!o.pidfile_path.empty()) {
-    pidfile_fd = open(o.pidfile_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
-                      0644);
+    pidfile_fd =
+        open(o.pidfile_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (pidfile_fd < 0) {
       std::fprintf(stderr, "balloon: cannot create the pidfile: open(%s): %s\n",
                    o.pidfile_path.c_str(), std::strerror(errno));
@@ -521,8 +303,8 @@ int main(int argc, char** argv) {
       }
       Register(pidfile_fd);
       close(registered[1]);
-      _exit(RunWorker(o, edge(i + 1) - edge(i), o.rate_bytes_per_s / workers, deadline_ns,
-                      progress));
+      _exit(
+          RunWorker(o, edge(i + 1) - edge(i), o.rate_bytes_per_s / workers, deadline_ns, progress));
     }
     // The intermediate of a double fork exits at once; reap it so no zombie lingers.
     if (o.double_fork) {
@@ -544,8 +326,8 @@ int main(int argc, char** argv) {
 
   // The parent touches nothing, so its hold starts now. Then it waits for the direct
   // children, which end by the same deadline at the latest.
-  const uint64_t hold_end_ns = o.hold_ns ? std::min(NowNs() + *o.hold_ns, deadline_ns)
-                                         : deadline_ns;
+  const uint64_t hold_end_ns =
+      o.hold_ns ? std::min(NowNs() + *o.hold_ns, deadline_ns) : deadline_ns;
   int status = kExitOk;
   const auto reap = [&](int flags) {
     int wstatus = 0;
