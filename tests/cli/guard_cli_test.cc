@@ -11,6 +11,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <sys/stat.h>
 #include <string>
 #include <thread>
 #include <vector>
@@ -85,6 +87,54 @@ struct PidfileReaper {
   }
 };
 
+// A v1 memory cgroup limited to 4 GiB that the guarded job joins, where one can be made: if
+// the guard failed, the kernel's memcg OOM would kill the balloon, not the machine. The
+// guard's own job cgroup (v2 here) is a separate hierarchy, so both hold at once.
+class MemoryBackstop {
+ public:
+  MemoryBackstop() {
+    auto mounts = SysRoot("/").ReadFile("proc/self/mounts");
+    auto own = SysRoot("/").ReadFile("proc/self/cgroup");
+    if (!mounts || !own) return;
+    std::string mount, path;
+    for (std::istringstream in(*mounts); std::getline(in, mount);) {
+      if (mount.find(" cgroup ") != std::string::npos && mount.find("memory") != std::string::npos) {
+        mount = mount.substr(mount.find(' ') + 1);
+        mount = mount.substr(0, mount.find(' '));
+        break;
+      }
+      mount.clear();
+    }
+    for (std::istringstream in(*own); std::getline(in, path);) {
+      const auto at = path.find(":memory:");
+      if (at != std::string::npos) {
+        path = path.substr(at + 8);
+        break;
+      }
+      path.clear();
+    }
+    if (mount.empty()) return;
+    dir_ = mount + (path == "/" ? "" : path) + "/headroom-test-" + std::to_string(getpid());
+    if (mkdir(dir_.c_str(), 0755) != 0) {
+      dir_.clear();
+      return;
+    }
+    std::ofstream(dir_ + "/memory.limit_in_bytes") << (4ULL << 30);
+  }
+  ~MemoryBackstop() {
+    if (!dir_.empty()) rmdir(dir_.c_str());
+  }
+  std::string procs() const { return dir_.empty() ? "" : dir_ + "/cgroup.procs"; }
+
+ private:
+  std::string dir_;
+};
+
+testing::CliResult RunGuarded(const std::vector<std::string>& args) {
+  static MemoryBackstop backstop;
+  return RunCli(args, 30000, {}, backstop.procs());
+}
+
 nlohmann::json Json(const testing::CliResult& r) {
   try {
     return nlohmann::json::parse(r.out);
@@ -108,7 +158,7 @@ TEST(GuardCli, PassesTheJobsExitStatusThrough) {
 TEST(GuardCli, NoKillWithoutPressure) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
-  const auto r = RunCli(Guarded({"--json", "--min-available", LevelBelowNow(2ULL << 30)},
+  const auto r = RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(2ULL << 30)},
                                 {"--cap", "256M", "--rate", "512M", "--hold", "0.3s", "--pidfile",
                                  dir.File("pids")}));
   EXPECT_EQ(r.status, 0) << r.err;
@@ -119,7 +169,7 @@ TEST(GuardCli, KillsAGrowingJobWithBoundedOvershoot) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
   const uint64_t level = AvailableNow() - (1536ULL << 20);
-  const auto r = RunCli(Guarded({"--json", "--min-available", std::to_string(level), "--events",
+  const auto r = RunGuarded(Guarded({"--json", "--min-available", std::to_string(level), "--events",
                                  dir.File("events.jsonl")},
                                 {"--cap", "2560M", "--rate", "1G", "--timeout", "20s", "--pidfile",
                                  dir.File("pids")}));
@@ -146,7 +196,7 @@ TEST(GuardCli, KillsAGrowingJobWithBoundedOvershoot) {
 TEST(GuardCli, KillsEveryDescendantIncludingEscapees) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
-  const auto r = RunCli(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
+  const auto r = RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
                                 {"--cap", "2G", "--rate", "1G", "--children", "3", "--setsid",
                                  "--double-fork", "--timeout", "20s", "--pidfile",
                                  dir.File("pids")}));
@@ -159,7 +209,7 @@ TEST(GuardCli, KillsEveryDescendantIncludingEscapees) {
 TEST(GuardCli, ASigtermIgnoringJobDiesBySigkillAfterTheGrace) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
-  const auto r = RunCli(Guarded({"--json", "--grace", "500ms", "--min-available",
+  const auto r = RunGuarded(Guarded({"--json", "--grace", "500ms", "--min-available",
                                  LevelBelowNow(512ULL << 20)},
                                 {"--cap", "1G", "--rate", "256M", "--ignore-term", "--timeout",
                                  "20s", "--pidfile", dir.File("pids")}));
@@ -175,7 +225,7 @@ TEST(GuardCli, InvisibleMemoryStillTriggersTheKill) {
   // memory on GB10 behaves so).
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
-  const auto r = RunCli(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
+  const auto r = RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
                                 {"--mode", "memfd", "--cap", "2G", "--rate", "1G", "--timeout",
                                  "20s", "--pidfile", dir.File("pids")}));
   ASSERT_EQ(r.status, 99) << r.out << r.err;

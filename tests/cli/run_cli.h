@@ -22,8 +22,11 @@ struct CliResult {
   bool timed_out = false;
 };
 
+// `cgroup_procs`: a cgroup.procs file the child joins before exec (a memory-limited
+// backstop for tests that fill memory), or "".
 inline CliResult RunCli(const std::vector<std::string>& args, int timeout_ms = 20000,
-                        const std::vector<std::string>& env_extra = {}) {
+                        const std::vector<std::string>& env_extra = {},
+                        const std::string& cgroup_procs = "") {
   int out_pipe[2], err_pipe[2];
   CliResult r;
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) return r;
@@ -38,6 +41,13 @@ inline CliResult RunCli(const std::vector<std::string>& args, int timeout_ms = 2
     for (auto& a : copy) argv.push_back(a.data());
     argv.push_back(nullptr);
     for (const auto& e : env_extra) putenv(const_cast<char*>(e.c_str()));
+    if (!cgroup_procs.empty()) {
+      const int fd = open(cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd >= 0) {
+        [[maybe_unused]] ssize_t n = write(fd, "0", 1);
+        close(fd);
+      }
+    }
     execv(binary.c_str(), argv.data());
     _exit(127);
   }
