@@ -1,11 +1,12 @@
 // Checks tests/tools/balloon, the memory balloon that the guard's tests and benchmark drive
 // (shared/reference/guard_peers.md section 7). Each test runs the real program with a small,
-// harmless cap (256 MiB at 512 MiB/s, timeouts of a few seconds) through a BalloonRun whose
-// destructor SIGKILLs everything it started, escapees included, even when an assertion fails.
-// Figures read from the live system (MemAvailable) carry tolerances: other processes run here.
-#include <gtest/gtest.h>
-
+// harmless cap (256 MiB, or 64 MiB where only the process tree matters, since page faults on
+// the 2-core test VM ran at 0.2-0.5 GB/s under load; timeouts of a few seconds) through a
+// BalloonRun whose destructor SIGKILLs everything it started, escapees included, even when an
+// assertion fails. Figures read from the live system (MemAvailable) carry tolerances: other
+// processes run here.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -338,7 +339,7 @@ TEST(Balloon, ChildrenShareTheCapAndDieWithTheParent) {
 }
 
 TEST(Balloon, SetsidChildrenLeaveTheSessionAndOutliveTheParent) {
-  BalloonRun run({"--cap", "256M", "--children", "2", "--setsid", "--timeout", "5"});
+  BalloonRun run({"--cap", "64M", "--children", "2", "--setsid", "--timeout", "5"});
   ASSERT_TRUE(run.WaitForCap()) << run.Stderr();
   const std::vector<pid_t> pids = run.Pids();
   ASSERT_EQ(pids.size(), 3u);
@@ -357,7 +358,7 @@ TEST(Balloon, SetsidChildrenLeaveTheSessionAndOutliveTheParent) {
 }
 
 TEST(Balloon, DoubleForkedWorkersAreReparented) {
-  BalloonRun run({"--cap", "256M", "--children", "2", "--double-fork", "--timeout", "5"});
+  BalloonRun run({"--cap", "64M", "--children", "2", "--double-fork", "--timeout", "5"});
   ASSERT_TRUE(run.WaitForCap()) << run.Stderr();
   const std::vector<pid_t> pids = run.Pids();
   ASSERT_EQ(pids.size(), 3u);  // the parent and two grandchildren; intermediates are gone
@@ -386,7 +387,7 @@ TEST(Balloon, SigtermIsTimedAndExits143) {
 }
 
 TEST(Balloon, IgnoreTermSurvivesSigtermButNotSigkill) {
-  BalloonRun run({"--cap", "256M", "--ignore-term", "--timeout", "5"});
+  BalloonRun run({"--cap", "64M", "--ignore-term", "--timeout", "5"});
   ASSERT_TRUE(run.WaitForCap()) << run.Stderr();
   kill(run.pid(), SIGTERM);
   EXPECT_EQ(run.Wait(300), std::nullopt);
