@@ -4,9 +4,14 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace headroom {
 
@@ -32,6 +37,17 @@ struct Subcommand {
 
 // Prints "headroom: <message>" on one line to env.err (newlines in message are replaced).
 void PrintError(const CliEnv& env, std::string_view message);
+
+// A usage or input error inside a subcommand's handler: thrown and caught within the same
+// handler, printed as "headroom: <command>: <message>" with exit status 2.
+struct UsageError {
+  std::string message;
+};
+
+// Parses a subcommand's arguments. nullopt: go on. Otherwise the handler returns the value:
+// 0 after printing --help, kExitUsage after printing a one-line parse error.
+std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view command,
+                              const std::vector<std::string>& args);
 
 int RunPlan(const CliEnv& env, const std::vector<std::string>& args);
 int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args);

@@ -21,10 +21,6 @@ namespace {
 
 constexpr int kExitRefused = 3;  // --require-available: not enough memory to start
 
-struct UsageError {
-  std::string message;
-};
-
 // "8%" of MemTotal, or a size.
 uint64_t SizeOrPercent(const std::string& text, uint64_t total, std::string_view flag) {
   if (!text.empty() && text.back() == '%') {
@@ -126,16 +122,7 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_flag("--torch-cap", torch_cap, "PyTorch jobs: cap torch's allocator below the kill level (set_per_process_memory_fraction), so the job gets a catchable OOM first");
   app.add_option("--root", root_dir, "read proc/ below this directory instead of /");
   app.add_option("command", command, "the job, after --");
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), env.out);
-    return kExitOk;
-  } catch (const CLI::ParseError& e) {
-    PrintError(env, fmt::format("guard: {}", e.what()));
-    return kExitUsage;
-  }
+  if (auto status = ParseFlags(app, env, "guard", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (command.empty() == pid.empty()) {

@@ -50,11 +50,6 @@ struct PlanFlags {
   bool list_models = false;
 };
 
-// A usage or input error: the message goes out as "headroom: plan: <message>".
-struct UsageError {
-  std::string message;
-};
-
 template <typename T>
 T Need(Result<T> r, std::string_view flag) {
   if (!r) throw UsageError{fmt::format("{}: {}", flag, r.error().message)};
@@ -419,16 +414,7 @@ int RunPlan(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_flag("--json", fl.json, "print the plan as JSON (schema in docs/plan-json.md)");
   app.add_flag("--list-models", fl.list_models, "list the catalog and exit");
 
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), env.out);
-    return kExitOk;
-  } catch (const CLI::ParseError& e) {
-    PrintError(env, fmt::format("plan: {}", e.what()));
-    return kExitUsage;
-  }
+  if (auto status = ParseFlags(app, env, "plan", args)) return *status;
   if (fl.list_models) return ListModels(env, fl.json);
 
   try {
