@@ -205,3 +205,25 @@ TEST(CatalogTest, MoeEntriesHaveActiveBelowTotal) {
 
 }  // namespace
 }  // namespace headroom
+
+namespace headroom {
+namespace {
+
+TEST(ModelSpecValidation, RejectsArchitecturesThatWouldOverflow) {
+  ModelSpec s;
+  s.hidden_size = 1 << 24;
+  s.num_layers = 1 << 16;
+  s.num_heads = 1 << 12;
+  s.head_dim = 1 << 12;
+  s.intermediate_size = 1 << 24;
+  s.vocab_size = 1 << 20;
+  EXPECT_NE(CompleteAndValidate(&s).find("10^15"), std::string::npos);
+  ModelSpec ok = *FindModel("llama-3.1-405b");
+  EXPECT_EQ(CompleteAndValidate(&ok), "");
+  ModelSpec neg = ok;
+  neg.extra_params = -1;
+  EXPECT_NE(CompleteAndValidate(&neg), "");
+}
+
+}  // namespace
+}  // namespace headroom

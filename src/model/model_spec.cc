@@ -7,6 +7,8 @@
 // test can hold every entry within 1 % of the published count.
 #include "model/model_spec.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace headroom {
@@ -146,14 +148,25 @@ std::string CompleteAndValidate(ModelSpec* s) {
       return "the count of dense layers is outside 0..num_hidden_layers";
     }
   }
-  // Guard the arithmetic: 2^40 in any one dimension is far past any real model and keeps
-  // products of three dimensions inside 64 bits.
+  if (s->num_dense_layers < 0 || s->extra_params < 0) return "layer and parameter counts must not be negative";
+  // Guard the arithmetic: no single dimension past 2^24, and the whole architecture, summed
+  // in long double before any 64-bit product is formed, under 10^15 parameters (a thousand
+  // times the largest published model). Both keep every uint64 sum exact.
   constexpr int64_t kMaxDim = int64_t{1} << 24;
   for (int64_t v : {s->hidden_size, s->num_layers, s->num_heads, s->num_kv_heads, s->head_dim,
-                    s->intermediate_size, s->moe_intermediate_size, s->num_experts}) {
+                    s->intermediate_size, s->moe_intermediate_size, s->num_experts,
+                    s->num_shared_experts}) {
     if (v > kMaxDim) return fmt::format("a dimension ({}) is absurdly large", v);
   }
   if (s->vocab_size > (int64_t{1} << 26)) return "vocab_size is absurdly large";
+  using LD = long double;
+  const LD h = s->hidden_size, q = LD(s->num_heads) * LD(s->head_dim);
+  const LD kv = LD(s->num_kv_heads) * LD(s->head_dim);
+  const LD mlp_copies = s->num_experts > 0 ? LD(s->num_experts + s->num_shared_experts) : 1;
+  const LD width = std::max(s->intermediate_size, s->moe_intermediate_size);
+  const LD per_layer = h * (2 * q + 2 * kv) + mlp_copies * 3 * h * width;
+  const LD total = LD(s->num_layers) * per_layer + 2 * LD(s->vocab_size) * h + LD(s->extra_params);
+  if (total > 1e15L) return "the architecture adds up to more than 10^15 parameters";
   return "";
 }
 

@@ -72,10 +72,11 @@ struct SafetensorsCheckpoint {
   uint64_t data_bytes = 0;
 };
 
-// Reads the headers of the checkpoint in `dir`, choosing files as transformers does: the
-// shards named by model.safetensors.index.json, else model.safetensors, else every
-// *.safetensors in the folder. A folder without any is not an error (files is empty). A
-// tensor name in two shards is an error (it would be counted twice).
+// Reads the headers of the checkpoint in `dir`: the shards named by
+// model.safetensors.index.json, else model.safetensors (what transformers loads), else every
+// *.safetensors in the folder (a Mistral-style consolidated.safetensors, an MLX export). The
+// index comes first so that a consolidated copy beside the shards is not counted twice. A
+// folder without any is not an error (files is empty); a tensor name in two shards is.
 Result<SafetensorsCheckpoint> ReadSafetensorsCheckpoint(const std::filesystem::path& dir);
 
 }  // namespace headroom
