@@ -95,6 +95,8 @@ std::vector<LinearShape> LayerLinears(const ModelSpec& s, bool dense_layer) {
   return out;
 }
 
+bool ExpertsAreFused(const ModelSpec& s) { return s.num_experts > 0 && s.family == "gpt_oss"; }
+
 uint64_t EmbeddingParams(const ModelSpec& s) { return U(s.vocab_size) * U(s.hidden_size); }
 
 uint64_t LmHeadParams(const ModelSpec& s) {

@@ -90,6 +90,11 @@ uint64_t TotalParams(const ModelSpec& spec);
 // Parameters that take part in one token's forward pass (MoE: active experts only).
 uint64_t ActiveParams(const ModelSpec& spec);
 
+// Whether the MoE experts are stored as fused 3-D parameters rather than one nn.Linear per
+// expert (Hugging Face's gpt-oss). PEFT's module targets, all-linear included, then reach
+// only the attention projections; adapting experts needs target_parameters.
+bool ExpertsAreFused(const ModelSpec& spec);
+
 // Fills head_dim, num_kv_heads and moe_intermediate_size from the others when 0, and
 // returns an error message naming the first missing or impossible field ("" when valid).
 std::string CompleteAndValidate(ModelSpec* spec);

@@ -95,13 +95,14 @@ double LayerBytes(const ModelSpec& s, const Workload& w, double c, bool dense_la
                 static_cast<double>(s.moe_intermediate_size)
           : static_cast<double>(s.intermediate_size);
   const double copies = moe ? static_cast<double>(s.experts_per_token + s.num_shared_experts) : 1;
+  const bool lora_on_mlp = !(moe && ExpertsAreFused(s));
   for (const char* l : {"gate", "up"}) {
-    if (l == std::string_view("gate") && s.mlp != MlpKind::kGated) continue;
+    if ((l == std::string_view("gate") && s.mlp != MlpKind::kGated) || !lora_on_mlp) continue;
     bytes += copies * LoraBytes(w, l, h, c);
   }
   bytes += (s.mlp == MlpKind::kGated ? 3 : 1) * c * width;
   if (NeedsInput(w, "down")) bytes += c * width;
-  bytes += copies * LoraBytes(w, "down", width / copies, c);
+  if (lora_on_mlp) bytes += copies * LoraBytes(w, "down", width / copies, c);
   if (moe) {
     const double k = static_cast<double>(s.experts_per_token);
     if (NeedsInput(w, "gate") || NeedsInput(w, "up")) bytes += c * h * k;

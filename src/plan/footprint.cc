@@ -106,7 +106,7 @@ uint64_t TrainableParams(const ModelSpec& s, const Workload& w) {
   if (w.method == Method::kFull) return TotalParams(s);
   const double r = static_cast<double>(w.lora_rank);
   return Round(SumOverLinears(s, [&](const LinearShape& l) {
-    if (!Targeted(w, l)) return 0.0;
+    if (!Targeted(w, l) || (l.is_expert && ExpertsAreFused(s))) return 0.0;
     return r * static_cast<double>(l.in_features + l.out_features) * static_cast<double>(l.count);
   }));
 }
@@ -116,6 +116,11 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   const double c = DTypeBytes(w.compute_dtype);
   f.total_params = TotalParams(s);
   f.trainable_params = TrainableParams(s, w);
+  if (IsLora(w.method) && ExpertsAreFused(s)) {
+    f.notes.push_back("the experts are fused parameters, not Linear modules: LoRA targets reach "
+                      "the attention projections only (PEFT target_parameters would reach "
+                      "experts; not modelled)");
+  }
 
   // Weights. Quantized formats cover the decoder linears (and lm_head on request); the rest
   // stays in the compute dtype.

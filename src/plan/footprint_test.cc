@@ -165,6 +165,28 @@ TEST(Footprint, MixtralLoraCountsEveryExpert) {
   EXPECT_GT(am.layer_bytes_per_token, ModelActivations(dense, dense_w).layer_bytes_per_token);
 }
 
+TEST(Footprint, GptOssLoraReachesAttentionOnly) {
+  // openai/gpt-oss-120b: 36 layers, hidden 2880, 64 heads x 64, 8 kv heads, 128 fused experts.
+  ModelSpec s;
+  s.family = "gpt_oss";
+  s.hidden_size = 2880;
+  s.num_layers = 36;
+  s.num_heads = 64;
+  s.num_kv_heads = 8;
+  s.head_dim = 64;
+  s.intermediate_size = 2880;
+  s.vocab_size = 201088;
+  s.num_experts = 128;
+  s.experts_per_token = 4;
+  ASSERT_EQ(CompleteAndValidate(&s), "");
+  Workload w;
+  const Footprint f = ComputeFootprint(s, w);
+  // q 2880 -> 4096, k and v 2880 -> 512, o 4096 -> 2880, rank 16, 36 layers.
+  EXPECT_EQ(f.trainable_params, 36u * 16 * ((2880 + 4096) * 2 + (2880 + 512) * 2));
+  s.family = "mixtral";  // the same shapes as separate Linear experts: adapted too
+  EXPECT_GT(ComputeFootprint(s, w).trainable_params, 100 * f.trainable_params);
+}
+
 TEST(Footprint, OptimizerVariants) {
   Workload w;
   w.method = Method::kFull;

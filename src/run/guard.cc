@@ -132,7 +132,12 @@ class JobTree {
     return out;
   }
 
+  // Without a pidfd (kernels before 5.3) the job counts as alive while its stat is readable.
   bool job_alive() const {
+    if (job_pidfd_ < 0) {
+      const auto s = ReadProcStat(root_, job_);
+      return s && s->state != 'Z' && s->state != 'X';
+    }
     pollfd p{job_pidfd_, POLLIN, 0};
     return ::poll(&p, 1, 0) == 0;
   }
@@ -143,7 +148,7 @@ class JobTree {
     if (sig == SIGKILL && cgroup_ && cgroup_->is_v2()) cgroup_->KillAll(root_);
     if (job_alive() && PidfdSendSignal(job_pidfd_, sig) == 0) ++n;
     for (const ProcStat& m : Members()) {
-      if (m.pid == job_) continue;
+      if (m.pid == job_ && job_pidfd_ >= 0) continue;  // signalled through its own pidfd above
       auto fd = OpenVerifiedPidfd(root_, m.pid, m.starttime_ticks);
       if (!fd) continue;
       if (PidfdSendSignal(*fd, sig) == 0) ++n;
