@@ -16,6 +16,7 @@ constexpr Subcommand kSubcommands[] = {
     {"plan", "will this model, method, batch and packing fit in the memory pool?", RunPlan},
     {"guard", "run a job so that running out of memory kills the job, never the machine",
      RunGuardCommand},
+    {"history", "list recent guarded runs and sweeps from the journal", RunHistory},
 };
 
 void PrintUsage(std::FILE* out) {

@@ -51,5 +51,6 @@ std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view
 
 int RunPlan(const CliEnv& env, const std::vector<std::string>& args);
 int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunHistory(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom

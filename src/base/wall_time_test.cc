@@ -1,0 +1,38 @@
+#include "base/wall_time.h"
+
+#include <gtest/gtest.h>
+
+namespace headroom {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+TEST(WallTime, FormatsUtcWithMilliseconds) {
+  EXPECT_EQ(FormatUtcIso8601(WallTime(seconds(0))), "1970-01-01T00:00:00.000Z");
+  // 2025-03-14T09:26:53Z is 1741944413 s after the epoch (date -ud @1741944413).
+  EXPECT_EQ(FormatUtcIso8601(WallTime(seconds(1741944413) + milliseconds(589))),
+            "2025-03-14T09:26:53.589Z");
+  EXPECT_EQ(FormatUtcIso8601(WallTime(milliseconds(-1))), "1969-12-31T23:59:59.999Z");
+}
+
+TEST(WallTime, ParsesWhatItFormats) {
+  const WallTime t(seconds(1741944413) + milliseconds(589));
+  EXPECT_EQ(ParseUtcIso8601(FormatUtcIso8601(t)), t);
+  EXPECT_EQ(ParseUtcIso8601("2025-03-14T09:26:53Z"), WallTime(seconds(1741944413)));
+  EXPECT_EQ(ParseUtcIso8601("2025-03-14T09:26:53.5Z"),
+            WallTime(seconds(1741944413) + milliseconds(500)));
+}
+
+TEST(WallTime, RejectsMalformedText) {
+  for (const char* bad :
+       {"", "2025-03-14", "2025-03-14T09:26:53", "2025-03-14 09:26:53Z", "2025-13-14T09:26:53Z",
+        "2025-02-30T09:26:53Z", "2025-03-14T24:00:00Z", "2025-03-14T09:26:53.Z",
+        "2025-03-14T09:26:53.5xZ", "2025-0a-14T09:26:53Z", "2025-03-14T09:26:53+01:00"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_FALSE(ParseUtcIso8601(bad));
+  }
+}
+
+}  // namespace
+}  // namespace headroom

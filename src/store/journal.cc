@@ -1,0 +1,480 @@
+// Implementation notes.
+//
+// - Opening: make missing parent directories (0700, as the XDG base directory spec asks for
+//   state directories), open, read application_id and user_version. That first read is
+//   where SQLite notices a file that is not a database, so a corrupt file fails here, with
+//   the path, before anything is written.
+// - Migrations: kMigrations[i] takes the schema from version i to i + 1. They run in one
+//   BEGIN IMMEDIATE transaction that re-reads user_version under the write lock, so two
+//   processes opening a new file at once migrate it exactly once.
+// - Durability: synchronous = FULL, set on every connection rather than trusting the
+//   library's compiled-in default, so a committed run survives the host freezing, which is
+//   the failure headroom exists for; the cost is one fsync per write, milliseconds, against
+//   runs that last minutes.
+// - Statements are prepared per call: a write costs an fsync, so caching them would save
+//   microseconds and add state that a moved or half-migrated journal would have to track.
+#include "store/journal.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace headroom {
+namespace {
+
+namespace fs = std::filesystem;
+
+// SQLite's application_id marks the file as ours ("hdrm" in ASCII), so a journal path that
+// points at another program's database is refused instead of having tables added to it.
+constexpr int64_t kApplicationId = 0x6864726D;
+
+// Version 1. AUTOINCREMENT so an id is never reused, even after rows are deleted: "run 12"
+// keeps meaning one run. Kinds and outcomes are checked by the writer (the enums in
+// journal.h), not by CHECK constraints, so that adding one later is not a table rebuild.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  command TEXT NOT NULL,
+  status TEXT NOT NULL,
+  exit_status INTEGER,
+  summary_json TEXT,
+  host TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE trials (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  config_json TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  peak_bytes INTEGER,
+  headroom_bytes INTEGER,
+  notes TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL,
+  ended_at TEXT
+);
+CREATE INDEX trials_by_run ON trials(run_id);
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  monotonic_s REAL NOT NULL,
+  wall_time TEXT NOT NULL,
+  data_json TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX events_by_run ON events(run_id);
+PRAGMA application_id = 1751413357;
+)sql";
+static_assert(kApplicationId == 1751413357, "kSchemaV1 spells the application id in decimal");
+
+// In order: kMigrations[i] brings a file at version i to version i + 1. Append only; a
+// released migration never changes.
+constexpr const char* kMigrations[] = {kSchemaV1};
+static_assert(std::size(kMigrations) == kJournalSchemaVersion, "one migration per schema version");
+
+// Creates the missing directories above `file`, each mode 0700. Existing ones are left as
+// they are.
+std::optional<Error> MakeParentDirs(const fs::path& file) {
+  std::vector<fs::path> missing;
+  for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) return ErrnoError("journal: mkdir(" + dir.string() + ")", ENOTDIR);
+      break;
+    }
+    if (errno != ENOENT) return ErrnoError("journal: stat(" + dir.string() + ")");
+    missing.push_back(dir);
+    if (dir == dir.parent_path()) break;  // "/" itself
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
+      return ErrnoError("journal: mkdir(" + it->string() + ")");
+    }
+  }
+  return std::nullopt;
+}
+
+// What the file says about itself, read in one statement so the three come from one
+// snapshot (read one by one, another process's migration can land between them).
+std::optional<JournalFileFacts> ReadFileFacts(const SqliteDb& db) {
+  auto stmt = SqliteStatement::Prepare(
+      db,
+      "SELECT (SELECT application_id FROM pragma_application_id), "
+      "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)");
+  if (!stmt || stmt->Step() != SqliteStatement::StepResult::kRow) return std::nullopt;
+  return JournalFileFacts{stmt->Int(0), stmt->Int(1), stmt->Int(2)};
+}
+
+std::optional<std::string> QueryText(const SqliteDb& db, std::string_view sql) {
+  auto stmt = SqliteStatement::Prepare(db, sql);
+  if (!stmt || stmt->Step() != SqliteStatement::StepResult::kRow) return std::nullopt;
+  return stmt->Text(0);
+}
+
+bool IsJsonObject(std::string_view text) {
+  const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return json.is_object();
+}
+
+// The argv stored as a JSON array. Arguments need not be UTF-8 (file names); invalid bytes
+// become U+FFFD rather than failing the whole record.
+std::string CommandJson(const std::vector<std::string>& command) {
+  return nlohmann::json(command).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Reads the stored array back; text that is not one (written by hand) comes back whole, as
+// a single argument, rather than failing the listing.
+std::vector<std::string> ParseCommand(const std::string& text) {
+  const auto json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_array()) return {text};
+  std::vector<std::string> argv;
+  for (const auto& arg : json) {
+    if (!arg.is_string()) return {text};
+    argv.push_back(arg.get<std::string>());
+  }
+  return argv;
+}
+
+}  // namespace
+
+Result<fs::path> ResolveJournalPath(std::string_view flag,
+                                    const std::function<const char*(const char*)>& getenv) {
+  auto var = [&](const char* name) -> std::string {
+    const char* value = getenv(name);
+    return value ? value : "";
+  };
+  if (!flag.empty()) return fs::path(flag);
+  if (auto explicit_path = var("HEADROOM_JOURNAL"); !explicit_path.empty()) {
+    return fs::path(explicit_path);
+  }
+  if (auto state = var("XDG_STATE_HOME"); !state.empty() && state.front() == '/') {
+    return fs::path(state) / "headroom" / "journal.db";
+  }
+  if (auto home = var("HOME"); !home.empty()) {
+    return fs::path(home) / ".local" / "state" / "headroom" / "journal.db";
+  }
+  return Error{
+      "journal: no place for it: HOME, XDG_STATE_HOME and HEADROOM_JOURNAL are unset; "
+      "pass --journal PATH"};
+}
+
+std::string_view RunKindName(RunKind kind) { return kind == RunKind::kGuard ? "guard" : "sweep"; }
+
+std::string_view TrialOutcomeName(TrialOutcome outcome) {
+  switch (outcome) {
+    case TrialOutcome::kOk:
+      return "ok";
+    case TrialOutcome::kOverLimit:
+      return "over-limit";
+    case TrialOutcome::kKilledByGuard:
+      return "killed-by-guard";
+    case TrialOutcome::kOom:
+      return "oom";
+    case TrialOutcome::kError:
+      return "error";
+    case TrialOutcome::kTimeout:
+      return "timeout";
+    case TrialOutcome::kSkipped:
+      return "skipped";
+  }
+  return "error";
+}
+
+Result<Journal> Journal::Open(const fs::path& path, const JournalOptions& options) {
+  if (path.empty()) return Error{"journal: open(): the path is empty"};
+  if (!options.read_only) {
+    if (auto error = MakeParentDirs(path)) return *error;
+  }
+  sqlite3* raw = nullptr;
+  const int flags =
+      options.read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Journal journal(path, SqliteDb(raw), options, 0);  // owns the handle even when rc failed
+  if (rc != SQLITE_OK) return journal.Fail("open");
+  sqlite3_busy_timeout(raw, static_cast<int>(options.busy_timeout.count()));
+  // Both are per connection: foreign keys are off by default in SQLite, and FULL makes each
+  // commit durable (implementation notes above).
+  if (!journal.db_.Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL")) {
+    return journal.Fail("open");
+  }
+
+  // Two processes creating the journal at once meet SQLite answers that do not wait for
+  // the busy timeout (below); the whole check-and-migrate step is retried until it.
+  const auto deadline = std::chrono::steady_clock::now() + options.busy_timeout;
+  for (;;) {
+    bool busy = false;
+    auto error = journal.CheckAndMigrate(busy);
+    if (!error) return journal;
+    if (!busy || std::chrono::steady_clock::now() >= deadline) return *error;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+std::optional<Error> Journal::CheckAndMigrate(bool& busy) {
+  auto fail = [&](std::string_view operation) {
+    busy = db_.ErrorCode() == SQLITE_BUSY;
+    return Fail(operation);
+  };
+  auto facts = ReadFileFacts(db_);
+  if (!facts) return fail("open");
+  if (auto refusal = RefuseForeignOrNewer(*facts)) return refusal;
+  schema_version_ = static_cast<int>(facts->user_version);
+  if (options_.read_only) {
+    // Version 0 here is an empty file: nothing recorded yet, and readers say so.
+    if (facts->user_version != 0 && facts->user_version < kJournalSchemaVersion) {
+      return Refuse("open", fmt::format("schema version {} is older than this headroom ({}); "
+                                        "a recording command upgrades it",
+                                        facts->user_version, kJournalSchemaVersion));
+    }
+    return std::nullopt;
+  }
+
+  // WAL lets readers and one writer work at once and is stored in the file, so it is set
+  // once. Switching needs every other connection off the file, and when one is not SQLite
+  // answers SQLITE_BUSY at once, without the busy handler (two processes creating the
+  // journal together: Journal.ConcurrentWritersBothSucceed); Open retries. Where the file
+  // system cannot hold WAL's shared memory SQLite keeps its rollback journal; writers then
+  // still take turns through the busy timeout, so that is no error.
+  const auto mode = QueryText(db_, "PRAGMA journal_mode");
+  if (!mode) return fail("open");
+  if (*mode != "wal" && !QueryText(db_, "PRAGMA journal_mode = WAL")) return fail("open");
+  if (facts->user_version == kJournalSchemaVersion) return std::nullopt;
+
+  SqliteTransaction tx(db_);
+  if (!tx.begun()) return fail("migrate");
+  // Again under the write lock: another process may have migrated since the first look.
+  facts = ReadFileFacts(db_);
+  if (!facts) return fail("migrate");
+  if (auto refusal = RefuseForeignOrNewer(*facts)) return refusal;
+  for (int64_t v = facts->user_version; v < kJournalSchemaVersion; ++v) {
+    if (!db_.Exec(kMigrations[v])) return fail(fmt::format("migrate to {}", v + 1));
+  }
+  // PRAGMA takes no bound parameters; the version is our own constant.
+  const std::string set_version = fmt::format("PRAGMA user_version = {}", kJournalSchemaVersion);
+  if (!db_.Exec(set_version.c_str()) || !tx.Commit()) return fail("migrate");
+  schema_version_ = kJournalSchemaVersion;
+  return std::nullopt;
+}
+
+std::optional<Error> Journal::RefuseForeignOrNewer(const JournalFileFacts& facts) const {
+  if (facts.application_id != 0 && facts.application_id != kApplicationId) {
+    return Refuse(
+        "open", fmt::format("not a headroom journal (application_id {:#x})", facts.application_id));
+  }
+  // Checked before any write: a newer headroom's file is left exactly as it is.
+  if (facts.user_version > kJournalSchemaVersion) {
+    return Refuse("open", fmt::format("schema version {} is newer than this headroom ({}); "
+                                      "upgrade headroom",
+                                      facts.user_version, kJournalSchemaVersion));
+  }
+  if (facts.user_version == 0 && facts.tables > 0) {
+    return Refuse("open", "not a headroom journal (it has tables but no schema version)");
+  }
+  return std::nullopt;
+}
+
+Error Journal::Fail(std::string_view operation) const {
+  std::string reason = db_.ErrorText();
+  if (db_.ErrorCode() == SQLITE_BUSY) {
+    reason +=
+        fmt::format(" (another process held it longer than {} ms)", options_.busy_timeout.count());
+  }
+  return Refuse(operation, reason);
+}
+
+Error Journal::Refuse(std::string_view operation, std::string_view reason) const {
+  return Error{fmt::format("journal: {}({}): {}", operation, path_.string(), reason)};
+}
+
+std::optional<Error> Journal::CheckWritable(std::string_view operation) const {
+  if (options_.read_only) return Refuse(operation, "opened read-only");
+  return std::nullopt;
+}
+
+Result<int64_t> Journal::InsertOne(std::string_view operation, SqliteStatement& insert) {
+  SqliteTransaction tx(db_);
+  if (!tx.begun()) return Fail(operation);
+  if (insert.Step() != SqliteStatement::StepResult::kDone) return Fail(operation);
+  const int64_t id = db_.LastInsertId();
+  if (!tx.Commit()) return Fail(operation);
+  return id;
+}
+
+Result<int64_t> Journal::BeginRun(RunKind kind, const std::vector<std::string>& command,
+                                  WallTime started_at, std::string_view host) {
+  if (auto error = CheckWritable("begin run")) return *error;
+  auto insert =
+      SqliteStatement::Prepare(db_,
+                               "INSERT INTO runs (kind, started_at, command, status, host) "
+                               "VALUES (?1, ?2, ?3, 'running', ?4)");
+  if (!insert) return Fail("begin run");
+  insert->Bind(1, RunKindName(kind));
+  insert->Bind(2, FormatUtcIso8601(started_at));
+  insert->Bind(3, CommandJson(command));
+  insert->Bind(4, host);
+  return InsertOne("begin run", *insert);
+}
+
+Result<bool> Journal::FinishRun(int64_t run_id, std::string_view status, int exit_status,
+                                std::string_view summary_json, WallTime ended_at) {
+  if (auto error = CheckWritable("finish run")) return *error;
+  if (status.empty()) return Refuse("finish run", "empty status");
+  if (!summary_json.empty() && !IsJsonObject(summary_json)) {
+    return Refuse("finish run", "the summary is not a JSON object");
+  }
+  auto update = SqliteStatement::Prepare(
+      db_,
+      "UPDATE runs SET ended_at = ?2, status = ?3, exit_status = ?4, summary_json = ?5 "
+      "WHERE id = ?1");
+  if (!update) return Fail("finish run");
+  update->Bind(1, run_id);
+  update->Bind(2, FormatUtcIso8601(ended_at));
+  update->Bind(3, status);
+  update->Bind(4, static_cast<int64_t>(exit_status));
+  if (summary_json.empty()) {
+    update->BindNull(5);
+  } else {
+    update->Bind(5, summary_json);
+  }
+  SqliteTransaction tx(db_);
+  if (!tx.begun() || update->Step() != SqliteStatement::StepResult::kDone) {
+    return Fail("finish run");
+  }
+  if (db_.Changes() != 1) return Refuse("finish run", fmt::format("no run {}", run_id));
+  if (!tx.Commit()) return Fail("finish run");
+  return true;
+}
+
+Result<int64_t> Journal::AddTrial(int64_t run_id, const Trial& trial) {
+  if (auto error = CheckWritable("add trial")) return *error;
+  if (!IsJsonObject(trial.config_json)) {
+    return Refuse("add trial", "the trial's config is not a JSON object");
+  }
+  // SQLite integers are signed 64-bit; 8 EiB of peak is a bug upstream, not a reading.
+  if (trial.peak_bytes && *trial.peak_bytes > uint64_t{std::numeric_limits<int64_t>::max()}) {
+    return Refuse("add trial", "peak_bytes out of range");
+  }
+  auto insert = SqliteStatement::Prepare(
+      db_,
+      "INSERT INTO trials (run_id, config_json, outcome, peak_bytes, headroom_bytes, "
+      "notes, started_at, ended_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  if (!insert) return Fail("add trial");
+  insert->Bind(1, run_id);
+  insert->Bind(2, trial.config_json);
+  insert->Bind(3, TrialOutcomeName(trial.outcome));
+  if (trial.peak_bytes) {
+    insert->Bind(4, static_cast<int64_t>(*trial.peak_bytes));
+  } else {
+    insert->BindNull(4);
+  }
+  insert->Bind(5, trial.headroom_bytes);
+  insert->Bind(6, trial.notes);
+  insert->Bind(7, FormatUtcIso8601(trial.started_at));
+  insert->Bind(8, FormatUtcIso8601(trial.ended_at));
+  return InsertOne("add trial", *insert);
+}
+
+Result<int64_t> Journal::AddEvent(int64_t run_id, std::string_view type, double monotonic_s,
+                                  WallTime wall_time, std::string_view data_json) {
+  if (auto error = CheckWritable("add event")) return *error;
+  if (type.empty()) return Refuse("add event", "empty event type");
+  if (!std::isfinite(monotonic_s)) return Refuse("add event", "monotonic_s is not finite");
+  if (!IsJsonObject(data_json)) return Refuse("add event", "the event's data is not a JSON object");
+  auto insert = SqliteStatement::Prepare(
+      db_,
+      "INSERT INTO events (run_id, type, monotonic_s, wall_time, data_json) "
+      "VALUES (?1, ?2, ?3, ?4, ?5)");
+  if (!insert) return Fail("add event");
+  insert->Bind(1, run_id);
+  insert->Bind(2, type);
+  insert->Bind(3, monotonic_s);
+  insert->Bind(4, FormatUtcIso8601(wall_time));
+  insert->Bind(5, data_json);
+  return InsertOne("add event", *insert);
+}
+
+Result<std::vector<RunRow>> Journal::RecentRuns(int limit) {
+  if (limit < 1) return Refuse("read runs", fmt::format("limit {} is below 1", limit));
+  if (schema_version_ == 0) return std::vector<RunRow>{};  // an empty file: nothing yet
+  auto select = SqliteStatement::Prepare(
+      db_,
+      "SELECT id, kind, started_at, ended_at, command, status, exit_status, summary_json, "
+      "host FROM runs ORDER BY id DESC LIMIT ?1");
+  if (!select) return Fail("read runs");
+  select->Bind(1, int64_t{limit});
+  std::vector<RunRow> rows;
+  for (auto step = select->Step(); step != SqliteStatement::StepResult::kDone;
+       step = select->Step()) {
+    if (step == SqliteStatement::StepResult::kError) return Fail("read runs");
+    RunRow& row = rows.emplace_back();
+    row.id = select->Int(0);
+    row.kind = select->Text(1);
+    row.started_at = select->Text(2);
+    row.ended_at = select->OptionalText(3);
+    row.command = ParseCommand(select->Text(4));
+    row.status = select->Text(5);
+    if (auto exit = select->OptionalInt(6)) row.exit_status = static_cast<int>(*exit);
+    row.summary_json = select->OptionalText(7);
+    row.host = select->Text(8);
+  }
+  return rows;
+}
+
+Result<std::vector<TrialRow>> Journal::Trials(int64_t run_id) {
+  if (schema_version_ == 0) return std::vector<TrialRow>{};
+  auto select = SqliteStatement::Prepare(
+      db_,
+      "SELECT id, run_id, config_json, outcome, peak_bytes, headroom_bytes, notes, "
+      "started_at, ended_at FROM trials WHERE run_id = ?1 ORDER BY id");
+  if (!select) return Fail("read trials");
+  select->Bind(1, run_id);
+  std::vector<TrialRow> rows;
+  for (auto step = select->Step(); step != SqliteStatement::StepResult::kDone;
+       step = select->Step()) {
+    if (step == SqliteStatement::StepResult::kError) return Fail("read trials");
+    TrialRow& row = rows.emplace_back();
+    row.id = select->Int(0);
+    row.run_id = select->Int(1);
+    row.config_json = select->Text(2);
+    row.outcome = select->Text(3);
+    row.peak_bytes = select->OptionalInt(4);
+    row.headroom_bytes = select->OptionalInt(5);
+    row.notes = select->Text(6);
+    row.started_at = select->Text(7);
+    row.ended_at = select->OptionalText(8);
+  }
+  return rows;
+}
+
+Result<std::vector<EventRow>> Journal::Events(int64_t run_id) {
+  if (schema_version_ == 0) return std::vector<EventRow>{};
+  auto select = SqliteStatement::Prepare(
+      db_,
+      "SELECT id, run_id, type, monotonic_s, wall_time, data_json FROM events "
+      "WHERE run_id = ?1 ORDER BY id");
+  if (!select) return Fail("read events");
+  select->Bind(1, run_id);
+  std::vector<EventRow> rows;
+  for (auto step = select->Step(); step != SqliteStatement::StepResult::kDone;
+       step = select->Step()) {
+    if (step == SqliteStatement::StepResult::kError) return Fail("read events");
+    EventRow& row = rows.emplace_back();
+    row.id = select->Int(0);
+    row.run_id = select->Int(1);
+    row.type = select->Text(2);
+    row.monotonic_s = select->Double(3);
+    row.wall_time = select->Text(4);
+    row.data_json = select->Text(5);
+  }
+  return rows;
+}
+
+}  // namespace headroom

@@ -1,0 +1,157 @@
+// The journal: one SQLite database that records every guarded run and every sweep trial,
+// so `history` can list them and a sweep can resume from them. docs/journal.md has the
+// schema, the version policy and the path rules.
+//
+// Concurrency: WAL mode and a busy timeout, so two headroom processes writing at once both
+// succeed (each write waits up to the timeout for the other's transaction to end).
+// Versioning: PRAGMA user_version counts the migrations applied; a file from a newer
+// headroom is refused before anything is written to it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "base/wall_time.h"
+#include "store/sqlite.h"
+
+namespace headroom {
+
+// The schema this binary writes: the number of migrations it knows (journal.cc).
+inline constexpr int kJournalSchemaVersion = 1;
+
+// Where the journal lives: `flag` (--journal) if given, else $HEADROOM_JOURNAL, else
+// $XDG_STATE_HOME/headroom/journal.db, else $HOME/.local/state/headroom/journal.db.
+// `getenv` reads one variable (nullptr when unset); the CLI passes std::getenv, tests a
+// table. Empty values count as unset, and so does a relative XDG_STATE_HOME (the XDG base
+// directory spec says to ignore those). Error only when nothing names a place.
+Result<std::filesystem::path> ResolveJournalPath(
+    std::string_view flag, const std::function<const char*(const char*)>& getenv);
+
+enum class RunKind { kGuard, kSweep };
+std::string_view RunKindName(RunKind kind);  // "guard", "sweep"
+
+enum class TrialOutcome { kOk, kOverLimit, kKilledByGuard, kOom, kError, kTimeout, kSkipped };
+// "ok", "over-limit", "killed-by-guard", "oom", "error", "timeout", "skipped"
+std::string_view TrialOutcomeName(TrialOutcome outcome);
+
+// One row of `runs`, as stored (text fields verbatim, so a reader shows what was written).
+struct RunRow {
+  int64_t id = 0;
+  std::string kind;                         // "guard" | "sweep"
+  std::string started_at;                   // ISO-8601 UTC
+  std::optional<std::string> ended_at;      // nullopt until FinishRun
+  std::vector<std::string> command;         // the job's argv
+  std::string status;                       // "running" until FinishRun
+  std::optional<int> exit_status;           // what headroom exited with
+  std::optional<std::string> summary_json;  // a JSON object, nullopt until FinishRun
+  std::string host;
+};
+
+// What a sweep records about one trial.
+struct Trial {
+  std::string config_json = "{}";  // the trial's settings, JSON
+  TrialOutcome outcome = TrialOutcome::kOk;
+  std::optional<uint64_t> peak_bytes;     // peak pool use, when measured
+  std::optional<int64_t> headroom_bytes;  // budget minus peak: negative when over
+  std::string notes;
+  WallTime started_at;
+  WallTime ended_at;
+};
+
+struct TrialRow {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  std::string config_json;
+  std::string outcome;
+  std::optional<int64_t> peak_bytes;
+  std::optional<int64_t> headroom_bytes;
+  std::string notes;
+  std::string started_at;
+  std::optional<std::string> ended_at;
+};
+
+struct EventRow {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  std::string type;  // "start", "warn", "trigger", ... as guard events name them
+  double monotonic_s = 0;
+  std::string wall_time;
+  std::string data_json;
+};
+
+struct JournalOptions {
+  // Read-only: never creates, migrates or writes; a file with no schema yet reads as
+  // empty. `history` opens this way.
+  bool read_only = false;
+  // How long a write waits for another process's transaction. A write transaction here
+  // lasts about one fsync (milliseconds), so 5 s is only reached when something holds the
+  // lock far longer than headroom ever does.
+  std::chrono::milliseconds busy_timeout{5000};
+};
+
+// The header fields Open checks before touching a file.
+struct JournalFileFacts {
+  int64_t application_id = 0;
+  int64_t user_version = 0;
+  int64_t tables = 0;  // rows in sqlite_master
+};
+
+class Journal {
+ public:
+  // Opens (creating the file and its missing parent directories, mode 0700, unless read
+  // only) and migrates to kJournalSchemaVersion. Errors name the path and the reason: not
+  // a database, not a headroom journal, a newer schema, locked, permission denied.
+  static Result<Journal> Open(const std::filesystem::path& path,
+                              const JournalOptions& options = {});
+
+  Journal(Journal&&) noexcept = default;
+  Journal& operator=(Journal&&) noexcept = default;
+
+  const std::filesystem::path& path() const { return path_; }
+  int schema_version() const { return schema_version_; }  // 0: read-only and never written
+
+  // A new run with status "running"; its id.
+  Result<int64_t> BeginRun(RunKind kind, const std::vector<std::string>& command,
+                           WallTime started_at, std::string_view host = "");
+  // Closes a run. `summary_json` must be a JSON object (or "" for none). true when done.
+  Result<bool> FinishRun(int64_t run_id, std::string_view status, int exit_status,
+                         std::string_view summary_json, WallTime ended_at);
+  Result<int64_t> AddTrial(int64_t run_id, const Trial& trial);
+  // `data_json`: a JSON object.
+  Result<int64_t> AddEvent(int64_t run_id, std::string_view type, double monotonic_s,
+                           WallTime wall_time, std::string_view data_json = "{}");
+
+  // Newest first (by id: the order BeginRun was called in), at most `limit` (>= 1).
+  Result<std::vector<RunRow>> RecentRuns(int limit);
+  Result<std::vector<TrialRow>> Trials(int64_t run_id);  // in insertion order
+  Result<std::vector<EventRow>> Events(int64_t run_id);  // in insertion order
+
+ private:
+  Journal(std::filesystem::path path, SqliteDb db, const JournalOptions& options, int version)
+      : path_(std::move(path)), db_(std::move(db)), options_(options), schema_version_(version) {}
+
+  // Validates the file and brings it to kJournalSchemaVersion. `busy`: the failure was a
+  // lock, worth a retry.
+  std::optional<Error> CheckAndMigrate(bool& busy);
+  std::optional<Error> RefuseForeignOrNewer(const JournalFileFacts& facts) const;
+  // "journal: <operation>(<path>): <SQLite's reason>".
+  Error Fail(std::string_view operation) const;
+  Error Refuse(std::string_view operation, std::string_view reason) const;
+  std::optional<Error> CheckWritable(std::string_view operation) const;
+  // INSERT, one row, in its own transaction; the new row's id.
+  Result<int64_t> InsertOne(std::string_view operation, SqliteStatement& insert);
+
+  std::filesystem::path path_;
+  SqliteDb db_;
+  JournalOptions options_;
+  int schema_version_ = 0;
+};
+
+}  // namespace headroom

@@ -1,0 +1,402 @@
+// Journal tests: real SQLite files in temporary directories, other processes (fork) for
+// concurrency, and raw SQLite connections to build the hostile files (newer schema, another
+// program's database, a lock held past the timeout).
+#include "store/journal.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace headroom {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = fs::temp_directory_path() /
+            ("headroom-journal-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  fs::path operator/(std::string_view name) const { return path_ / name; }
+
+ private:
+  fs::path path_;
+};
+
+std::string ReadBytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Runs SQL on `path` through a raw connection (the test's way to build hostile files).
+void RawExec(const fs::path& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+const WallTime kT0(seconds(1741944413) + milliseconds(589));  // 2025-03-14T09:26:53.589Z
+
+TEST(JournalPath, FlagThenEnvThenXdgThenHome) {
+  struct Case {
+    std::string flag;
+    std::map<std::string, std::string> env;
+    std::string want;  // "" = an error
+  };
+  const std::vector<Case> cases = {
+      {"/x/j.db", {{"HEADROOM_JOURNAL", "/e/j.db"}, {"HOME", "/h"}}, "/x/j.db"},
+      {"", {{"HEADROOM_JOURNAL", "/e/j.db"}, {"XDG_STATE_HOME", "/s"}}, "/e/j.db"},
+      {"",
+       {{"HEADROOM_JOURNAL", ""}, {"XDG_STATE_HOME", "/s"}, {"HOME", "/h"}},
+       "/s/headroom/journal.db"},
+      {"",
+       {{"XDG_STATE_HOME", "relative/state"}, {"HOME", "/h"}},
+       "/h/.local/state/headroom/journal.db"},
+      {"", {{"XDG_STATE_HOME", ""}, {"HOME", "/h"}}, "/h/.local/state/headroom/journal.db"},
+      {"", {}, ""},
+      {"", {{"HOME", ""}}, ""},
+  };
+  for (const Case& c : cases) {
+    auto getenv = [&](const char* name) -> const char* {
+      auto it = c.env.find(name);
+      return it == c.env.end() ? nullptr : it->second.c_str();
+    };
+    auto path = ResolveJournalPath(c.flag, getenv);
+    SCOPED_TRACE(c.want);
+    if (c.want.empty()) {
+      ASSERT_FALSE(path);
+      EXPECT_NE(path.error().message.find("--journal"), std::string::npos);
+    } else {
+      ASSERT_TRUE(path) << path.error().message;
+      EXPECT_EQ(path->string(), c.want);
+    }
+  }
+}
+
+TEST(Journal, CreatesParentsPrivatelyAndReopens) {
+  TempDir tmp;
+  const fs::path path = tmp / "state/headroom/journal.db";
+  {
+    auto journal = Journal::Open(path);
+    ASSERT_TRUE(journal) << journal.error().message;
+    EXPECT_EQ(journal->schema_version(), kJournalSchemaVersion);
+    ASSERT_TRUE(journal->BeginRun(RunKind::kGuard, {"true"}, kT0));
+  }
+  struct stat st {};
+  ASSERT_EQ(stat((tmp / "state").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ASSERT_EQ(stat((tmp / "state/headroom").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  // Reopening runs no migration twice and keeps what was there.
+  for (int i = 0; i < 2; ++i) {
+    auto journal = Journal::Open(path);
+    ASSERT_TRUE(journal) << journal.error().message;
+    EXPECT_EQ(journal->schema_version(), kJournalSchemaVersion);
+    auto runs = journal->RecentRuns(10);
+    ASSERT_TRUE(runs);
+    EXPECT_EQ(runs->size(), 1u);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)), "wal");
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+}
+
+TEST(Journal, RoundTripsRunsTrialsAndEvents) {
+  TempDir tmp;
+  auto journal = Journal::Open(tmp / "journal.db");
+  ASSERT_TRUE(journal) << journal.error().message;
+  // An argument with spaces, a quote and bytes that are not UTF-8 (a file name can be).
+  const std::vector<std::string> argv = {"python", "train.py", "--name", "it's a run", "\xff"};
+  auto guard = journal->BeginRun(RunKind::kGuard, argv, kT0, "spark-1");
+  auto sweep = journal->BeginRun(RunKind::kSweep, {"sweep"}, kT0 + seconds(5));
+  ASSERT_TRUE(guard && sweep);
+  ASSERT_TRUE(
+      journal->FinishRun(*guard, "killed", 99, R"({"killed_by_guard":true})", kT0 + seconds(65)));
+  Trial trial;
+  trial.config_json = R"({"batch":16})";
+  trial.outcome = TrialOutcome::kKilledByGuard;
+  trial.peak_bytes = 120'000'000'000;
+  trial.headroom_bytes = -3'000'000'000;
+  trial.notes = "crossed the kill level";
+  trial.started_at = kT0 + seconds(6);
+  trial.ended_at = kT0 + seconds(30);
+  ASSERT_TRUE(journal->AddTrial(*sweep, trial));
+  trial.outcome = TrialOutcome::kSkipped;
+  trial.peak_bytes.reset();
+  trial.headroom_bytes.reset();
+  ASSERT_TRUE(journal->AddTrial(*sweep, trial));
+  ASSERT_TRUE(journal->AddEvent(*guard, "trigger", 12.5, kT0 + seconds(12), R"({"avail":1})"));
+
+  auto runs = journal->RecentRuns(10);
+  ASSERT_TRUE(runs) << runs.error().message;
+  ASSERT_EQ(runs->size(), 2u);
+  const RunRow& s = (*runs)[0];  // newest first
+  EXPECT_EQ(s.kind, "sweep");
+  EXPECT_EQ(s.status, "running");
+  EXPECT_FALSE(s.ended_at || s.exit_status || s.summary_json);
+  const RunRow& g = (*runs)[1];
+  EXPECT_EQ(g.id, *guard);
+  EXPECT_EQ(g.kind, "guard");
+  EXPECT_EQ(g.started_at, "2025-03-14T09:26:53.589Z");
+  EXPECT_EQ(g.ended_at, "2025-03-14T09:27:58.589Z");
+  EXPECT_EQ(g.command.size(), argv.size());
+  EXPECT_EQ(g.command[3], "it's a run");
+  EXPECT_EQ(g.command[4], "\xEF\xBF\xBD");  // U+FFFD in place of the invalid byte
+  EXPECT_EQ(g.status, "killed");
+  EXPECT_EQ(g.exit_status, 99);
+  EXPECT_EQ(g.summary_json, R"({"killed_by_guard":true})");
+  EXPECT_EQ(g.host, "spark-1");
+
+  auto limited = journal->RecentRuns(1);
+  ASSERT_TRUE(limited);
+  ASSERT_EQ(limited->size(), 1u);
+  EXPECT_EQ((*limited)[0].id, *sweep);
+
+  auto trials = journal->Trials(*sweep);
+  ASSERT_TRUE(trials) << trials.error().message;
+  ASSERT_EQ(trials->size(), 2u);
+  EXPECT_EQ((*trials)[0].outcome, "killed-by-guard");
+  EXPECT_EQ((*trials)[0].peak_bytes, 120'000'000'000);
+  EXPECT_EQ((*trials)[0].headroom_bytes, -3'000'000'000);
+  EXPECT_EQ((*trials)[0].config_json, R"({"batch":16})");
+  EXPECT_EQ((*trials)[0].notes, "crossed the kill level");
+  EXPECT_EQ((*trials)[0].ended_at, "2025-03-14T09:27:23.589Z");
+  EXPECT_EQ((*trials)[1].outcome, "skipped");
+  EXPECT_FALSE((*trials)[1].peak_bytes || (*trials)[1].headroom_bytes);
+  EXPECT_TRUE(journal->Trials(*guard)->empty());
+
+  auto events = journal->Events(*guard);
+  ASSERT_TRUE(events);
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ((*events)[0].type, "trigger");
+  EXPECT_DOUBLE_EQ((*events)[0].monotonic_s, 12.5);
+  EXPECT_EQ((*events)[0].wall_time, "2025-03-14T09:27:05.589Z");
+  EXPECT_EQ((*events)[0].data_json, R"({"avail":1})");
+}
+
+TEST(Journal, RejectsBadWrites) {
+  TempDir tmp;
+  auto journal = Journal::Open(tmp / "journal.db");
+  ASSERT_TRUE(journal);
+  auto run = journal->BeginRun(RunKind::kGuard, {"true"}, kT0);
+  ASSERT_TRUE(run);
+  auto missing = journal->FinishRun(*run + 100, "ok", 0, "", kT0);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("no run"), std::string::npos);
+  EXPECT_FALSE(journal->FinishRun(*run, "ok", 0, "[1,2]", kT0));    // not an object
+  EXPECT_FALSE(journal->FinishRun(*run, "ok", 0, "{\"a\":", kT0));  // not JSON
+  EXPECT_FALSE(journal->FinishRun(*run, "", 0, "{}", kT0));
+  EXPECT_FALSE(journal->AddEvent(*run, "warn", 1.0, kT0, "nope"));
+  Trial trial;
+  trial.peak_bytes = ~uint64_t{0};
+  EXPECT_FALSE(journal->AddTrial(*run, trial));
+  // The foreign key: a trial of a run that does not exist.
+  auto orphan = journal->AddTrial(*run + 100, Trial{});
+  ASSERT_FALSE(orphan);
+  EXPECT_NE(orphan.error().message.find("FOREIGN KEY"), std::string::npos)
+      << orphan.error().message;
+  EXPECT_FALSE(journal->RecentRuns(0));
+  // Nothing above left a row or an open transaction behind.
+  ASSERT_TRUE(journal->FinishRun(*run, "ok", 0, "{}", kT0));
+  EXPECT_TRUE(journal->Trials(*run)->empty());
+}
+
+// Two processes, 200 runs each, started together through a pipe: every insert lands.
+TEST(Journal, ConcurrentWritersBothSucceed) {
+  TempDir tmp;
+  const fs::path path = tmp / "journal.db";  // not created yet: both race to create it too
+  constexpr int kRunsEach = 200;
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  std::vector<pid_t> children;
+  for (int child = 0; child < 2; ++child) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      close(go[1]);
+      char c;
+      (void)!read(go[0], &c, 1);  // returns 0 when the parent closes its end: go
+      auto journal = Journal::Open(path);
+      if (!journal) {
+        std::fprintf(stderr, "child %d: %s\n", child, journal.error().message.c_str());
+        _exit(1);
+      }
+      for (int i = 0; i < kRunsEach; ++i) {
+        auto run = journal->BeginRun(RunKind::kSweep, {"child", std::to_string(child)}, kT0);
+        if (!run || !journal->FinishRun(*run, "ok", 0, "{}", kT0)) {
+          std::fprintf(stderr, "child %d run %d failed\n", child, i);
+          _exit(1);
+        }
+      }
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  close(go[0]);
+  close(go[1]);
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
+  auto journal = Journal::Open(path);
+  ASSERT_TRUE(journal) << journal.error().message;
+  auto runs = journal->RecentRuns(10 * kRunsEach);
+  ASSERT_TRUE(runs);
+  ASSERT_EQ(runs->size(), 2u * kRunsEach);
+  std::map<std::string, int> per_child;
+  std::set<int64_t> ids;
+  for (const RunRow& r : *runs) {
+    ++per_child[r.command.at(1)];
+    ids.insert(r.id);
+    EXPECT_EQ(r.status, "ok");
+  }
+  EXPECT_EQ(per_child["0"], kRunsEach);
+  EXPECT_EQ(per_child["1"], kRunsEach);
+  EXPECT_EQ(ids.size(), 2u * kRunsEach);
+}
+
+TEST(Journal, CorruptFileIsAnErrorNamingThePath) {
+  TempDir tmp;
+  const fs::path path = tmp / "journal.db";
+  std::string garbage(4096, '\0');
+  for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>(i * 37 + 11);
+  std::ofstream(path, std::ios::binary) << garbage;
+  for (bool read_only : {false, true}) {
+    auto journal = Journal::Open(path, JournalOptions{.read_only = read_only});
+    ASSERT_FALSE(journal);
+    const std::string& m = journal.error().message;
+    EXPECT_NE(m.find(path.string()), std::string::npos) << m;
+    EXPECT_NE(m.find("not a database"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos);
+  }
+  EXPECT_EQ(ReadBytes(path), garbage);  // never written to
+}
+
+TEST(Journal, NewerSchemaIsRefusedWithoutWriting) {
+  TempDir tmp;
+  const fs::path path = tmp / "journal.db";
+  RawExec(path, "CREATE TABLE runs (id INTEGER PRIMARY KEY); PRAGMA user_version = 3;");
+  const std::string before = ReadBytes(path);
+  for (bool read_only : {false, true}) {
+    auto journal = Journal::Open(path, JournalOptions{.read_only = read_only});
+    ASSERT_FALSE(journal);
+    EXPECT_EQ(journal.error().message,
+              "journal: open(" + path.string() +
+                  "): schema version 3 is newer than this headroom (1); upgrade headroom");
+  }
+  EXPECT_EQ(ReadBytes(path), before);
+}
+
+TEST(Journal, AnotherProgramsDatabaseIsRefused) {
+  TempDir tmp;
+  const fs::path other = tmp / "other.db";
+  RawExec(other, "CREATE TABLE notes (text TEXT);");
+  auto journal = Journal::Open(other);
+  ASSERT_FALSE(journal);
+  EXPECT_NE(journal.error().message.find("not a headroom journal"), std::string::npos);
+  const fs::path tagged = tmp / "tagged.db";
+  RawExec(tagged, "PRAGMA application_id = 42; CREATE TABLE t (x);");
+  auto j2 = Journal::Open(tagged);
+  ASSERT_FALSE(j2);
+  EXPECT_NE(j2.error().message.find("application_id 0x2a"), std::string::npos)
+      << j2.error().message;
+}
+
+TEST(Journal, UnwritablePlaceIsAnErrorNamingThePath) {
+  TempDir tmp;
+  // A regular file where a directory should be: fails even for root.
+  std::ofstream(tmp / "plain-file") << "x";
+  auto journal = Journal::Open(tmp / "plain-file/headroom/journal.db");
+  ASSERT_FALSE(journal);
+  EXPECT_NE(journal.error().message.find((tmp / "plain-file").string()), std::string::npos);
+  EXPECT_NE(journal.error().message.find("Not a directory"), std::string::npos)
+      << journal.error().message;
+  // A directory without write permission; root writes anyway, so only checked as a user.
+  if (geteuid() != 0) {
+    fs::create_directories(tmp / "locked");
+    fs::permissions(tmp / "locked", fs::perms::owner_read | fs::perms::owner_exec);
+    auto denied = Journal::Open(tmp / "locked/journal.db");
+    ASSERT_FALSE(denied);
+    EXPECT_NE(denied.error().message.find((tmp / "locked/journal.db").string()), std::string::npos);
+    EXPECT_NE(denied.error().message.find("Permission denied"), std::string::npos)
+        << denied.error().message;
+    auto nested = Journal::Open(tmp / "locked/sub/journal.db");
+    ASSERT_FALSE(nested);
+    EXPECT_NE(nested.error().message.find("mkdir"), std::string::npos);
+  }
+  // A directory given as the journal itself.
+  fs::create_directories(tmp / "a-dir");
+  auto is_dir = Journal::Open(tmp / "a-dir");
+  ASSERT_FALSE(is_dir);
+  EXPECT_NE(is_dir.error().message.find((tmp / "a-dir").string()), std::string::npos);
+}
+
+TEST(Journal, LockHeldPastTheTimeoutIsAnError) {
+  TempDir tmp;
+  const fs::path path = tmp / "journal.db";
+  auto journal = Journal::Open(path, JournalOptions{.busy_timeout = milliseconds(100)});
+  ASSERT_TRUE(journal);
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  const auto start = std::chrono::steady_clock::now();
+  auto run = journal->BeginRun(RunKind::kGuard, {"true"}, kT0);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(run);
+  EXPECT_NE(run.error().message.find(path.string()), std::string::npos);
+  EXPECT_NE(run.error().message.find("locked"), std::string::npos) << run.error().message;
+  EXPECT_GE(waited, milliseconds(90));
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  EXPECT_TRUE(journal->BeginRun(RunKind::kGuard, {"true"}, kT0));  // free again
+}
+
+TEST(Journal, ReadOnlyNeverCreatesOrWrites) {
+  TempDir tmp;
+  auto missing = Journal::Open(tmp / "nope.db", JournalOptions{.read_only = true});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find((tmp / "nope.db").string()), std::string::npos);
+  EXPECT_FALSE(fs::exists(tmp / "nope.db"));
+  // An empty file (SQLite's empty database) reads as no runs and stays empty.
+  std::ofstream(tmp / "empty.db").close();
+  auto empty = Journal::Open(tmp / "empty.db", JournalOptions{.read_only = true});
+  ASSERT_TRUE(empty) << empty.error().message;
+  EXPECT_EQ(empty->schema_version(), 0);
+  EXPECT_TRUE(empty->RecentRuns(5)->empty());
+  auto refused = empty->BeginRun(RunKind::kGuard, {"true"}, kT0);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("read-only"), std::string::npos);
+  EXPECT_EQ(fs::file_size(tmp / "empty.db"), 0u);
+}
+
+}  // namespace
+}  // namespace headroom
