@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "run/guard.h"
 #include "run/torch_cap.h"
+#include "store/journal.h"
 #include "sys/meminfo.h"
 
 namespace headroom {
@@ -98,6 +99,8 @@ nlohmann::json SummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn)
 
 int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::string min_available, warn_available, require_available, grace = "3s", events_path, root_dir, pid;
+  std::string journal_flag;
+  bool no_journal = false;
   bool json = false, psi_kill = false, no_cgroup = false, torch_cap = false;
   std::vector<std::string> command;
   CLI::App app{fmt::format(
@@ -121,6 +124,8 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_flag("--json", json, "print the summary as JSON");
   app.add_flag("--torch-cap", torch_cap, "PyTorch jobs: cap torch's allocator below the kill level (set_per_process_memory_fraction), so the job gets a catchable OOM first");
   app.add_option("--root", root_dir, "read proc/ below this directory instead of /");
+  app.add_option("--journal", journal_flag, "record the run in this journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db; see headroom history)");
+  app.add_flag("--no-journal", no_journal, "do not record the run");
   app.add_option("command", command, "the job, after --");
   if (auto status = ParseFlags(app, env, "guard", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
@@ -188,11 +193,44 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
         throw UsageError{fmt::format("--events: cannot open {}: {}", events_path, std::strerror(errno))};
       }
     }
+    // The journal records the run; a journal that cannot be opened or written is a note,
+    // never a reason to leave the job unguarded.
+    std::optional<Journal> journal;
+    std::optional<int64_t> run_id;
+    std::string journal_note;
+    if (!no_journal) {
+      auto path = ResolveJournalPath(journal_flag, std::getenv);
+      auto opened = path ? Journal::Open(*path) : Result<Journal>(path.error());
+      if (opened) {
+        journal.emplace(std::move(*opened));
+        std::vector<std::string> recorded = command;
+        if (recorded.empty()) recorded = {"--pid", pid};
+        auto id = journal->BeginRun(RunKind::kGuard, recorded, std::chrono::system_clock::now());
+        if (id) run_id = *id;
+        else journal_note = id.error().message;
+      } else {
+        journal_note = opened.error().message;
+      }
+    }
     GuardEvents events(events_file);
     auto summary = RunGuard(root, opt, events, env.err);
     if (events_file) std::fclose(events_file);
     if (cap) cap->Remove();
-    if (!summary) throw UsageError{summary.error().message};
+    if (!summary) {
+      if (journal && run_id) {
+        (void)journal->FinishRun(*run_id, "error", kExitUsage, "", std::chrono::system_clock::now());
+      }
+      throw UsageError{summary.error().message};
+    }
+    if (journal && run_id) {
+      const std::string status = summary->killed ? "killed-by-guard" : "exited";
+      auto done = journal->FinishRun(*run_id, status, summary->exit_status,
+                                     SummaryJson(*summary, opt.min_available_bytes,
+                                                 opt.warn_available_bytes).dump(),
+                                     std::chrono::system_clock::now());
+      if (!done) journal_note = done.error().message;
+    }
+    if (!journal_note.empty()) summary->notes.push_back("not recorded in the journal: " + journal_note);
     if (json) {
       std::fprintf(env.out, "%s\n", SummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(2).c_str());
     } else {

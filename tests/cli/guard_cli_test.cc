@@ -391,3 +391,32 @@ TEST(GuardTorchCap, WithoutTorchTheJobRunsUntouched) {
 
 }  // namespace
 }  // namespace headroom
+
+namespace headroom {
+namespace {
+
+TEST(GuardJournal, RecordsTheRunForHistory) {
+  TempDir dir;
+  const std::string journal = dir.File("journal.db");
+  const auto r = RunCli({"guard", "--journal", journal, "--min-available", "64M", "--", "sh", "-c",
+                         "exit 3"});
+  ASSERT_EQ(r.status, 3) << r.err;
+  const auto h = RunCli({"history", "--journal", journal, "--json"});
+  ASSERT_EQ(h.status, 0) << h.err;
+  const auto j = nlohmann::json::parse(h.out);
+  ASSERT_EQ(j["runs"].size(), 1u) << h.out;
+  const auto& run = j["runs"][0];
+  EXPECT_EQ(run["kind"], "guard");
+  EXPECT_EQ(run["exit_status"], 3);
+  EXPECT_EQ(run["status"], "exited");
+  EXPECT_EQ(run["summary"]["job_exit_code"], 3);
+  // A journal that cannot be opened is a note; the job still runs and its status comes back.
+  std::ofstream(dir.File("plain-file")) << "x";  // a file where a directory should be
+  const auto bad = RunCli({"guard", "--journal", dir.File("plain-file") + "/j.db",
+                           "--min-available", "64M", "--", "sh", "-c", "exit 4"});
+  EXPECT_EQ(bad.status, 4);
+  EXPECT_NE(bad.err.find("not recorded in the journal"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace headroom
