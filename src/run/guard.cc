@@ -50,7 +50,10 @@ constexpr double kAssumedFillBytesPerSecond = 20e9;
 constexpr double kFastFallBytesPerSecond = 1e9;
 constexpr int kMinPeriodMs = 10;
 constexpr int kMaxPeriodMs = 100;
-constexpr double kRssSampleSeconds = 0.25;
+// Summing the tree's RSS walks all of /proc (about 10 us per process): every 250 ms near
+// the level, every 2 s far from it, where idle CPU matters more than a finer peak.
+constexpr double kRssSampleNearSeconds = 0.25;
+constexpr double kRssSampleFarSeconds = 2.0;
 
 double MonoSeconds() {
   timespec ts{};
@@ -182,10 +185,16 @@ class JobTree {
     }).detach();
   }
 
+  // The tree's RSS through the child links (cheap: only the tree's files); the full scan
+  // where the kernel has no children files.
   uint64_t RssBytes() const {
     const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     uint64_t total = 0;
-    for (const ProcStat& m : Members()) total += m.rss_pages * page;
+    auto linked = DescendantsByChildLinks(root_, anchor_);
+    for (const ProcStat& m : linked ? *linked : Members()) total += m.rss_pages * page;
+    if (!anchor_is_guard_ && linked) {
+      if (auto s = ReadProcStat(root_, job_)) total += s->rss_pages * page;
+    }
     return total;
   }
 
@@ -447,7 +456,8 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       events.Emit("kill", fmt::format("\"processes\":{},\"after_term_s\":{:.3f}", n,
                                       now - (deadline - std::chrono::duration<double>(opt.grace).count())));
     }
-    if (now - last_rss_t >= kRssSampleSeconds) {
+    const bool near = available < 2 * opt.min_available_bytes || rate > kFastFallBytesPerSecond;
+    if (now - last_rss_t >= (near || triggered ? kRssSampleNearSeconds : kRssSampleFarSeconds)) {
       last_rss_t = now;
       sum.peak_tree_rss_bytes = std::max(sum.peak_tree_rss_bytes, tree.RssBytes());
     }

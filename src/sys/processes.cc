@@ -3,6 +3,7 @@
 #include <dirent.h>
 
 #include <charconv>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <vector>
@@ -91,6 +92,48 @@ std::vector<ProcStat> Descendants(const SysRoot& root, pid_t ancestor) {
       frontier.push_back(it->second.pid);
       out.push_back(it->second);
     }
+  }
+  return out;
+}
+
+std::optional<std::vector<ProcStat>> DescendantsByChildLinks(const SysRoot& root,
+                                                             pid_t ancestor) {
+  std::vector<ProcStat> out;
+  std::vector<pid_t> frontier{ancestor};
+  std::set<pid_t> seen{ancestor};
+  bool any_children_file = false;
+  while (!frontier.empty()) {
+    const pid_t pid = frontier.back();
+    frontier.pop_back();
+    DIR* tasks = ::opendir(root.Path(fmt::format("proc/{}/task", pid)).c_str());
+    if (!tasks) continue;  // gone since its parent listed it
+    while (const dirent* e = ::readdir(tasks)) {
+      if (e->d_name[0] == '.') continue;
+      auto text = root.ReadFile(fmt::format("proc/{}/task/{}/children", pid, e->d_name), 1 << 20);
+      if (!text) continue;
+      any_children_file = true;
+      size_t i = 0;
+      while (i < text->size()) {
+        while (i < text->size() && (*text)[i] == ' ') ++i;
+        size_t j = i;
+        while (j < text->size() && (*text)[j] != ' ' && (*text)[j] != '\n') ++j;
+        pid_t child = 0;
+        if (j > i && ToNumber(std::string_view(*text).substr(i, j - i), &child) &&
+            seen.insert(child).second) {
+          if (auto st = ReadProcStat(root, child)) {
+            out.push_back(std::move(*st));
+            frontier.push_back(child);
+          }
+        }
+        i = j + 1;
+      }
+    }
+    ::closedir(tasks);
+  }
+  // No children file even for the ancestor itself: the kernel lacks CONFIG_PROC_CHILDREN.
+  if (!any_children_file &&
+      !std::filesystem::exists(root.Path(fmt::format("proc/{}/task/{}/children", ancestor, ancestor)))) {
+    return std::nullopt;
   }
   return out;
 }

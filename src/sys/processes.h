@@ -43,6 +43,11 @@ std::vector<pid_t> ListPids(const SysRoot& root);
 // included (they still hold their pid until reaped).
 std::vector<ProcStat> Descendants(const SysRoot& root, pid_t ancestor);
 
+// The same through proc/PID/task/TID/children (CONFIG_PROC_CHILDREN): reads only the
+// tree's own files, so its cost follows the tree's size, not the machine's process count.
+// nullopt when the kernel has no children files (then use Descendants).
+std::optional<std::vector<ProcStat>> DescendantsByChildLinks(const SysRoot& root, pid_t ancestor);
+
 // VmRSS from the text of /proc/PID/status, in bytes.
 std::optional<uint64_t> ParseStatusRssBytes(std::string_view status_text);
 

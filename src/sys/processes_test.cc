@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <set>
 
 namespace headroom {
 namespace {
@@ -58,6 +59,34 @@ TEST(ProcStat, ReadsThisProcessAndFindsChildren) {
   waitpid(child, nullptr, 0);
   EXPECT_TRUE(found);
   EXPECT_FALSE(ReadProcStat(root, child));
+}
+
+TEST(ProcStat, ChildLinksFindTheSameTreeAsAFullScan) {
+  const SysRoot root("/");
+  const pid_t child = fork();
+  if (child == 0) {
+    const pid_t grandchild = fork();
+    if (grandchild == 0) {
+      pause();
+      _exit(0);
+    }
+    pause();
+    _exit(0);
+  }
+  usleep(100000);
+  auto linked = DescendantsByChildLinks(root, getpid());
+  const auto scanned = Descendants(root, getpid());
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(linked) << "no children files";
+  std::set<pid_t> a, b;
+  for (const auto& p : *linked) a.insert(p.pid);
+  for (const auto& p : scanned) b.insert(p.pid);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.size(), 2u);  // the child and the grandchild (killed with it below)
+  for (pid_t p : a) {
+    if (p != child) kill(p, SIGKILL);
+  }
 }
 
 TEST(ProcStatus, VmRss) {
