@@ -8,26 +8,32 @@ Method (shared/reference/guard_peers.md section 7, adapted; docs/guard-benchmark
     under test must signal it when MemAvailable falls to T.
   * Ground truth is a 1 ms MemAvailable sampler (bench/mem_sampler.c, compiled here with cc).
     t_cross is the first sample meeting the guard's own predicate (ours: MemAvailable < T;
-    earlyoom 1.7 with -M: 100*MA/MemTotal <= 100*T/MemTotal), interpolated between samples.
+    earlyoom 1.7 with -M: 100*MA/MemTotal <= 100*T/MemTotal); between samples, MemAvailable
+    is the earlier sample minus what the balloon touched since (from its chunk log).
   * The balloon's SIGTERM handler stores the arrival time (t_term) and its byte count in a
     shared progress file, next to a per-4-MiB-chunk (t, bytes) log.
       detect_ms  = t_signal - t_cross
       past_mib   = balloon bytes at t_signal - balloon bytes at t_cross
       lowest     = lowest MemAvailable reached minus T
       empty_ms   = time the balloon was reaped (ours: the guard's exit event; earlyoom: the
-                   harness's waitpid) minus t_cross; exit_ms = its pidfd POLLIN time minus t_cross
+                   harness's waitpid) minus t_cross; sig_to_exit_ms = its pidfd POLLIN time
+                   minus t_signal, the same instrument for both guards
+    measured GB/s is the balloon's rate over the 256 MiB before the crossing (or the signal).
     When our guard fires before the crossing ("projected"), MemAvailable never reaches T:
     past_mib is then minus the headroom left at the signal (MemAvailable - T, from the
     sampler) and detect_ms that headroom divided by the local fill rate (both negative).
     When the guard sends SIGKILL at once (its "severe" path: MemAvailable / fall rate under
-    --grace), the balloon cannot time the signal; t_signal is then the guard's own trigger
-    event (CLOCK_MONOTONIC, written just after the signal), marked signal_source=guard-event.
+    --grace), the balloon cannot time the signal; t_signal is then the balloon's last chunk
+    (signal_source=balloon-last-chunk: the kill lands within one chunk time after it). The
+    guard's trigger event, written after its signal pass, is kept as a cross-check.
   * Safety: T is relative to A0; the balloon is capped at 5 GiB and --timeout 30s; the harness
     kills it 3 s after it reaches the cap; it runs inside a cgroup-v1 memory limit of
     5.5 GiB when one can be made (the backstop); no two guards ever run together; every
     process is killed and reaped at the end of each run, the balloon's pidfile pids included.
   * Rates 0.25, 1, 4, 8 GB/s and unthrottled, N runs per cell, guards interleaved (A, B, A,
-    B ...), after a warm-up that touches and frees 6 GiB. Then 60 s idle per guard for CPU.
+    B ...), after a warm-up that touches and frees 6 GiB; runs of 1 GB/s and up are preceded
+    by a 5 GiB pre-touch (free page reporting on a VM returns idle memory to the host, and
+    faulting it back runs at ~1 GB/s). First, 60 s idle per guard: its CPU time.
 
 Needs: Linux, root or a writable v1 memory cgroup for the backstop (optional), cc, the
 headroom and balloon binaries (cmake --build BUILD --target headroom balloon) and, for the
@@ -62,6 +68,7 @@ MIN_AVAILABLE_TO_RUN = CAP_BYTES + 4 * GiB  # refuse a run when A0 is below this
 BALLOON_TIMEOUT_S = 30
 CAP_HOLD_KILL_S = 3.0           # no signal this long after the cap: the harness kills
 CHUNK = 4 * MiB
+OVERSHOOT_FLOOR_MIB = 1.0  # overshoot ratios divide by max(ours, this): ours is often <= 0
 
 RATES = [("0.25GB/s", "250MB"), ("1GB/s", "1GB"), ("4GB/s", "4GB"), ("8GB/s", "8GB"),
          ("unthrottled", "0")]
@@ -144,6 +151,18 @@ def proc_runtime_ns(pid):
         except OSError:
             pass
     return total
+
+
+def children_of(pid):
+    """Direct children of pid (from /proc/PID/task/*/children)."""
+    out = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(x) for x in f.read().split()]
+    except OSError:
+        pass
+    return out
 
 
 def proc_status_kib(pid, key):
@@ -236,7 +255,7 @@ class Sampler:
     def read(self):
         with open(self.path, "rb") as f:
             data = f.read()
-        magic, version, count, capacity, period_ns, late = struct.unpack_from("<8s5Q", data, 0)
+        magic, version, count, capacity, period_ns, late, realtime = struct.unpack_from("<8s6Q", data, 0)
         if magic != b"MEMSAMP\0" or version != 1:
             raise RuntimeError("bad sampler file")
         t, avail, anon = [], [], []
@@ -245,7 +264,7 @@ class Sampler:
             t.append(a)
             avail.append(b * KiB)
             anon.append(c * KiB)
-        return {"t": t, "avail": avail, "anon": anon, "late": late}
+        return {"t": t, "avail": avail, "anon": anon, "late": late, "realtime": realtime}
 
 
 def build_sampler(workdir):
@@ -310,13 +329,62 @@ def bytes_at(prog, t):
     return float(pts[-1][1])
 
 
-def avail_at(s, t):
-    ts, av = s["t"], s["avail"]
-    for i in range(1, len(ts)):
-        if ts[i] >= t:
-            t0, t1, a0, a1 = ts[i - 1], ts[i], av[i - 1], av[i]
-            return a0 + (a1 - a0) * (t - t0) / max(1, t1 - t0)
-    return float(av[-1]) if av else None
+def time_at_bytes(prog, b):
+    """When the balloon's byte count reached b (ns, interpolated); None if it never did."""
+    pts = [(prog["t_start_ns"], 0)] + prog["log"]
+    if b <= 0:
+        return pts[0][0]
+    for (t0, b0), (t1, b1) in zip(pts, pts[1:]):
+        if b1 >= b:
+            return t0 + (t1 - t0) * (b - b0) / max(1, b1 - b0)
+    return None
+
+
+def find_crossing(samples, prog, level, pred, t_start, t_stop):
+    """First time MemAvailable met the guard's predicate, before t_stop (the signal).
+
+    Between samples k and k+1 MemAvailable is taken as sample k minus what the balloon
+    touched since t_k (its chunk log has sub-ms timestamps), so a sampler that was late
+    cannot hide or delay the crossing. A sample that meets the predicate without the
+    balloon explaining it (another process allocated) counts too, interpolated linearly.
+    Returns (t_ns, "balloon-log" | "sample") or (None, "").
+    """
+    ts, av = samples["t"], samples["avail"]
+    stop = t_stop if t_stop is not None else float("inf")
+    for k in range(len(ts)):
+        if ts[k] > stop:
+            break
+        t_next = ts[k + 1] if k + 1 < len(ts) else float("inf")
+        if t_next < t_start:
+            continue
+        if pred(av[k]):
+            if k == 0 or ts[k] < t_start:
+                continue
+            a_prev, a_now = av[k - 1], av[k]
+            frac = (a_prev - level) / (a_prev - a_now) if a_prev > a_now else 1.0
+            return ts[k - 1] + (ts[k] - ts[k - 1]) * min(1.0, max(0.0, frac)), "sample"
+        if prog is None:
+            continue
+        t_c = time_at_bytes(prog, bytes_at(prog, max(ts[k], t_start)) + (av[k] - level))
+        if t_c is not None and t_c <= min(t_next, stop):
+            return max(t_c, ts[k]), "balloon-log"
+    return None, ""
+
+
+def headroom_at(samples, prog, level, t):
+    """MemAvailable - level at time t: the last sample at or before t minus what the balloon
+    touched since. (Interpolating toward the next sample would be wrong: after the signal
+    the balloon exits and MemAvailable jumps back up.)"""
+    ts, av = samples["t"], samples["avail"]
+    k = None
+    for i in range(len(ts)):
+        if ts[i] <= t:
+            k = i
+        else:
+            break
+    if k is None:
+        return None
+    return av[k] - level - (bytes_at(prog, t) - bytes_at(prog, ts[k]))
 
 
 class ExitWatcher(threading.Thread):
@@ -352,7 +420,7 @@ class ExitWatcher(threading.Thread):
 class Backstop:
     """A cgroup-v1 memory child with a hard limit, for the balloon only."""
 
-    def __init__(self, tag):
+    def __init__(self, tag, limit=MEMCG_LIMIT):
         self.dir = None
         self.note = ""
         mount = own = None
@@ -377,7 +445,7 @@ class Backstop:
         try:
             os.mkdir(d)
             with open(os.path.join(d, "memory.limit_in_bytes"), "w") as f:
-                f.write(str(MEMCG_LIMIT))
+                f.write(str(limit))
             self.dir = d
         except OSError as e:
             self.note = f"no memcg backstop: {d}: {e}"
@@ -514,16 +582,8 @@ def run_one(cfg, guard, rate_label, rate_arg, rep, run_index, workdir):
     if waited:
         notes.append(f"waited {waited:.1f}s for a foreign guard to end")
 
-    mi = meminfo()
-    a0 = mi["MemAvailable"] * KiB
-    if a0 < MIN_AVAILABLE_TO_RUN:
-        raise RuntimeError(f"MemAvailable {a0 / GiB:.1f} GiB < {MIN_AVAILABLE_TO_RUN / GiB:.0f} GiB: not safe")
-    level_kib = (a0 - MARGIN_BYTES) // KiB
-    level = level_kib * KiB
-    total = mi["MemTotal"] * KiB
-    row.update(a0_mib=round(a0 / MiB, 1), level_mib=round(level / MiB, 1),
-               mem_total_mib=round(total / MiB, 1), load1=loadavg1())
-
+    if meminfo()["MemAvailable"] * KiB < MIN_AVAILABLE_TO_RUN:
+        raise RuntimeError(f"MemAvailable below {MIN_AVAILABLE_TO_RUN / GiB:.0f} GiB: not safe to run")
     backstop = Backstop(tag)
     if backstop.note:
         notes.append(backstop.note)
@@ -538,6 +598,18 @@ def run_one(cfg, guard, rate_label, rate_arg, rep, run_index, workdir):
     pids = []
     t_job_end = None
     try:
+        if cfg.pretouch > 0 and rate_label not in cfg.no_pretouch:
+            row["pretouch_gbps"] = pretouch(cfg, backstop, cfg.pretouch)
+        # A0 and the level, read just before the run
+        mi = meminfo()
+        a0 = mi["MemAvailable"] * KiB
+        if a0 < MIN_AVAILABLE_TO_RUN:
+            raise RuntimeError(f"MemAvailable {a0 / GiB:.1f} GiB < {MIN_AVAILABLE_TO_RUN / GiB:.0f} GiB: not safe")
+        level_kib = (a0 - MARGIN_BYTES) // KiB
+        level = level_kib * KiB
+        total = mi["MemTotal"] * KiB
+        row.update(a0_mib=round(a0 / MiB, 1), level_mib=round(level / MiB, 1),
+                   mem_total_mib=round(total / MiB, 1), load1=loadavg1())
         sampler.start()
         if guard == "earlyoom":
             eo = earlyoom_start(cfg, level_kib, out_path)
@@ -595,10 +667,14 @@ def run_one(cfg, guard, rate_label, rate_arg, rep, run_index, workdir):
         failcnt = backstop.failcnt()
         backstop.remove()
     row["memcg_failcnt"] = failcnt
+    others = foreign_guards()
+    if others:
+        notes.append(f"another guard appeared during the run: {others}")
 
     prog = read_progress(prog_path)
     samples = sampler.read()
     row["sampler_late"] = samples["late"]
+    row["sampler_rt"] = samples["realtime"]
     ts = samples["t"]
     row["sampler_max_gap_ms"] = round(max((b - a for a, b in zip(ts, ts[1:])), default=0) / 1e6, 2)
 
@@ -641,35 +717,40 @@ def run_one(cfg, guard, rate_label, rate_arg, rep, run_index, workdir):
         def pred(a):
             return (a / KiB) * 100.0 / total_kib <= level_pct
 
-    t_start = prog["t_start_ns"] if prog else (ts[0] if ts else 0)
-    t_cross = None
-    for i in range(1, len(ts)):
-        if ts[i] >= t_start and pred(samples["avail"][i]):
-            a_prev, a_now = samples["avail"][i - 1], samples["avail"][i]
-            frac = (a_prev - level) / (a_prev - a_now) if a_prev > a_now else 1.0
-            frac = min(1.0, max(0.0, frac))
-            t_cross = ts[i - 1] + (ts[i] - ts[i - 1]) * frac
-            break
-
     t_sig, src = None, ""
     if prog and prog["t_term_ns"]:
         t_sig, src = prog["t_term_ns"], "balloon"
     elif guard == "headroom":
+        # SIGKILL at once: the balloon cannot time it. The guard's trigger event is written
+        # after its signal pass (a few ms late); the balloon's last chunk before it died is
+        # within one chunk time (0.5 ms at 8 GB/s) before the kill, unless it sat at the cap.
+        t_ev = None
         for e in gevents:
             if e.get("type") in ("trigger", "term", "kill"):
-                t_sig, src = int(e["monotonic_s"] * 1e9), "guard-event"
+                t_ev = int(e["monotonic_s"] * 1e9)
                 break
+        if t_ev is not None:
+            row["_t_event"] = t_ev
+            t_sig, src = t_ev, "guard-event"
+            if prog and prog["log"] and not prog["t_cap_ns"] and prog["log"][-1][0] <= t_ev:
+                t_sig, src = prog["log"][-1][0], "balloon-last-chunk"
+            row["event_minus_signal_ms"] = round((t_ev - t_sig) / 1e6, 3)
     # How the guard's event time compares with the balloon's own clock (validates guard-event)
     if guard == "headroom" and prog and prog["t_term_ns"]:
         for e in gevents:
-            if e.get("type") == "term":
-                row["event_minus_term_ms"] = round((e["monotonic_s"] * 1e9 - prog["t_term_ns"]) / 1e6, 3)
+            if e.get("type") == "trigger":
+                row["event_minus_signal_ms"] = round((e["monotonic_s"] * 1e9 - prog["t_term_ns"]) / 1e6, 3)
     row["signal_source"] = src
 
-    # Local fill rate: over the last 256 MiB (64 chunks) before the signal
+    t_start = prog["t_start_ns"] if prog else (ts[0] if ts else 0)
+    t_cross, how = find_crossing(samples, prog, level, pred, t_start, t_sig)
+    row["crossing_from"] = how
+    # Fill rate at the level: over the 256 MiB (64 chunks) before the crossing, or before
+    # the signal when that came first. (Not before a late signal: past the pre-touched
+    # region the VM's faults can slow down, which says nothing about the approach.)
     rate_local = rate_avg = None
     if prog and prog["log"]:
-        end_t = t_sig or prog["log"][-1][0]
+        end_t = min(x for x in (t_sig, t_cross, prog["log"][-1][0]) if x is not None)
         pts = [(t, b) for t, b in [(prog["t_start_ns"], 0)] + prog["log"] if t <= end_t]
         if len(pts) >= 2:
             win = pts[-65:]
@@ -679,30 +760,46 @@ def run_one(cfg, guard, rate_label, rate_arg, rep, run_index, workdir):
                 rate_avg = pts[-1][1] / ((pts[-1][0] - pts[0][0]) / 1e9)
     row["rate_local_gbps"] = round(rate_local / 1e9, 3) if rate_local else None
     row["rate_avg_gbps"] = round(rate_avg / 1e9, 3) if rate_avg else None
+    if t_cross is not None and t_sig is not None and t_sig > t_cross + 1e6 and prog:
+        row["rate_after_cross_gbps"] = round(
+            (bytes_at(prog, t_sig) - bytes_at(prog, t_cross)) / ((t_sig - t_cross) / 1e9) / 1e9, 3)
 
     row["crossed"] = 1 if t_cross is not None else 0
     row["signalled"] = 1 if t_sig is not None else 0
     detect = past = past_s = t_ref = None
+    head_sig = headroom_at(samples, prog, level, t_sig) if (t_sig is not None and prog) else None
+    if head_sig is not None and src == "balloon-last-chunk":
+        # The kill landed between the last chunk and the guard's event (or the exit): a
+        # sample in that window that is lower (another process allocated) is the better value.
+        t_hi = min(x for x in (row.get("_t_event"), watcher.t_exit if watcher else None) if x) \
+            if (row.get("_t_event") or (watcher and watcher.t_exit)) else t_sig
+        window = [a - level for t, a in zip(ts, samples["avail"]) if t_sig <= t <= t_hi]
+        if window:
+            head_sig = min(head_sig, min(window))
+    if head_sig is not None:
+        past_s = -head_sig / MiB
     if t_sig is not None and prog:
-        a_sig = avail_at(samples, t_sig)
-        past_s = (level - a_sig) / MiB if a_sig is not None else None
         if t_cross is not None:
             t_ref = t_cross
             detect = (t_sig - t_cross) / 1e6
             past = (bytes_at(prog, t_sig) - bytes_at(prog, t_cross)) / MiB
-        elif a_sig is not None and rate_local:
-            headroom = a_sig - level  # > 0: fired before the crossing
-            past = -headroom / MiB
-            detect = -headroom / rate_local * 1e3
-            t_ref = t_sig + headroom / rate_local * 1e9
+        elif head_sig is not None and rate_local:
+            # fired before the crossing: head_sig > 0 bytes were still left above the level
+            past = -head_sig / MiB
+            detect = -head_sig / rate_local * 1e3
+            t_ref = t_sig + head_sig / rate_local * 1e9
             notes.append("fired before the crossing")
     row["detect_ms"] = round(detect, 3) if detect is not None else None
     row["past_mib"] = round(past, 2) if past is not None else None
     row["past_mib_sampler"] = round(past_s, 2) if past_s is not None else None
     row["bytes_at_signal_mib"] = round(bytes_at(prog, t_sig) / MiB, 1) if (prog and t_sig) else None
 
-    lo = [a for t, a in zip(ts, samples["avail"]) if t >= t_start]
-    row["lowest_minus_level_mib"] = round((min(lo) - level) / MiB, 2) if lo else None
+    # Lowest MemAvailable: the samples, and the estimate at the signal (a sampler gap can
+    # miss the bottom of the dip; the balloon stops growing at the signal).
+    lo = [a - level for t, a in zip(ts, samples["avail"]) if t >= t_start]
+    if head_sig is not None:
+        lo.append(head_sig)
+    row["lowest_minus_level_mib"] = round(min(lo) / MiB, 2) if lo else None
     if t_ref is not None and watcher is not None and watcher.t_exit:
         row["exit_ms"] = round((watcher.t_exit - t_ref) / 1e6, 3)
     t_empty = None
@@ -714,6 +811,10 @@ def run_one(cfg, guard, rate_label, rate_arg, rep, run_index, workdir):
         t_empty = watcher.t_reaped
     if t_ref is not None and t_empty:
         row["empty_ms"] = round((t_empty - t_ref) / 1e6, 3)
+    if t_sig is not None and t_empty:
+        row["sig_to_empty_ms"] = round((t_empty - t_sig) / 1e6, 3)
+    if t_sig is not None and watcher is not None and watcher.t_exit and not watcher.missed:
+        row["sig_to_exit_ms"] = round((watcher.t_exit - t_sig) / 1e6, 3)
     if watcher is not None and watcher.missed:
         notes.append("balloon exit time missed (pidfd_open failed)")
     row["notes"] = "; ".join(notes)
@@ -725,10 +826,10 @@ def run_one(cfg, guard, rate_label, rate_arg, rep, run_index, workdir):
 CSV_FIELDS = ["schema", "run", "guard", "rate_cell", "rep", "a0_mib", "level_mib", "mem_total_mib",
               "load1", "memcg", "memcg_failcnt", "crossed", "signalled", "signal_source",
               "detect_ms", "past_mib", "past_mib_sampler", "lowest_minus_level_mib", "exit_ms",
-              "empty_ms", "rate_local_gbps", "rate_avg_gbps", "bytes_at_signal_mib",
+              "empty_ms", "sig_to_empty_ms", "sig_to_exit_ms", "rate_local_gbps", "rate_avg_gbps", "rate_after_cross_gbps", "bytes_at_signal_mib",
               "guard_exit", "guard_reason", "guard_signal_path", "guard_cross_to_signal_ms",
-              "guard_cross_to_empty_ms", "guard_trigger_minus_level_mib", "event_minus_term_ms",
-              "earlyoom_victims", "sampler_late", "sampler_max_gap_ms", "guard_notes", "notes"]
+              "guard_cross_to_empty_ms", "guard_trigger_minus_level_mib", "event_minus_signal_ms",
+              "earlyoom_victims", "pretouch_gbps", "crossing_from", "sampler_rt", "sampler_late", "sampler_max_gap_ms", "guard_notes", "notes"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -741,7 +842,7 @@ def warmup(cfg, passes):
         if a0 < 6 * GiB + MIN_AVAILABLE_TO_RUN - CAP_BYTES:
             log("warm-up skipped: not enough MemAvailable")
             return
-        backstop = Backstop(f"guard_reaction-{os.getpid()}-warmup{i}")
+        backstop = Backstop(f"guard_reaction-{os.getpid()}-warmup{i}", 6 * GiB + GiB // 2)
         p = subprocess.Popen(backstop.wrap([cfg.balloon, "--cap", "6G", "--mode", cfg.mode,
                                             "--hold", "0", "--timeout", "30s"]),
                              stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
@@ -755,11 +856,33 @@ def warmup(cfg, passes):
         log(f"warm-up pass {i + 1}/{passes}: 6 GiB touched and freed in {time.monotonic() - t0:.2f} s")
 
 
+def pretouch(cfg, backstop, gib):
+    """Touch and free `gib` GiB right before a run. On a VM with free page reporting
+    (virtio-balloon, as here) memory freed for ~2 s goes back to the host and the next
+    faults run at 0.5-1.5 GB/s instead of 10-17 GB/s; this keeps the run's pages guest-backed.
+    Returns the rate it reached (GB/s)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(backstop.wrap([cfg.balloon, "--cap", str(int(gib * GiB)), "--mode", cfg.mode,
+                                        "--hold", "0", "--timeout", "20s"]),
+                         stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    _live.append(p)
+    try:
+        p.wait(timeout=30)
+    finally:
+        kill_popen(p)
+    return round(gib * GiB / (time.monotonic() - t0) / 1e9, 2)
+
+
 def idle_cpu(cfg, guard, seconds, workdir):
     """CPU time of a guard left alone for `seconds` with a level far below MemAvailable."""
     level_kib = 2 * GiB // KiB
     path = os.path.join(workdir, f"idle-{guard}.out")
-    p = job_sleep = None
+    for _ in range(120):
+        if not foreign_guards():
+            break
+        time.sleep(0.5)
+    p = None
+    job_pids = []
     try:
         if guard == "headroom":
             outf = open(path, "wb")
@@ -771,6 +894,7 @@ def idle_cpu(cfg, guard, seconds, workdir):
         else:
             p = earlyoom_start(cfg, level_kib, path)
         time.sleep(1.0)
+        job_pids = children_of(p.pid) if guard == "headroom" else []
         ticks0, nice = proc_stat(p.pid)
         ns0 = proc_runtime_ns(p.pid)
         t0 = time.monotonic()
@@ -781,10 +905,8 @@ def idle_cpu(cfg, guard, seconds, workdir):
         rss = proc_status_kib(p.pid, "VmRSS")
     finally:
         kill_popen(p, 3.0)
-        for pid in [int(x) for x in os.listdir("/proc") if x.isdigit()]:
-            argv = read_cmdline(pid)
-            if argv[:2] == ["sleep", str(int(seconds) + 30)] and pid != os.getpid():
-                kill_pid_if(pid, "sleep")
+        for pid in job_pids:  # the guard's `sleep` job, should the guard have left it
+            kill_pid_if(pid, "sleep")
     hz = os.sysconf("SC_CLK_TCK")
     polls = None
     if guard == "headroom":
@@ -806,9 +928,10 @@ def idle_cpu(cfg, guard, seconds, workdir):
 def summarize(rows, rate_labels, guards):
     lines = []
     hdr = ("| guard | rate cell | n | signalled | detect ms median / p95 / max | MiB past level median / p95 / max "
-           "| lowest MemAvailable - T, MiB (worst / median) | empty ms median | measured GB/s median (min-max) |")
+           "| lowest MemAvailable - T, MiB (worst / median) | empty ms after crossing, median "
+           "| signal to exit ms, median | measured GB/s median (min-max) |")
     lines.append(hdr)
-    lines.append("|" + "---|" * 9)
+    lines.append("|" + "---|" * 10)
     cells = {}
     for rl in rate_labels:
         for g in guards:
@@ -819,6 +942,7 @@ def summarize(rows, rate_labels, guards):
             past = [r["past_mib"] for r in rs if r["past_mib"] is not None]
             low = [r["lowest_minus_level_mib"] for r in rs if r["lowest_minus_level_mib"] is not None]
             emp = [r["empty_ms"] for r in rs if r.get("empty_ms") is not None]
+            s2e = [r["sig_to_exit_ms"] for r in rs if r.get("sig_to_exit_ms") is not None]
             rate = [r["rate_local_gbps"] for r in rs if r["rate_local_gbps"]]
             cells[(g, rl)] = {"det": det, "past": past, "low": low, "n": len(rs),
                               "sig": sum(r["signalled"] for r in rs)}
@@ -831,6 +955,7 @@ def summarize(rows, rate_labels, guards):
                 f"| {g} | {rl} | {len(rs)} | {sum(r['signalled'] for r in rs)} | {trio(det)} | {trio(past)} | "
                 + (f"{min(low):.0f} / {statistics.median(low):.0f}" if low else "-") + " | "
                 + (f"{statistics.median(emp):.1f}" if emp else "-") + " | "
+                + (f"{statistics.median(s2e):.1f}" if s2e else "-") + " | "
                 + (f"{statistics.median(rate):.2f} ({min(rate):.2f}-{max(rate):.2f})" if rate else "-")
                 + " |")
     return lines, cells
@@ -857,13 +982,14 @@ def verdicts(cells, rate_labels, idle):
     for rl in rate_labels:
         a, b = cells.get(("headroom", rl)), cells.get(("earlyoom", rl))
         if a and b and a["past"] and b["past"]:
-            ours = max(statistics.median(a["past"]), 4.0)
+            ours = max(statistics.median(a["past"]), OVERSHOOT_FLOOR_MIB)
             theirs = statistics.median(b["past"])
-            ours95 = max(pct(a["past"], 95), 4.0)
+            ours95 = max(pct(a["past"], 95), OVERSHOOT_FLOOR_MIB)
             theirs95 = pct(b["past"], 95)
             out.append(f"- >= 10x less overshoot than earlyoom at {rl}: median {statistics.median(a['past']):.1f} vs "
-                       f"{theirs:.1f} MiB, ratio {theirs / ours:.1f}x (p95 ratio {theirs95 / ours95:.1f}x; ours floored "
-                       f"at one 4 MiB chunk) -> {mark(theirs / ours >= 10)}")
+                       f"{theirs:.1f} MiB, ratio {theirs / ours:.1f}x (p95 {pct(a['past'], 95):.1f} vs {theirs95:.1f} MiB, "
+                       f"ratio {theirs95 / ours95:.1f}x; ours floored at {OVERSHOOT_FLOOR_MIB:.0f} MiB) "
+                       f"-> {mark(theirs / ours >= 10)}")
     if "headroom" in idle and "earlyoom" in idle:
         a, b = idle["headroom"]["cpu_ms_per_min"], idle["earlyoom"]["cpu_ms_per_min"]
         out.append(f"- idle CPU no higher than earlyoom's: {a:.2f} vs {b:.2f} ms/min -> {mark(a <= b)}")
@@ -897,8 +1023,14 @@ def main():
                     help="idle CPU measurement per guard, seconds (0 to skip; default 60)")
     ap.add_argument("--grace", default="3s", help="our guard's --grace (default 3s)")
     ap.add_argument("--mode", default="thp", choices=["thp", "anon"], help="balloon mode (default thp)")
-    ap.add_argument("--warmup-passes", type=int, default=2,
-                    help="touch and free 6 GiB this many times first (default 2)")
+    ap.add_argument("--warmup-passes", type=int, default=1,
+                    help="touch and free 6 GiB this many times first (default 1)")
+    ap.add_argument("--pretouch", type=float, default=CAP_BYTES / GiB,
+                    help="GiB to touch and free right before each run, so the run's faults hit "
+                         "guest-backed memory (0 = off; default 5, the balloon's cap)")
+    ap.add_argument("--no-pretouch", default="0.25GB/s",
+                    help="rate cells without the pre-touch (comma list; default 0.25GB/s: "
+                         "a 13 s run outlives its effect anyway)")
     ap.add_argument("--earlyoom-nice", type=int, default=None,
                     help="nice for earlyoom (default: the nice our guard gives itself, read "
                          "from its idle run or -10, so both run at the same priority)")
@@ -909,6 +1041,7 @@ def main():
                     help="SIGTERM an earlyoom that this harness did not start (e.g. the "
                          "packaged service) instead of refusing to run")
     cfg = ap.parse_args()
+    cfg.no_pretouch = [x for x in cfg.no_pretouch.split(",") if x]
 
     if cfg.quick:
         cfg.runs = 3
@@ -940,13 +1073,15 @@ def main():
 
     # No stray guards, no packaged earlyoom daemon.
     for pid, what in foreign_guards():
-        if what == "earlyoom" and cfg.stop_earlyoom_daemon:
+        if what != "earlyoom":
+            continue  # a `headroom guard` (someone's test): run_one waits for it to end
+        if cfg.stop_earlyoom_daemon:
             log(f"stopping earlyoom daemon pid {pid}")
             os.kill(pid, signal.SIGTERM)
             time.sleep(0.5)
         else:
-            sys.exit(f"guard_reaction: {what} pid {pid} is running; stop it first "
-                     "(an earlyoom daemon: --stop-earlyoom-daemon)")
+            sys.exit(f"guard_reaction: earlyoom pid {pid} is running (a daemon?); stop it first, "
+                     "or pass --stop-earlyoom-daemon")
     swap = meminfo().get("SwapTotal", 0)
     if swap:
         notes.append(f"swap present ({swap // 1024} MiB); earlyoom runs with -s 100")
@@ -973,14 +1108,27 @@ def main():
             cfg.earlyoom_nice = -10
         if cfg.warmup_passes:
             warmup(cfg, cfg.warmup_passes)
-        run_index = 0
+        run_index = failures = 0
         t_begin = time.monotonic()
         total_runs = len(rate_labels) * cfg.runs * len(guards)
         for rl in rate_labels:
             for rep in range(cfg.runs):
                 for g in guards:
                     run_index += 1
-                    r = run_one(cfg, g, rl, rate_map[rl], rep, run_index, workdir)
+                    try:
+                        r = run_one(cfg, g, rl, rate_map[rl], rep, run_index, workdir)
+                        failures = 0
+                    except RuntimeError as e:
+                        if "refusing to run two" in str(e):
+                            raise
+                        failures += 1
+                        log(f"run {run_index} failed: {e}")
+                        r = {k: None for k in CSV_FIELDS}
+                        r.update(schema=SCHEMA, run=run_index, guard=g, rate_cell=rl, rep=rep,
+                                 signalled=0, notes=f"run failed: {e}")
+                        if failures >= 5:
+                            rows.append(r)
+                            raise RuntimeError("5 runs in a row failed; stopping") from e
                     rows.append(r)
                     el = time.monotonic() - t_begin
                     log(f"[{run_index}/{total_runs} {el:.0f}s] {g:8s} {rl:11s} rep {rep}: detect "
@@ -992,6 +1140,9 @@ def main():
     except KeyboardInterrupt:
         log("interrupted: cleaning up")
         notes.append("interrupted")
+    except RuntimeError as e:
+        log(f"stopped: {e}")
+        notes.append(f"stopped early: {e}")
     finally:
         cleanup_all()
         if not cfg.keep:
@@ -1034,16 +1185,23 @@ def main():
         print("our guard's signal path / trigger reason (runs):")
         for k, n in paths.items():
             print(f"  {k}: {n}")
-        emt = [r["event_minus_term_ms"] for r in ours if r.get("event_minus_term_ms") is not None]
-        if emt:
-            print(f"guard 'term' event time minus balloon t_term: median {statistics.median(emt):.3f} ms, "
-                  f"range {min(emt):.3f}..{max(emt):.3f} ms")
-    probs = [r for r in rows if r["notes"]]
+        for srcname in ("balloon", "balloon-last-chunk"):
+            emt = [r["event_minus_signal_ms"] for r in ours
+                   if r.get("event_minus_signal_ms") is not None and r["signal_source"] == srcname]
+            if emt:
+                print(f"guard 'trigger' event time minus the signal time ({srcname}, {len(emt)} runs): median "
+                      f"{statistics.median(emt):.3f} ms, range {min(emt):.3f}..{max(emt):.3f} ms")
+        early = sum(1 for r in ours if r["signalled"] and not r["crossed"])
+        print(f"our guard fired before MemAvailable reached the level in {early} of {len(ours)} runs")
+    probs = []
+    for r in rows:
+        n = "; ".join(x for x in (r["notes"] or "").split("; ") if x and x != "fired before the crossing")
+        if n:
+            probs.append(f"  run {r['run']} {r['guard']} {r['rate_cell']}: {n}")
     if probs:
         print()
         print("run notes:")
-        for r in probs:
-            print(f"  run {r['run']} {r['guard']} {r['rate_cell']}: {r['notes']}")
+        print("\n".join(probs))
     if notes:
         print()
         print("notes: " + "; ".join(notes))
@@ -1051,7 +1209,7 @@ def main():
         with open(cfg.json_out, "w") as f:
             json.dump({"schema": SCHEMA, "started": started.isoformat(), "table": table, "idle": idle,
                        "targets": ver, "notes": notes, "earlyoom": eo_version, "runs": cfg.runs}, f, indent=1)
-    return 1 if "interrupted" in notes else 0
+    return 1 if any(n == "interrupted" or n.startswith("stopped early") for n in notes) else 0
 
 
 if __name__ == "__main__":
