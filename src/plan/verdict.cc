@@ -117,17 +117,23 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
   const uint64_t target = static_cast<uint64_t>(kTightFraction * static_cast<double>(budget));
   auto fits = [&](const ModelSpec& s, const Workload& w) { return Peak(s, w, options) <= target; };
 
+  // The largest value of one knob (--seq or --batch) below its current one that fits, and
+  // the workload with it; 0 when none does.
+  auto shrink = [&](int64_t Workload::*knob, Workload* shrunk) {
+    *shrunk = workload;
+    const int64_t best = LargestFitting(1, workload.*knob - 1, [&](int64_t v) {
+      shrunk->*knob = v;
+      return fits(spec, *shrunk);
+    });
+    shrunk->*knob = best;
+    return best;
+  };
+  Workload shrunk;
   // 1. Shorter packing.
   if (workload.seq > 1) {
-    Workload w = workload;
-    const int64_t seq = LargestFitting(1, workload.seq - 1, [&](int64_t v) {
-      w.seq = v;
-      return fits(spec, w);
-    });
-    if (seq > 0) {
-      w.seq = seq;
+    if (const int64_t seq = shrink(&Workload::seq, &shrunk); seq > 0) {
       out.push_back({"seq", fmt::format("shorten the packing: --seq {} is the largest that fits", seq),
-                     seq, "", "", Peak(spec, w, options)});
+                     seq, "", "", Peak(spec, shrunk, options)});
     } else {
       out.push_back({"seq",
                      "no shorter --seq fits: what is over does not depend on it (weights, "
@@ -137,20 +143,12 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
   }
   // 2. Smaller batch.
   if (workload.batch > 1) {
-    Workload w = workload;
-    const int64_t batch = LargestFitting(1, workload.batch - 1, [&](int64_t v) {
-      w.batch = v;
-      return fits(spec, w);
-    });
-    if (batch > 0) {
-      w.batch = batch;
+    if (const int64_t batch = shrink(&Workload::batch, &shrunk); batch > 0) {
       out.push_back({"batch",
-                     fmt::format("reduce the batch: --batch {} is the largest that fits at --seq {}{}",
-                                 batch, workload.seq,
-                                 batch < workload.batch ? " (raise gradient accumulation to keep "
-                                                          "the effective batch)"
-                                                        : ""),
-                     batch, "", "", Peak(spec, w, options)});
+                     fmt::format("reduce the batch: --batch {} is the largest that fits at --seq {} "
+                                 "(raise gradient accumulation to keep the effective batch)",
+                                 batch, workload.seq),
+                     batch, "", "", Peak(spec, shrunk, options)});
     }
   }
   // 3. A cheaper method.
