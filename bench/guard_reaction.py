@@ -1004,11 +1004,12 @@ def main():
         prog="guard_reaction.py",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=__doc__.split("\n\n")[0] + "\n\n" + "\n\n".join(__doc__.split("\n\n")[1:]),
-        epilog="Example: bench/guard_reaction.py --build-dir build-bench --quick\n"
-               "         bench/guard_reaction.py --build-dir build-bench --out results.csv")
-    ap.add_argument("--build-dir", default="build-bench",
+        epilog="Examples: bench/guard_reaction.py --quick\n"
+               "          bench/guard_reaction.py --out runs.csv --json-out summary.json\n"
+               "          bench/guard_reaction.py --build-dir build-bench --rates 8GB/s --runs 5")
+    ap.add_argument("--build-dir", default="build",
                     help="CMake build directory holding headroom and tests/tools/balloon "
-                         "(relative to the repository root; default build-bench)")
+                         "(relative to the repository root; default build, as `make build`)")
     ap.add_argument("--headroom", help="headroom binary (default BUILD/headroom)")
     ap.add_argument("--balloon", help="balloon binary (default BUILD/tests/tools/balloon)")
     ap.add_argument("--earlyoom", default=shutil.which("earlyoom"),
