@@ -1,7 +1,7 @@
 // CLI tests of `headroom guard` with real child processes and signals. Memory safety (a
 // 2-core, 24 GiB machine that other work shares): every kill level is set relative to the
 // MemAvailable of the moment (never more than 1.5 GiB below it), every balloon is capped at
-// 2.5 GiB and exits by itself at its --timeout, and every process a test starts is killed
+// 3 GiB and exits by itself at its --timeout, and every process a test starts is killed
 // and checked dead before the test ends.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -47,8 +47,22 @@ uint64_t AvailableNow() {
   return info && info->available_bytes() ? *info->available_bytes() : 0;
 }
 
-// A kill level `below` bytes under the current MemAvailable.
-std::string LevelBelowNow(uint64_t below) { return std::to_string(AvailableNow() - below); }
+// Waits (at most 3 s) until MemAvailable stops rising: memory a previous test freed comes
+// back over a second or so (per-CPU page lists, free page reporting on a VM), and a level
+// set before that would sit lower than the test means.
+uint64_t SettledAvailable() {
+  uint64_t before = AvailableNow();
+  for (int i = 0; i < 12; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    const uint64_t now = AvailableNow();
+    if (now <= before + (32ULL << 20)) return now;
+    before = now;
+  }
+  return before;
+}
+
+// A kill level `below` bytes under the settled MemAvailable.
+std::string LevelBelowNow(uint64_t below) { return std::to_string(SettledAvailable() - below); }
 
 class TempDir {
  public:
@@ -168,10 +182,10 @@ TEST(GuardCli, NoKillWithoutPressure) {
 TEST(GuardCli, KillsAGrowingJobWithBoundedOvershoot) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
-  const uint64_t level = AvailableNow() - (1536ULL << 20);
+  const uint64_t level = SettledAvailable() - (1536ULL << 20);
   const auto r = RunGuarded(Guarded({"--json", "--min-available", std::to_string(level), "--events",
                                  dir.File("events.jsonl")},
-                                {"--cap", "2560M", "--rate", "1G", "--timeout", "20s", "--pidfile",
+                                {"--cap", "3G", "--rate", "1G", "--timeout", "20s", "--pidfile",
                                  dir.File("pids")}));
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto j = Json(r);
@@ -197,7 +211,7 @@ TEST(GuardCli, KillsEveryDescendantIncludingEscapees) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
   const auto r = RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
-                                {"--cap", "2G", "--rate", "1G", "--children", "3", "--setsid",
+                                {"--cap", "2560M", "--rate", "1G", "--children", "3", "--setsid",
                                  "--double-fork", "--timeout", "20s", "--pidfile",
                                  dir.File("pids")}));
   ASSERT_EQ(r.status, 99) << r.out << r.err;
@@ -211,7 +225,7 @@ TEST(GuardCli, ASigtermIgnoringJobDiesBySigkillAfterTheGrace) {
   PidfileReaper reaper{dir.File("pids")};
   const auto r = RunGuarded(Guarded({"--json", "--grace", "500ms", "--min-available",
                                  LevelBelowNow(512ULL << 20)},
-                                {"--cap", "1G", "--rate", "256M", "--ignore-term", "--timeout",
+                                {"--cap", "2G", "--rate", "512M", "--ignore-term", "--timeout",
                                  "20s", "--pidfile", dir.File("pids")}));
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto j = Json(r);
@@ -226,7 +240,7 @@ TEST(GuardCli, InvisibleMemoryStillTriggersTheKill) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
   const auto r = RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
-                                {"--mode", "memfd", "--cap", "2G", "--rate", "1G", "--timeout",
+                                {"--mode", "memfd", "--cap", "2560M", "--rate", "1G", "--timeout",
                                  "20s", "--pidfile", dir.File("pids")}));
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto j = Json(r);
