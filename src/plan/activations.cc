@@ -139,13 +139,11 @@ ActivationModel ModelActivations(const ModelSpec& s, const Workload& w) {
   return m;
 }
 
-namespace {
-uint64_t Saturate(double v) {
+uint64_t SaturatingBytes(double v) {
   if (!(v > 0)) return 0;
   if (v >= 0x1p60) return uint64_t{1} << 60;
   return static_cast<uint64_t>(std::llround(v));
 }
-}  // namespace
 
 ActivationTotals TotalActivations(const ModelSpec& s, const Workload& w, uint64_t tokens) {
   const ActivationModel m = ModelActivations(s, w);
@@ -153,7 +151,7 @@ ActivationTotals TotalActivations(const ModelSpec& s, const Workload& w, uint64_
   const double dense_layers = s.num_experts > 0 ? static_cast<double>(s.num_dense_layers) : 0;
   const double moe_layers = static_cast<double>(s.num_layers) - dense_layers;
   ActivationTotals out;
-  out.loss_bytes = Saturate(m.loss_bytes_per_token * t);
+  out.loss_bytes = SaturatingBytes(m.loss_bytes_per_token * t);
   double layers = 0;
   if (w.grad_ckpt) {
     // Checkpoints of every layer's input, plus one layer recomputed during its backward.
@@ -167,7 +165,7 @@ ActivationTotals TotalActivations(const ModelSpec& s, const Workload& w, uint64_
     layers = (moe_layers * m.layer_bytes_per_token + dense_layers * m.dense_layer_bytes_per_token) *
              t;
   }
-  out.layers_bytes = Saturate(layers);
+  out.layers_bytes = SaturatingBytes(layers);
   return out;
 }
 

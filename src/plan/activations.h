@@ -14,6 +14,11 @@
 
 namespace headroom {
 
+// Rounds a byte count computed in double, saturating at 2^60 so that absurd inputs (the CLI
+// allows 2^44 tokens) give absurd but exact-enough sums of a dozen terms, never a wrapped
+// small number.
+uint64_t SaturatingBytes(double v);
+
 struct ActivationModel {
   double layer_bytes_per_token = 0;        // one decoder layer, everything it saves
   double dense_layer_bytes_per_token = 0;  // MoE models' dense layers (== layer for dense)

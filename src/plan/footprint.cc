@@ -47,13 +47,7 @@ constexpr double kAllocatorSlack = 0.10;
 constexpr uint64_t kHostProcessBytes = 3 * kGiB / 2;
 constexpr uint64_t kMaxShardBytes = 5'000'000'000ULL;
 
-// Rounds a term to bytes, saturating at 2^60 so that absurd inputs (the CLI allows 2^44
-// tokens) give absurd but exact-enough sums of a dozen terms, never a wrapped small number.
-uint64_t Round(double v) {
-  if (!(v > 0)) return 0;
-  if (v >= 0x1p60) return uint64_t{1} << 60;
-  return static_cast<uint64_t>(std::llround(v));
-}
+uint64_t Round(double v) { return SaturatingBytes(v); }
 
 std::string P(uint64_t params) { return FormatParamCount(params); }
 
