@@ -314,11 +314,19 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
     const std::string adj = fmt::format("{}", opt.job_oom_score_adj);
     const std::string procs = cgroup ? cgroup->procs_path() : "";
     const std::string adj_path = root.Path("proc/self/oom_score_adj").string();
+    const bool kill_with_guard = opt.kill_with_guard;
+    const pid_t guard_pid = ::getpid();
     job = ::fork();
     if (job < 0) return ErrnoError("fork");
     if (job == 0) {
       ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
       ::setsid();  // own session and process group
+      if (kill_with_guard) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != guard_pid) ::_exit(127);  // the guard died before prctl
+      }
+      if (opt.stdout_fd >= 0) ::dup2(opt.stdout_fd, STDOUT_FILENO);
+      if (opt.stderr_fd >= 0) ::dup2(opt.stderr_fd, STDERR_FILENO);
       if (!procs.empty()) WriteFileQuietly(procs, "0");
       WriteFileQuietly(adj_path, adj);
       for (auto& e : env_strings) ::putenv(e.data());
@@ -363,7 +371,10 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
   double rate = 0;  // bytes per second falling (EWMA)
   bool warned = false;
   bool triggered = false, killed_hard = false, cleanup = false;
-  double crossing_t = 0, deadline = 0, last_rss_t = -1;
+  double crossing_t = 0, deadline = 0, last_rss_t = -1, last_tick_t = start;
+  const double max_period_ms = static_cast<double>(std::max<int64_t>(opt.max_period.count(), kMinPeriodMs));
+  const double timeout_s = opt.timeout ? std::chrono::duration<double>(*opt.timeout).count() : 0;
+  const double tick_s = std::chrono::duration<double>(opt.tick_period).count();
   int period_ms = kMinPeriodMs;
   std::optional<int> job_status;
 
@@ -446,6 +457,18 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
         events.Emit(severe ? "kill" : "term", fmt::format("\"processes\":{}", n));
       }
     }
+    // The trial timeout of a sweep: the same path as a kill, without a memory reason.
+    if (opt.timeout && !triggered && !sum.timed_out && job_running && now - start >= timeout_s) {
+      sum.timed_out = true;
+      cleanup = true;
+      const int n = tree.Signal(SIGTERM);
+      deadline = now + std::chrono::duration<double>(opt.grace).count();
+      events.Emit("timeout", fmt::format("\"after_s\":{:.3f},\"processes\":{}", now - start, n));
+    }
+    if (opt.on_tick && now - last_tick_t >= tick_s) {
+      last_tick_t = now;
+      opt.on_tick(available, now - start);
+    }
     // Escalation: on time, or at once when memory keeps falling below half the level.
     if ((triggered || cleanup) && !killed_hard &&
         (now >= deadline || (triggered && available < opt.min_available_bytes / 2))) {
@@ -482,7 +505,8 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       const double to_level_s =
           (static_cast<double>(available) - static_cast<double>(opt.min_available_bytes)) /
           kAssumedFillBytesPerSecond;
-      period_ms = std::clamp(static_cast<int>(to_level_s * 1000), kMinPeriodMs, kMaxPeriodMs);
+      period_ms = std::clamp(static_cast<int>(to_level_s * 1000), kMinPeriodMs,
+                             static_cast<int>(std::min<double>(max_period_ms, kMaxPeriodMs)));
     }
   }
   const double end = MonoSeconds();

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,10 +40,26 @@ struct GuardOptions {
   int job_oom_score_adj = 800;
   // Extra environment for the job ("NAME=value"), e.g. the torch cap's PYTHONPATH.
   std::vector<std::string> extra_env;
+  // The longest wait between two readings. 100 ms far from the level keeps idle CPU low;
+  // a sweep asks for 10 ms everywhere, because it wants the peak, not only the crossing.
+  std::chrono::milliseconds max_period{100};
+  // Ends the job (SIGTERM, SIGKILL after the grace) once it has run this long.
+  std::optional<std::chrono::milliseconds> timeout;
+  // Where the job's stdout and stderr go (-1: inherited). The guard does not close them.
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  // The job's first process gets SIGKILL if the guard dies (PR_SET_PDEATHSIG), so a sweep
+  // killed with SIGKILL does not leave its trial running.
+  bool kill_with_guard = false;
+  // Called from the watch loop about every `tick_period` with the latest reading (for a
+  // progress line); must be quick.
+  std::function<void(uint64_t available_bytes, double elapsed_s)> on_tick;
+  std::chrono::milliseconds tick_period{250};
 };
 
 struct GuardSummary {
   bool killed = false;             // the guard killed the job
+  bool timed_out = false;          // the job ran past GuardOptions::timeout and was ended
   std::string kill_reason;         // "memavailable", "projected", "psi"
   std::string signal_path;         // "SIGTERM", "SIGTERM, SIGKILL after grace", "SIGKILL at once"
   int exit_status = 0;             // what `headroom guard` exits with

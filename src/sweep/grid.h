@@ -1,0 +1,63 @@
+// The sweep's grid: the knobs a trial fills into the command template ({batch}, {seq},
+// {grad_accum} and any --param name), their values, and the order they grow in.
+//
+// A knob's values come from "LO..HI" (a range: the coarse steps double from LO and end at
+// HI; bisection may try any LO + k*STEP in between), "LO..HI:STEP" (the same on a step),
+// or "V1,V2,..." (a list: only those values are ever tried, in ascending order).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace headroom {
+
+struct Knob {
+  std::string name;             // "batch", "seq", "grad_accum" or a --param name
+  std::vector<int64_t> values;  // the coarse steps, ascending, unique
+  bool is_range = false;        // any lo + k*step in [lo, hi] may be tried
+  int64_t lo = 0, hi = 0, step = 1;
+
+  // The values strictly between `below` and `above` that a trial may take (ascending).
+  std::vector<int64_t> Between(int64_t below, int64_t above) const;
+  // The flag or spelling a user wrote it as, for messages: "--batch", "--param lr".
+  std::string flag;
+};
+
+// Parses a knob's values. Error: "--batch: '0..4': ..." naming the flag.
+Result<Knob> ParseKnob(std::string_view name, std::string_view flag, std::string_view text);
+// "--param name=V1,V2" or "name=LO..HI".
+Result<Knob> ParseParamKnob(std::string_view text);
+
+// One trial's settings: a value per knob, in the grid's knob order.
+struct Config {
+  std::vector<std::pair<std::string, int64_t>> values;
+  int64_t Get(std::string_view name) const;  // -1 when the knob is not in the grid
+  void Set(std::string_view name, int64_t value);
+  std::string ToJson() const;                // {"batch":4,"seq":1024}: canonical, key order
+  std::string ToText() const;                // batch=4 seq=1024
+  bool operator==(const Config& other) const { return values == other.values; }
+};
+
+struct Grid {
+  std::vector<Knob> knobs;  // in growth order (--order)
+  // A knob by name, or nullptr.
+  const Knob* Find(std::string_view name) const;
+  Config Smallest() const;  // every knob at its first value
+};
+
+// Applies --order ("batch,seq"): the named knobs first, in that order, then the rest in
+// the order given. Error on a name that is not a knob.
+Result<Grid> OrderGrid(std::vector<Knob> knobs, std::string_view order);
+
+// The placeholders in a command template: every "{name}" (name: [a-z_][a-z0-9_]*).
+std::vector<std::string> Placeholders(const std::vector<std::string>& command);
+// Checks that every knob appears in the template and every placeholder is a knob.
+Result<bool> CheckTemplate(const Grid& grid, const std::vector<std::string>& command);
+// The command with each {name} replaced by the config's value.
+std::vector<std::string> FillTemplate(const std::vector<std::string>& command, const Config& config);
+
+}  // namespace headroom

@@ -1,0 +1,175 @@
+// Implementation notes.
+//  - Results are kept by config, so a config the search reaches twice (the smallest value
+//    of the next knob is the best of the previous one) or one replayed from the journal
+//    is never launched again.
+//  - Refinement picks the largest value the model says fits: with an exact model that is
+//    the answer in one trial; without a model (fewer than two ok points) it bisects,
+//    rounding down, so each launch is the safer half.
+//  - An error trial stops the knob without refinement: its failure says nothing about
+//    memory, and bisecting towards it would only repeat it.
+#include "sweep/search.h"
+
+#include <fmt/format.h>
+
+#include "base/bytes.h"
+
+namespace headroom {
+
+SweepSearch::SweepSearch(Grid grid, SearchOptions options)
+    : grid_(std::move(grid)), opt_(options), current_(grid_.Smallest()) {
+  if (grid_.knobs.empty()) phase_ = Phase::kDone;
+}
+
+const SweepSearch::Known* SweepSearch::Find(const Config& c) const {
+  for (const auto& k : known_) {
+    if (k.config == c) return &k;
+  }
+  return nullptr;
+}
+
+std::optional<double> SweepSearch::Predict(int64_t x) const {
+  if (auto own = FitPeak(points_)) return own->Predict(static_cast<double>(x));
+  if (prior_model_ && prior_own_value_ > 0) {
+    // Tokens per step: batch x seq at x is the prior knob at prior_value * x / own_value.
+    const double equivalent = static_cast<double>(prior_value_) * static_cast<double>(x) /
+                              static_cast<double>(prior_own_value_);
+    return prior_model_->Predict(equivalent);
+  }
+  return std::nullopt;
+}
+
+bool SweepSearch::Fits(std::optional<double> predicted, uint64_t baseline) const {
+  if (!predicted) return true;
+  return static_cast<double>(baseline) + *predicted + static_cast<double>(opt_.margin_bytes) <=
+         static_cast<double>(opt_.limit_bytes);
+}
+
+void SweepSearch::Report(const Config& config, const TrialReport& report) {
+  if (!Find(config)) known_.push_back({config, report});
+}
+
+void SweepSearch::Apply(int64_t x, const TrialReport& report) {
+  const Knob& knob = grid_.knobs[knob_];
+  Config c = current_;
+  c.Set(knob.name, x);
+  if (report.outcome == TrialOutcome::kOk) {
+    if (report.peak_bytes) points_.push_back({static_cast<double>(x), static_cast<double>(*report.peak_bytes)});
+    if (!good_ || x >= *good_) {
+      good_ = x;
+      best_ = c;
+      best_peak_ = report.peak_bytes;
+    }
+    if (phase_ == Phase::kGrow) ++coarse_;
+    return;
+  }
+  if (!bad_ || x < *bad_) {
+    bad_ = x;
+    bad_is_error_ = report.outcome == TrialOutcome::kError;
+    if (stop_reasons_.size() <= knob_) stop_reasons_.resize(knob_ + 1);
+    stop_reasons_[knob_] = fmt::format("{}: {}", c.ToText(),
+                                       report.summary.empty() ? std::string(TrialOutcomeName(report.outcome))
+                                                              : report.summary);
+  }
+  if (phase_ == Phase::kGrow) phase_ = Phase::kRefine;
+}
+
+void SweepSearch::FinishKnob() {
+  const Knob& knob = grid_.knobs[knob_];
+  if (!good_) {
+    // Not even the smallest value ran ok: no config of this grid fits.
+    phase_ = Phase::kDone;
+    return;
+  }
+  current_.Set(knob.name, *good_);
+  if (stop_reasons_.size() <= knob_) stop_reasons_.resize(knob_ + 1);
+  if (stop_reasons_[knob_].empty()) stop_reasons_[knob_] = fmt::format("{}: the top of its values", knob.name);
+  // Batch and seq scale memory through tokens per step: one's model is the other's prior.
+  prior_model_.reset();
+  if (auto m = FitPeak(points_); m && (knob.name == "batch" || knob.name == "seq")) {
+    prior_model_ = m;
+    prior_knob_ = knob.name;
+    prior_value_ = *good_;
+  }
+  ++knob_;
+  coarse_ = 0;
+  good_.reset();
+  bad_.reset();
+  bad_is_error_ = false;
+  points_.clear();
+  if (knob_ >= grid_.knobs.size()) {
+    phase_ = Phase::kDone;
+    return;
+  }
+  phase_ = Phase::kGrow;
+  const std::string& next = grid_.knobs[knob_].name;
+  const bool pairs = (prior_knob_ == "batch" && next == "seq") || (prior_knob_ == "seq" && next == "batch");
+  if (!pairs) prior_model_.reset();
+  prior_own_value_ = current_.Get(next);
+}
+
+SearchStep SweepSearch::Next(uint64_t baseline) {
+  // The trial launched last: its result first, whatever the model would pick now.
+  if (pending_ && phase_ != Phase::kDone) {
+    if (const Known* k = Find(*pending_)) {
+      Apply(pending_->Get(grid_.knobs[knob_].name), k->report);
+      pending_.reset();
+    }
+  }
+  for (int guard = 0; guard < 100000; ++guard) {
+    if (phase_ == Phase::kDone) return {};
+    const Knob& knob = grid_.knobs[knob_];
+    std::optional<int64_t> x;
+    if (phase_ == Phase::kGrow) {
+      if (coarse_ >= knob.values.size()) {
+        FinishKnob();
+        continue;
+      }
+      x = knob.values[coarse_];
+      if (good_ && *x <= *good_) {
+        ++coarse_;
+        continue;
+      }
+    } else {
+      const bool refine = opt_.bisect && good_ && bad_ && !bad_is_error_;
+      const auto between = refine ? knob.Between(*good_, *bad_) : std::vector<int64_t>{};
+      if (between.empty()) {
+        FinishKnob();
+        continue;
+      }
+      if (FitPeak(points_) || prior_model_) {
+        for (auto it = between.rbegin(); it != between.rend(); ++it) {
+          if (Fits(Predict(*it), baseline)) {
+            x = *it;
+            break;
+          }
+        }
+        if (!x) x = between.front();  // all predicted over: the smallest is skipped below
+      } else {
+        x = between[(between.size() - 1) / 2];
+      }
+    }
+    Config c = current_;
+    c.Set(knob.name, *x);
+    if (const Known* k = Find(c)) {
+      Apply(*x, k->report);
+      continue;
+    }
+    const auto predicted = Predict(*x);
+    if (!Fits(predicted, baseline)) {
+      TrialReport skip;
+      skip.outcome = TrialOutcome::kSkipped;
+      skip.summary = fmt::format("predicted-over-limit: {} + predicted {} + margin {} > limit {}",
+                                 FormatGB(baseline), FormatGB(static_cast<uint64_t>(std::max(0.0, *predicted))),
+                                 FormatGB(opt_.margin_bytes), FormatGB(opt_.limit_bytes));
+      known_.push_back({c, skip});
+      Apply(*x, skip);
+      return {SearchStep::kSkip, c, predicted, skip.summary};
+    }
+    pending_ = c;
+    return {SearchStep::kLaunch, c, predicted, ""};
+  }
+  phase_ = Phase::kDone;
+  return {};
+}
+
+}  // namespace headroom

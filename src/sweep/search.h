@@ -1,0 +1,99 @@
+// The sweep's search: which trial to run next, which to skip, and when to stop. A pure
+// state machine (no processes, no clock), so the benchmark and the tests drive it with
+// synthetic peak curves and the driver (sweep.cc) with real trials.
+//
+// The knobs grow one at a time in the grid's order, the others held at their current
+// value (the owners' method: double one knob, keep the last config that fit). For each
+// knob:
+//  1. grow through its coarse values until a trial fails or is predicted to break the
+//     limit (after two ok trials, from the peak model; for batch after seq or seq after
+//     batch, from the other knob's model by tokens per step, batch x seq);
+//  2. refine between the last good and the first bad value: try the largest value the
+//     model predicts to fit, else the midpoint, until no value is left between them;
+//  3. fix the knob at its last good value and go on to the next knob.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/journal.h"
+#include "sweep/grid.h"
+#include "sweep/peak_fit.h"
+
+namespace headroom {
+
+struct SearchOptions {
+  uint64_t limit_bytes = 0;   // the peak pool use a trial may reach
+  uint64_t margin_bytes = 0;  // a prediction plus this must stay at or below the limit
+  bool bisect = true;
+};
+
+struct SearchStep {
+  enum Kind { kLaunch, kSkip, kDone } kind = kDone;
+  Config config;
+  std::optional<double> predicted_peak_bytes;  // above the baseline, when a model exists
+  std::string reason;                          // for kSkip: why
+};
+
+// What the search knows about a trial it asked for.
+struct TrialReport {
+  TrialOutcome outcome = TrialOutcome::kOk;
+  std::optional<uint64_t> peak_bytes;  // the trial's peak pool use above its baseline
+  std::string summary;                 // one phrase: "killed by the guard", "peak 46.8 GB"
+};
+
+class SweepSearch {
+ public:
+  SweepSearch(Grid grid, SearchOptions options);
+
+  // The next step, given the pool use (MemTotal - MemAvailable) the next trial would start
+  // from. A kSkip is final: the search has already counted it as a failure.
+  SearchStep Next(uint64_t baseline_use_bytes);
+  // The result of the last kLaunch (or of a trial replayed from the journal: any config
+  // may be reported, and a later Next() uses it instead of asking again).
+  void Report(const Config& config, const TrialReport& report);
+
+  // The answer: the last config that ran ok (with its peak), if any.
+  const std::optional<Config>& best() const { return best_; }
+  std::optional<uint64_t> best_peak_bytes() const { return best_peak_; }
+  // Why each knob stopped growing: "batch=16: killed-by-guard", "batch=8: predicted ...".
+  const std::vector<std::string>& stop_reasons() const { return stop_reasons_; }
+  const Grid& grid() const { return grid_; }
+
+ private:
+  struct Known {
+    Config config;
+    TrialReport report;
+  };
+  const Known* Find(const Config& c) const;
+  std::optional<double> Predict(int64_t x) const;
+  // Applies a result for the current knob at value x (moving from growth to refinement
+  // at the first failure).
+  void Apply(int64_t x, const TrialReport& report);
+  void FinishKnob();
+  bool Fits(std::optional<double> predicted, uint64_t baseline) const;
+
+  Grid grid_;
+  SearchOptions opt_;
+  std::vector<Known> known_;
+  std::optional<Config> pending_;  // the last kLaunch, until its result is applied
+  Config current_;
+  size_t knob_ = 0;
+  enum class Phase { kGrow, kRefine, kDone } phase_ = Phase::kGrow;
+  size_t coarse_ = 0;
+  std::optional<int64_t> good_, bad_;
+  bool bad_is_error_ = false;
+  std::vector<PeakPoint> points_;
+  // The model of the previous knob, for the tokens-per-step prior.
+  std::optional<PeakModel> prior_model_;
+  std::string prior_knob_;
+  int64_t prior_value_ = 0;      // the prior knob's value this model is scaled from
+  int64_t prior_own_value_ = 0;  // the current knob's value when the prior was fitted
+  std::optional<Config> best_;
+  std::optional<uint64_t> best_peak_;
+  std::vector<std::string> stop_reasons_;
+};
+
+}  // namespace headroom
