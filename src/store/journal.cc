@@ -77,7 +77,14 @@ static_assert(kApplicationId == 1751413357, "kSchemaV1 spells the application id
 
 // In order: kMigrations[i] brings a file at version i to version i + 1. Append only; a
 // released migration never changes.
-constexpr const char* kMigrations[] = {kSchemaV1};
+// Version 2: a sweep's identity (its command template, grid and limits as canonical JSON),
+// so a rerun of the same sweep finds the run to resume. NULL for guard runs.
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE runs ADD COLUMN sweep_key TEXT;
+CREATE INDEX runs_by_sweep_key ON runs(sweep_key);
+)sql";
+
+constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2};
 static_assert(std::size(kMigrations) == kJournalSchemaVersion, "one migration per schema version");
 
 // Creates the missing directories above `file`, each mode 0700. Existing ones are left as
@@ -309,18 +316,49 @@ Result<int64_t> Journal::InsertOne(std::string_view operation, SqliteStatement& 
 }
 
 Result<int64_t> Journal::BeginRun(RunKind kind, const std::vector<std::string>& command,
-                                  WallTime started_at, std::string_view host) {
+                                  WallTime started_at, std::string_view host,
+                                  std::string_view sweep_key) {
   if (auto error = CheckWritable("begin run")) return *error;
-  auto insert =
-      SqliteStatement::Prepare(db_,
-                               "INSERT INTO runs (kind, started_at, command, status, host) "
-                               "VALUES (?1, ?2, ?3, 'running', ?4)");
+  auto insert = SqliteStatement::Prepare(
+      db_,
+      "INSERT INTO runs (kind, started_at, command, status, host, sweep_key) "
+      "VALUES (?1, ?2, ?3, 'running', ?4, ?5)");
   if (!insert) return Fail("begin run");
   insert->Bind(1, RunKindName(kind));
   insert->Bind(2, FormatUtcIso8601(started_at));
   insert->Bind(3, CommandJson(command));
   insert->Bind(4, host);
+  if (sweep_key.empty()) {
+    insert->BindNull(5);
+  } else {
+    insert->Bind(5, sweep_key);
+  }
   return InsertOne("begin run", *insert);
+}
+
+Result<std::optional<int64_t>> Journal::FindSweep(std::string_view sweep_key) {
+  if (schema_version_ == 0) return std::optional<int64_t>{};
+  auto select = SqliteStatement::Prepare(
+      db_, "SELECT id FROM runs WHERE kind = 'sweep' AND sweep_key = ?1 ORDER BY id DESC LIMIT 1");
+  if (!select) return Fail("find sweep");
+  select->Bind(1, sweep_key);
+  const auto step = select->Step();
+  if (step == SqliteStatement::StepResult::kError) return Fail("find sweep");
+  if (step == SqliteStatement::StepResult::kDone) return std::optional<int64_t>{};
+  return std::optional<int64_t>{select->Int(0)};
+}
+
+Result<bool> Journal::ReopenRun(int64_t run_id) {
+  if (auto error = CheckWritable("reopen run")) return *error;
+  auto update = SqliteStatement::Prepare(
+      db_, "UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?1");
+  if (!update) return Fail("reopen run");
+  update->Bind(1, run_id);
+  SqliteTransaction tx(db_);
+  if (!tx.begun() || update->Step() != SqliteStatement::StepResult::kDone) return Fail("reopen run");
+  if (db_.Changes() != 1) return Refuse("reopen run", fmt::format("no run {}", run_id));
+  if (!tx.Commit()) return Fail("reopen run");
+  return true;
 }
 
 Result<bool> Journal::FinishRun(int64_t run_id, std::string_view status, int exit_status,

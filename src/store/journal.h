@@ -24,7 +24,7 @@
 namespace headroom {
 
 // The schema this binary writes: the number of migrations it knows (journal.cc).
-inline constexpr int kJournalSchemaVersion = 1;
+inline constexpr int kJournalSchemaVersion = 2;
 
 // Where the journal lives: `flag` (--journal) if given, else $HEADROOM_JOURNAL, else
 // $XDG_STATE_HOME/headroom/journal.db, else $HOME/.local/state/headroom/journal.db.
@@ -117,9 +117,15 @@ class Journal {
   const std::filesystem::path& path() const { return path_; }
   int schema_version() const { return schema_version_; }  // 0: read-only and never written
 
-  // A new run with status "running"; its id.
+  // A new run with status "running"; its id. `sweep_key`: a sweep's identity (see
+  // FindSweep), empty for guard runs.
   Result<int64_t> BeginRun(RunKind kind, const std::vector<std::string>& command,
-                           WallTime started_at, std::string_view host = "");
+                           WallTime started_at, std::string_view host = "",
+                           std::string_view sweep_key = "");
+  // The newest sweep run begun with this key, if any: the run a rerun resumes.
+  Result<std::optional<int64_t>> FindSweep(std::string_view sweep_key);
+  // Marks a finished (or interrupted) run as running again, for a resumed sweep.
+  Result<bool> ReopenRun(int64_t run_id);
   // Closes a run. `summary_json` must be a JSON object (or "" for none). true when done.
   Result<bool> FinishRun(int64_t run_id, std::string_view status, int exit_status,
                          std::string_view summary_json, WallTime ended_at);

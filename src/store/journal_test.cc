@@ -304,16 +304,61 @@ TEST(Journal, CorruptFileIsAnErrorNamingThePath) {
 TEST(Journal, NewerSchemaIsRefusedWithoutWriting) {
   TempDir tmp;
   const fs::path path = tmp / "journal.db";
-  RawExec(path, "CREATE TABLE runs (id INTEGER PRIMARY KEY); PRAGMA user_version = 3;");
+  RawExec(path, "CREATE TABLE runs (id INTEGER PRIMARY KEY); PRAGMA user_version = 9;");
   const std::string before = ReadBytes(path);
   for (bool read_only : {false, true}) {
     auto journal = Journal::Open(path, JournalOptions{.read_only = read_only});
     ASSERT_FALSE(journal);
     EXPECT_EQ(journal.error().message,
               "journal: open(" + path.string() +
-                  "): schema version 3 is newer than this headroom (1); upgrade headroom");
+                  "): schema version 9 is newer than this headroom (" +
+                  std::to_string(kJournalSchemaVersion) + "); upgrade headroom");
   }
   EXPECT_EQ(ReadBytes(path), before);
+}
+
+TEST(Journal, VersionOneFileIsMigratedKeepingItsRuns) {
+  TempDir tmp;
+  const fs::path path = tmp / "journal.db";
+  // The version 1 schema as headroom 0.1 wrote it, with one guard run in it.
+  RawExec(path,
+          "PRAGMA application_id = 1751413357;"
+          "CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, "
+          "started_at TEXT NOT NULL, ended_at TEXT, command TEXT NOT NULL, status TEXT NOT NULL, "
+          "exit_status INTEGER, summary_json TEXT, host TEXT NOT NULL DEFAULT '');"
+          "CREATE TABLE trials (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER NOT NULL, "
+          "config_json TEXT NOT NULL, outcome TEXT NOT NULL, peak_bytes INTEGER, headroom_bytes "
+          "INTEGER, notes TEXT NOT NULL DEFAULT '', started_at TEXT NOT NULL, ended_at TEXT);"
+          "CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER NOT NULL, "
+          "type TEXT NOT NULL, monotonic_s REAL NOT NULL, wall_time TEXT NOT NULL, data_json TEXT "
+          "NOT NULL DEFAULT '{}');"
+          "INSERT INTO runs (kind, started_at, command, status, host) VALUES "
+          "('guard', '2026-11-28T10:00:00.000Z', '[\"python\",\"train.py\"]', 'exited', 'spark');"
+          "PRAGMA user_version = 1;");
+  auto journal = Journal::Open(path);
+  ASSERT_TRUE(journal) << journal.error().message;
+  EXPECT_EQ(journal->schema_version(), kJournalSchemaVersion);
+  auto runs = journal->RecentRuns(10);
+  ASSERT_TRUE(runs);
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].command, (std::vector<std::string>{"python", "train.py"}));
+  // Version 2's column works on the migrated file.
+  auto id = journal->BeginRun(RunKind::kSweep, {"train", "{batch}"}, std::chrono::system_clock::now(), "",
+                              R"({"grid":1})");
+  ASSERT_TRUE(id);
+  auto found = journal->FindSweep(R"({"grid":1})");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(*found, std::optional<int64_t>(*id));
+  auto none = journal->FindSweep(R"({"grid":2})");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(*none);
+  ASSERT_TRUE(journal->FinishRun(*id, "done", 0, "", std::chrono::system_clock::now()));
+  ASSERT_TRUE(journal->ReopenRun(*id));
+  runs = journal->RecentRuns(1);
+  ASSERT_TRUE(runs);
+  EXPECT_EQ((*runs)[0].status, "running");
+  EXPECT_FALSE((*runs)[0].ended_at);
+  EXPECT_FALSE(journal->ReopenRun(*id + 100));
 }
 
 TEST(Journal, AnotherProgramsDatabaseIsRefused) {

@@ -1,0 +1,201 @@
+// Implementation notes.
+//  - The peak: the guard already reads MemAvailable for its kill level; a trial asks it for
+//    a 10 ms period everywhere (GuardOptions::max_period), so the lowest reading is the
+//    peak to 10 ms (bench/sweep_trials compares it with a 1 ms sampler).
+//  - OOM evidence is only looked for when the job failed: a successful run may well print
+//    "out of memory" in a warning it recovered from.
+//  - The kernel's OOM killer shows as SIGKILL with no message; /proc/vmstat's oom_kill
+//    (Linux 4.13+) counting up during the trial is the evidence. Another process's OOM kill
+//    at the same moment would be misread; the note says what the call rests on.
+#include "sweep/trial.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "base/bytes.h"
+#include "sys/meminfo.h"
+
+namespace headroom {
+namespace {
+
+// What frameworks print when memory runs out (as written in their sources and reports):
+// PyTorch "CUDA out of memory" / torch.OutOfMemoryError, CUDA "out of memory" and
+// cudaErrorMemoryAllocation, cuBLAS CUBLAS_STATUS_ALLOC_FAILED, Python MemoryError, C++
+// std::bad_alloc, glibc/errno "Cannot allocate memory", PyTorch's CPU allocator "can't
+// allocate memory", JAX/XLA RESOURCE_EXHAUSTED. Matched without regard to case.
+constexpr std::array<std::string_view, 9> kOomMarkers = {
+    "out of memory",        "outofmemoryerror",        "memoryerror",
+    "bad_alloc",            "cannot allocate memory",  "can't allocate memory",
+    "cublas_status_alloc_failed", "cudaerrormemoryallocation", "resource_exhausted"};
+
+constexpr size_t kOutputTailBytes = 64 * 1024;
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The last `n` bytes of a file (the end of a trial's output is where the failure is).
+std::string Tail(const std::filesystem::path& path, size_t n) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  const off_t from = size > static_cast<off_t>(n) ? size - static_cast<off_t>(n) : 0;
+  std::string out(static_cast<size_t>(size - from), '\0');
+  const ssize_t got = out.empty() ? 0 : ::pread(fd, out.data(), out.size(), from);
+  ::close(fd);
+  out.resize(got > 0 ? static_cast<size_t>(got) : 0);
+  return out;
+}
+
+// The last non-empty line, trimmed, for an error's note.
+std::string LastLine(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  const auto nl = text.find_last_of("\r\n");
+  std::string_view line = nl == std::string_view::npos ? text : text.substr(nl + 1);
+  std::string out(line.substr(0, 200));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return out;
+}
+
+std::optional<uint64_t> ReadOomKills(const SysRoot& root) {
+  auto text = root.ReadFile("proc/vmstat", 1 << 20);
+  if (!text) return std::nullopt;
+  return ParseVmstatValue(*text, "oom_kill");
+}
+
+}  // namespace
+
+TrialOutcome ClassifyTrial(const TrialFacts& f) {
+  if (f.killed_by_guard) return TrialOutcome::kKilledByGuard;
+  if (f.timed_out) return TrialOutcome::kTimeout;
+  if (f.exit_code && *f.exit_code == 0) {
+    return f.peak_pool_bytes > f.limit_bytes ? TrialOutcome::kOverLimit : TrialOutcome::kOk;
+  }
+  if (f.oom_message) return TrialOutcome::kOom;
+  if (f.signal && *f.signal == SIGKILL && f.kernel_oom_kills > 0) return TrialOutcome::kOom;
+  return TrialOutcome::kError;
+}
+
+std::optional<std::string> FindOomMessage(std::string_view output) {
+  size_t start = 0;
+  while (start < output.size()) {
+    size_t end = output.find_first_of("\r\n", start);
+    if (end == std::string_view::npos) end = output.size();
+    const std::string_view line = output.substr(start, end - start);
+    const std::string lower = Lower(line.substr(0, 4096));
+    for (std::string_view marker : kOomMarkers) {
+      if (lower.find(marker) != std::string::npos) return LastLine(line);
+    }
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> ParseVmstatValue(std::string_view text, std::string_view key) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ' ') {
+      uint64_t v = 0;
+      std::string_view digits = line.substr(key.size() + 1);
+      if (digits.empty() || digits.size() > 19) return std::nullopt;
+      for (char c : digits) {
+        if (c < '0' || c > '9') return std::nullopt;
+        v = v * 10 + static_cast<uint64_t>(c - '0');
+      }
+      return v;
+    }
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
+  const int log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0) return ErrnoError(fmt::format("cannot open the trial log {}", spec.log_path.string()));
+  GuardOptions g;
+  g.command = spec.command;
+  g.min_available_bytes = spec.min_available_bytes;
+  g.warn_available_bytes = 0;
+  g.grace = spec.grace;
+  g.max_period = std::chrono::milliseconds(10);
+  g.timeout = spec.timeout;
+  g.stdout_fd = log_fd;
+  g.stderr_fd = log_fd;
+  g.kill_with_guard = true;
+  g.on_tick = spec.on_tick;
+  const auto oom_before = ReadOomKills(root);
+  GuardEvents no_events(nullptr);
+  auto guard = RunGuard(root, g, no_events, nullptr);
+  ::close(log_fd);
+  if (!guard) return guard.error();
+  const auto oom_after = ReadOomKills(root);
+
+  TrialRun run;
+  run.guard = *guard;
+  run.baseline_available_bytes = guard->start_available_bytes;
+  run.peak_bytes = guard->start_available_bytes > guard->lowest_available_bytes
+                       ? guard->start_available_bytes - guard->lowest_available_bytes
+                       : 0;
+  run.peak_pool_bytes = guard->peak_pool_use_bytes;
+  TrialFacts facts;
+  facts.killed_by_guard = guard->killed;
+  facts.timed_out = guard->timed_out;
+  facts.exit_code = guard->job_exit_code;
+  facts.signal = guard->job_signal;
+  facts.peak_pool_bytes = run.peak_pool_bytes;
+  facts.limit_bytes = spec.limit_bytes;
+  const bool failed = !(guard->job_exit_code && *guard->job_exit_code == 0);
+  const std::string tail = failed ? Tail(spec.log_path, kOutputTailBytes) : "";
+  if (failed) facts.oom_message = FindOomMessage(tail);
+  if (oom_before && oom_after && *oom_after > *oom_before) facts.kernel_oom_kills = *oom_after - *oom_before;
+  run.outcome = ClassifyTrial(facts);
+
+  const std::string status = guard->job_exit_code ? fmt::format("exit status {}", *guard->job_exit_code)
+                             : guard->job_signal  ? fmt::format("signal {}", *guard->job_signal)
+                                                  : std::string("ended");
+  switch (run.outcome) {
+    case TrialOutcome::kOk:
+      break;
+    case TrialOutcome::kOverLimit:
+      run.notes = fmt::format("pool peak {} is over the limit {}", FormatGB(run.peak_pool_bytes),
+                              FormatGB(spec.limit_bytes));
+      break;
+    case TrialOutcome::kKilledByGuard:
+      run.notes = fmt::format("killed by the guard ({}): MemAvailable {} below the kill level {}",
+                              guard->kill_reason, FormatGB(guard->trigger_available_bytes.value_or(0)),
+                              FormatGB(spec.min_available_bytes));
+      break;
+    case TrialOutcome::kTimeout:
+      run.notes = fmt::format("still running after the trial timeout ({:.0f} s); ended", guard->duration_s);
+      break;
+    case TrialOutcome::kOom:
+      run.notes = facts.oom_message ? fmt::format("{}: {}", status, *facts.oom_message)
+                                    : fmt::format("{} while the kernel's OOM killer fired ({} kill(s) in /proc/vmstat)",
+                                                  status, facts.kernel_oom_kills);
+      break;
+    case TrialOutcome::kError:
+    case TrialOutcome::kSkipped: {
+      const std::string last = LastLine(tail);
+      run.notes = last.empty() ? status : fmt::format("{}: {}", status, last);
+      break;
+    }
+  }
+  return run;
+}
+
+}  // namespace headroom

@@ -1,0 +1,68 @@
+// One sweep trial: the filled command run under the guard with a 10 ms watch period, its
+// output kept in a log file, its peak pool use measured above the pre-trial baseline, and
+// its outcome classified. ClassifyTrial and FindOomMessage are pure, for the tests.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "run/guard.h"
+#include "store/journal.h"
+#include "sys/sysroot.h"
+
+namespace headroom {
+
+// What a finished trial left to classify it by.
+struct TrialFacts {
+  bool killed_by_guard = false;
+  bool timed_out = false;
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  std::optional<std::string> oom_message;  // a line of the output that reports an OOM
+  uint64_t kernel_oom_kills = 0;           // /proc/vmstat oom_kill, during the trial
+  uint64_t peak_pool_bytes = 0;            // MemTotal - lowest MemAvailable
+  uint64_t limit_bytes = 0;
+};
+
+// ok, over-limit (ran to the end, but its peak passed the limit), killed-by-guard, oom (the
+// job's own: an out-of-memory message in its output, or a SIGKILL while the kernel's OOM
+// killer fired), timeout, error (any other failure: never called an OOM).
+TrialOutcome ClassifyTrial(const TrialFacts& facts);
+
+// The first line of `output` that reports running out of memory (CUDA, PyTorch, Python,
+// C++, JAX/XLA, the C library), trimmed to 200 characters; nullopt when none does.
+std::optional<std::string> FindOomMessage(std::string_view output);
+
+// The value of `key` in /proc/vmstat text ("oom_kill 3"); nullopt when absent.
+std::optional<uint64_t> ParseVmstatValue(std::string_view text, std::string_view key);
+
+struct TrialSpec {
+  std::vector<std::string> command;  // placeholders already filled
+  uint64_t min_available_bytes = 0;  // the guard's kill level
+  uint64_t limit_bytes = 0;
+  std::chrono::milliseconds grace{3000};
+  std::optional<std::chrono::milliseconds> timeout;
+  std::filesystem::path log_path;  // the trial's stdout and stderr, appended
+  std::function<void(uint64_t available_bytes, double elapsed_s)> on_tick;
+};
+
+struct TrialRun {
+  TrialOutcome outcome = TrialOutcome::kError;
+  GuardSummary guard;
+  uint64_t baseline_available_bytes = 0;  // MemAvailable just before the launch
+  uint64_t peak_bytes = 0;                // the trial's own: baseline - lowest MemAvailable
+  uint64_t peak_pool_bytes = 0;           // MemTotal - lowest MemAvailable
+  std::string notes;                      // why, in a phrase: "exit status 1: ValueError: ..."
+};
+
+// Runs one trial to its end. Error: the command cannot be started or the log not opened.
+Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec);
+
+}  // namespace headroom
