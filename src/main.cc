@@ -16,6 +16,8 @@ constexpr Subcommand kSubcommands[] = {
     {"plan", "will this model, method, batch and packing fit in the memory pool?", RunPlan},
     {"guard", "run a job so that running out of memory kills the job, never the machine",
      RunGuardCommand},
+    {"sweep", "find the largest batch or packing that fits, one guarded trial at a time",
+     RunSweepCommand},
     {"history", "list recent guarded runs and sweeps from the journal", RunHistory},
 };
 

@@ -1,5 +1,9 @@
 #include "cli/cli.h"
 
+#include <cstdlib>
+
+#include "base/bytes.h"
+
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -28,6 +32,25 @@ std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view
     return kExitUsage;
   }
   return std::nullopt;
+}
+
+}  // namespace headroom
+
+namespace headroom {
+
+uint64_t SizeOrPercentFlag(const std::string& text, uint64_t total, std::string_view flag) {
+  if (!text.empty() && text.back() == '%') {
+    char* end = nullptr;
+    const std::string num = text.substr(0, text.size() - 1);
+    const double pct = std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !(pct > 0) || pct >= 100) {
+      throw UsageError{fmt::format("{}: '{}' is not a percentage in (0, 100)", flag, text)};
+    }
+    return static_cast<uint64_t>(pct / 100.0 * static_cast<double>(total));
+  }
+  auto r = ParseBytes(text);
+  if (!r) throw UsageError{fmt::format("{}: {}", flag, r.error().message)};
+  return *r;
 }
 
 }  // namespace headroom

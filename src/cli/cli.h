@@ -49,8 +49,13 @@ struct UsageError {
 std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view command,
                               const std::vector<std::string>& args);
 
+// A size ("4GiB", "100GB") or a percentage of `total` ("8%") given to `flag`; throws
+// UsageError naming the flag.
+uint64_t SizeOrPercentFlag(const std::string& text, uint64_t total, std::string_view flag);
+
 int RunPlan(const CliEnv& env, const std::vector<std::string>& args);
 int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunHistory(const CliEnv& env, const std::vector<std::string>& args);
+int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom

@@ -22,22 +22,6 @@ namespace {
 
 constexpr int kExitRefused = 3;  // --require-available: not enough memory to start
 
-// "8%" of MemTotal, or a size.
-uint64_t SizeOrPercent(const std::string& text, uint64_t total, std::string_view flag) {
-  if (!text.empty() && text.back() == '%') {
-    char* end = nullptr;
-    const std::string num = text.substr(0, text.size() - 1);
-    const double pct = std::strtod(num.c_str(), &end);
-    if (num.empty() || end != num.c_str() + num.size() || !(pct > 0) || pct >= 100) {
-      throw UsageError{fmt::format("{}: '{}' is not a percentage in (0, 100)", flag, text)};
-    }
-    return static_cast<uint64_t>(pct / 100.0 * static_cast<double>(total));
-  }
-  auto r = ParseBytes(text);
-  if (!r) throw UsageError{fmt::format("{}: {}", flag, r.error().message)};
-  return *r;
-}
-
 std::string GiB(uint64_t b) { return FormatGiB(b); }
 
 void PrintSummary(std::FILE* out, const GuardSummary& s) {
@@ -141,10 +125,10 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
     GuardOptions opt;
     opt.min_available_bytes = min_available.empty()
                                   ? std::max<uint64_t>(4 * kGiB, total * 8 / 100)
-                                  : SizeOrPercent(min_available, total, "--min-available");
+                                  : SizeOrPercentFlag(min_available, total, "--min-available");
     opt.warn_available_bytes = warn_available.empty()
                                    ? 2 * opt.min_available_bytes
-                                   : SizeOrPercent(warn_available, total, "--warn-available");
+                                   : SizeOrPercentFlag(warn_available, total, "--warn-available");
     auto g = ParseDuration(grace, true);
     if (!g) throw UsageError{"--grace: " + g.error().message};
     opt.grace = std::chrono::duration_cast<std::chrono::milliseconds>(*g);
@@ -157,7 +141,7 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
       opt.attach_pid = static_cast<pid_t>(*p);
     }
     if (!require_available.empty()) {
-      const uint64_t need = SizeOrPercent(require_available, total, "--require-available");
+      const uint64_t need = SizeOrPercentFlag(require_available, total, "--require-available");
       if (*available < need) {
         std::fprintf(env.err,
                      "headroom: guard: refusing to start: MemAvailable %s is below "

@@ -388,6 +388,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       while (::read(sig_fd, &si, sizeof si) == sizeof si) {
         const int s = static_cast<int>(si.ssi_signo);
         if (s == SIGCHLD) continue;
+        if (!sum.forwarded_signal) sum.forwarded_signal = s;
         const int n = tree.Signal(s);
         events.Emit("forward", fmt::format("\"signal\":{},\"processes\":{}", s, n));
       }

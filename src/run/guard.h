@@ -60,6 +60,7 @@ struct GuardOptions {
 struct GuardSummary {
   bool killed = false;             // the guard killed the job
   bool timed_out = false;          // the job ran past GuardOptions::timeout and was ended
+  std::optional<int> forwarded_signal;  // the first INT/TERM/HUP the guard passed to the job
   std::string kill_reason;         // "memavailable", "projected", "psi"
   std::string signal_path;         // "SIGTERM", "SIGTERM, SIGKILL after grace", "SIGKILL at once"
   int exit_status = 0;             // what `headroom guard` exits with

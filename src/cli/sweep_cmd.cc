@@ -1,0 +1,347 @@
+// `headroom sweep`: flags -> grid + template + limits -> preflight (leftovers, MemAvailable)
+// -> RunSweep -> the answer, a Markdown table (or JSON) and optionally a CSV file.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/bytes.h"
+#include "base/duration.h"
+#include "cli/cli.h"
+#include "run/guard.h"
+#include "store/journal.h"
+#include "sweep/sweep.h"
+#include "sys/meminfo.h"
+
+namespace headroom {
+namespace {
+
+constexpr int kExitRefused = 3;  // preflight: not enough MemAvailable to start
+// The owners' rule on a DGX Spark: stop when the peak passes 100 GB of the 128 GB pool,
+// leaving 28 GB for the OS. Smaller machines keep the same share (28 GB of a Spark's
+// MemTotal, 127,600,748 kB).
+constexpr double kSparkReserveBytes = 28e9;
+constexpr double kSparkMemTotalBytes = 127600748.0 * 1024;
+// The default margin: 3 % of the limit, at least 256 MiB: run-to-run noise of a trainer's
+// peak plus what the fit cannot know.
+constexpr double kMarginShare = 0.03;
+constexpr uint64_t kMinMarginBytes = 256 * kMiB;
+// Columns the table always has, for the knobs users sweep most.
+constexpr const char* kFixedColumns[][2] = {{"batch", "batch"}, {"grad_accum", "grad_accum"}, {"seq", "seq_len"}};
+constexpr size_t kNoteChars = 100;
+
+std::string SignedGB(std::optional<int64_t> v) {
+  if (!v) return "-";
+  return *v < 0 ? "-" + FormatGB(static_cast<uint64_t>(-*v)) : FormatGB(static_cast<uint64_t>(*v));
+}
+
+std::string Cell(std::string text) {
+  for (char& c : text) {
+    if (c == '|' || static_cast<unsigned char>(c) < 0x20) c = c == '|' ? '/' : ' ';
+  }
+  if (text.size() > kNoteChars) text = text.substr(0, kNoteChars - 3) + "...";
+  return text;
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// The knob columns: batch, grad_accum, seq_len always (in that order), then --param names.
+std::vector<std::pair<std::string, std::string>> Columns(const Grid& grid) {
+  std::vector<std::pair<std::string, std::string>> cols;
+  for (const auto& c : kFixedColumns) cols.emplace_back(c[0], c[1]);
+  for (const auto& k : grid.knobs) {
+    if (k.name != "batch" && k.name != "grad_accum" && k.name != "seq") cols.emplace_back(k.name, k.name);
+  }
+  return cols;
+}
+
+std::string Value(const Config& c, const std::string& name) {
+  const int64_t v = c.Get(name);
+  return v < 0 ? "-" : std::to_string(v);
+}
+
+void PrintMarkdown(std::FILE* out, const SweepOptions& o, const SweepResult& r) {
+  const auto cols = Columns(o.grid);
+  std::string head = "|", rule = "|";
+  for (const auto& [name, title] : cols) {
+    head += " " + title + " |";
+    rule += "---|";
+  }
+  std::fprintf(out, "%s peak_mem | headroom | status | notes |\n%s---|---|---|---|\n", head.c_str(), rule.c_str());
+  for (const auto& row : r.rows) {
+    std::string line = "|";
+    for (const auto& [name, title] : cols) line += " " + Value(row.config, name) + " |";
+    std::string notes = row.notes;
+    if (row.from_journal) notes = notes.empty() ? "from the journal" : "from the journal; " + notes;
+    std::fprintf(out, "%s %s | %s | %s | %s |\n", line.c_str(),
+                 row.peak_bytes ? FormatGB(*row.peak_bytes).c_str() : "-", SignedGB(row.headroom_bytes).c_str(),
+                 std::string(TrialOutcomeName(row.outcome)).c_str(), Cell(notes).c_str());
+  }
+  std::fprintf(out, "\npeak_mem: the trial's peak pool use above the MemAvailable it started from; "
+                    "headroom: the limit %s minus the trial's pool peak (GB = 1e9 bytes)\n",
+               FormatGB(o.limit_bytes).c_str());
+}
+
+bool WriteCsv(const std::string& path, const SweepOptions& o, const SweepResult& r, std::string& error) {
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) {
+    error = fmt::format("--csv: cannot write {}: {}", path, std::strerror(errno));
+    return false;
+  }
+  const auto cols = Columns(o.grid);
+  f << "# headroom sweep results, schema_version 1, run " << r.run_id << ", limit_bytes " << o.limit_bytes << "\n";
+  for (const auto& [name, title] : cols) f << title << ",";
+  f << "peak_mem_bytes,headroom_bytes,status,notes\n";
+  for (const auto& row : r.rows) {
+    for (const auto& [name, title] : cols) {
+      const int64_t v = row.config.Get(name);
+      f << (v < 0 ? "" : std::to_string(v)) << ",";
+    }
+    f << (row.peak_bytes ? std::to_string(*row.peak_bytes) : "") << ","
+      << (row.headroom_bytes ? std::to_string(*row.headroom_bytes) : "") << "," << TrialOutcomeName(row.outcome)
+      << "," << CsvField(row.notes) << "\n";
+  }
+  f.flush();
+  if (!f) {
+    error = fmt::format("--csv: writing {} failed", path);
+    return false;
+  }
+  return true;
+}
+
+nlohmann::json ResultJson(const SweepOptions& o, const SweepResult& r) {
+  auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json trials = nlohmann::json::array();
+  for (const auto& row : r.rows) {
+    trials.push_back({{"config", nlohmann::json::parse(row.config.ToJson())},
+                      {"status", TrialOutcomeName(row.outcome)},
+                      {"peak_bytes", opt(row.peak_bytes)},
+                      {"headroom_bytes", opt(row.headroom_bytes)},
+                      {"notes", row.notes},
+                      {"from_journal", row.from_journal}});
+  }
+  return {{"schema_version", 1},
+          {"run_id", r.run_id},
+          {"resumed", r.resumed},
+          {"reused_trials", r.reused},
+          {"launched_trials", r.launched},
+          {"launched_trials_total", r.launched_total},
+          {"limit_bytes", o.limit_bytes},
+          {"margin_bytes", o.margin_bytes},
+          {"kill_below_bytes", o.min_available_bytes},
+          {"best", r.best ? nlohmann::json::parse(r.best->ToJson()) : nlohmann::json(nullptr)},
+          {"best_peak_bytes", opt(r.best_peak_bytes)},
+          {"best_headroom_bytes", opt(r.best_headroom_bytes)},
+          {"stop_reasons", r.stop_reasons},
+          {"stopped_early", r.stopped_early.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_early)},
+          {"warnings", r.warnings},
+          {"trial_logs", r.trial_log_dir.string()},
+          {"trials", trials}};
+}
+
+void PrintLeftovers(std::FILE* err, const std::vector<Leftover>& leftovers) {
+  for (const auto& l : leftovers) {
+    std::fprintf(err, "  pid %d  %-22s RSS %s  %s\n", l.pid, l.what.c_str(), FormatGiB(l.rss_bytes).c_str(),
+                 l.cmdline.c_str());
+  }
+}
+
+}  // namespace
+
+int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
+  std::string batch, seq, grad_accum, order, limit, margin, min_available, require_available;
+  std::string trial_timeout, grace = "3s", settle_timeout = "60s", settle_tolerance, state, logs, csv, root_dir;
+  std::string model, method;
+  std::vector<std::string> params, command;
+  int max_trials = 30;
+  bool no_bisect = false, fresh = false, kill_leftovers = false, json = false;
+  CLI::App app{fmt::format(
+      "Find the largest batch or packing that fits, one guarded trial at a time.\n\n"
+      "  headroom sweep --batch 1..64 --seq 1024 -- python train.py --bs {{batch}} --max-len {{seq}}\n\n"
+      "Each trial fills the placeholders ({{batch}}, {{seq}}, {{grad_accum}}, and any {{name}} given "
+      "with --param), runs under the guard, and is measured by its peak pool use (MemAvailable "
+      "read every 10 ms). Knobs grow one at a time (--order); after two ok trials a fitted "
+      "peak(knob) skips any trial predicted over --limit, then the search narrows between the "
+      "last good and the first bad value. Every finished trial is in the journal: rerunning "
+      "the same sweep resumes it.\n\n"
+      "VALUES: LO..HI (doubling from LO, any value in between when narrowing), LO..HI:STEP "
+      "(on the step), or V1,V2,... (only those).\n\n"
+      "exit status: 0 an answer was found; 1 no config ran ok; 2 usage error; {} refused to "
+      "start (MemAvailable below --require-available); {} interrupted",
+      kExitRefused, kExitSweepInterrupted), "headroom sweep"};
+  app.add_option("--batch", batch, "values for {batch}");
+  app.add_option("--seq", seq, "values for {seq}");
+  app.add_option("--grad-accum", grad_accum, "values for {grad_accum}");
+  app.add_option("--param", params, "NAME=VALUES for {NAME} (repeatable)");
+  app.add_option("--order", order, "which knob grows first, e.g. batch,seq (default: batch, seq, grad_accum, then --param order)");
+  app.add_option("--limit", limit, "the peak pool use (MemTotal - MemAvailable) a trial may reach (default: MemTotal minus 28 GB, scaled for smaller machines)");
+  app.add_option("--margin", margin, "skip a trial when its predicted peak plus this passes the limit (default: 3% of the limit, at least 256MiB)");
+  app.add_option("--min-available", min_available, "the guard's kill level in every trial: SIZE or PCT (default: the larger of 4GiB and 8%)");
+  app.add_option("--require-available", require_available, "refuse to start below this MemAvailable (default: the limit plus the kill level, at most MemTotal)");
+  app.add_flag("--kill-leftovers", kill_leftovers, "signal the listed holders of the pool (SIGTERM, then SIGKILL) before starting");
+  app.add_option("--max-trials", max_trials, "launch at most N trials in all (default 30)")->check(CLI::Range(1, 10000));
+  app.add_option("--trial-timeout", trial_timeout, "end a trial that runs longer than this (e.g. 20m; default: none)");
+  app.add_option("--grace", grace, "SIGTERM first, SIGKILL after this (default 3s)");
+  app.add_option("--settle-timeout", settle_timeout, "wait at most this for MemAvailable to recover between trials (default 60s)");
+  app.add_option("--settle-tolerance", settle_tolerance, "recovered means within this of the pre-sweep MemAvailable (default: 2% of MemTotal, at least 512MiB)");
+  app.add_flag("--no-bisect", no_bisect, "do not narrow between the last good and the first bad value");
+  app.add_flag("--fresh", fresh, "start over instead of resuming an earlier run of this sweep");
+  app.add_option("--state,--journal", state, "the journal that holds the sweep's state (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)");
+  app.add_option("--logs", logs, "trial logs go to DIR/<run id>/ (default: sweeps/ beside the journal)");
+  app.add_option("--csv", csv, "also write the results table to FILE");
+  app.add_flag("--json", json, "print the results as JSON (progress still goes to stderr)");
+  app.add_option("--model", model, "label the sweep with a model name, for plan's measured anchors");
+  app.add_option("--method", method, "label the sweep with a method (full, lora, qlora), for plan's measured anchors");
+  app.add_option("--root", root_dir, "read proc/ below this directory instead of /");
+  app.add_option("command", command, "the command template, after --");
+  if (auto status = ParseFlags(app, env, "sweep", args)) return *status;
+  const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
+  try {
+    if (command.empty()) throw UsageError{"give the command template after --, e.g. -- python train.py --bs {batch}"};
+    std::vector<Knob> knobs;
+    auto add = [&](const std::string& text, const char* name, const char* flag) {
+      if (text.empty()) return;
+      auto k = ParseKnob(name, flag, text);
+      if (!k) throw UsageError{k.error().message};
+      knobs.push_back(std::move(*k));
+    };
+    add(batch, "batch", "--batch");
+    add(seq, "seq", "--seq");
+    add(grad_accum, "grad_accum", "--grad-accum");
+    for (const auto& p : params) {
+      auto k = ParseParamKnob(p);
+      if (!k) throw UsageError{k.error().message};
+      if (std::any_of(knobs.begin(), knobs.end(), [&](const Knob& o) { return o.name == k->name; })) {
+        throw UsageError{fmt::format("--param {}: given twice", k->name)};
+      }
+      knobs.push_back(std::move(*k));
+    }
+    if (knobs.empty()) throw UsageError{"nothing to sweep: give --batch, --seq, --grad-accum or --param"};
+    auto grid = OrderGrid(std::move(knobs), order);
+    if (!grid) throw UsageError{grid.error().message};
+    if (auto ok = CheckTemplate(*grid, command); !ok) throw UsageError{ok.error().message};
+
+    auto info = ReadMemInfo(root);
+    if (!info) throw UsageError{info.error().message};
+    const uint64_t total = info->total_bytes().value_or(0);
+    const auto available = info->available_bytes();
+    if (!available || total == 0) throw UsageError{"proc/meminfo has no MemTotal or MemAvailable; the sweep needs both"};
+
+    SweepOptions o;
+    o.grid = std::move(*grid);
+    o.command = command;
+    const double reserve = kSparkReserveBytes * std::min(1.0, static_cast<double>(total) / kSparkMemTotalBytes);
+    o.limit_bytes = limit.empty() ? total - static_cast<uint64_t>(reserve) : SizeOrPercentFlag(limit, total, "--limit");
+    if (o.limit_bytes > total) {
+      throw UsageError{fmt::format("--limit: {} is more than MemTotal {}", FormatGB(o.limit_bytes), FormatGB(total))};
+    }
+    o.margin_bytes = margin.empty()
+                         ? std::max(kMinMarginBytes, static_cast<uint64_t>(kMarginShare * static_cast<double>(o.limit_bytes)))
+                         : SizeOrPercentFlag(margin, o.limit_bytes, "--margin");
+    o.min_available_bytes = min_available.empty() ? std::max<uint64_t>(4 * kGiB, total * 8 / 100)
+                                                  : SizeOrPercentFlag(min_available, total, "--min-available");
+    o.bisect = !no_bisect;
+    o.max_trials = max_trials;
+    o.fresh = fresh;
+    o.model = model;
+    o.method = method;
+    auto duration = [](const std::string& text, const char* flag) {
+      auto d = ParseDuration(text);
+      if (!d) throw UsageError{fmt::format("{}: {}", flag, d.error().message)};
+      return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+    };
+    if (!trial_timeout.empty()) o.trial_timeout = duration(trial_timeout, "--trial-timeout");
+    o.grace = duration(grace, "--grace");
+    o.settle_timeout = duration(settle_timeout, "--settle-timeout");
+    o.settle_tolerance_bytes = settle_tolerance.empty() ? std::max<uint64_t>(512 * kMiB, total / 50)
+                                                        : SizeOrPercentFlag(settle_tolerance, total, "--settle-tolerance");
+
+    // The journal holds the sweep's state: without it there is no resuming, so it is
+    // required (unlike guard, which only records).
+    auto path = ResolveJournalPath(state, std::getenv);
+    if (!path) throw UsageError{"--state: " + path.error().message};
+    auto journal = Journal::Open(*path);
+    if (!journal) throw UsageError{journal.error().message};
+    o.log_dir = logs.empty() ? path->parent_path() / "sweeps" : std::filesystem::path(logs);
+
+    // Preflight, as the owners do it: who holds the pool, and is there room to start?
+    const auto leftovers = FindLeftovers(root);
+    if (!leftovers.empty()) {
+      std::fprintf(env.err, "headroom: sweep: %zu process(es) that usually hold the pool are running:\n", leftovers.size());
+      PrintLeftovers(env.err, leftovers);
+      if (kill_leftovers) {
+        for (const auto& line : SignalLeftovers(root, leftovers, o.grace)) {
+          std::fprintf(env.err, "  --kill-leftovers: %s\n", line.c_str());
+        }
+      } else {
+        std::fprintf(env.err, "  (nothing was signalled; --kill-leftovers stops them, or stop them yourself)\n");
+      }
+    }
+    const uint64_t need = require_available.empty() ? std::min(total, o.limit_bytes + o.min_available_bytes)
+                                                    : SizeOrPercentFlag(require_available, total, "--require-available");
+    const auto now_available = ReadMemInfo(root);
+    const uint64_t avail_now = now_available && now_available->available_bytes() ? *now_available->available_bytes() : *available;
+    if (avail_now < need) {
+      std::fprintf(env.err,
+                   "headroom: sweep: refusing to start: MemAvailable %s is below --require-available %s "
+                   "(default: the limit %s plus the kill level %s)\n",
+                   FormatGB(avail_now).c_str(), FormatGB(need).c_str(), FormatGB(o.limit_bytes).c_str(),
+                   FormatGB(o.min_available_bytes).c_str());
+      if (leftovers.empty()) std::fprintf(env.err, "  no known holders of the pool found (vllm, ollama, ray::, python with torch)\n");
+      return kExitRefused;
+    }
+    std::fprintf(env.err,
+                 "headroom: sweep: limit %s pool use (MemTotal %s), margin %s, guard kill level %s "
+                 "MemAvailable, journal %s\n",
+                 FormatGB(o.limit_bytes).c_str(), FormatGB(total).c_str(), FormatGB(o.margin_bytes).c_str(),
+                 FormatGB(o.min_available_bytes).c_str(), path->string().c_str());
+
+    const SweepProgress progress{env.err, ::isatty(::fileno(env.err)) == 1};
+    auto result = RunSweep(root, o, *journal, progress);
+    if (!result) throw UsageError{result.error().message};
+    const SweepResult& r = *result;
+    if (!csv.empty()) {
+      std::string error;
+      if (!WriteCsv(csv, o, r, error)) PrintError(env, "sweep: " + error);
+    }
+    if (json) {
+      std::fprintf(env.out, "%s\n", ResultJson(o, r).dump(2).c_str());
+      return r.exit_status;
+    }
+    PrintMarkdown(env.out, o, r);
+    std::fprintf(env.out, "\n");
+    if (r.best) {
+      std::fprintf(env.out, "answer: %s: peak %s above the baseline, headroom %s to the limit %s\n",
+                   r.best->ToText().c_str(), r.best_peak_bytes ? FormatGB(*r.best_peak_bytes).c_str() : "n/a",
+                   SignedGB(r.best_headroom_bytes).c_str(), FormatGB(o.limit_bytes).c_str());
+    } else {
+      std::fprintf(env.out, "answer: none: no config ran ok under the limit %s\n", FormatGB(o.limit_bytes).c_str());
+    }
+    for (const auto& why : r.stop_reasons) std::fprintf(env.out, "stopped by: %s\n", why.c_str());
+    if (!r.stopped_early.empty()) {
+      std::fprintf(env.out, "stopped early: %s; rerun the same command to resume\n", r.stopped_early.c_str());
+    }
+    std::fprintf(env.out, "run %lld in %s (%d trial(s) launched now, %d reused from the journal); trial logs in %s\n",
+                 static_cast<long long>(r.run_id), path->string().c_str(), r.launched, r.reused,
+                 r.trial_log_dir.string().c_str());
+    return r.exit_status;
+  } catch (const UsageError& e) {
+    PrintError(env, "sweep: " + e.message);
+    return kExitUsage;
+  }
+}
+
+}  // namespace headroom

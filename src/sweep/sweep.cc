@@ -1,0 +1,400 @@
+// Implementation notes.
+//  - Order of writes: a "trial-start" event before each launch and the trial row after it,
+//    each its own committed transaction, so a sweep killed with SIGKILL mid-trial loses
+//    that trial only, and the rerun can say which one it was (a start with no row).
+//  - Replay: every finished trial of the run with the same key is reported to the search
+//    before the first Next(); the search then never asks for those configs again.
+//    Skipped rows are not replayed: the search recomputes them (the baseline may differ).
+//  - Baseline: the pool use a trial starts from is read right before the search decides,
+//    because the decision (prediction + margin against the limit) depends on it.
+//  - A SIGINT/SIGTERM/HUP during a trial goes to the job (the guard forwards it); that
+//    trial is not recorded (it did not fail on its own) and the sweep stops, resumable.
+#include "sweep/sweep.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/bytes.h"
+#include "run/pidfd.h"
+#include "sweep/trial.h"
+#include "sys/meminfo.h"
+#include "sys/processes.h"
+
+namespace headroom {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Non-terminal progress: one line per this much of a running trial.
+constexpr double kPlainProgressSeconds = 10.0;
+constexpr auto kSettlePoll = std::chrono::milliseconds(100);
+// Settled: MemAvailable rose by less than this over the last kSettleStill.
+constexpr uint64_t kSettleStillBytes = 32ULL << 20;
+constexpr auto kSettleStill = std::chrono::milliseconds(500);
+
+std::optional<TrialOutcome> ParseOutcome(std::string_view name) {
+  for (auto o : {TrialOutcome::kOk, TrialOutcome::kOverLimit, TrialOutcome::kKilledByGuard, TrialOutcome::kOom,
+                 TrialOutcome::kError, TrialOutcome::kTimeout, TrialOutcome::kSkipped}) {
+    if (TrialOutcomeName(o) == name) return o;
+  }
+  return std::nullopt;
+}
+
+// A config from the journal, in the grid's knob order; nullopt when it does not belong to
+// this grid (a key collision would be a bug, but a hand-edited journal is outside data).
+std::optional<Config> ConfigFromJson(const Grid& grid, const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || j.size() != grid.knobs.size()) return std::nullopt;
+  Config c;
+  for (const auto& k : grid.knobs) {
+    const auto it = j.find(k.name);
+    if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+    c.values.emplace_back(k.name, it->get<int64_t>());
+  }
+  return c;
+}
+
+struct Memory {
+  uint64_t total = 0;
+  uint64_t available = 0;
+};
+
+std::optional<Memory> ReadMemory(const SysRoot& root) {
+  auto info = ReadMemInfo(root);
+  if (!info || !info->total_bytes() || !info->available_bytes()) return std::nullopt;
+  return Memory{*info->total_bytes(), *info->available_bytes()};
+}
+
+std::string SafeName(const Config& c) {
+  std::string out;
+  for (const auto& [k, v] : c.values) out += fmt::format("-{}{}", k, v);
+  return out;
+}
+
+class Progress {
+ public:
+  explicit Progress(const SweepProgress& p) : p_(p) {}
+  // A line that stays.
+  void Line(const std::string& text) {
+    if (!p_.file) return;
+    if (p_.terminal && live_) std::fputs("\r\033[K", p_.file);
+    live_ = false;
+    std::fprintf(p_.file, "%s\n", text.c_str());
+    std::fflush(p_.file);
+  }
+  // A line rewritten in place on a terminal; elsewhere printed every 10 s.
+  void Live(const std::string& text, double elapsed_s) {
+    if (!p_.file) return;
+    if (p_.terminal) {
+      std::fprintf(p_.file, "\r\033[K%s", text.c_str());
+      live_ = true;
+      std::fflush(p_.file);
+    } else if (elapsed_s - last_plain_s_ >= kPlainProgressSeconds) {
+      last_plain_s_ = elapsed_s;
+      Line(text);
+    }
+  }
+  void ResetTrial() { last_plain_s_ = 0; }
+
+ private:
+  SweepProgress p_;
+  bool live_ = false;
+  double last_plain_s_ = 0;
+};
+
+}  // namespace
+
+std::string SweepKey(const SweepOptions& o) {
+  nlohmann::json knobs = nlohmann::json::array();
+  for (const auto& k : o.grid.knobs) {
+    knobs.push_back({{"name", k.name}, {"values", k.values}, {"range", k.is_range}, {"lo", k.lo},
+                     {"hi", k.hi}, {"step", k.step}});
+  }
+  nlohmann::json key = {{"command", o.command}, {"knobs", knobs},       {"limit_bytes", o.limit_bytes},
+                        {"margin_bytes", o.margin_bytes}, {"bisect", o.bisect}};
+  return key.dump();
+}
+
+std::vector<std::string> SignalLeftovers(const SysRoot& root, const std::vector<Leftover>& leftovers,
+                                         std::chrono::milliseconds grace) {
+  std::vector<std::string> done;
+  std::vector<std::pair<pid_t, int>> fds;
+  for (const auto& l : leftovers) {
+    const auto stat = ReadProcStat(root, l.pid);
+    auto fd = stat ? OpenVerifiedPidfd(root, l.pid, stat->starttime_ticks) : std::nullopt;
+    if (!fd) {
+      done.push_back(fmt::format("pid {} ({}): already gone", l.pid, l.what));
+      continue;
+    }
+    if (PidfdSendSignal(*fd, SIGTERM) != 0) {
+      done.push_back(fmt::format("pid {} ({}): SIGTERM: {}", l.pid, l.what, std::strerror(errno)));
+      ::close(*fd);
+      continue;
+    }
+    fds.emplace_back(l.pid, *fd);
+  }
+  const auto deadline = Clock::now() + grace;
+  for (auto& [pid, fd] : fds) {
+    pollfd p{fd, POLLIN, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) == 1) {
+      done.push_back(fmt::format("pid {}: ended after SIGTERM", pid));
+    } else {
+      PidfdSendSignal(fd, SIGKILL);
+      done.push_back(fmt::format("pid {}: SIGKILL after {} ms", pid, grace.count()));
+    }
+    ::close(fd);
+  }
+  return done;
+}
+
+Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journal& journal,
+                             const SweepProgress& progress_out) {
+  SweepResult res;
+  Progress progress(progress_out);
+  const auto start_mem = ReadMemory(root);
+  if (!start_mem) return Error{"sweep: cannot read MemTotal and MemAvailable from proc/meminfo"};
+  const uint64_t baseline_available = start_mem->available;
+
+  // The run: resumed, or new.
+  const std::string key = SweepKey(opt);
+  std::optional<int64_t> previous;
+  if (!opt.fresh) {
+    auto found = journal.FindSweep(key);
+    if (!found) return found.error();
+    previous = *found;
+  }
+  SweepSearch search(opt.grid, {opt.limit_bytes, opt.margin_bytes, opt.bisect});
+  std::vector<std::string> written_skips;
+  if (previous) {
+    res.run_id = *previous;
+    res.resumed = true;
+    auto reopened = journal.ReopenRun(*previous);
+    if (!reopened) return reopened.error();
+    auto trials = journal.Trials(*previous);
+    if (!trials) return trials.error();
+    std::vector<std::string> finished;
+    for (const auto& t : *trials) {
+      const auto config = ConfigFromJson(opt.grid, t.config_json);
+      const auto outcome = ParseOutcome(t.outcome);
+      if (!config || !outcome) {
+        res.warnings.push_back(fmt::format("journal trial {} does not fit this sweep; ignored", t.id));
+        continue;
+      }
+      finished.push_back(config->ToJson());
+      if (*outcome == TrialOutcome::kSkipped) {
+        written_skips.push_back(config->ToJson());
+        continue;
+      }
+      TrialReport r;
+      r.outcome = *outcome;
+      if (t.peak_bytes) r.peak_bytes = static_cast<uint64_t>(std::max<int64_t>(0, *t.peak_bytes));
+      r.summary = t.notes.empty() ? std::string(TrialOutcomeName(*outcome)) : t.notes;
+      search.Report(*config, r);
+      ++res.reused;
+      res.rows.push_back({*config, *outcome, r.peak_bytes, t.headroom_bytes, t.notes, true});
+    }
+    // Trials that started and never finished: the previous sweep died during them.
+    if (auto events = journal.Events(*previous)) {
+      for (const auto& e : *events) {
+        if (e.type != "trial-start") continue;
+        const auto j = nlohmann::json::parse(e.data_json, nullptr, false);
+        if (!j.is_object() || !j.contains("config")) continue;
+        const std::string c = j["config"].dump();
+        if (std::find(finished.begin(), finished.end(), c) == finished.end()) {
+          res.warnings.push_back(fmt::format("trial {} was interrupted when the previous sweep ended; it runs again", c));
+          finished.push_back(c);
+        }
+      }
+    }
+    progress.Line(fmt::format("sweep: resuming run {}: {} finished trial(s) from the journal, not repeated",
+                              res.run_id, res.reused));
+  } else {
+    auto id = journal.BeginRun(RunKind::kSweep, opt.command, std::chrono::system_clock::now(), "", key);
+    if (!id) return id.error();
+    res.run_id = *id;
+  }
+  for (const auto& w : res.warnings) progress.Line("sweep: warning: " + w);
+  res.trial_log_dir = opt.log_dir / std::to_string(res.run_id);
+  std::error_code ec;
+  fs::create_directories(res.trial_log_dir, ec);
+  if (ec) return Error{fmt::format("sweep: cannot create {}: {}", res.trial_log_dir.string(), ec.message())};
+  res.launched_total = res.reused;  // skipped rows are not replayed, so these all ran
+
+  const auto sweep_start = Clock::now();
+  bool need_settle = false;
+  for (;;) {
+    // Let the pool come back to where the sweep started before the next decision, and
+    // hold still: freed memory can return over a second or more (driver pools on GB10,
+    // the hypervisor on a VM), and a baseline read while it climbs hides the next
+    // trial's peak.
+    if (need_settle) {
+      const auto settle_start = Clock::now();
+      const auto settle_end = settle_start + opt.settle_timeout;
+      std::optional<Memory> m = ReadMemory(root);
+      uint64_t window_low = m ? m->available : 0;
+      auto window_start = Clock::now();
+      bool settled = false;
+      while (m && Clock::now() < settle_end) {
+        std::this_thread::sleep_for(kSettlePoll);
+        m = ReadMemory(root);
+        if (!m) break;
+        const bool recovered = m->available + opt.settle_tolerance_bytes >= baseline_available;
+        if (m->available > window_low + kSettleStillBytes) {
+          window_low = m->available;  // still climbing: start a new window
+          window_start = Clock::now();
+        }
+        if (recovered && Clock::now() - window_start >= kSettleStill) {
+          settled = true;
+          break;
+        }
+      }
+      if (!settled && m) {
+        const std::string w = fmt::format(
+            "MemAvailable {} did not settle within {} of the pre-sweep {} in {} s; going on",
+            FormatGB(m->available), FormatGB(opt.settle_tolerance_bytes), FormatGB(baseline_available),
+            opt.settle_timeout.count() / 1000);
+        res.warnings.push_back(w);
+        progress.Line("sweep: warning: " + w);
+      }
+      need_settle = false;
+    }
+    const auto mem = ReadMemory(root);
+    if (!mem) return Error{"sweep: proc/meminfo became unreadable"};
+    const uint64_t pool_use = mem->total > mem->available ? mem->total - mem->available : 0;
+    const SearchStep step = search.Next(pool_use);
+    if (step.kind == SearchStep::kDone) break;
+    const std::string config_json = step.config.ToJson();
+    if (step.kind == SearchStep::kSkip) {
+      SweepRow row{step.config, TrialOutcome::kSkipped, std::nullopt, std::nullopt, step.reason, false};
+      if (std::find(written_skips.begin(), written_skips.end(), config_json) == written_skips.end()) {
+        Trial t;
+        t.config_json = config_json;
+        t.outcome = TrialOutcome::kSkipped;
+        t.notes = step.reason;
+        t.started_at = t.ended_at = std::chrono::system_clock::now();
+        if (auto added = journal.AddTrial(res.run_id, t); !added) return added.error();
+        written_skips.push_back(config_json);
+      }
+      res.rows.push_back(row);
+      progress.Line(fmt::format("sweep: skip {}: {}", step.config.ToText(), step.reason));
+      continue;
+    }
+    if (res.launched_total >= opt.max_trials) {
+      res.stopped_early = fmt::format("--max-trials {} reached", opt.max_trials);
+      break;
+    }
+    // Launch.
+    const int number = ++res.launched_total;
+    ++res.launched;
+    const fs::path log = res.trial_log_dir / fmt::format("trial-{:02}{}.log", number, SafeName(step.config));
+    nlohmann::json start_data = {{"config", nlohmann::json::parse(config_json)}, {"log", log.string()}};
+    if (step.predicted_peak_bytes) start_data["predicted_peak_bytes"] = *step.predicted_peak_bytes;
+    const auto started_at = std::chrono::system_clock::now();
+    (void)journal.AddEvent(res.run_id, "trial-start",
+                           std::chrono::duration<double>(Clock::now().time_since_epoch()).count(), started_at,
+                           start_data.dump());
+    progress.ResetTrial();
+    const std::string head = fmt::format("sweep: trial {} of at most {}: {}", number, opt.max_trials,
+                                         step.config.ToText());
+    progress.Line(head + (step.predicted_peak_bytes
+                              ? fmt::format(" (predicted peak {})", FormatGB(static_cast<uint64_t>(*step.predicted_peak_bytes)))
+                              : ""));
+    TrialSpec spec;
+    spec.command = FillTemplate(opt.command, step.config);
+    spec.min_available_bytes = opt.min_available_bytes;
+    spec.limit_bytes = opt.limit_bytes;
+    spec.grace = opt.grace;
+    spec.timeout = opt.trial_timeout;
+    spec.log_path = log;
+    const uint64_t trial_start_available = mem->available;
+    uint64_t lowest = trial_start_available;
+    spec.on_tick = [&](uint64_t available, double elapsed_s) {
+      lowest = std::min(lowest, available);
+      progress.Live(fmt::format("{} | {:.1f} s | pool {} | trial peak {} | sweep {:.0f} s", head, elapsed_s,
+                                FormatGB(mem->total - std::min(mem->total, available)),
+                                FormatGB(trial_start_available - lowest),
+                                std::chrono::duration<double>(Clock::now() - sweep_start).count()),
+                    elapsed_s);
+    };
+    auto run = RunTrial(root, spec);
+    if (!run) return Error{fmt::format("sweep: trial {}: {}", step.config.ToText(), run.error().message)};
+    need_settle = true;
+    if (run->guard.forwarded_signal) {
+      res.stopped_early = fmt::format("interrupted by signal {}", *run->guard.forwarded_signal);
+      progress.Line(fmt::format("sweep: {} during trial {}; it is not recorded and reruns on resume",
+                                res.stopped_early, number));
+      res.exit_status = kExitSweepInterrupted;
+      break;
+    }
+    TrialReport report;
+    report.outcome = run->outcome;
+    report.peak_bytes = run->peak_bytes;
+    report.summary = run->notes.empty() ? std::string(TrialOutcomeName(run->outcome)) : run->notes;
+    Trial t;
+    t.config_json = config_json;
+    t.outcome = run->outcome;
+    t.peak_bytes = run->peak_bytes;
+    t.headroom_bytes = static_cast<int64_t>(opt.limit_bytes) - static_cast<int64_t>(run->peak_pool_bytes);
+    t.notes = run->notes;
+    if (run->outcome != TrialOutcome::kOk) t.notes += (t.notes.empty() ? "" : "; ") + ("log: " + log.string());
+    t.started_at = started_at;
+    t.ended_at = std::chrono::system_clock::now();
+    if (auto added = journal.AddTrial(res.run_id, t); !added) return added.error();
+    search.Report(step.config, report);
+    res.rows.push_back({step.config, run->outcome, run->peak_bytes, t.headroom_bytes, t.notes, false});
+    progress.Line(fmt::format("sweep: trial {}: {}: {}, peak {} above the baseline (pool {}, headroom {}), {:.1f} s",
+                              number, step.config.ToText(), TrialOutcomeName(run->outcome), FormatGB(run->peak_bytes),
+                              FormatGB(run->peak_pool_bytes),
+                              t.headroom_bytes.value_or(0) < 0
+                                  ? "-" + FormatGB(static_cast<uint64_t>(-*t.headroom_bytes))
+                                  : FormatGB(static_cast<uint64_t>(*t.headroom_bytes)),
+                              run->guard.duration_s));
+  }
+
+  res.best = search.best();
+  res.best_peak_bytes = search.best_peak_bytes();
+  for (const auto& row : res.rows) {
+    if (res.best && row.config == *res.best && row.outcome == TrialOutcome::kOk) res.best_headroom_bytes = row.headroom_bytes;
+  }
+  res.stop_reasons = search.stop_reasons();
+  if (res.exit_status == 0) res.exit_status = res.best ? 0 : 1;
+
+  nlohmann::json summary = {{"schema_version", 1},
+                            {"template", opt.command},
+                            {"limit_bytes", opt.limit_bytes},
+                            {"margin_bytes", opt.margin_bytes},
+                            {"launched", res.launched_total},
+                            {"stop_reasons", res.stop_reasons},
+                            {"stopped_early", res.stopped_early}};
+  if (!opt.model.empty()) summary["model"] = opt.model;
+  if (!opt.method.empty()) summary["method"] = opt.method;
+  if (res.best) {
+    summary["best"] = nlohmann::json::parse(res.best->ToJson());
+    summary["best_peak_bytes"] = res.best_peak_bytes ? nlohmann::json(*res.best_peak_bytes) : nlohmann::json(nullptr);
+    summary["best_headroom_bytes"] =
+        res.best_headroom_bytes ? nlohmann::json(*res.best_headroom_bytes) : nlohmann::json(nullptr);
+  }
+  const std::string status = res.exit_status == kExitSweepInterrupted ? "interrupted"
+                             : !res.stopped_early.empty()           ? "incomplete"
+                             : res.best                             ? "done"
+                                                                    : "no-fit";
+  if (auto done = journal.FinishRun(res.run_id, status, res.exit_status, summary.dump(), std::chrono::system_clock::now());
+      !done) {
+    res.warnings.push_back("the journal did not take the sweep's end: " + done.error().message);
+  }
+  return res;
+}
+
+}  // namespace headroom

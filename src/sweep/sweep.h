@@ -1,0 +1,91 @@
+// `headroom sweep`'s driver: grid + template -> for each trial: settle, guard(trial), peak
+// -> search (fit, skip, refine) -> next trial or stop -> rows for the results table. Every
+// finished trial goes to the journal before the next starts, and a rerun with the same
+// sweep key replays them instead of running them again (docs/sweep.md).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "run/guard.h"
+#include "store/journal.h"
+#include "sweep/grid.h"
+#include "sweep/search.h"
+#include "sys/sysroot.h"
+
+namespace headroom {
+
+// The exit status of a sweep stopped by SIGINT/SIGTERM/SIGHUP (128 + SIGINT, as shells do).
+inline constexpr int kExitSweepInterrupted = 130;
+
+struct SweepOptions {
+  Grid grid;
+  std::vector<std::string> command;  // the template, with {placeholders}
+  uint64_t limit_bytes = 0;          // peak pool use a trial may reach
+  uint64_t margin_bytes = 0;
+  uint64_t min_available_bytes = 0;  // the guard's kill level in every trial
+  bool bisect = true;
+  int max_trials = 30;               // launched trials, counting those of earlier runs
+  std::optional<std::chrono::milliseconds> trial_timeout;
+  std::chrono::milliseconds grace{3000};
+  // Between trials: wait until MemAvailable is back within `settle_tolerance_bytes` of the
+  // pre-sweep baseline, at most `settle_timeout` (then a warning, and on).
+  uint64_t settle_tolerance_bytes = 0;
+  std::chrono::milliseconds settle_timeout{60000};
+  bool fresh = false;                   // ignore an earlier run of the same sweep
+  std::filesystem::path log_dir;        // trial logs go to <log_dir>/<run id>/
+  std::string model, method;            // labels for plan's measured anchors (optional)
+};
+
+// The identity of a sweep: what must match for a rerun to resume it (template, grid,
+// limit, margin, bisection). Canonical JSON.
+std::string SweepKey(const SweepOptions& options);
+
+struct SweepRow {
+  Config config;
+  TrialOutcome outcome = TrialOutcome::kOk;
+  std::optional<uint64_t> peak_bytes;      // the trial's own peak above its baseline
+  std::optional<int64_t> headroom_bytes;   // limit - pool peak
+  std::string notes;
+  bool from_journal = false;
+};
+
+struct SweepResult {
+  int64_t run_id = 0;
+  bool resumed = false;
+  int reused = 0;         // finished trials replayed from the journal
+  int launched = 0;       // trials launched by this invocation
+  int launched_total = 0; // with those of earlier invocations
+  std::vector<SweepRow> rows;
+  std::optional<Config> best;
+  std::optional<uint64_t> best_peak_bytes;
+  std::optional<int64_t> best_headroom_bytes;
+  std::vector<std::string> stop_reasons;  // one per knob, from the search
+  std::string stopped_early;              // "--max-trials 30 reached", "interrupted by signal 2"
+  std::vector<std::string> warnings;
+  std::filesystem::path trial_log_dir;
+  int exit_status = 0;  // 0 an answer, 1 no config fits (or none finished), 130 interrupted
+};
+
+// Progress lines: on a terminal one line rewritten in place, otherwise plain lines (a
+// trial's start and end, and every 10 s while it runs).
+struct SweepProgress {
+  std::FILE* file = nullptr;
+  bool terminal = false;
+};
+
+Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& options, Journal& journal,
+                             const SweepProgress& progress);
+
+// Sends SIGTERM to each leftover (by a pidfd checked against its start time), waits up to
+// `grace` for them to go, then SIGKILL. What was done, a line per process.
+std::vector<std::string> SignalLeftovers(const SysRoot& root, const std::vector<Leftover>& leftovers,
+                                         std::chrono::milliseconds grace);
+
+}  // namespace headroom

@@ -1,0 +1,313 @@
+// CLI tests of `headroom sweep` with the real binary, real trial processes (the fake
+// trainer in tests/tools) and a real journal file. Memory safety on a shared 2-core, 24 GiB
+// machine: every limit is set relative to the pool use of the moment and stays within
+// 1.5 GiB above it, the guard's kill level in each trial sits 2.5 GiB below the settled
+// MemAvailable, the fake trainer refuses more than 8 GiB and exits by itself at its
+// --timeout, and every process a test starts is killed and checked dead before it ends.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.h"
+#include "sys/meminfo.h"
+#include "sys/processes.h"
+
+namespace headroom {
+namespace {
+
+using testing::RunCli;
+namespace fs = std::filesystem;
+
+const std::string kTrainer = HEADROOM_FAKE_TRAINER;
+constexpr uint64_t kMiB = 1ULL << 20;
+constexpr uint64_t kGiB = 1ULL << 30;
+
+struct Memory {
+  uint64_t total = 0, available = 0;
+};
+
+Memory Now() {
+  auto info = ReadMemInfo(SysRoot("/"));
+  return {info->total_bytes().value_or(0), info->available_bytes().value_or(0)};
+}
+
+// MemAvailable once it stops rising (memory freed by an earlier test comes back over a
+// second or so on this VM), at most 3 s.
+Memory Settled() {
+  Memory before = Now();
+  for (int i = 0; i < 12; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    const Memory now = Now();
+    if (now.available <= before.available + 32 * kMiB) return now;
+    before = now;
+  }
+  return before;
+}
+
+class TempDir {
+ public:
+  TempDir()
+      : path_(fs::temp_directory_path() / ("headroom-sweep-" + std::to_string(getpid()) + "-" + std::to_string(counter_++))) {
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string File(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+bool Alive(pid_t pid) {
+  auto s = ReadProcStat(SysRoot("/"), pid);
+  return s && s->state != 'Z' && s->state != 'X';
+}
+
+// The launches the fake trainer recorded: batch values in order, and every pid.
+struct Record {
+  std::vector<int> batches;
+  std::vector<pid_t> pids;
+};
+
+Record ReadRecord(const std::string& path) {
+  Record r;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("batch=", 0) == 0) r.batches.push_back(std::stoi(line.substr(6)));
+    const auto at = line.find("pid=");
+    if (at != std::string::npos) r.pids.push_back(static_cast<pid_t>(std::stol(line.substr(at + 4))));
+  }
+  return r;
+}
+
+// Kills whatever the fake trainers of a test left behind, pass or fail.
+struct Reaper {
+  std::string record;
+  ~Reaper() {
+    for (pid_t p : ReadRecord(record).pids) {
+      if (Alive(p)) kill(p, SIGKILL);
+    }
+  }
+};
+
+// The common flags: a private journal, a kill level 2.5 GiB under MemAvailable, a quick
+// settle, and a limit `above` bytes over the current pool use.
+std::vector<std::string> SweepArgs(const TempDir& tmp, uint64_t above, std::vector<std::string> extra,
+                                   const std::vector<std::string>& trainer) {
+  const Memory m = Settled();
+  const uint64_t use = m.total - m.available;
+  std::vector<std::string> args = {"sweep",
+                                   "--state", tmp.File("journal.db"),
+                                   "--limit", std::to_string(use + above),
+                                   "--min-available", std::to_string(m.available - 5 * kGiB / 2),
+                                   "--require-available", "1GiB",
+                                   "--settle-timeout", "10s"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back("--");
+  args.push_back(kTrainer);
+  args.insert(args.end(), trainer.begin(), trainer.end());
+  return args;
+}
+
+std::map<int, nlohmann::json> TrialsByBatch(const nlohmann::json& j) {
+  std::map<int, nlohmann::json> out;
+  for (const auto& t : j["trials"]) out[t["config"]["batch"].get<int>()] = t;
+  return out;
+}
+
+TEST(SweepCli, FindsTheMaximumBetweenPowersOfTwoAndNeverLaunchesAPredictedOverrun) {
+  TempDir tmp;
+  Reaper reaper{tmp.File("record")};
+  // 64 + 32 b + 8 b^2 MiB: b = 10 is 1184 MiB, 11 is 1384; the limit sits between them
+  // with the 32 MiB margin: 1316 MiB above the pool use of the start.
+  const auto r = RunCli(SweepArgs(tmp, 1316 * kMiB, {"--batch", "1..64", "--margin", "32MiB", "--json", "--csv", tmp.File("out.csv")},
+                                  {"--batch", "{batch}", "--a", "64", "--b", "32", "--c", "8", "--hold", "300",
+                                   "--record", tmp.File("record")}),
+                        180000);
+  ASSERT_FALSE(r.timed_out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["best"]["batch"], 10) << r.out;
+  // Launched: the doublings up to 8, then 10 from the fit; 16 (2624 MiB) and 11 never.
+  EXPECT_EQ(ReadRecord(tmp.File("record")).batches, (std::vector<int>{1, 2, 4, 8, 10})) << r.err;
+  const auto trials = TrialsByBatch(j);
+  ASSERT_TRUE(trials.count(16));
+  EXPECT_EQ(trials.at(16)["status"], "skipped");
+  EXPECT_NE(trials.at(16)["notes"].get<std::string>().find("predicted-over-limit"), std::string::npos);
+  // The measured peak of batch 8 (832 MiB allocated and touched) within a quarter.
+  const double peak8 = trials.at(8)["peak_bytes"].get<double>() / kMiB;
+  EXPECT_GT(peak8, 832 * 0.75);
+  EXPECT_LT(peak8, 832 * 1.25);
+  for (const auto& [b, t] : trials) {
+    if (t["status"] == "ok") {
+      EXPECT_GE(t["headroom_bytes"].get<int64_t>(), 0) << b;
+    }
+  }
+  // Progress on a non-terminal: plain lines.
+  EXPECT_NE(r.err.find("sweep: trial 1 of at most 30: batch=1"), std::string::npos) << r.err;
+  // The CSV has the table's columns and one row per trial.
+  std::ifstream csv(tmp.File("out.csv"));
+  std::string header, columns;
+  std::getline(csv, header);
+  std::getline(csv, columns);
+  EXPECT_EQ(header.rfind("# headroom sweep results, schema_version 1", 0), 0u);
+  EXPECT_EQ(columns, "batch,grad_accum,seq_len,peak_mem_bytes,headroom_bytes,status,notes");
+  int rows = 0;
+  for (std::string line; std::getline(csv, line);) ++rows;
+  EXPECT_EQ(rows, static_cast<int>(j["trials"].size()));
+}
+
+TEST(SweepCli, SigkillMidTrialThenRerunResumesWithoutRepeatingFinishedTrials) {
+  TempDir tmp;
+  Reaper reaper{tmp.File("record")};
+  const auto args = SweepArgs(tmp, kGiB, {"--batch", "1..8"},
+                              {"--batch", "{batch}", "--a", "16", "--b", "8", "--hold", "1500", "--record",
+                               tmp.File("record")});
+  // First run: killed with SIGKILL while its third trial (batch 4) runs.
+  const pid_t sweep = fork();
+  if (sweep == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> argv = {const_cast<char*>(HEADROOM_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(HEADROOM_BINARY, argv.data());
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (ReadRecord(tmp.File("record")).batches.size() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(sweep, SIGKILL);
+  waitpid(sweep, nullptr, 0);
+  const Record first = ReadRecord(tmp.File("record"));
+  ASSERT_EQ(first.batches, (std::vector<int>{1, 2, 4}));
+  // The interrupted trial does not outlive its sweep (PR_SET_PDEATHSIG).
+  for (int i = 0; i < 100 && Alive(first.pids.back()); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(Alive(first.pids.back()));
+
+  const auto r = RunCli(args, 120000);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("resuming run 1: 2 finished trial(s) from the journal, not repeated"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("trial {\"batch\":4} was interrupted"), std::string::npos) << r.err;
+  // 1 and 2 ran once; 4 (interrupted) and 8 ran in the second sweep.
+  EXPECT_EQ(ReadRecord(tmp.File("record")).batches, (std::vector<int>{1, 2, 4, 4, 8}));
+  EXPECT_NE(r.out.find("answer: batch=8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 reused from the journal"), std::string::npos) << r.out;
+
+  // A third run of the finished sweep launches nothing; --fresh starts over.
+  const auto again = RunCli(args, 60000);
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(ReadRecord(tmp.File("record")).batches.size(), 5u);
+  EXPECT_NE(again.out.find("0 trial(s) launched now, 4 reused"), std::string::npos) << again.out;
+}
+
+TEST(SweepCli, AnErrorIsClassifiedErrorAndAnOomMessageOom) {
+  TempDir tmp;
+  Reaper reaper{tmp.File("record")};
+  const std::vector<std::string> base = {"--batch", "{batch}", "--a", "16", "--b", "8", "--hold", "50", "--fail-at", "4",
+                                         "--record", tmp.File("record")};
+  auto with = [&](const char* fail) {
+    auto t = base;
+    t.push_back("--fail");
+    t.push_back(fail);
+    return t;
+  };
+  const auto err = RunCli(SweepArgs(tmp, kGiB, {"--batch", "1..16", "--json"}, with("error")), 120000);
+  ASSERT_EQ(err.status, 0) << err.err;
+  auto j = nlohmann::json::parse(err.out);
+  auto trials = TrialsByBatch(j);
+  EXPECT_EQ(trials.at(4)["status"], "error");
+  EXPECT_NE(trials.at(4)["notes"].get<std::string>().find("exit status 1: ValueError"), std::string::npos);
+  EXPECT_EQ(j["best"]["batch"], 2);
+  EXPECT_FALSE(trials.count(3)) << "an error is not bisected towards";
+
+  const auto oom = RunCli(SweepArgs(tmp, kGiB, {"--batch", "1..16", "--json", "--fresh"}, with("oom")), 120000);
+  ASSERT_EQ(oom.status, 0) << oom.err;
+  j = nlohmann::json::parse(oom.out);
+  trials = TrialsByBatch(j);
+  EXPECT_EQ(trials.at(4)["status"], "oom");
+  EXPECT_NE(trials.at(4)["notes"].get<std::string>().find("CUDA out of memory"), std::string::npos);
+  EXPECT_EQ(j["best"]["batch"], 3);  // narrowed between 2 and the OOM at 4
+}
+
+TEST(SweepCli, AHangingTrainerHitsTheTrialTimeoutAndItsTreeIsCleanedUp) {
+  TempDir tmp;
+  Reaper reaper{tmp.File("record")};
+  const auto r = RunCli(SweepArgs(tmp, kGiB, {"--batch", "1", "--trial-timeout", "1s", "--grace", "500ms", "--json"},
+                                  {"--batch", "{batch}", "--a", "16", "--fail", "hang", "--children", "2", "--record",
+                                   tmp.File("record"), "--timeout", "30"}),
+                        60000);
+  ASSERT_EQ(r.status, 1) << r.err;  // no config ran ok
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["trials"][0]["status"], "timeout");
+  const Record rec = ReadRecord(tmp.File("record"));
+  ASSERT_EQ(rec.pids.size(), 3u);  // the trainer and its two setsid children
+  for (pid_t p : rec.pids) EXPECT_FALSE(Alive(p)) << p;
+}
+
+TEST(SweepCli, LeftoversAreListedAndSignalledOnlyWithKillLeftovers) {
+  TempDir tmp;
+  Reaper reaper{tmp.File("record")};
+  // A process whose command line says vLLM, as a leftover inference server's would.
+  const pid_t server = fork();
+  if (server == 0) {
+    execl("/bin/sh", "sh", "-c", "exec -a 'vllm serve fake-model' sleep 30", nullptr);
+    _exit(127);
+  }
+  struct KillServer {
+    pid_t pid;
+    ~KillServer() {
+      if (pid <= 0) return;  // reaped by the test (kill(-1) would signal everything)
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  } guard_server{server};
+  for (int i = 0; i < 100; ++i) {
+    auto cmd = SysRoot("/").ReadFile("proc/" + std::to_string(server) + "/cmdline");
+    if (cmd && cmd->find("vllm") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto args = SweepArgs(tmp, kGiB, {"--batch", "1"}, {"--batch", "{batch}", "--a", "16", "--hold", "10"});
+  // Refused for lack of memory: listed, not signalled, exit 3.
+  auto refused = args;
+  refused[std::find(refused.begin(), refused.end(), "--require-available") - refused.begin() + 1] = "100%";
+  const auto r1 = RunCli(refused, 30000);
+  EXPECT_EQ(r1.status, 3) << r1.err;
+  EXPECT_NE(r1.err.find("pid " + std::to_string(server) + "  vllm"), std::string::npos) << r1.err;
+  EXPECT_NE(r1.err.find("nothing was signalled"), std::string::npos);
+  EXPECT_NE(r1.err.find("refusing to start"), std::string::npos);
+  EXPECT_TRUE(Alive(server));
+  // An ordinary run lists it and leaves it alone too.
+  const auto r2 = RunCli(args, 60000);
+  EXPECT_EQ(r2.status, 0) << r2.err;
+  EXPECT_TRUE(Alive(server));
+  // --kill-leftovers: listed, then SIGTERM.
+  args.insert(args.begin() + 1, "--kill-leftovers");
+  args.insert(args.begin() + 1, "--fresh");
+  const auto r3 = RunCli(args, 60000);
+  EXPECT_EQ(r3.status, 0) << r3.err;
+  EXPECT_NE(r3.err.find("--kill-leftovers: pid " + std::to_string(server)), std::string::npos) << r3.err;
+  int status = 0;
+  EXPECT_EQ(waitpid(server, &status, 0), server);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  guard_server.pid = -1;
+}
+
+}  // namespace
+}  // namespace headroom
