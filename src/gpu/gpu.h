@@ -39,8 +39,8 @@ struct GpuReading {
   unsigned index = 0;  // the backend's device index (NVML: PCI bus order, not CUDA order)
 
   // Identity.
-  std::optional<std::string> name;  // "NVIDIA GB10", "NVIDIA H200"
-  std::optional<std::string> uuid;  // "GPU-..."
+  std::optional<std::string> name;            // "NVIDIA GB10", "NVIDIA H200"
+  std::optional<std::string> uuid;            // "GPU-..."
   std::optional<std::string> driver_version;  // system-wide, e.g. "580.95.05"
   std::optional<int> cuda_driver_version;     // e.g. 13000 for CUDA 13.0
   std::optional<int> compute_capability_major;
@@ -48,8 +48,8 @@ struct GpuReading {
 
   // Thermal, power, energy.
   std::optional<int> temperature_c;
-  std::optional<uint32_t> power_mw;  // NVML: 1 s average on Ampere+ (GA100 excepted)
-  std::optional<uint64_t> energy_mj;  // total since the driver was (re)loaded
+  std::optional<uint32_t> power_mw;                 // NVML: 1 s average on Ampere+ (GA100 excepted)
+  std::optional<uint64_t> energy_mj;                // total since the driver was (re)loaded
   std::optional<uint32_t> enforced_power_limit_mw;  // after all limiters; none on GB10
 
   // Clocks and why they are held down.

@@ -156,9 +156,8 @@ class DeviceReader {
 };
 
 // A string from a fixed buffer the driver fills; NUL-terminated even if the driver is not.
-std::optional<std::string> ReadString(DeviceReader& reader,
-                                      const Sym<abi::DeviceGetStringFn>& sym, abi::Device device,
-                                      unsigned size) {
+std::optional<std::string> ReadString(DeviceReader& reader, const Sym<abi::DeviceGetStringFn>& sym,
+                                      abi::Device device, unsigned size) {
   std::vector<char> buffer(size, '\0');
   std::optional<std::string> out;
   if (reader.Call(sym, device, buffer.data(), size)) {
@@ -267,17 +266,18 @@ Result<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library_path) {
   api.Resolve(handle, api.clock_info, {"nvmlDeviceGetClockInfo"}, false);
   api.Resolve(handle, api.max_clock_info, {"nvmlDeviceGetMaxClockInfo"}, false);
   // ...EventReasons from NVML 12.2; ...ThrottleReasons before it, same bits and signature.
-  api.Resolve(handle, api.clock_event_reasons,
-              {"nvmlDeviceGetCurrentClocksEventReasons",
-               "nvmlDeviceGetCurrentClocksThrottleReasons"},
-              false);
+  api.Resolve(
+      handle, api.clock_event_reasons,
+      {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"},
+      false);
   api.Resolve(handle, api.utilization, {"nvmlDeviceGetUtilizationRates"}, false);
   api.Resolve(handle, api.memory_info_v2, {"nvmlDeviceGetMemoryInfo_v2"}, false);
   api.Resolve(handle, api.memory_info, {"nvmlDeviceGetMemoryInfo"}, false);
   // _v3 and _v2 take the 24-byte nvmlProcessInfo_t; the unversioned one the 16-byte v1.
-  api.Resolve(handle, api.processes,
-              {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"},
-              false);
+  api.Resolve(
+      handle, api.processes,
+      {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"},
+      false);
   api.Resolve(handle, api.processes_v1, {"nvmlDeviceGetComputeRunningProcesses"}, false);
   api.Resolve(handle, api.field_values, {"nvmlDeviceGetFieldValues"}, false);
 

@@ -60,7 +60,7 @@ class Nvml final : public GpuBackend {
  private:
   Nvml() = default;
 
-  void* handle_ = nullptr;  // dlopen handle, closed by the destructor
+  void* handle_ = nullptr;    // dlopen handle, closed by the destructor
   bool initialized_ = false;  // nvmlInit_v2 succeeded: the destructor owes a nvmlShutdown
   std::unique_ptr<Api> api_;
   std::string library_path_;

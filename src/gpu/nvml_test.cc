@@ -23,8 +23,8 @@ namespace fs = std::filesystem;
 class FakeScript {
  public:
   explicit FakeScript(const std::string& script) {
-    path_ = fs::temp_directory_path() /
-            ("headroom-fake-nvml-" + std::to_string(::getpid()) + ".txt");
+    path_ =
+        fs::temp_directory_path() / ("headroom-fake-nvml-" + std::to_string(::getpid()) + ".txt");
     std::ofstream(path_) << script;
     ::setenv("HEADROOM_FAKE_NVML_SCRIPT", path_.c_str(), 1);
   }
@@ -178,11 +178,11 @@ TEST(NvmlFake, MissingSymbolsGiveNulloptAndFallbacksWork) {
   EXPECT_NE(Unavailable(r, "nvmlDeviceGetFieldValues"), nullptr);
 
   // Older symbols stand in for the newer ones.
-  EXPECT_EQ(r.temperature_c, 45);                   // nvmlDeviceGetTemperature
-  EXPECT_EQ(r.clock_event_reasons, 0x24u);          // ...ClocksThrottleReasons
-  EXPECT_EQ(r.cuda_driver_version, 12080);          // ...CudaDriverVersion (unversioned)
+  EXPECT_EQ(r.temperature_c, 45);                     // nvmlDeviceGetTemperature
+  EXPECT_EQ(r.clock_event_reasons, 0x24u);            // ...ClocksThrottleReasons
+  EXPECT_EQ(r.cuda_driver_version, 12080);            // ...CudaDriverVersion (unversioned)
   EXPECT_EQ(r.memory_total_bytes, 150'754'820'096u);  // MemoryInfo v1...
-  EXPECT_FALSE(r.memory_reserved_bytes);            // ...which has no `reserved`
+  EXPECT_FALSE(r.memory_reserved_bytes);              // ...which has no `reserved`
   EXPECT_EQ(r.memory_used_bytes, 85'899'345'920u + 536'870'912u);
   ASSERT_TRUE(r.processes);  // the 16-byte v1 process list
   ASSERT_EQ(r.processes->size(), 2u);

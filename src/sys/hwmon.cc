@@ -114,16 +114,16 @@ std::vector<std::string> ListNumbered(const std::filesystem::path& dir, std::str
 bool IsWantedAttribute(std::string_view file) {
   if (file == "name" || file == "prochot" || file == "pl_level") return true;
   AttributeName a;
-  return SplitAttributeName(file, &a) && (a.type == "temp" || a.type == "power" ||
-                                          a.type == "energy");
+  return SplitAttributeName(file, &a) &&
+         (a.type == "temp" || a.type == "power" || a.type == "energy");
 }
 
 // Reads the wanted attribute files of `relative_dir` into `files` (existing keys win).
 void ReadAttributes(const SysRoot& root, const std::string& relative_dir,
                     std::map<std::string, std::string, std::less<>>& files) {
   std::error_code ec;
-  for (std::filesystem::directory_iterator it(root.Path(relative_dir), ec), end;
-       !ec && it != end; it.increment(ec)) {
+  for (std::filesystem::directory_iterator it(root.Path(relative_dir), ec), end; !ec && it != end;
+       it.increment(ec)) {
     const std::string file = it->path().filename().string();
     if (!IsWantedAttribute(file) || files.contains(file)) continue;
     std::error_code type_ec;
@@ -194,10 +194,12 @@ HwmonDevice ParseHwmonDevice(std::string_view id,
     AttributeName a;
     if (!SplitAttributeName(file, &a)) continue;
     if (a.type == "temp") {
-      if (a.item == "input") ChannelEntry(device.temps, a.channel).celsius = ParseMillidegreesC(text);
+      if (a.item == "input")
+        ChannelEntry(device.temps, a.channel).celsius = ParseMillidegreesC(text);
       if (a.item == "label") ChannelEntry(device.temps, a.channel).label = ParseSysfsLabel(text);
     } else if (a.type == "power") {
-      if (a.item == "input") ChannelEntry(device.powers, a.channel).input_uw = ParseSysfsUnsigned(text);
+      if (a.item == "input")
+        ChannelEntry(device.powers, a.channel).input_uw = ParseSysfsUnsigned(text);
       if (a.item == "average") {
         ChannelEntry(device.powers, a.channel).average_uw = ParseSysfsUnsigned(text);
       }

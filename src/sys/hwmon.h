@@ -32,8 +32,8 @@
 namespace headroom {
 
 struct HwmonTemp {
-  int channel = 0;            // K in tempK_*
-  std::string label;          // tempK_label, empty when the driver gives none
+  int channel = 0;                // K in tempK_*
+  std::string label;              // tempK_label, empty when the driver gives none
   std::optional<double> celsius;  // tempK_input / 1000; nullopt when missing or offline
 };
 
@@ -52,8 +52,8 @@ struct HwmonEnergy {
 };
 
 struct HwmonDevice {
-  std::string id;    // "hwmon3"
-  std::string name;  // contents of `name`; empty when missing
+  std::string id;                     // "hwmon3"
+  std::string name;                   // contents of `name`; empty when missing
   std::vector<HwmonTemp> temps;       // by channel number
   std::vector<HwmonPower> powers;     // by channel number
   std::vector<HwmonEnergy> energies;  // by channel number

@@ -26,12 +26,13 @@ TEST(SysfsParse, IntegersAsTheKernelPrintsThem) {
 }
 
 TEST(SysfsParse, HostileTextIsNullopt) {
-  for (const std::string_view text : std::initializer_list<std::string_view>{"", "\n", " ", "abc", "12abc", "12 34", "+5", "0x10", "1e3", "--1", "-",
-        "99999999999999999999", "4 5\n", std::string_view("12\0", 3), "\xff\xfe"}) {
+  for (const std::string_view text : std::initializer_list<std::string_view>{
+           "", "\n", " ", "abc", "12abc", "12 34", "+5", "0x10", "1e3", "--1", "-",
+           "99999999999999999999", "4 5\n", std::string_view("12\0", 3), "\xff\xfe"}) {
     EXPECT_FALSE(ParseSysfsInteger(text)) << '"' << text << '"';
     EXPECT_FALSE(ParseSysfsUnsigned(text)) << '"' << text << '"';
   }
-  EXPECT_FALSE(ParseSysfsUnsigned("-1\n"));  // negative power is not a reading
+  EXPECT_FALSE(ParseSysfsUnsigned("-1\n"));                  // negative power is not a reading
   EXPECT_FALSE(ParseSysfsUnsigned("18446744073709551616"));  // 2^64
   EXPECT_FALSE(ParseSysfsInteger("9223372036854775808"));    // 2^63
 }
@@ -97,20 +98,15 @@ TEST(HwmonParse, ChannelsByFileNameNotOrder) {
 
 TEST(HwmonParse, HostileFilesCostOnlyTheirOwnValue) {
   const Files files = {
-      {"name", "\xff\x01weird\n"},
-      {"temp1_input", "garbage\n"},
-      {"temp1_label", "cpu\n"},
-      {"temp2_input", "-256000\n"},
-      {"temp3_input", "50000\n"},
-      {"power1_input", "-5\n"},
-      {"power1_label", "gpu\n"},
-      {"temp99999_input", "1\n"},     // channel number too large: ignored
-      {"temp_input", "1\n"},          // no channel number
-      {"temp1input", "1\n"},          // no '_'
-      {"temp1_", "1\n"},              // no item
-      {"Temp1_input", "1\n"},         // not lower case
-      {"prochot", "maybe\n"},
-      {"energy1_input", ""},
+      {"name", "\xff\x01weird\n"}, {"temp1_input", "garbage\n"},
+      {"temp1_label", "cpu\n"},    {"temp2_input", "-256000\n"},
+      {"temp3_input", "50000\n"},  {"power1_input", "-5\n"},
+      {"power1_label", "gpu\n"},   {"temp99999_input", "1\n"},  // channel number too large: ignored
+      {"temp_input", "1\n"},                                    // no channel number
+      {"temp1input", "1\n"},                                    // no '_'
+      {"temp1_", "1\n"},                                        // no item
+      {"Temp1_input", "1\n"},                                   // not lower case
+      {"prochot", "maybe\n"},      {"energy1_input", ""},
   };
   const HwmonDevice d = ParseHwmonDevice("hwmon9", files);
   EXPECT_EQ(d.name, "??weird");

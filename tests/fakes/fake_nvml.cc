@@ -108,8 +108,7 @@ struct FakeProcess {
   unsigned long long used;
 };
 constexpr FakeProcess kGb10Processes[] = {{4242, 63'931ULL << 20}};
-constexpr FakeProcess kDiscreteProcesses[] = {{1111, 40ULL << 30},
-                                              {2222, abi::kValueNotAvailable}};
+constexpr FakeProcess kDiscreteProcesses[] = {{1111, 40ULL << 30}, {2222, abi::kValueNotAvailable}};
 
 template <typename Info>
 abi::Return ListProcesses(abi::Device device, unsigned* count, Info* infos) {
@@ -150,15 +149,24 @@ abi::Return nvmlShutdown() {
 // Texts as NVML prints them (mixed case; Nvml lower-cases them for messages).
 const char* nvmlErrorString(abi::Return code) {
   switch (code) {
-    case abi::kSuccess: return "Success";
-    case abi::kErrorUninitialized: return "Uninitialized";
-    case abi::kErrorInvalidArgument: return "Invalid Argument";
-    case abi::kErrorNotSupported: return "Not Supported";
-    case abi::kErrorInsufficientSize: return "Insufficient Size";
-    case abi::kErrorDriverNotLoaded: return "Driver Not Loaded";
-    case abi::kErrorGpuIsLost: return "GPU is lost";
-    case abi::kErrorArgumentVersionMismatch: return "Argument version mismatch";
-    default: return "Unknown Error";
+    case abi::kSuccess:
+      return "Success";
+    case abi::kErrorUninitialized:
+      return "Uninitialized";
+    case abi::kErrorInvalidArgument:
+      return "Invalid Argument";
+    case abi::kErrorNotSupported:
+      return "Not Supported";
+    case abi::kErrorInsufficientSize:
+      return "Insufficient Size";
+    case abi::kErrorDriverNotLoaded:
+      return "Driver Not Loaded";
+    case abi::kErrorGpuIsLost:
+      return "GPU is lost";
+    case abi::kErrorArgumentVersionMismatch:
+      return "Argument version mismatch";
+    default:
+      return "Unknown Error";
   }
 }
 
@@ -348,7 +356,8 @@ abi::Return nvmlDeviceGetFieldValues(abi::Device device, int count, abi::FieldVa
       v.nvml_return = abi::kErrorNotSupported;
     } else if (v.field_id == abi::kFieldSwPowerCapNs) {
       v.nvml_return = abi::kSuccess;
-      v.value.ull_val = 1'500'000'000ULL + 1'000'000'000ULL * static_cast<unsigned long long>(Sample());
+      v.value.ull_val =
+          1'500'000'000ULL + 1'000'000'000ULL * static_cast<unsigned long long>(Sample());
     } else if (v.field_id == abi::kFieldSyncBoostNs) {
       v.nvml_return = abi::kSuccess;
       v.value.ull_val = 0;
