@@ -218,6 +218,13 @@ std::optional<uint64_t> UnsignedFieldValue(const abi::FieldValue& v) {
 
 }  // namespace
 
+std::string ResolveNvmlLibrary(std::string_view flag,
+                               const std::function<const char*(const char*)>& getenv) {
+  if (!flag.empty()) return std::string(flag);
+  const char* env = getenv("HEADROOM_NVML_LIB");
+  return env != nullptr ? std::string(env) : std::string();
+}
+
 Result<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library_path) {
   const std::string path = library_path.empty() ? std::string(kNvmlDefaultLibrary) : library_path;
   dlerror();

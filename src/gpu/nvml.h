@@ -8,9 +8,12 @@
 // carrying on without GPU data.
 //
 // The library path is chosen by the caller: the CLI reads `--nvml-lib PATH` or
-// HEADROOM_NVML_LIB and passes it down; nothing here reads the environment.
+// HEADROOM_NVML_LIB (ResolveNvmlLibrary, with std::getenv handed in) and passes it down;
+// nothing here reads the environment. Open in the process that samples: NVML state does not
+// survive fork() (jetson_stats thor_gpu.py).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +27,12 @@ namespace headroom {
 // The soname of a runtime-only driver install (the unversioned .so exists only with the
 // development package).
 inline constexpr std::string_view kNvmlDefaultLibrary = "libnvidia-ml.so.1";
+
+// The library to load: `flag` (--nvml-lib) if given, else $HEADROOM_NVML_LIB, else empty
+// (Open's default, kNvmlDefaultLibrary). `getenv` reads one variable (nullptr when unset);
+// the CLI passes std::getenv, tests a table. An empty value counts as unset.
+std::string ResolveNvmlLibrary(std::string_view flag,
+                               const std::function<const char*(const char*)>& getenv);
 
 // One entry of the symbol table: the name asked for first, the name that resolved (one of
 // its fallbacks, or empty when none did) and whether Open() fails without it.

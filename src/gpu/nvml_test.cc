@@ -252,6 +252,18 @@ TEST(NvmlFake, ReopensWithAFreshScript) {
   EXPECT_EQ(nvml->ReadDevice(0).name, "NVIDIA GB10");
 }
 
+TEST(Nvml, LibraryChoiceFlagThenEnvironment) {
+  auto env = [](const char* value) {
+    return [value](const char* name) -> const char* {
+      return std::string_view(name) == "HEADROOM_NVML_LIB" ? value : nullptr;
+    };
+  };
+  EXPECT_EQ(ResolveNvmlLibrary("/flag/lib.so", env("/env/lib.so")), "/flag/lib.so");
+  EXPECT_EQ(ResolveNvmlLibrary("", env("/env/lib.so")), "/env/lib.so");
+  EXPECT_EQ(ResolveNvmlLibrary("", env(nullptr)), "");  // Open's default
+  EXPECT_EQ(ResolveNvmlLibrary("", env("")), "");
+}
+
 TEST(Nvml, MissingLibraryCarriesDlerrorText) {
   const std::string path = "/nonexistent/libnvidia-ml.so.1";
   const auto nvml = Nvml::Open(path);

@@ -91,12 +91,11 @@ void PrintReading(const GpuReading& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string library;
-  if (const char* env = std::getenv("HEADROOM_NVML_LIB")) library = env;
+  std::string flag;
   int samples = 1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--nvml-lib") == 0 && i + 1 < argc) {
-      library = argv[++i];
+      flag = argv[++i];
     } else if (std::strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
       samples = std::atoi(argv[++i]);
       if (samples < 1) samples = 1;
@@ -106,7 +105,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  auto nvml = headroom::Nvml::Open(library);
+  auto nvml = headroom::Nvml::Open(headroom::ResolveNvmlLibrary(flag, std::getenv));
   if (!nvml.ok()) {
     std::fprintf(stderr, "headroom: %s\n", nvml.error().message.c_str());
     return 1;
