@@ -177,18 +177,20 @@ GpuProcess ToProcess(unsigned pid, unsigned long long used) {
 // The two-call protocol of the process lists: ask with count 0 for the size
 // (INSUFFICIENT_SIZE with the count, or SUCCESS when none run), then read. The list is racy,
 // so the buffer has room for 8 more, and a second INSUFFICIENT_SIZE starts over (3 times).
+// The count is capped so a corrupt answer cannot ask for gigabytes (65536 x 24 B = 1.5 MiB).
 template <typename Info, typename Fn>
 std::optional<std::vector<GpuProcess>> ReadProcessList(DeviceReader& reader, const Sym<Fn>& sym,
                                                        abi::Device device) {
   constexpr int kAttempts = 3;
   constexpr unsigned kSlack = 8;
+  constexpr unsigned kMaxProcesses = 65536;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     unsigned count = 0;
     if (reader.Call(sym, device, &count, static_cast<Info*>(nullptr))) {
       return std::vector<GpuProcess>{};
     }
     if (reader.last_code() != abi::kErrorInsufficientSize) return std::nullopt;
-    std::vector<Info> infos(count + kSlack);
+    std::vector<Info> infos(std::min(count, kMaxProcesses) + kSlack);
     unsigned filled = static_cast<unsigned>(infos.size());
     if (reader.Call(sym, device, &filled, infos.data())) {
       std::vector<GpuProcess> out;
