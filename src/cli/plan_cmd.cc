@@ -5,8 +5,11 @@
 // 1 does not fit, 2 usage or input error.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,12 +20,15 @@
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "plan/plan.h"
+#include "store/journal.h"
+#include "sweep/anchors.h"
 
 namespace headroom {
 namespace {
 
 struct PlanFlags {
   std::string model;
+  std::string journal;
   std::string config;
   std::string params;
   std::string hidden, layers, heads, kv_heads, intermediate, vocab, experts, active_experts;
@@ -344,6 +350,75 @@ void PrintPlan(const CliEnv& env, const PlanResult& p) {
   std::fprintf(env.out, "%s\n", kPlanDisclaimer);
 }
 
+// The answers of finished sweeps for this model (or unlabelled ones), with this planner's
+// estimate of the same setup where the method matches. A journal that does not exist or
+// cannot be read means no measured anchors, never an error of plan's.
+struct ShownAnchor {
+  MeasuredAnchor anchor;
+  std::optional<uint64_t> estimate_bytes;
+};
+
+constexpr size_t kMaxLocalAnchors = 5;
+
+std::vector<ShownAnchor> LocalAnchors(const PlanFlags& fl, const ModelSpec& spec, const Workload& workload) {
+  auto path = ResolveJournalPath(fl.journal, std::getenv);
+  if (!path || !std::filesystem::exists(*path)) return {};
+  auto journal = Journal::Open(*path, JournalOptions{.read_only = true});
+  if (!journal) return {};
+  auto anchors = ReadMeasuredAnchors(*journal);
+  if (!anchors) return {};
+  std::vector<ShownAnchor> out;
+  const std::string name = NormalizeModelName(spec.name);
+  for (auto& a : *anchors) {
+    if (!a.model.empty() && NormalizeModelName(a.model) != name && NormalizeModelName(a.model) != NormalizeModelName(fl.model)) {
+      continue;
+    }
+    ShownAnchor shown{a, std::nullopt};
+    if (!a.model.empty() && !a.method.empty() && a.method == std::string(Name(workload.method))) {
+      Workload w = workload;
+      if (a.batch) w.batch = *a.batch;
+      if (a.seq) w.seq = *a.seq;
+      shown.estimate_bytes = ComputeFootprint(spec, w).peak_bytes();
+    }
+    out.push_back(std::move(shown));
+    if (out.size() == kMaxLocalAnchors) break;
+  }
+  return out;
+}
+
+nlohmann::json LocalAnchorsJson(const std::vector<ShownAnchor>& anchors) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : anchors) {
+    const auto& a = s.anchor;
+    out.push_back({{"run_id", a.run_id}, {"ended_at", a.ended_at},
+                   {"model", a.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.model)},
+                   {"method", a.method.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.method)},
+                   {"command", a.command}, {"config", a.config_text},
+                   {"batch", a.batch ? nlohmann::json(*a.batch) : nlohmann::json(nullptr)},
+                   {"seq", a.seq ? nlohmann::json(*a.seq) : nlohmann::json(nullptr)},
+                   {"peak_bytes", a.peak_bytes},
+                   {"plan_estimate_bytes", s.estimate_bytes ? nlohmann::json(*s.estimate_bytes) : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
+void PrintLocalAnchors(const CliEnv& env, const std::vector<ShownAnchor>& anchors) {
+  if (anchors.empty()) return;
+  std::fprintf(env.out, "your measured anchors (finished `headroom sweep` runs in the journal):\n");
+  for (const auto& s : anchors) {
+    const auto& a = s.anchor;
+    std::string what = a.model.empty() ? fmt::format("{}", fmt::join(a.command, " ")).substr(0, 60) : a.model;
+    if (!a.method.empty()) what += " " + a.method;
+    std::string line = fmt::format("  run {}: {}: {}: peak {} above the baseline", a.run_id, what, a.config_text,
+                                   FormatGB(a.peak_bytes));
+    if (s.estimate_bytes && a.peak_bytes) {
+      line += fmt::format("; this planner estimates {} for it ({:.2f}x)", FormatGB(*s.estimate_bytes),
+                          static_cast<double>(*s.estimate_bytes) / static_cast<double>(a.peak_bytes));
+    }
+    std::fprintf(env.out, "%s\n", line.c_str());
+  }
+}
+
 int ListModels(const CliEnv& env, bool json) {
   if (json) {
     nlohmann::json list = nlohmann::json::array();
@@ -413,6 +488,7 @@ int RunPlan(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_option("--root", fl.root, "read proc/ below this directory instead of / (fixture trees)");
   app.add_flag("--json", fl.json, "print the plan as JSON (schema in docs/plan-json.md)");
   app.add_flag("--list-models", fl.list_models, "list the catalog and exit");
+  app.add_option("--journal", fl.journal, "read measured anchors (finished sweeps) from this journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)");
 
   if (auto status = ParseFlags(app, env, "plan", args)) return *status;
   if (fl.list_models) return ListModels(env, fl.json);
@@ -430,10 +506,14 @@ int RunPlan(const CliEnv& env, const std::vector<std::string>& args) {
     plan = MakePlan(spec, workload, budget, options);
     plan.model_source = source;
     plan.model_notes = notes;
+    const auto local = LocalAnchors(fl, spec, workload);
     if (fl.json) {
-      std::fprintf(env.out, "%s\n", PlanToJson(plan).dump(2).c_str());
+      auto j = PlanToJson(plan);
+      j["measured_anchors"] = LocalAnchorsJson(local);
+      std::fprintf(env.out, "%s\n", j.dump(2).c_str());
     } else {
       PrintPlan(env, plan);
+      PrintLocalAnchors(env, local);
     }
     return plan.verdict == Verdict::kDoesNotFit ? kExitNegative : kExitOk;
   } catch (const UsageError& e) {

@@ -40,6 +40,7 @@
 #include "run/pidfd.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
+#include "sys/zoneinfo.h"
 
 extern char** environ;
 
@@ -241,6 +242,16 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
     return Error{meminfo_path + ": no MemAvailable line (kernel before 3.14?); the guard needs it"};
   }
   sum.start_available_bytes = sum.lowest_available_bytes = *first;
+  std::optional<PerCpuFreeReader> per_cpu;
+  if (opt.count_per_cpu_free) {
+    per_cpu.emplace(root);
+    if (auto pcp = per_cpu->ReadBytes()) {
+      sum.start_effective_available_bytes = sum.lowest_effective_available_bytes = *first + *pcp;
+    } else {
+      per_cpu.reset();
+      sum.notes.push_back("proc/zoneinfo has no per-CPU lists: the peak is from MemAvailable alone");
+    }
+  }
 
   // Self-protection: each privilege it lacks is a note, never a failure.
 #ifdef MCL_ONFAULT
@@ -406,6 +417,11 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
     ++sum.polls;
     const uint64_t available = reading.value_or(last_available);
     sum.lowest_available_bytes = std::min(sum.lowest_available_bytes, available);
+    if (per_cpu && reading) {
+      if (auto pcp = per_cpu->ReadBytes()) {
+        sum.lowest_effective_available_bytes = std::min(*sum.lowest_effective_available_bytes, available + *pcp);
+      }
+    }
     const double dt = now - last_t;
     if (dt > 0) {
       const double inst = (static_cast<double>(last_available) - static_cast<double>(available)) / dt;

@@ -55,6 +55,10 @@ struct GuardOptions {
   // progress line); must be quick.
   std::function<void(uint64_t available_bytes, double elapsed_s)> on_tick;
   std::chrono::milliseconds tick_period{250};
+  // Also read the free pages parked on per-CPU lists (sys/zoneinfo.h) at every poll, for a
+  // peak that MemAvailable alone would understate by up to their size. The kill decision
+  // stays on MemAvailable, the kernel's own figure.
+  bool count_per_cpu_free = false;
 };
 
 struct GuardSummary {
@@ -72,6 +76,9 @@ struct GuardSummary {
   uint64_t lowest_available_bytes = 0;
   uint64_t peak_pool_use_bytes = 0;   // MemTotal - lowest MemAvailable
   uint64_t peak_tree_rss_bytes = 0;   // sampled every 250 ms
+  // With count_per_cpu_free: MemAvailable + per-CPU free pages, at the start and lowest.
+  std::optional<uint64_t> start_effective_available_bytes;
+  std::optional<uint64_t> lowest_effective_available_bytes;
   std::optional<uint64_t> cgroup_peak_bytes;
   std::optional<uint64_t> trigger_available_bytes;
   std::optional<double> crossing_to_signal_ms;

@@ -29,6 +29,7 @@
 #include "sweep/trial.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
+#include "sys/zoneinfo.h"
 
 namespace headroom {
 namespace {
@@ -70,10 +71,13 @@ struct Memory {
   uint64_t available = 0;
 };
 
-std::optional<Memory> ReadMemory(const SysRoot& root) {
+// MemAvailable plus the free pages on per-CPU lists (sys/zoneinfo.h), as the trials
+// measure it, so baselines and peaks are on one scale.
+std::optional<Memory> ReadMemory(const SysRoot& root, PerCpuFreeReader& per_cpu) {
   auto info = ReadMemInfo(root);
   if (!info || !info->total_bytes() || !info->available_bytes()) return std::nullopt;
-  return Memory{*info->total_bytes(), *info->available_bytes()};
+  const uint64_t available = *info->available_bytes() + per_cpu.ReadBytes().value_or(0);
+  return Memory{*info->total_bytes(), std::min(available, *info->total_bytes())};
 }
 
 std::string SafeName(const Config& c) {
@@ -163,7 +167,8 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
                              const SweepProgress& progress_out) {
   SweepResult res;
   Progress progress(progress_out);
-  const auto start_mem = ReadMemory(root);
+  PerCpuFreeReader per_cpu(root);
+  const auto start_mem = ReadMemory(root, per_cpu);
   if (!start_mem) return Error{"sweep: cannot read MemTotal and MemAvailable from proc/meminfo"};
   const uint64_t baseline_available = start_mem->available;
 
@@ -242,13 +247,13 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     if (need_settle) {
       const auto settle_start = Clock::now();
       const auto settle_end = settle_start + opt.settle_timeout;
-      std::optional<Memory> m = ReadMemory(root);
+      std::optional<Memory> m = ReadMemory(root, per_cpu);
       uint64_t window_low = m ? m->available : 0;
       auto window_start = Clock::now();
       bool settled = false;
       while (m && Clock::now() < settle_end) {
         std::this_thread::sleep_for(kSettlePoll);
-        m = ReadMemory(root);
+        m = ReadMemory(root, per_cpu);
         if (!m) break;
         const bool recovered = m->available + opt.settle_tolerance_bytes >= baseline_available;
         if (m->available > window_low + kSettleStillBytes) {
@@ -270,7 +275,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
       }
       need_settle = false;
     }
-    const auto mem = ReadMemory(root);
+    const auto mem = ReadMemory(root, per_cpu);
     if (!mem) return Error{"sweep: proc/meminfo became unreadable"};
     const uint64_t pool_use = mem->total > mem->available ? mem->total - mem->available : 0;
     const SearchStep step = search.Next(pool_use);

@@ -138,6 +138,7 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   g.stderr_fd = log_fd;
   g.kill_with_guard = true;
   g.on_tick = spec.on_tick;
+  g.count_per_cpu_free = true;
   const auto oom_before = ReadOomKills(root);
   GuardEvents no_events(nullptr);
   auto guard = RunGuard(root, g, no_events, nullptr);
@@ -147,11 +148,12 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
 
   TrialRun run;
   run.guard = *guard;
-  run.baseline_available_bytes = guard->start_available_bytes;
-  run.peak_bytes = guard->start_available_bytes > guard->lowest_available_bytes
-                       ? guard->start_available_bytes - guard->lowest_available_bytes
-                       : 0;
-  run.peak_pool_bytes = guard->peak_pool_use_bytes;
+  // MemAvailable plus the per-CPU free lists where the kernel shows them (sys/zoneinfo.h).
+  const uint64_t start = guard->start_effective_available_bytes.value_or(guard->start_available_bytes);
+  const uint64_t lowest = guard->lowest_effective_available_bytes.value_or(guard->lowest_available_bytes);
+  run.baseline_available_bytes = start;
+  run.peak_bytes = start > lowest ? start - lowest : 0;
+  run.peak_pool_bytes = guard->mem_total_bytes > lowest ? guard->mem_total_bytes - lowest : 0;
   TrialFacts facts;
   facts.killed_by_guard = guard->killed;
   facts.timed_out = guard->timed_out;

@@ -267,7 +267,7 @@ TEST(SweepCli, LeftoversAreListedAndSignalledOnlyWithKillLeftovers) {
   // A process whose command line says vLLM, as a leftover inference server's would.
   const pid_t server = fork();
   if (server == 0) {
-    execl("/bin/sh", "sh", "-c", "exec -a 'vllm serve fake-model' sleep 30", nullptr);
+    execl("/bin/bash", "bash", "-c", "exec -a 'vllm serve fake-model' sleep 30", nullptr);
     _exit(127);
   }
   struct KillServer {
@@ -286,7 +286,7 @@ TEST(SweepCli, LeftoversAreListedAndSignalledOnlyWithKillLeftovers) {
   auto args = SweepArgs(tmp, kGiB, {"--batch", "1"}, {"--batch", "{batch}", "--a", "16", "--hold", "10"});
   // Refused for lack of memory: listed, not signalled, exit 3.
   auto refused = args;
-  refused[std::find(refused.begin(), refused.end(), "--require-available") - refused.begin() + 1] = "100%";
+  refused[std::find(refused.begin(), refused.end(), "--require-available") - refused.begin() + 1] = "999GB";
   const auto r1 = RunCli(refused, 30000);
   EXPECT_EQ(r1.status, 3) << r1.err;
   EXPECT_NE(r1.err.find("pid " + std::to_string(server) + "  vllm"), std::string::npos) << r1.err;
