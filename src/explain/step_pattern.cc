@@ -62,14 +62,7 @@ Result<Rewritten> Rewrite(std::string_view p) {
     if (in_class) {
       in_class = c != ']';
     } else if (c == '[') {
-      in_class = true;
-      // A ']' right after "[" or "[^" is a literal member, not the end of the class.
-      if (i + 1 < p.size() && p[i + 1] == '^') out.pattern += p[++i];
-      if (i + 1 < p.size() && p[i + 1] == ']') {
-        out.pattern += c;
-        out.pattern += p[++i];
-        continue;
-      }
+      in_class = true;  // ECMAScript: "[]" is an empty class, so the next ']' always closes
     } else if (c == '(' && i + 1 < p.size() && p[i + 1] == '?') {
       if (i + 2 < p.size() && p[i + 2] == '<' && i + 3 < p.size() && p[i + 3] != '=' &&
           p[i + 3] != '!') {
