@@ -56,8 +56,8 @@ size_t SkipBare(std::string_view s, size_t p) {
 }
 
 // Calls on_member for each member of the flat dict that makes up all of `s` (trailing spaces
-// allowed). False when `s` is not one; members seen before the fault have been reported, so
-// callers fill a scratch record and keep it only on true.
+// allowed). False when `s` is not one; members seen before the fault have been reported by
+// then (the record they filled is reset by Segment before any other try).
 template <typename OnMember>
 bool ScanFlatDict(std::string_view s, OnMember&& on_member) {
   if (s.empty() || s[0] != '{') return false;
@@ -137,8 +137,8 @@ bool IsAny(std::string_view key, std::initializer_list<std::string_view> names) 
 }
 
 // "time"/"timestamp" in a JSON line: an ISO 8601 string, Unix seconds (from 1e8, 1973) or
-// Unix milliseconds (from 1e11, what JavaScript's Date.now() gives). A smaller number is
-// taken for seconds since the start, as some loggers mean by "time".
+// Unix milliseconds (from 1e11, what JavaScript's Date.now() gives), up to the year 2200. A
+// smaller number is taken for seconds since the start, as some loggers mean by "time".
 void ReadJsonTime(const Member& m, StepRecord* r) {
   if (m.quoted) {
     const std::optional<LogTimestamp> ts = ParseLogTimestamp(m.value);
@@ -153,16 +153,14 @@ void ReadJsonTime(const Member& m, StepRecord* r) {
     if (!r->elapsed_seconds) r->elapsed_seconds = v;
     return;
   }
-  const double seconds = *v >= 1e11 ? *v / 1000 : *v;
-  if (seconds >= 1e11) return;  // past the year 5000: not a time
-  r->time = UnixTime(seconds);
-  r->time_source = StepTimeSource::kLine;
+  r->time = UnixTime(*v >= 1e11 ? *v / 1000 : *v);
+  if (r->time) r->time_source = StepTimeSource::kLine;
 }
 
 }  // namespace
 
 bool ParseHfDict(std::string_view s, StepRecord* r) {
-  StepRecord d;
+  StepRecord& d = *r;
   std::optional<double> train_loss;
   bool ok = ScanFlatDict(s, [&](const Member& m) {
     if (m.key == "loss") {
@@ -184,12 +182,11 @@ bool ParseHfDict(std::string_view s, StepRecord* r) {
   if (!d.loss) d.loss = train_loss;
   d.rate_is_measured = d.steps_per_second.has_value();  // train_steps_per_second: steps / runtime
   d.format = StepLogFormat::kHfDict;
-  *r = d;
   return true;
 }
 
 bool ParseJsonLine(std::string_view s, StepRecord* r) {
-  StepRecord d;
+  StepRecord& d = *r;
   bool ok = ScanFlatDict(s, [&](const Member& m) {
     const std::string_view k = m.key;
     if (IsAny(k, {"step", "global_step", "iteration", "iter", "_step"})) {
@@ -214,7 +211,6 @@ bool ParseJsonLine(std::string_view s, StepRecord* r) {
   if (!ok || !d.step) return false;
   d.rate_is_measured = d.steps_per_second || d.seconds_per_step;
   d.format = StepLogFormat::kJsonLines;
-  *r = d;
   return true;
 }
 

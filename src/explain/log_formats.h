@@ -1,8 +1,9 @@
 // Internal to explain/: the recognisers of the built-in log formats and the number readers
 // they share. Each Parse* takes one segment with the arrival prefix and launcher tags
-// already removed, returns false quickly when the segment is not its format, and on a match
-// fills only the fields its format carries (the caller sets line, tags, arrival time and
-// stream). None allocates.
+// already removed and a default-constructed *r, returns false quickly when the segment is not
+// its format, and on a match fills the fields its format carries (the caller sets line, tags,
+// arrival time and stream). They write *r in place, so a failed try may leave fields set: the
+// caller resets *r before trying another format. None allocates.
 #pragma once
 
 #include <chrono>
@@ -43,25 +44,30 @@ inline std::optional<double> Positive(std::optional<double> v) {
 // format_sizeof), "1.23k" -> 1230. nullopt unless the whole of `s` is one.
 std::optional<double> ToScaled(std::string_view s);
 
-// "[H:]MM:SS" (tqdm's format_interval; hours may pass 24) or "H:MM:SS", as seconds.
+// "MM:SS" or "H:MM:SS" (tqdm's format_interval; hours may pass 24; the first field has at
+// most 10 digits), as seconds.
 std::optional<double> ToClockSeconds(std::string_view s);
 
-// Unix seconds (0 <= seconds < 1e11) as a WallTime, rounded to the microsecond: a double
-// holds 1.7e9 s to about 0.2 us, so truncating would turn "...400.25" into "...400.249999".
-inline WallTime UnixTime(double seconds) {
+// 2200-01-01T00:00:00Z in Unix seconds: a WallTime counts nanoseconds in an int64, which
+// ends in April 2262, so later times (and a year 5000 typo) must be refused, not converted.
+inline constexpr double kMaxUnixSeconds = 7258118400.0;
+
+// Unix seconds as a WallTime, rounded to the microsecond (a double holds 1.7e9 s to about
+// 0.2 us, so truncating would turn "...400.25" into "...400.249999"); nullopt outside
+// [0, kMaxUnixSeconds).
+inline std::optional<WallTime> UnixTime(double seconds) {
+  if (!(seconds >= 0 && seconds < kMaxUnixSeconds)) return std::nullopt;
   const auto us = std::chrono::microseconds(std::llround(seconds * 1e6));
   return WallTime(std::chrono::duration_cast<WallTime::duration>(us));
 }
 
-// FNV-1a, for StepRecord::stream.
+// For StepRecord::stream: a multiply-xorshift mix of one 64-bit word (the finaliser of
+// MurmurHash3 after an xor), a few instructions where byte-wise FNV-1a took a loop of 8.
 inline uint64_t HashMix(uint64_t h, uint64_t v) {
-  for (int i = 0; i < 8; ++i) {
-    h ^= (v >> (8 * i)) & 0xFF;
-    h *= 0x100000001B3ULL;
-  }
-  return h;
+  h = (h ^ v) * 0xFF51AFD7ED558CCDULL;
+  return h ^ (h >> 32);
 }
-inline constexpr uint64_t kHashSeed = 0xCBF29CE484222325ULL;
+inline constexpr uint64_t kHashSeed = 0xCBF29CE484222325ULL;  // FNV-1a's offset basis
 
 // The ASCII letters of `s`, hashed: the identity of a tqdm bar's description with its
 // changing numbers ("Epoch 3", "1|25|Loss: 1.2") and the bar itself left out.

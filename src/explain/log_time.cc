@@ -33,22 +33,25 @@ unsigned DaysInMonth(int year, int month) {
 int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day) {
   year -= month <= 2;
   const int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(year - era * 400);                // [0, 399]
+  const unsigned yoe = static_cast<unsigned>(year - era * 400);                        // [0, 399]
   const unsigned doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;  // [0, 365]
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;                  // [0, 146096]
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;  // [0, 146096]
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
 std::optional<LogTimestamp> ParseLogTimestamp(std::string_view text) {
   // "YYYY-MM-DDTHH:MM:SS" is 19 bytes at fixed positions.
-  if (text.size() < 19 || text[4] != '-' || text[7] != '-' || (text[10] != 'T' && text[10] != ' ') ||
-      text[13] != ':' || text[16] != ':') {
+  if (text.size() < 19 || text[4] != '-' || text[7] != '-' ||
+      (text[10] != 'T' && text[10] != ' ') || text[13] != ':' || text[16] != ':') {
     return std::nullopt;
   }
   const int year = Digits(text, 0, 4), month = Digits(text, 5, 2), day = Digits(text, 8, 2);
   const int hour = Digits(text, 11, 2), minute = Digits(text, 14, 2), second = Digits(text, 17, 2);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 ||
-      minute > 59 || second < 0 || second > 60) {  // 60: a leap second, as ISO 8601 allows
+  // Years 1900-2199 only: a WallTime counts nanoseconds in an int64 (1678 to 2262), and a
+  // log stamped "0026-..." is a typo to refuse, not a time to overflow.
+  if (year < 1900 || year > 2199 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
+      minute < 0 || minute > 59 || second < 0 ||
+      second > 60) {  // 60: a leap second, as ISO 8601 allows
     return std::nullopt;
   }
   if (static_cast<unsigned>(day) > DaysInMonth(year, month)) return std::nullopt;
@@ -84,7 +87,8 @@ std::optional<LogTimestamp> ParseLogTimestamp(std::string_view text) {
     }
   }
 
-  const int64_t days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  const int64_t days =
+      DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   const int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
   const auto since_epoch = std::chrono::seconds(seconds) + std::chrono::nanoseconds(nanos);
   return LogTimestamp{WallTime(std::chrono::duration_cast<WallTime::duration>(since_epoch)),

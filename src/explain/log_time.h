@@ -24,7 +24,7 @@ struct LogTimestamp {
 // axolotl prints it) and Megatron's "[2025-08-01 07:19:37]". Up to 9 fraction digits are
 // kept (more are read and dropped). Text after the timestamp is not looked at: `length`
 // says where it ended. nullopt when the text does not start with one or a field is out of
-// range (month 13, Feb 30, hour 24, an offset past 23:59).
+// range (a year outside 1900-2199, month 13, Feb 30, hour 24, an offset past 23:59).
 std::optional<LogTimestamp> ParseLogTimestamp(std::string_view text);
 
 // Days from 1970-01-01 to a proleptic Gregorian date (negative before), valid for any year

@@ -12,6 +12,13 @@ int64_t Millis(WallTime t) {
   return std::chrono::duration_cast<milliseconds>(t.time_since_epoch()).count();
 }
 
+TEST(LogTime, EdgesOfTheYearRange) {
+  EXPECT_EQ(FormatUtcIso8601(ParseLogTimestamp("1900-01-01T00:00:00Z")->time),
+            "1900-01-01T00:00:00.000Z");
+  EXPECT_EQ(FormatUtcIso8601(ParseLogTimestamp("2199-12-31T23:59:59.999+00:00")->time),
+            "2199-12-31T23:59:59.999Z");
+}
+
 TEST(LogTime, DaysFromCivilAgreesWithTimegmOverFourHundredYears) {
   // One day in every 7 from 1800 to 2200: leap centuries (2000) and non-leap (1900, 2100).
   for (int64_t day = -62'000; day < 84'000; day += 7) {
@@ -59,9 +66,9 @@ TEST(LogTime, NanosecondsKeptAndExtraDigitsDropped) {
   const auto ts = ParseLogTimestamp("1970-01-01T00:00:01.123456789123Z");
   ASSERT_TRUE(ts);
   EXPECT_EQ(ts->length, 33u);
-  EXPECT_EQ(std::chrono::duration_cast<std::chrono::nanoseconds>(ts->time.time_since_epoch())
-                .count(),
-            1'123'456'789);
+  EXPECT_EQ(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(ts->time.time_since_epoch()).count(),
+      1'123'456'789);
 }
 
 TEST(LogTime, LeapDays) {
@@ -72,11 +79,12 @@ TEST(LogTime, LeapDays) {
 }
 
 TEST(LogTime, RejectsWhatIsNotATime) {
-  for (const char* bad : {"", "2026-11-29", "2026-13-01T00:00:00Z", "2026-04-31T00:00:00Z",
-                          "2026-11-29T24:00:00Z", "2026-11-29T10:60:00Z", "2026-11-29X10:00:00Z",
-                          "2026-11-29T10:00:00.Z", "2026-11-29T10:00:00+25:00",
-                          "2026-11-29T10:00:00+05:61", "2026-1a-29T10:00:00Z",
-                          "-026-11-29T10:00:00Z"}) {
+  for (const char* bad :
+       {"", "2026-11-29", "2026-13-01T00:00:00Z", "2026-04-31T00:00:00Z", "2026-11-29T24:00:00Z",
+        "2026-11-29T10:60:00Z", "2026-11-29X10:00:00Z", "2026-11-29T10:00:00.Z",
+        "2026-11-29T10:00:00+25:00", "2026-11-29T10:00:00+05:61", "2026-1a-29T10:00:00Z",
+        "-026-11-29T10:00:00Z", "0026-11-29T10:00:00Z", "9999-12-31T23:59:59Z",
+        "1899-12-31T23:59:59Z"}) {
     EXPECT_FALSE(ParseLogTimestamp(bad)) << bad;
   }
 }

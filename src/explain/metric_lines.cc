@@ -22,7 +22,7 @@ std::optional<int64_t> SpacedCount(std::string_view s, size_t* p) {
 }  // namespace
 
 bool ParseMegatron(std::string_view s, StepRecord* r) {
-  StepRecord d;
+  StepRecord& d = *r;
   if (!s.empty() && s[0] == '[') {
     const std::optional<LogTimestamp> ts = ParseLogTimestamp(s.substr(1));
     if (!ts || ts->length + 1 >= s.size() || s[ts->length + 1] != ']') return false;
@@ -59,13 +59,12 @@ bool ParseMegatron(std::string_view s, StepRecord* r) {
   }
   d.rate_is_measured = d.seconds_per_step.has_value();
   d.format = StepLogFormat::kMegatron;
-  *r = d;
   return true;
 }
 
 bool ParseTorchtuneStep(std::string_view s, StepRecord* r) {
   if (!s.starts_with("Step ")) return false;
-  StepRecord d;
+  StepRecord& d = *r;
   size_t p = 5;
   d.step = SpacedCount(s, &p);
   if (!d.step) return false;
@@ -84,7 +83,6 @@ bool ParseTorchtuneStep(std::string_view s, StepRecord* r) {
     items.remove_prefix(space + 1);
   }
   d.format = StepLogFormat::kTorchtuneStep;
-  *r = d;
   return true;
 }
 

@@ -99,13 +99,20 @@ std::string_view StripRayRepeat(std::string_view s) {
 
 std::string_view StepLogFormatName(StepLogFormat format) {
   switch (format) {
-    case StepLogFormat::kTqdm: return "tqdm";
-    case StepLogFormat::kTorchtuneProgress: return "torchtune-progress";
-    case StepLogFormat::kTorchtuneStep: return "torchtune-step";
-    case StepLogFormat::kHfDict: return "hf-dict";
-    case StepLogFormat::kMegatron: return "megatron";
-    case StepLogFormat::kJsonLines: return "jsonl";
-    case StepLogFormat::kUserPattern: return "regex";
+    case StepLogFormat::kTqdm:
+      return "tqdm";
+    case StepLogFormat::kTorchtuneProgress:
+      return "torchtune-progress";
+    case StepLogFormat::kTorchtuneStep:
+      return "torchtune-step";
+    case StepLogFormat::kHfDict:
+      return "hf-dict";
+    case StepLogFormat::kMegatron:
+      return "megatron";
+    case StepLogFormat::kJsonLines:
+      return "jsonl";
+    case StepLogFormat::kUserPattern:
+      return "regex";
   }
   return "unknown";
 }
@@ -139,25 +146,49 @@ void StepLogParser::Segment(std::string_view s, std::vector<StepRecord>* out) {
   s = StripRayRepeat(s);
   const std::string_view body = step_log::TrimSpace(s);
   if (body.empty()) return;
-  StepRecord r;
+  const char first = body[0];
+  const bool maybe_tqdm = body.back() == ']';
+  if (options_.pattern == nullptr && first != '{' && first != 'S' && first != '[' && first != 'i' &&
+      !maybe_tqdm && !IsDigit(first)) {
+    return;  // no format starts or ends so: most noise lines stop here
+  }
+
+  // Parsed in place at the end of *out, so a record is written once and never copied.
+  StepRecord& r = out->emplace_back();
   uint64_t label_hash = 0;
   bool found = false;
+  bool tried = false;  // a failed try may leave fields behind: reset before the next
+  auto retry = [&] {
+    if (tried) r = StepRecord{};
+    tried = true;
+  };
   if (options_.pattern != nullptr) {
     found = options_.pattern->Match(body, &r);
   } else {
-    const char first = body[0];
     if (first == '{' && body.size() > 1) {
+      retry();
       found = body[1] == '\'' ? step_log::ParseHfDict(body, &r)
                               : body[1] == '"' && step_log::ParseJsonLine(body, &r);
     } else if (first == 'S') {
+      retry();
       found = step_log::ParseTorchtuneStep(body, &r);
     } else if (first == '[' || first == 'i') {
+      retry();
       found = step_log::ParseMegatron(body, &r);
     }
-    if (!found && body.back() == ']') found = step_log::ParseTqdm(s, &r, &label_hash);
-    if (!found && IsDigit(first)) found = step_log::ParseTorchtuneProgress(body, &r);
+    if (!found && maybe_tqdm) {
+      retry();
+      found = step_log::ParseTqdm(s, &r, &label_hash);
+    }
+    if (!found && IsDigit(first)) {
+      retry();
+      found = step_log::ParseTorchtuneProgress(body, &r);
+    }
   }
-  if (!found) return;
+  if (!found) {
+    out->pop_back();
+    return;
+  }
 
   r.line = line_ + 1;
   r.rank = rank;
@@ -174,7 +205,6 @@ void StepLogParser::Segment(std::string_view s, std::vector<StepRecord>* out) {
   h = step_log::HashMix(h, pid ? static_cast<uint64_t>(*pid) + 1 : 0);
   h = step_log::HashMix(h, r.total_steps ? static_cast<uint64_t>(*r.total_steps) : 0);
   r.stream = step_log::HashMix(h, label_hash);
-  out->push_back(r);
 }
 
 void StepLogParser::EndSegment(std::string_view s, bool newline, std::vector<StepRecord>* out) {

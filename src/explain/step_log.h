@@ -19,7 +19,7 @@
 //                       or that description alone
 //
 // Every segment may start with these prefixes, stripped in this order:
-//   1. the arrival stamp `headroom watch --log` writes (kArrivalPrefix below);
+//   1. the arrival stamp `headroom watch --log` writes (kArrivalPrefixVersion below);
 //   2. launcher tags, up to 3: torchrun's "[default0]:" or "[rank0]:", OpenMPI's
 //      "[1,0]<stdout>:", Ray's "(RayTrainWorker pid=1234)" or "(pid=1234, ip=10.0.0.1)".
 // Launchers tag physical lines: the '\r' updates of a tqdm bar after the first carry no tag,
@@ -41,15 +41,16 @@
 
 namespace headroom {
 
-// The arrival prefix of `headroom watch --log`: each segment of the job's output (ended by
-// '\n' or '\r') is written as one line,
+// The arrival prefix of `headroom watch --log`: each segment of the job's output is written
+// with the time it arrived in front,
 //
-//   2026-11-29T10:00:00.123Z <the segment's bytes>\n
+//   2026-11-29T10:00:00.123Z <the segment's bytes><the '\n' or '\r' that ended it>
 //
-// i.e. FormatUtcIso8601(arrival time), one space, the segment as read, '\n' (a '\r' that
-// ended it becomes the '\n'). The parser accepts any number of fraction digits and a
-// numeric offset ("+00:00", "+0530") in place of "Z"; a stamp with no zone is not taken for
-// an arrival prefix. Version 1 of the format; a later version would change the separator.
+// i.e. FormatUtcIso8601(arrival time), one space, the segment as read, its own terminator.
+// Keeping '\r' keeps the physical lines of the original, so a launcher tag on a line's first
+// segment still covers its '\r' updates. The parser accepts any number of fraction digits
+// and a numeric offset ("+00:00", "+0530") in place of "Z"; a stamp with no zone is not taken
+// for an arrival prefix. Version 1 of the format.
 inline constexpr int kArrivalPrefixVersion = 1;
 
 struct StepLogOptions {
@@ -73,7 +74,7 @@ class StepLogParser {
   // End of input: parses a last segment with no terminator.
   void Finish(std::vector<StepRecord>* out);
 
-  uint64_t lines() const { return line_; }            // physical lines begun so far
+  uint64_t lines() const { return line_; }                // physical lines begun so far
   uint64_t dropped_segments() const { return dropped_; }  // segments over kMaxSegmentBytes
 
  private:
@@ -81,9 +82,9 @@ class StepLogParser {
   void EndSegment(std::string_view segment, bool newline, std::vector<StepRecord>* out);
 
   StepLogOptions options_;
-  std::string pending_;       // an unterminated segment carried to the next Feed
-  bool line_start_ = true;    // the next segment begins a physical line
-  bool discarding_ = false;   // inside an over-long segment: skip to its terminator
+  std::string pending_;      // an unterminated segment carried to the next Feed
+  bool line_start_ = true;   // the next segment begins a physical line
+  bool discarding_ = false;  // inside an over-long segment: skip to its terminator
   uint64_t line_ = 0;
   uint64_t dropped_ = 0;
   // The launcher tag of the current physical line, for its '\r' segments.

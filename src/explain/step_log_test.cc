@@ -60,8 +60,8 @@ TEST(StepLogTqdm, UnitScaledCountsAndRates) {
 }
 
 TEST(StepLogTqdm, LightningEpochBarWithPostfixLoss) {
-  const StepRecord r = One(
-      "Epoch 0:  45%|████▌     | 450/1000 [01:23<01:42,  5.37it/s, v_num=0, train_loss=2.340]");
+  const StepRecord r =
+      One("Epoch 0:  45%|████▌     | 450/1000 [01:23<01:42,  5.37it/s, v_num=0, train_loss=2.340]");
   EXPECT_EQ(r.step, 450);
   EXPECT_EQ(r.loss, 2.34);
   EXPECT_EQ(r.elapsed_seconds, 83.0);
@@ -110,9 +110,9 @@ TEST(StepLogTqdm, LoadingBarIsAnotherStream) {
 // --- HF Trainer / TRL / axolotl dicts -------------------------------------------------------
 
 TEST(StepLogHfDict, RawFloats) {
-  const StepRecord r = One(
-      "{'loss': 3.2363, 'grad_norm': 1.2117664813995361, 'learning_rate': 0.00019984, 'epoch': "
-      "0.0}");
+  const StepRecord r =
+      One("{'loss': 3.2363, 'grad_norm': 1.2117664813995361, 'learning_rate': 0.00019984, 'epoch': "
+          "0.0}");
   EXPECT_EQ(r.format, StepLogFormat::kHfDict);
   EXPECT_EQ(r.loss, 3.2363);
   EXPECT_EQ(r.epoch, 0.0);
@@ -132,11 +132,11 @@ TEST(StepLogHfDict, TrlAndAxolotlKeys) {
                 "'0.8'}")
                 .loss,
             0.1629);
-  const StepRecord a = One(
-      "{'loss': '0.7157', 'grad_norm': '12.79', 'learning_rate': '0', 'ppl': '2.046', "
-      "'memory/max_active (GiB)': '2.98', 'memory/max_allocated (GiB)': '2.98', "
-      "'memory/device_reserved (GiB)': '4.12', 'tokens/trainable': 93, 'tokens/total': 512, "
-      "'epoch': '0.1333'}");
+  const StepRecord a =
+      One("{'loss': '0.7157', 'grad_norm': '12.79', 'learning_rate': '0', 'ppl': '2.046', "
+          "'memory/max_active (GiB)': '2.98', 'memory/max_allocated (GiB)': '2.98', "
+          "'memory/device_reserved (GiB)': '4.12', 'tokens/trainable': 93, 'tokens/total': 512, "
+          "'epoch': '0.1333'}");
   EXPECT_EQ(a.loss, 0.7157);
   EXPECT_EQ(a.epoch, 0.1333);
 }
@@ -158,9 +158,9 @@ TEST(StepLogHfDict, NumpyAndTorchWrappers) {
 }
 
 TEST(StepLogHfDict, TrainingSummary) {
-  const StepRecord r = One(
-      "{'train_runtime': 1234.5678, 'train_samples_per_second': 12.345, "
-      "'train_steps_per_second': 0.772, 'train_loss': 1.4321, 'epoch': 3.0}");
+  const StepRecord r =
+      One("{'train_runtime': 1234.5678, 'train_samples_per_second': 12.345, "
+          "'train_steps_per_second': 0.772, 'train_loss': 1.4321, 'epoch': 3.0}");
   EXPECT_EQ(r.elapsed_seconds, 1234.5678);
   EXPECT_EQ(r.steps_per_second, 0.772);
   EXPECT_TRUE(r.rate_is_measured);
@@ -168,8 +168,9 @@ TEST(StepLogHfDict, TrainingSummary) {
 }
 
 TEST(StepLogHfDict, EvalDictIsNoStep) {
-  EXPECT_TRUE(None("{'eval_loss': 1.9, 'eval_runtime': 3.2, 'eval_samples_per_second': 31.2, "
-                   "'eval_steps_per_second': 3.9, 'epoch': 1.0}"));
+  EXPECT_TRUE(
+      None("{'eval_loss': 1.9, 'eval_runtime': 3.2, 'eval_samples_per_second': 31.2, "
+           "'eval_steps_per_second': 3.9, 'epoch': 1.0}"));
 }
 
 TEST(StepLogHfDict, MalformedDictsAreNotRecords) {
@@ -223,7 +224,8 @@ TEST(StepLogMegatron, ReferenceLine) {
 }
 
 TEST(StepLogMegatron, FieldsByKeyNotPosition) {
-  const StepRecord r = One("iteration 20/100 | lm loss: 2.5 | elapsed time per iteration (ms): 500");
+  const StepRecord r =
+      One("iteration 20/100 | lm loss: 2.5 | elapsed time per iteration (ms): 500");
   EXPECT_EQ(r.step, 20);
   EXPECT_EQ(r.seconds_per_step, 0.5);
   EXPECT_EQ(r.loss, 2.5);
@@ -253,8 +255,9 @@ TEST(StepLogJson, TimestampStringsMillisecondsAndElapsed) {
   EXPECT_EQ(e.seconds_per_step, 0.25);
   EXPECT_TRUE(e.rate_is_measured);
   EXPECT_EQ(One(R"({"iteration": 7, "time": 12.0})").elapsed_seconds, 12.0);  // small: elapsed
-  EXPECT_EQ(One(R"({"_step": 7, "_runtime": 3.5, "_timestamp": 1764410400})").elapsed_seconds,
-            3.5);
+  EXPECT_FALSE(One(R"({"step": 1, "time": 9e10})").time);  // past 2200: refused, not overflowed
+  EXPECT_FALSE(One(R"({"step": 1, "timestamp": "0026-11-29T10:00:00Z"})").time);
+  EXPECT_EQ(One(R"({"_step": 7, "_runtime": 3.5, "_timestamp": 1764410400})").elapsed_seconds, 3.5);
 }
 
 TEST(StepLogJson, PythonNanIsKeptAndNestingSkipped) {
@@ -383,7 +386,8 @@ TEST(StepLogHostile, HugeAndNegativeNumbers) {
   EXPECT_TRUE(None("x| 30/0 [00:15<08:05,  2.00it/s]"));
   EXPECT_TRUE(None("x| 30/1000 [99999999999999999999:00<08:05,  2.00it/s]"));
   EXPECT_TRUE(None("iteration 99999999999999999999/ 10 | lm loss: 1"));
-  const StepRecord m = One("iteration 5/ 10 | elapsed time per iteration (ms): -3 | lm loss: 1e308");
+  const StepRecord m =
+      One("iteration 5/ 10 | elapsed time per iteration (ms): -3 | lm loss: 1e308");
   EXPECT_FALSE(m.seconds_per_step);
   EXPECT_EQ(m.loss, 1e308);
 }

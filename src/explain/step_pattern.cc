@@ -17,26 +17,40 @@
 namespace headroom {
 namespace {
 
-constexpr std::array<std::string_view, 8> kGroupNames = {"step", "total",   "seconds", "ms",
-                                                         "rate", "loss",    "elapsed", "time"};
+constexpr std::array<std::string_view, 8> kGroupNames = {"step", "total", "seconds", "ms",
+                                                         "rate", "loss",  "elapsed", "time"};
 
 std::string_view RegexReason(std::regex_constants::error_type code) {
   using namespace std::regex_constants;
   switch (code) {
-    case error_collate: return "invalid collating element";
-    case error_ctype: return "invalid character class";
-    case error_escape: return "invalid escape";
-    case error_backref: return "invalid back reference";
-    case error_brack: return "unbalanced [ ]";
-    case error_paren: return "unbalanced parentheses";
-    case error_brace: return "unbalanced { }";
-    case error_badbrace: return "invalid {n,m} repeat";
-    case error_range: return "invalid character range";
-    case error_space: return "out of memory";
-    case error_badrepeat: return "nothing to repeat";
-    case error_complexity: return "too complex";
-    case error_stack: return "too complex";
-    default: return "invalid";
+    case error_collate:
+      return "invalid collating element";
+    case error_ctype:
+      return "invalid character class";
+    case error_escape:
+      return "invalid escape";
+    case error_backref:
+      return "invalid back reference";
+    case error_brack:
+      return "unbalanced [ ]";
+    case error_paren:
+      return "unbalanced parentheses";
+    case error_brace:
+      return "unbalanced { }";
+    case error_badbrace:
+      return "invalid {n,m} repeat";
+    case error_range:
+      return "invalid character range";
+    case error_space:
+      return "out of memory";
+    case error_badrepeat:
+      return "nothing to repeat";
+    case error_complexity:
+      return "too complex";
+    case error_stack:
+      return "too complex";
+    default:
+      return "invalid";
   }
 }
 
@@ -74,13 +88,14 @@ Result<Rewritten> Rewrite(std::string_view p) {
         size_t k = 0;
         while (k < kGroupNames.size() && kGroupNames[k] != name) ++k;
         if (k == kGroupNames.size()) {
-          return Error{fmt::format("--step-regex: unknown group name {}: the names are step, "
-                                   "total, seconds, ms, rate, loss, elapsed, time",
-                                   QuoteForMessage(name, 40))};
+          return Error{
+              fmt::format("--step-regex: unknown group name {}: the names are step, "
+                          "total, seconds, ms, rate, loss, elapsed, time",
+                          QuoteForMessage(name, 40))};
         }
         if (out.group[k] != 0) {
-          return Error{fmt::format("--step-regex: group name {} appears twice",
-                                   QuoteForMessage(name, 40))};
+          return Error{
+              fmt::format("--step-regex: group name {} appears twice", QuoteForMessage(name, 40))};
         }
         out.group[k] = ++out.captures;
         out.named = true;
@@ -111,8 +126,8 @@ Result<StepPattern> StepPattern::Compile(std::string_view pattern) {
   }
   // Groups the rewrite counted must be the ones std::regex sees, or the indices are off.
   if (p.regex_.mark_count() != static_cast<unsigned>(rw->captures)) {
-    return Error{fmt::format("--step-regex: could not number the groups of {}",
-                             QuoteForMessage(pattern))};
+    return Error{
+        fmt::format("--step-regex: could not number the groups of {}", QuoteForMessage(pattern))};
   }
   if (rw->named) {
     const auto& g = rw->group;
@@ -129,9 +144,10 @@ Result<StepPattern> StepPattern::Compile(std::string_view pattern) {
     p.seconds_group_ = rw->captures >= 2 ? 2 : 0;
   }
   if (p.step_group_ == 0) {
-    return Error{fmt::format("--step-regex: no group for the step in {}: add (?<step>\\d+) "
-                             "or make the first group the step",
-                             QuoteForMessage(pattern))};
+    return Error{
+        fmt::format("--step-regex: no group for the step in {}: add (?<step>\\d+) "
+                    "or make the first group the step",
+                    QuoteForMessage(pattern))};
   }
   return p;
 }
@@ -171,9 +187,9 @@ bool StepPattern::Match(std::string_view text, StepRecord* record) const {
   if (const auto ts = ParseLogTimestamp(time); ts && ts->length == time.size()) {
     r.time = ts->time;
     r.time_source = ts->has_zone ? StepTimeSource::kLine : StepTimeSource::kLineLocal;
-  } else if (auto unix = step_log::Positive(step_log::ToDouble(time)); unix && *unix < 1e11) {
+  } else if (auto unix = step_log::ToDouble(time)) {
     r.time = step_log::UnixTime(*unix);
-    r.time_source = StepTimeSource::kLine;
+    if (r.time) r.time_source = StepTimeSource::kLine;
   }
   r.format = StepLogFormat::kUserPattern;
   *record = r;

@@ -33,8 +33,8 @@ TEST(StepPattern, NumberedGroupsAreStepThenSecondsPerStep) {
 }
 
 TEST(StepPattern, NamedGroups) {
-  const StepPattern p = Compiled(
-      R"((?<time>\S+) step (?<step>\d+)/(?<total>\d+) (?<ms>[\d.]+)ms loss=(?<loss>\S+))");
+  const StepPattern p =
+      Compiled(R"((?<time>\S+) step (?<step>\d+)/(?<total>\d+) (?<ms>[\d.]+)ms loss=(?<loss>\S+))");
   StepRecord r;
   ASSERT_TRUE(p.Match("2026-11-29T10:00:00Z step 7/100 250ms loss=nan", &r));
   EXPECT_EQ(r.step, 7);
@@ -52,8 +52,7 @@ TEST(StepPattern, NamedGroups) {
 
 TEST(StepPattern, EscapedParensClassesAndNonCapturingGroupsAreNotCounted) {
   // "\(", "[(]", "[\]()]" and "(?:" open no group; the step is group 1 after the rewrite.
-  const StepPattern p =
-      Compiled(R"(\((?:rank|worker) [(]?(?<step>\d+)[\]()]? (?<seconds>\d+))");
+  const StepPattern p = Compiled(R"(\((?:rank|worker) [(]?(?<step>\d+)[\]()]? (?<seconds>\d+))");
   StepRecord r;
   ASSERT_TRUE(p.Match("(rank (12] 3", &r));
   EXPECT_EQ(r.step, 12);

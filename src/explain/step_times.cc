@@ -20,10 +20,14 @@ std::optional<double> ByDisplayedRate(const StepRecord& r) {
 
 std::string_view StepTimingSourceName(StepTimingSource source) {
   switch (source) {
-    case StepTimingSource::kMeasured: return "measured";
-    case StepTimingSource::kTimestamps: return "timestamps";
-    case StepTimingSource::kElapsed: return "elapsed";
-    case StepTimingSource::kDisplayedRate: return "displayed-rate";
+    case StepTimingSource::kMeasured:
+      return "measured";
+    case StepTimingSource::kTimestamps:
+      return "timestamps";
+    case StepTimingSource::kElapsed:
+      return "elapsed";
+    case StepTimingSource::kDisplayedRate:
+      return "displayed-rate";
   }
   return "unknown";
 }

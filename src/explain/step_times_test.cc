@@ -122,7 +122,7 @@ TEST(StepTimes, NoUsableTimeNoInterval) {
 }
 
 // The HF Trainer fixture with an arrival stamp on every segment, as `headroom watch --log`
-// writes it: the slowdown of steps 31-40 (0.5 s against 0.25 s) comes out exactly, where
+// writes it (terminators kept): the slowdown of steps 31-40 (0.5 s against 0.25 s) comes out exactly, where
 // tqdm's displayed rate (an EMA) smears it over the following steps.
 TEST(StepTimes, ArrivalStampsOnTheRealTqdmFixture) {
   std::ifstream in(std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/logs/tqdm_hf_trainer.log",
@@ -145,7 +145,8 @@ TEST(StepTimes, ArrivalStampsOnTheRealTqdmFixture) {
       ms = 1000LL * 1764410400 + 250LL * std::min(n, 30) + 500LL * std::clamp(n - 30, 0, 10) +
            250LL * std::max(n - 40, 0);
     }
-    stamped += FormatUtcIso8601(WallTime(milliseconds(ms))) + " " + std::string(segment) + "\n";
+    stamped += FormatUtcIso8601(WallTime(milliseconds(ms))) + " " + std::string(segment);
+    if (i < raw.size()) stamped += raw[i];  // the segment's own terminator, as watch keeps it
     begin = i + 1;
   }
   const auto t = StepTimes(ParseStepLog(stamped));

@@ -76,7 +76,7 @@ bool TryBar(std::string_view s, size_t open, StepRecord* r, uint64_t* label_hash
   }
   std::string_view rest = inside.substr(comma + 1);
   const size_t postfix_at = rest.find(',');
-  StepRecord bar;
+  StepRecord& bar = *r;
   if (!ReadRate(rest.substr(0, postfix_at), &bar)) return false;
   if (postfix_at != std::string_view::npos) ReadPostfixLoss(rest.substr(postfix_at + 1), &bar);
   bar.elapsed_seconds = elapsed;
@@ -105,7 +105,6 @@ bool TryBar(std::string_view s, size_t open, StepRecord* r, uint64_t* label_hash
   bar.format = StepLogFormat::kTqdm;
   if (ReadTorchtuneDescription(desc, &bar) > 0) bar.format = StepLogFormat::kTorchtuneProgress;
   *label_hash = HashLetters(kHashSeed, label);
-  *r = bar;
   return true;
 }
 
@@ -121,6 +120,7 @@ bool ParseTqdm(std::string_view s, StepRecord* r, uint64_t* label_hash) {
     const void* found = memrchr(s.data(), '[', end);
     if (found == nullptr) return false;
     const size_t open = static_cast<const char*>(found) - s.data();
+    if (tries > 0) *r = StepRecord{};  // what the failed try before may have filled
     if (TryBar(s, open, r, label_hash)) return true;
     end = open;
   }
@@ -152,11 +152,9 @@ size_t ReadTorchtuneDescription(std::string_view s, StepRecord* r) {
 }
 
 bool ParseTorchtuneProgress(std::string_view s, StepRecord* r) {
-  StepRecord d;
-  const size_t used = ReadTorchtuneDescription(s, &d);
+  const size_t used = ReadTorchtuneDescription(s, r);
   if (used == 0 || !TrimSpace(s.substr(used)).empty()) return false;
-  d.format = StepLogFormat::kTorchtuneProgress;
-  *r = d;
+  r->format = StepLogFormat::kTorchtuneProgress;
   return true;
 }
 
