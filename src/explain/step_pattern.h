@@ -12,7 +12,7 @@
 // integer. Example: --step-regex 'it (?<step>\d+) took (?<ms>[0-9.]+) ms'.
 //
 // The built-in formats use hand-written scanners; a pattern runs std::regex on every segment
-// and is about 50x slower (docs/explain-logs.md has the figures). libstdc++'s matcher
+// and is about 9x slower (docs/explain-logs.md has the figures). libstdc++'s matcher
 // recurses per character for some patterns, so only the first kMaxSearchBytes of a segment
 // are searched.
 #pragma once
