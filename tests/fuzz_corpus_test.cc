@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "../fuzz/explain_targets.h"
 #include "../fuzz/fuzz_targets.h"
 
 namespace headroom {
@@ -32,6 +33,14 @@ TEST(HfConfigFuzzCorpus, Replays) { EXPECT_GT(Replay("hf_config", fuzz::HfConfig
 
 TEST(SafetensorsFuzzCorpus, Replays) {
   EXPECT_GT(Replay("safetensors", fuzz::SafetensorsHolds), 0);
+}
+
+TEST(StepLogFuzzCorpus, Replays) {
+  // The other corpora are no logs, which is a test of their own: nothing in them may break
+  // an invariant either.
+  for (const char* target : {"step_log", "json_reader", "hf_config"}) {
+    EXPECT_GT(Replay(target, fuzz::StepLogHolds), 0) << target;
+  }
 }
 
 TEST(JsonReaderFuzzCorpus, Replays) {
