@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/wall_time.h"
@@ -108,6 +109,8 @@ class Sampler {
  private:
   struct KeptFile;  // an fd re-read with pread (sampler.cc)
   struct Channel;   // one extra column's file and scale
+  static std::unique_ptr<KeptFile> OpenKept(const SysRoot& root, const std::string& relative,
+                                            size_t max_bytes);
 
   void ReadGpu(Sample& s);
   void ReadHost(Sample& s);
