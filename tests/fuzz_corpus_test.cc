@@ -34,6 +34,10 @@ TEST(SafetensorsFuzzCorpus, Replays) {
   EXPECT_GT(Replay("safetensors", fuzz::SafetensorsHolds), 0);
 }
 
+TEST(SamplesCsvFuzzCorpus, Replays) {
+  EXPECT_GT(Replay("samples_csv", fuzz::SamplesCsvHolds), 0);
+}
+
 TEST(JsonReaderFuzzCorpus, Replays) {
   // Every corpus is JSON-ish, so each one also checks the reader against nlohmann.
   for (const char* target : {"json_reader", "hf_config", "safetensors"}) {
