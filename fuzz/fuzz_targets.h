@@ -13,6 +13,7 @@
 #include "model/json_reader.h"
 #include "model/model_spec.h"
 #include "model/safetensors.h"
+#include "run/samples_csv.h"
 
 namespace headroom::fuzz {
 
@@ -117,6 +118,33 @@ inline bool SafetensorsHolds(std::string_view data) {
         s.ends_with("/..")) {
       return false;
     }
+  }
+  return true;
+}
+
+// The samples reader (run/samples_csv.h): an error is one line; a parsed series keeps its
+// shape (every sample has one value per extra column); and writing a parsed sample back and
+// parsing that row again gives the same row (the first read normalises, the second is exact).
+inline bool SamplesCsvHolds(std::string_view text) {
+  Result<SampleSeries> series = ParseSamplesCsv(text);
+  if (!series.ok()) return OneLine(series.error(), "samples: ");
+  SamplesHeader header;
+  for (const auto& c : series->extra_columns) {
+    // Names a hand-made file may hold but our writer would never produce.
+    if (c.name.empty() || c.name.find_first_of(",\"\r#") != std::string::npos) return true;
+    for (const auto& f : kSampleColumns) {
+      if (f.name == c.name) return false;  // a fixed column taken for an extra one
+    }
+    header.extra_columns.push_back(c);
+  }
+  const size_t extra = series->extra_columns.size();
+  for (const Sample& s : series->samples) {
+    if (s.extra.size() != extra) return false;
+    const std::string row = FormatSampleRow(s, extra);
+    Result<SampleSeries> again = ParseSamplesCsv(FormatSamplesHeader(header) + row);
+    if (!again.ok()) return false;
+    if (again->samples.empty()) continue;  // a timestamp out of the 4-digit-year range
+    if (again->samples.size() != 1 || FormatSampleRow(again->samples[0], extra) != row) return false;
   }
   return true;
 }

@@ -18,6 +18,8 @@ constexpr Subcommand kSubcommands[] = {
      RunGuardCommand},
     {"sweep", "find the largest batch or packing that fits, one guarded trial at a time",
      RunSweepCommand},
+    {"watch", "sample temperature, power, clocks and memory into a durable CSV, beside a job",
+     RunWatchCommand},
     {"history", "list recent guarded runs and sweeps from the journal", RunHistory},
 };
 

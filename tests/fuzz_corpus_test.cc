@@ -43,6 +43,10 @@ TEST(StepLogFuzzCorpus, Replays) {
   }
 }
 
+TEST(SamplesCsvFuzzCorpus, Replays) {
+  EXPECT_GT(Replay("samples_csv", fuzz::SamplesCsvHolds), 0);
+}
+
 TEST(JsonReaderFuzzCorpus, Replays) {
   // Every corpus is JSON-ish, so each one also checks the reader against nlohmann.
   for (const char* target : {"json_reader", "hf_config", "safetensors"}) {

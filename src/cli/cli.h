@@ -57,5 +57,6 @@ int RunPlan(const CliEnv& env, const std::vector<std::string>& args);
 int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunHistory(const CliEnv& env, const std::vector<std::string>& args);
 int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom

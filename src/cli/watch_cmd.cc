@@ -1,0 +1,314 @@
+// `headroom watch`: flags -> Sampler (NVML if it loads, /proc, sensors) -> one durable CSV row
+// per interval (+ events on stderr and in --events) until stopped, or for the life of a
+// command run through RunGuard (with its stdout and stderr teed to --log).
+//
+// Implementation notes.
+//  - Without a command the loop runs on the main thread and waits in poll() on a signalfd
+//    (INT, TERM, HUP): a signal ends the wait, never a row half-written, and watch exits 0.
+//  - With a command the main thread runs RunGuard (which owns the signals: it forwards them
+//    to the job); a sampler thread and, with --log, a tee thread run beside it. Both threads
+//    are started with INT/TERM/HUP/CHLD/PIPE blocked, so the guard's signalfd gets every
+//    signal and a closed terminal gives the tee EPIPE instead of killing watch. The main
+//    thread's own mask is left as it was: the job inherits the mask RunGuard was called with.
+//  - The tee writes the job's bytes through unchanged (the '\r' of a progress bar included)
+//    and the stamped segments to the log (run/log_tee.h). The job holds the pipes' write
+//    ends; watch closes its copies after RunGuard returns (the job tree is then empty), so
+//    the tee reads to EOF; a straggler that escaped the tree gets 2 s before the tee stops.
+#include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/bytes.h"
+#include "base/duration.h"
+#include "base/durable_lines.h"
+#include "cli/cli.h"
+#include "gpu/nvml.h"
+#include "run/guard.h"
+#include "run/log_tee.h"
+#include "run/sample_events.h"
+#include "run/sampler.h"
+#include "run/samples_csv.h"
+#include "sys/meminfo.h"
+
+namespace headroom {
+namespace {
+
+// The longest a written row or event waits for its fsync (docs/watch.md "Durability").
+constexpr std::chrono::milliseconds kSyncPeriod{5000};
+// The shortest --interval: a full sample costs well under 1 ms (bench/sampler_cost.cc), but
+// NVML's power is a 1 s average and its utilization a 1/6-1 s window: faster rows repeat them.
+constexpr std::chrono::milliseconds kMinInterval{100};
+
+void WriteAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // a closed terminal: the bytes are dropped, the log still has them
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+// One sample -> a CSV row and its events. Used by one thread at a time.
+class WatchLoop {
+ public:
+  WatchLoop(Sampler& sampler, SamplesCsvWriter& csv, DurableLines* events, int err_fd)
+      : sampler_(sampler), csv_(csv), detector_(sampler.platform()), events_(events),
+        err_fd_(err_fd) {}
+
+  void SampleOnce() {
+    const Sample s = sampler_.Read(std::chrono::system_clock::now());
+    if (auto wrote = csv_.Append(s); !wrote && !write_failed_) {
+      write_failed_ = true;
+      WriteAll(err_fd_, "headroom: watch: " + wrote.error().message + "\n");
+    }
+    for (const SampleEvent& e : detector_.Feed(s)) {
+      WriteAll(err_fd_, fmt::format("headroom watch: {} {}: {}\n", FormatUtcIso8601(e.time),
+                                    e.type, e.message));
+      if (events_) (void)events_->Append(SampleEventJson(e));
+    }
+  }
+
+  // Samples every `interval` until `stop_fd` is readable (or, for a signalfd, signalled).
+  void Run(std::chrono::milliseconds interval, int stop_fd) {
+    auto next = std::chrono::steady_clock::now();
+    for (;;) {
+      SampleOnce();
+      next += interval;
+      const auto now = std::chrono::steady_clock::now();
+      if (next < now) next = now + interval - (now - next) % interval;  // overran: skip slots
+      const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - now).count();
+      pollfd pfd{stop_fd, POLLIN, 0};
+      if (::poll(&pfd, 1, static_cast<int>(wait)) > 0) return;
+    }
+  }
+
+ private:
+  Sampler& sampler_;
+  SamplesCsvWriter& csv_;
+  SampleEventDetector detector_;
+  DurableLines* events_;
+  int err_fd_;
+  bool write_failed_ = false;
+};
+
+// Reads the job's stdout and stderr pipes to EOF: bytes through to out_fd/err_fd unchanged,
+// stamped segments to the log.
+void TeeThread(int out_r, int err_r, int out_fd, int err_fd, DurableLines* log,
+               const std::atomic<bool>* stop) {
+  LogTee tees[2];
+  int fds[2] = {out_r, err_r};
+  const int to[2] = {out_fd, err_fd};
+  std::string lines;
+  std::vector<char> buf(64 * 1024);
+  std::optional<std::chrono::steady_clock::time_point> drain_until;
+  while (fds[0] >= 0 || fds[1] >= 0) {
+    if (stop->load() && !drain_until) drain_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    if (drain_until && std::chrono::steady_clock::now() > *drain_until) break;
+    pollfd p[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
+    if (::poll(p, 2, 100) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = ::read(fds[i], buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fds[i]);
+        fds[i] = -1;
+        continue;
+      }
+      const std::string_view bytes(buf.data(), static_cast<size_t>(n));
+      WriteAll(to[i], bytes);
+      lines.clear();
+      tees[i].Feed(bytes, std::chrono::system_clock::now(), &lines);
+      if (!lines.empty()) (void)log->Append(lines);
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    lines.clear();
+    tees[i].Finish(&lines);
+    if (!lines.empty()) (void)log->Append(lines);
+    if (fds[i] >= 0) ::close(fds[i]);
+  }
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+}  // namespace
+
+int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
+  std::string interval_text = "30s", out_path = "samples.csv", events_path, log_path, nvml_lib,
+              root_dir;
+  bool guard = false;
+  std::vector<std::string> command;
+  CLI::App app{fmt::format(
+      "Sample GPU temperature, power, clocks, throttle reasons, memory and pressure into a CSV, "
+      "with events as they happen.\n\n"
+      "  headroom watch [options]                 until SIGINT/SIGTERM (exit 0)\n"
+      "  headroom watch [options] -- CMD [ARGS...] for the life of CMD\n\n"
+      "Each row is written whole and fsync'd at least every {} s, so the file survives a "
+      "power-off (docs/watch.md has the columns and units). With a command, its output goes "
+      "to the terminal unchanged and, with --log, to FILE with an arrival time per line "
+      "(split at \\n and \\r).\n\n"
+      "exit status: with a command, the command's own (its exit code, or 128 + signal; {} "
+      "when --guard killed it); without, 0 when stopped by a signal; 2 usage error",
+      kSyncPeriod.count() / 1000, kExitGuardKilled), "headroom watch"};
+  app.add_option("--interval", interval_text, "time between samples, at least 100ms (default 30s)");
+  app.add_option("--out", out_path, "the samples CSV (default samples.csv; replaced if it exists)");
+  app.add_option("--events", events_path, "write events as JSON lines to FILE");
+  app.add_option("--log", log_path, "with a command: tee its stdout and stderr to FILE, each line stamped on arrival");
+  app.add_flag("--guard", guard, "with a command: kill the job when MemAvailable falls below the guard's default level (the larger of 4GiB and 8% of MemTotal)");
+  app.add_option("--nvml-lib", nvml_lib, "load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)");
+  app.add_option("--root", root_dir, "read proc/ and sys/ below this directory instead of /");
+  app.add_option("command", command, "the job, after --");
+  if (auto status = ParseFlags(app, env, "watch", args)) return *status;
+  const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
+  try {
+    auto parsed = ParseDuration(interval_text);
+    if (!parsed) throw UsageError{"--interval: " + parsed.error().message};
+    const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+    if (interval < kMinInterval) {
+      throw UsageError{fmt::format("--interval: {} is below the minimum of 100ms", interval_text)};
+    }
+    if (command.empty() && (guard || !log_path.empty())) {
+      throw UsageError{guard ? "--guard: needs a command after --" : "--log: needs a command after --"};
+    }
+
+    // The GPU: optional. Without it the GPU columns are empty and the header says why.
+    std::vector<std::string> notes;
+    std::unique_ptr<GpuBackend> gpu;
+    auto nvml = Nvml::Open(ResolveNvmlLibrary(nvml_lib, std::getenv));
+    if (nvml) {
+      gpu = std::move(*nvml);
+    } else {
+      PrintError(env, nvml.error().message);
+      notes.push_back(nvml.error().message + "; GPU columns are empty");
+    }
+    Sampler sampler(root, std::move(gpu));
+    for (const auto& n : sampler.notes()) notes.push_back(n);
+
+    SamplesHeader header;
+    header.host = HostName();
+    header.device = sampler.platform().gpu_name.empty() ? "none" : sampler.platform().gpu_name;
+    header.platform = std::string(PlatformKindName(sampler.platform().kind));
+    header.interval_ms = interval.count();
+    header.started = std::chrono::system_clock::now();
+    header.extra_columns = sampler.extra_columns();
+    header.notes = notes;
+    auto csv = SamplesCsvWriter::Create(out_path, header, kSyncPeriod);
+    if (!csv) throw UsageError{"--out: " + csv.error().message};
+    std::optional<DurableLines> events, log;
+    if (!events_path.empty()) {
+      auto e = DurableLines::Create(events_path, kSyncPeriod);
+      if (!e) throw UsageError{"--events: " + e.error().message};
+      events.emplace(std::move(*e));
+    }
+    if (!log_path.empty()) {
+      auto l = DurableLines::Create(log_path, kSyncPeriod);
+      if (!l) throw UsageError{"--log: " + l.error().message};
+      log.emplace(std::move(*l));
+    }
+    WatchLoop loop(sampler, *csv, events ? &*events : nullptr, fileno(env.err));
+
+    if (command.empty()) {
+      sigset_t mask;
+      sigemptyset(&mask);
+      for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
+      ::sigprocmask(SIG_BLOCK, &mask, nullptr);
+      const int sig_fd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+      if (sig_fd < 0) throw UsageError{fmt::format("signalfd: {}", std::strerror(errno))};
+      loop.Run(interval, sig_fd);
+      signalfd_siginfo si{};
+      const bool got = ::read(sig_fd, &si, sizeof si) == sizeof si;
+      ::close(sig_fd);
+      (void)csv->Sync();
+      std::fprintf(env.err, "headroom watch: stopped%s; %llu samples in %s\n",
+                   got ? fmt::format(" by signal {}", si.ssi_signo).c_str() : "",
+                   static_cast<unsigned long long>(csv->rows()), out_path.c_str());
+      return kExitOk;
+    }
+
+    // With a command.
+    auto info = ReadMemInfo(root);
+    if (!info) throw UsageError{info.error().message};
+    GuardOptions opt;
+    opt.command = command;
+    if (guard) {
+      const uint64_t total = info->total_bytes().value_or(0);
+      opt.min_available_bytes = std::max<uint64_t>(4 * kGiB, total * 8 / 100);
+      opt.warn_available_bytes = 2 * opt.min_available_bytes;
+    }
+    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+    if (log && (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)) {
+      throw UsageError{fmt::format("pipe: {}", std::strerror(errno))};
+    }
+    opt.stdout_fd = out_pipe[1];
+    opt.stderr_fd = err_pipe[1];
+    int stop_pipe[2];
+    if (::pipe2(stop_pipe, O_CLOEXEC) != 0) throw UsageError{fmt::format("pipe: {}", std::strerror(errno))};
+    std::atomic<bool> stop_tee{false};
+
+    // Threads start with the signals blocked (see the notes above), then the main thread's
+    // mask goes back to what it was.
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) sigaddset(&block, s);
+    ::pthread_sigmask(SIG_BLOCK, &block, &old);
+    std::thread sampler_thread([&] { loop.Run(interval, stop_pipe[0]); });
+    std::thread tee_thread;
+    if (log) {
+      tee_thread = std::thread(TeeThread, out_pipe[0], err_pipe[0], fileno(env.out),
+                               fileno(env.err), &*log, &stop_tee);
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+
+    std::FILE* guard_events_file = events_path.empty() ? nullptr : std::fopen(events_path.c_str(), "ae");
+    GuardEvents guard_events(guard_events_file);
+    auto summary = RunGuard(root, opt, guard_events, env.err);
+    if (guard_events_file) std::fclose(guard_events_file);
+
+    // The job tree is empty: stop sampling after one last row, then drain the tee.
+    WriteAll(stop_pipe[1], "x");
+    sampler_thread.join();
+    loop.SampleOnce();
+    ::close(stop_pipe[0]);
+    ::close(stop_pipe[1]);
+    for (int fd : {out_pipe[1], err_pipe[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
+    stop_tee = true;
+    if (tee_thread.joinable()) tee_thread.join();
+    (void)csv->Sync();
+    if (events) (void)events->Sync();
+    if (log) (void)log->Sync();
+    if (!summary) throw UsageError{summary.error().message};
+    std::string how = summary->killed ? "killed by the guard (MemAvailable below the level)"
+                      : summary->job_exit_code ? fmt::format("exited with status {}", *summary->job_exit_code)
+                      : summary->job_signal    ? fmt::format("died of signal {}", *summary->job_signal)
+                                               : "ended";
+    std::fprintf(env.err, "headroom watch: job %s after %.1f s; %llu samples in %s\n", how.c_str(),
+                 summary->duration_s, static_cast<unsigned long long>(csv->rows()), out_path.c_str());
+    return summary->exit_status;
+  } catch (const UsageError& e) {
+    PrintError(env, "watch: " + e.message);
+    return kExitUsage;
+  }
+}
+
+}  // namespace headroom
