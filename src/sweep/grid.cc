@@ -46,6 +46,31 @@ std::vector<int64_t> Knob::Between(int64_t below, int64_t above) const {
   return out;
 }
 
+std::optional<int64_t> Knob::Above(int64_t v) const {
+  if (is_range) {
+    const int64_t next = v < lo ? lo : lo + ((v - lo) / step + 1) * step;
+    if (next > hi) return std::nullopt;
+    return next;
+  }
+  for (int64_t x : values) {
+    if (x > v) return x;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> Knob::Middle(int64_t below, int64_t above) const {
+  if (!is_range) {
+    const auto between = Between(below, above);
+    if (between.empty()) return std::nullopt;
+    return between[(between.size() - 1) / 2];
+  }
+  const auto first = Above(below);
+  if (!first || *first >= above) return std::nullopt;
+  const int64_t last_k = std::min((hi - lo) / step, (above - lo - 1) / step);
+  const int64_t first_k = (*first - lo) / step;
+  return lo + (first_k + (last_k - first_k) / 2) * step;
+}
+
 Result<Knob> ParseKnob(std::string_view name, std::string_view flag, std::string_view text) {
   Knob k;
   k.name = std::string(name);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,10 +23,44 @@ struct Knob {
   int64_t lo = 0, hi = 0, step = 1;
 
   // The values strictly between `below` and `above` that a trial may take (ascending).
+  // For tests and short lists: a range's lattice may hold a billion values.
   std::vector<int64_t> Between(int64_t below, int64_t above) const;
+  // The smallest value a trial may take above `v`, if any.
+  std::optional<int64_t> Above(int64_t v) const;
+  // The largest value in (below, above) for which `ok` holds, assuming `ok` holds for a
+  // prefix of the values (monotone): a binary search on a range's lattice, a scan of a list.
+  template <typename Pred>
+  std::optional<int64_t> LargestWhere(int64_t below, int64_t above, Pred ok) const;
+  // The value halfway between, rounded down onto the lattice (or the lower middle of the
+  // listed values between), if any value lies between.
+  std::optional<int64_t> Middle(int64_t below, int64_t above) const;
   // The flag or spelling a user wrote it as, for messages: "--batch", "--param lr".
   std::string flag;
 };
+
+template <typename Pred>
+std::optional<int64_t> Knob::LargestWhere(int64_t below, int64_t above, Pred ok) const {
+  if (!is_range) {
+    std::optional<int64_t> best;
+    for (int64_t v : values) {
+      if (v > below && v < above && ok(v)) best = v;
+    }
+    return best;
+  }
+  // Lattice indexes k: value lo + k*step, in (below, above) and within [lo, hi].
+  const int64_t first = below < lo ? 0 : (below - lo) / step + 1;
+  int64_t last = (hi - lo) / step;
+  if (above <= hi) last = std::min(last, (above - lo - 1) / step);
+  if (above <= lo || first > last) return std::nullopt;
+  if (!ok(lo + first * step)) return std::nullopt;
+  int64_t good = first, bad = last + 1;  // ok(good) holds; bad is past the end or fails
+  while (bad - good > 1) {
+    const int64_t mid = good + (bad - good) / 2;
+    if (ok(lo + mid * step)) good = mid;
+    else bad = mid;
+  }
+  return lo + good * step;
+}
 
 // Parses a knob's values. Error: "--batch: '0..4': ..." naming the flag.
 Result<Knob> ParseKnob(std::string_view name, std::string_view flag, std::string_view text);

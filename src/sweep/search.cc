@@ -4,7 +4,12 @@
 //    is never launched again.
 //  - Refinement picks the largest value the model says fits: with an exact model that is
 //    the answer in one trial; without a model (fewer than two ok points) it bisects,
-//    rounding down, so each launch is the safer half.
+//    rounding down, so each launch is the safer half. The model is monotone in the knob
+//    (c >= 0, and b >= 0 or a vertex below the values), so "the largest value that fits"
+//    is a binary search on the knob's lattice, never a walk over a billion values.
+//  - A skip is soft until the knob is finished: a value predicted over from two points is
+//    re-predicted after each later trial. Skip rows are emitted when the knob is finished,
+//    for the values that were predicted over and never launched.
 //  - An error trial stops the knob without refinement: its failure says nothing about
 //    memory, and bisecting towards it would only repeat it.
 #include "sweep/search.h"
@@ -73,16 +78,48 @@ void SweepSearch::Apply(int64_t x, const TrialReport& report) {
   if (phase_ == Phase::kGrow) phase_ = Phase::kRefine;
 }
 
-void SweepSearch::FinishKnob() {
+bool SweepSearch::HasModel() const { return FitPeak(points_).has_value() || prior_model_.has_value(); }
+
+void SweepSearch::QueueSkip(int64_t x, uint64_t baseline) {
+  Config c = current_;
+  c.Set(grid_.knobs[knob_].name, x);
+  if (Find(c)) return;
+  for (const auto& q : queued_skips_) {
+    if (q.config == c) return;
+  }
+  const auto predicted = Predict(x);
+  if (!predicted || Fits(predicted, baseline)) return;  // not ruled out by the model
+  TrialReport skip;
+  skip.outcome = TrialOutcome::kSkipped;
+  skip.summary = fmt::format("predicted-over-limit: {} + predicted {} + margin {} > limit {}", FormatGB(baseline),
+                             FormatGB(static_cast<uint64_t>(std::max(0.0, *predicted))), FormatGB(opt_.margin_bytes),
+                             FormatGB(opt_.limit_bytes));
+  known_.push_back({c, skip});
+  queued_skips_.push_back({SearchStep::kSkip, c, predicted, skip.summary});
+}
+
+void SweepSearch::FinishKnob(uint64_t baseline) {
   const Knob& knob = grid_.knobs[knob_];
   if (!good_) {
     // Not even the smallest value ran ok: no config of this grid fits.
     phase_ = Phase::kDone;
     return;
   }
-  current_.Set(knob.name, *good_);
+  // What stopped the knob, shown as rows: the value just above the answer and the coarse
+  // value growth stopped at, when the model (not a run) ruled them out.
   if (stop_reasons_.size() <= knob_) stop_reasons_.resize(knob_ + 1);
+  std::optional<int64_t> boundary = opt_.bisect ? knob.Above(*good_) : predicted_over_;
+  if (boundary && (!bad_ || *boundary < *bad_)) {
+    QueueSkip(*boundary, baseline);
+    if (!queued_skips_.empty() && queued_skips_.back().config.Get(knob.name) == *boundary) {
+      stop_reasons_[knob_] = fmt::format("{}: {}", queued_skips_.back().config.ToText(), queued_skips_.back().reason);
+    }
+  }
+  if (predicted_over_ && predicted_over_ != boundary && (!bad_ || *predicted_over_ < *bad_)) {
+    QueueSkip(*predicted_over_, baseline);
+  }
   if (stop_reasons_[knob_].empty()) stop_reasons_[knob_] = fmt::format("{}: the top of its values", knob.name);
+  current_.Set(knob.name, *good_);
   // Batch and seq scale memory through tokens per step: one's model is the other's prior.
   prior_model_.reset();
   if (auto m = FitPeak(points_); m && (knob.name == "batch" || knob.name == "seq")) {
@@ -95,6 +132,7 @@ void SweepSearch::FinishKnob() {
   good_.reset();
   bad_.reset();
   bad_is_error_ = false;
+  predicted_over_.reset();
   points_.clear();
   if (knob_ >= grid_.knobs.size()) {
     phase_ = Phase::kDone;
@@ -116,12 +154,17 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
     }
   }
   for (int guard = 0; guard < 100000; ++guard) {
+    if (!queued_skips_.empty()) {
+      SearchStep step = queued_skips_.front();
+      queued_skips_.erase(queued_skips_.begin());
+      return step;
+    }
     if (phase_ == Phase::kDone) return {};
     const Knob& knob = grid_.knobs[knob_];
     std::optional<int64_t> x;
     if (phase_ == Phase::kGrow) {
       if (coarse_ >= knob.values.size()) {
-        FinishKnob();
+        FinishKnob(baseline);
         continue;
       }
       x = knob.values[coarse_];
@@ -130,43 +173,41 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
         continue;
       }
     } else {
-      const bool refine = opt_.bisect && good_ && bad_ && !bad_is_error_;
-      const auto between = refine ? knob.Between(*good_, *bad_) : std::vector<int64_t>{};
-      if (between.empty()) {
-        FinishKnob();
+      // Refine between the last good value and the first failure (or the top of the
+      // domain when growth stopped on a prediction).
+      if (!good_ || bad_is_error_ || (!opt_.bisect && !bad_)) {
+        FinishKnob(baseline);
         continue;
       }
-      if (FitPeak(points_) || prior_model_) {
-        for (auto it = between.rbegin(); it != between.rend(); ++it) {
-          if (Fits(Predict(*it), baseline)) {
-            x = *it;
-            break;
-          }
-        }
-        if (!x) x = between.front();  // all predicted over: the smallest is skipped below
-      } else {
-        x = between[(between.size() - 1) / 2];
+      const int64_t ceiling = bad_ ? *bad_ : (opt_.bisect ? knob.hi + 1 : *predicted_over_);
+      if (!opt_.bisect) {
+        FinishKnob(baseline);
+        continue;
+      }
+      if (HasModel()) {
+        x = knob.LargestWhere(*good_, ceiling, [&](int64_t v) { return Fits(Predict(v), baseline); });
+      } else if (bad_) {
+        x = knob.Middle(*good_, *bad_);
+      }
+      if (!x) {
+        FinishKnob(baseline);
+        continue;
       }
     }
     Config c = current_;
     c.Set(knob.name, *x);
-    if (const Known* k = Find(c)) {
+    if (const Known* k = Find(c); k && k->report.outcome != TrialOutcome::kSkipped) {
       Apply(*x, k->report);
       continue;
     }
-    const auto predicted = Predict(*x);
-    if (!Fits(predicted, baseline)) {
-      TrialReport skip;
-      skip.outcome = TrialOutcome::kSkipped;
-      skip.summary = fmt::format("predicted-over-limit: {} + predicted {} + margin {} > limit {}",
-                                 FormatGB(baseline), FormatGB(static_cast<uint64_t>(std::max(0.0, *predicted))),
-                                 FormatGB(opt_.margin_bytes), FormatGB(opt_.limit_bytes));
-      known_.push_back({c, skip});
-      Apply(*x, skip);
-      return {SearchStep::kSkip, c, predicted, skip.summary};
+    if (!Fits(Predict(*x), baseline)) {
+      // Only growth gets here (refinement picks fitting values): stop growing, refine.
+      predicted_over_ = *x;
+      phase_ = Phase::kRefine;
+      continue;
     }
     pending_ = c;
-    return {SearchStep::kLaunch, c, predicted, ""};
+    return {SearchStep::kLaunch, c, Predict(*x), ""};
   }
   phase_ = Phase::kDone;
   return {};

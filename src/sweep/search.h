@@ -5,12 +5,15 @@
 // The knobs grow one at a time in the grid's order, the others held at their current
 // value (the owners' method: double one knob, keep the last config that fit). For each
 // knob:
-//  1. grow through its coarse values until a trial fails or is predicted to break the
-//     limit (after two ok trials, from the peak model; for batch after seq or seq after
-//     batch, from the other knob's model by tokens per step, batch x seq);
-//  2. refine between the last good and the first bad value: try the largest value the
-//     model predicts to fit, else the midpoint, until no value is left between them;
-//  3. fix the knob at its last good value and go on to the next knob.
+//  1. grow through its coarse values until a trial fails or the next one is predicted to
+//     break the limit (after two ok trials, from the peak model; for batch after seq or
+//     seq after batch, from the other knob's model by tokens per step, batch x seq);
+//  2. refine: launch the largest value below the first failure that the model predicts
+//     to fit (re-predicted after every trial, so a value skipped on two points may run
+//     once a third point shows it fits), or without a model the midpoint, until the
+//     value above the last good one is a failure or predicted over;
+//  3. fix the knob at its last good value, report as skipped the values that were
+//     predicted over and never launched, and go on to the next knob.
 #pragma once
 
 #include <cstdint>
@@ -72,8 +75,11 @@ class SweepSearch {
   // Applies a result for the current knob at value x (moving from growth to refinement
   // at the first failure).
   void Apply(int64_t x, const TrialReport& report);
-  void FinishKnob();
+  void FinishKnob(uint64_t baseline);
   bool Fits(std::optional<double> predicted, uint64_t baseline) const;
+  bool HasModel() const;
+  // Queues a skip row for value x of the current knob, unless it ran or is queued.
+  void QueueSkip(int64_t x, uint64_t baseline);
 
   Grid grid_;
   SearchOptions opt_;
@@ -83,8 +89,10 @@ class SweepSearch {
   size_t knob_ = 0;
   enum class Phase { kGrow, kRefine, kDone } phase_ = Phase::kGrow;
   size_t coarse_ = 0;
-  std::optional<int64_t> good_, bad_;
+  std::optional<int64_t> good_, bad_;  // bad_: the smallest value that failed when run
   bool bad_is_error_ = false;
+  std::optional<int64_t> predicted_over_;  // the coarse value growth stopped at, unlaunched
+  std::vector<SearchStep> queued_skips_;
   std::vector<PeakPoint> points_;
   // The model of the previous knob, for the tokens-per-step prior.
   std::optional<PeakModel> prior_model_;
