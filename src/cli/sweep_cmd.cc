@@ -131,7 +131,9 @@ nlohmann::json ResultJson(const SweepOptions& o, const SweepResult& r) {
                       {"peak_bytes", opt(row.peak_bytes)},
                       {"headroom_bytes", opt(row.headroom_bytes)},
                       {"notes", row.notes},
-                      {"from_journal", row.from_journal}});
+                      {"from_journal", row.from_journal},
+                      {"start_pool_bytes", opt(row.start_pool_bytes)},
+                      {"predicted_peak_bytes", opt(row.predicted_peak_bytes)}});
   }
   return {{"schema_version", 1},
           {"run_id", r.run_id},

