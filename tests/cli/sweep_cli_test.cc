@@ -152,7 +152,9 @@ TEST(SweepCli, FindsTheMaximumBetweenPowersOfTwoAndNeverLaunchesAPredictedOverru
     ASSERT_TRUE(by_batch.count(best + 1)) << r.out;
     EXPECT_NE(by_batch.at(best + 1)["status"], "ok") << r.out;
     for (const auto& [b, t] : by_batch) {
-      if (b > best) EXPECT_NE(t["status"], "ok") << b;
+      if (b > best) {
+        EXPECT_NE(t["status"], "ok") << b;
+      }
     }
   }
   const auto launched = ReadRecord(tmp.File("record")).batches;
