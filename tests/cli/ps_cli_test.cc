@@ -61,9 +61,9 @@ TEST(PsCli, NeedGivesAdviceWithArithmeticAndExitOne) {
   // MemTotal 127600748 kB = 121.69 GiB; reserve 8% = 9.74 GiB; llama.cpp (5 GiB, CPU only)
   // is kept first, then vLLM at 0.50.
   for (const char* part :
-       {"pid 4444: llama.cpp holds 5.00 GiB (fixed after load) + need 4.00 GiB = 9.00 GiB of 111.96 GiB "
+       {"pid 4444: llama.cpp holds 5.00 GiB (fixed after load) + need 4.00 GiB = 9.00 GiB of 111.95 GiB "
         "(MemTotal 121.69 GiB - reserve 9.74 GiB): keep",
-        "pid 1111: vllm cap 0.50 x 121.69 GiB = 60.85 GiB + 5.00 GiB kept + need 4.00 GiB = 69.85 GiB of",
+        "pid 1111: vllm cap 0.50 x 121.69 GiB = 60.84 GiB + 5.00 GiB kept + need 4.00 GiB = 69.84 GiB of",
         "pid 2222: python (torch loaded) holds 6.00 GiB and has no cap", "kill -TERM 2222",
         "systemctl stop ollama", "2 holder(s) to stop before this run"}) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
@@ -111,10 +111,10 @@ TEST(PsCli, FitsBesideACappedServerExitsZero) {
   EXPECT_TRUE(Contains(r.out, "fits beside everything kept")) << r.out;
   EXPECT_TRUE(Contains(r.err, "dlopen")) << r.err;  // a library asked for by name says why not
   EXPECT_TRUE(Contains(r.out, "gpu: nvml: dlopen")) << r.out;
-  // 60.85 GiB reserved by vLLM + 60 GiB > 111.96 GiB: vLLM must stop first.
+  // 60.84 GiB reserved by vLLM + 60 GiB > 111.95 GiB: vLLM must stop first.
   r = RunCli({"ps", "--root", root.path().string(), missing, "--need", "60GiB"});
   EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_TRUE(Contains(r.out, "> 111.96 GiB")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "> 111.95 GiB")) << r.out;
   EXPECT_TRUE(Contains(r.out, "kill -TERM 1111")) << r.out;
 }
 
