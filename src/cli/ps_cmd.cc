@@ -207,7 +207,10 @@ int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args) {
 
     const auto holders = FindPoolHolders(root, gpu.processes, ::getpid());
     std::vector<HolderCap> caps;
-    for (const auto& h : holders) caps.push_back(ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
+    // A part (a server's worker) has no flags of its own: its holder's cap is the one that counts.
+    for (const auto& h : holders) {
+      caps.push_back(h.part_of ? HolderCap{} : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
+    }
     std::optional<PoolAdvice> advice;
     if (need) advice = AdviseBesideJob(holders, caps, *need, *total);
 

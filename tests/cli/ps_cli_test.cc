@@ -44,7 +44,7 @@ TEST(PsCli, FixtureTreeTableWithCapsSettingsAndGpuMemory) {
                            "(of pid 1111)", "python (torch loaded)", "ollama", "llama.cpp", "fixed at load",
                            "OLLAMA_MAX_LOADED_MODELS=2 (environ)", "OLLAMA_NUM_PARALLEL=4 (environ)",
                            "--ctx-size=8192 (argv)", "--no-mmap", "not a hard cap on unified memory",
-                           "--api-key ***", "environment not readable"}) {
+                           "environment not readable"}) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
   }
   // Secrets from argv and environ never shown; unrelated processes not listed.
@@ -89,6 +89,7 @@ TEST(PsCli, JsonSchemaBytesAsIntegers) {
   EXPECT_EQ(vllm["gpu_bytes"], 40ULL << 30);
   EXPECT_EQ(vllm["pss_bytes"], 1536ULL << 20);
   EXPECT_EQ(vllm["cap"]["fraction"], 0.5);
+  EXPECT_TRUE(Contains(vllm["command"].get<std::string>(), "--api-key ***")) << vllm["command"];
   EXPECT_EQ(vllm["advice"]["action"], "keep");
   EXPECT_EQ(vllm["advice"]["stop_command"], nullptr);
   EXPECT_EQ(j["processes"][1]["part_of"], 1111);
