@@ -20,6 +20,8 @@ constexpr Subcommand kSubcommands[] = {
      RunSweepCommand},
     {"watch", "sample temperature, power, clocks and memory into a durable CSV, beside a job",
      RunWatchCommand},
+    {"ps", "who else holds the memory pool: servers, trainers, GPU processes, their caps",
+     RunPsCommand},
     {"history", "list recent guarded runs and sweeps from the journal", RunHistory},
 };
 

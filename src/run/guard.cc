@@ -38,6 +38,7 @@
 
 #include "run/job_cgroup.h"
 #include "run/pidfd.h"
+#include "run/pool_holders.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
 #include "sys/zoneinfo.h"
@@ -557,27 +558,21 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
 }
 
 std::vector<Leftover> FindLeftovers(const SysRoot& root) {
+  // The survey of `headroom ps` (run/pool_holders.h), narrowed to the kinds this list has
+  // always had: a refusal lists them and `sweep --kill-leftovers` signals them, so a new
+  // kind here would widen what a sweep kills.
   std::vector<Leftover> out;
-  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const pid_t self = ::getpid();
-  for (pid_t pid : ListPids(root)) {
-    if (pid == self) continue;
-    auto cmd = root.ReadFile(fmt::format("proc/{}/cmdline", pid), 64 * 1024);
-    if (!cmd || cmd->empty()) continue;
-    std::string line = *cmd;
-    std::replace(line.begin(), line.end(), '\0', ' ');
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::string what;
-    if (line.rfind("ray::", 0) == 0) what = "ray worker";
-    else if (line.find("vllm") != std::string::npos) what = "vllm";
-    else if (line.find("ollama") != std::string::npos) what = "ollama";
-    else if (line.find("python") != std::string::npos) {
-      auto maps = root.ReadFile(fmt::format("proc/{}/maps", pid), 64 << 20);
-      if (maps && maps->find("libtorch") != std::string::npos) what = "python (torch loaded)";
+  for (const auto& h : FindPoolHolders(root, std::nullopt, ::getpid())) {
+    const HolderKind k = h.kind;
+    if (k != HolderKind::kRayWorker && k != HolderKind::kVllm && k != HolderKind::kOllama &&
+        k != HolderKind::kPythonTorch) {
+      continue;
     }
-    if (what.empty()) continue;
-    const auto stat = ReadProcStat(root, pid);
-    out.push_back({pid, what, line.substr(0, 200), stat ? stat->rss_pages * page : 0});
+    std::string line;
+    for (const auto& arg : h.facts.argv) line += (line.empty() ? "" : " ") + arg;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out.push_back({h.facts.pid, std::string(HolderKindName(k)), line.substr(0, 200),
+                   h.facts.rss_bytes.value_or(0)});
   }
   return out;
 }

@@ -1,0 +1,167 @@
+// Implementation notes: holders are first grouped by part_of (a server and its workers are
+// one holder for the advice: the cap is on the server's command line, the memory in its
+// workers). Each group gets a size or a reason to stop; the capped ones are then kept
+// smallest first, so that as many as possible stay. Sizes are bytes throughout; the text
+// shows GiB with two decimals (base/bytes.h).
+#include "run/pool_advice.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "base/bytes.h"
+
+namespace headroom {
+namespace {
+
+// Of the guard: below this MemAvailable it kills the job (cli/guard_cmd.cc, the default of
+// --min-available: the larger of 4 GiB and 8% of MemTotal).
+constexpr uint64_t kReserveFloorBytes = 4 * kGiB;
+constexpr uint64_t kReservePercent = 8;
+
+struct Candidate {
+  size_t index;
+  uint64_t size_bytes;
+  std::string what;  // "vllm cap 0.50 x 121.69 GiB = 60.85 GiB"
+};
+
+}  // namespace
+
+std::string_view HolderActionName(HolderAction action) {
+  switch (action) {
+    case HolderAction::kKeep: return "keep";
+    case HolderAction::kStop: return "stop";
+    case HolderAction::kPartOf: return "part-of";
+  }
+  return "?";
+}
+
+uint64_t GuardReserveBytes(uint64_t mem_total_bytes) {
+  return std::max<uint64_t>(kReserveFloorBytes, mem_total_bytes * kReservePercent / 100);
+}
+
+uint64_t HeldBytes(const PoolHolder& holder) {
+  const auto& f = holder.facts;
+  // PSS splits shared pages (a model file mapped by several workers) between them, so a
+  // group's sum does not count them twice; RSS where smaps_rollup is not readable.
+  const uint64_t host = f.pss_bytes ? *f.pss_bytes : f.rss_bytes.value_or(0);
+  return host + holder.gpu_bytes.value_or(0);
+}
+
+PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
+                           const std::vector<HolderCap>& caps, uint64_t need_bytes,
+                           uint64_t mem_total_bytes) {
+  PoolAdvice a;
+  a.mem_total_bytes = mem_total_bytes;
+  a.need_bytes = need_bytes;
+  a.reserve_bytes = GuardReserveBytes(mem_total_bytes);
+  a.budget_bytes = mem_total_bytes > a.reserve_bytes ? mem_total_bytes - a.reserve_bytes : 0;
+  a.holders.resize(holders.size());
+
+  std::map<pid_t, size_t> index;
+  for (size_t i = 0; i < holders.size(); ++i) index[holders[i].facts.pid] = i;
+  // Group sums: each holder's own bytes plus those of the holders that are part of it, and
+  // whether any member has a GPU figure (llama.cpp's size is only known with one).
+  std::vector<uint64_t> group_held(holders.size(), 0);
+  std::vector<bool> group_gpu_known(holders.size(), false);
+  auto root_of = [&](size_t i) {
+    const auto& p = holders[i].part_of;
+    if (p) {
+      if (auto it = index.find(*p); it != index.end()) return it->second;
+    }
+    return i;
+  };
+  for (size_t i = 0; i < holders.size(); ++i) {
+    const size_t r = root_of(i);
+    group_held[r] += HeldBytes(holders[i]);
+    if (holders[i].gpu_bytes) group_gpu_known[r] = true;
+  }
+
+  const std::string total = FormatGiB(mem_total_bytes);
+  std::vector<Candidate> candidates;
+  for (size_t i = 0; i < holders.size(); ++i) {
+    const PoolHolder& h = holders[i];
+    HolderAdvice& adv = a.holders[i];
+    adv.pid = h.facts.pid;
+    const size_t r = root_of(i);
+    if (r != i) {
+      adv.action = HolderAction::kPartOf;
+      adv.part_of = holders[r].facts.pid;
+      adv.held_bytes = HeldBytes(h);
+      adv.arithmetic = fmt::format("part of pid {}: counted there", holders[r].facts.pid);
+      continue;
+    }
+    adv.held_bytes = group_held[i];
+    const HolderCap& cap = caps[i];
+    const std::string name(HolderKindName(h.kind));
+    const std::string held = FormatGiB(group_held[i]);
+    adv.stop_command = StopCommand(h);
+    if (!h.in_proc) {
+      adv.arithmetic = fmt::format(
+          "{} listed by NVML, not in this pid namespace (a container?): no cap known; stop it "
+          "where it runs before this run", name);
+      continue;
+    }
+    if (cap.pool_fraction) {
+      const auto cap_size = static_cast<uint64_t>(*cap.pool_fraction * static_cast<double>(mem_total_bytes));
+      std::string what = fmt::format("{} cap {:.2f} x {} = {}", name, *cap.pool_fraction, total, FormatGiB(cap_size));
+      if (group_held[i] > cap_size) what += fmt::format(", but it holds {} now", held);
+      candidates.push_back({i, std::max(cap_size, group_held[i]), what});
+    } else if (cap.cap_bytes) {
+      std::string what = fmt::format("{} torch cap {}", name, FormatGiB(*cap.cap_bytes));
+      if (group_held[i] > *cap.cap_bytes) what += fmt::format(", but it holds {} now", held);
+      candidates.push_back({i, std::max(*cap.cap_bytes, group_held[i]), what});
+    } else if (cap.fixed_after_load && (group_gpu_known[i] || cap.cpu_only)) {
+      candidates.push_back({i, group_held[i], fmt::format("{} holds {} (fixed after load)", name, held)});
+    } else if (cap.fixed_after_load) {
+      adv.arithmetic = fmt::format(
+          "{} holds {} in host memory, and its GPU memory is not known (no NVML figure for "
+          "it; CUDA pages appear in no RSS): size unknown: stop before this run", name, held);
+    } else {
+      adv.arithmetic = fmt::format(
+          "{} holds {} and has no cap: it grows to what it can get, one heavy job at a time: "
+          "stop before this run", name, held);
+    }
+  }
+
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& x, const Candidate& y) { return x.size_bytes < y.size_bytes; });
+  const std::string budget = fmt::format("{} (MemTotal {} - reserve {})", FormatGiB(a.budget_bytes),
+                                         total, FormatGiB(a.reserve_bytes));
+  for (const auto& c : candidates) {
+    HolderAdvice& adv = a.holders[c.index];
+    adv.size_bytes = c.size_bytes;
+    const uint64_t sum = a.kept_bytes + c.size_bytes + need_bytes;
+    const std::string kept = a.kept_bytes > 0 ? fmt::format(" + {} kept", FormatGiB(a.kept_bytes)) : "";
+    const bool keep = sum <= a.budget_bytes;
+    adv.arithmetic = fmt::format("{}{} + need {} = {} {} {}: {}", c.what, kept, FormatGiB(need_bytes),
+                                 FormatGiB(sum), keep ? "of" : ">", budget,
+                                 keep ? "keep" : "stop before this run");
+    if (keep) {
+      adv.action = HolderAction::kKeep;
+      adv.stop_command.clear();
+      a.kept_bytes += c.size_bytes;
+    }
+  }
+
+  size_t stops = 0;
+  for (const auto& adv : a.holders) stops += adv.action == HolderAction::kStop;
+  const bool room = a.kept_bytes + need_bytes <= a.budget_bytes;
+  a.fits = stops == 0 && room;
+  if (!room) {
+    a.summary = fmt::format("the job's need {} alone is more than the budget {}: it does not fit",
+                            FormatGiB(need_bytes), budget);
+  } else if (stops > 0) {
+    a.summary = fmt::format("{} holder(s) to stop before this run; then need {} + kept {} = {} of {}",
+                            stops, FormatGiB(need_bytes), FormatGiB(a.kept_bytes),
+                            FormatGiB(need_bytes + a.kept_bytes), budget);
+  } else {
+    a.summary = fmt::format("fits beside everything kept: need {} + kept {} = {} of {}",
+                            FormatGiB(need_bytes), FormatGiB(a.kept_bytes),
+                            FormatGiB(need_bytes + a.kept_bytes), budget);
+  }
+  return a;
+}
+
+}  // namespace headroom
