@@ -20,6 +20,8 @@ constexpr Subcommand kSubcommands[] = {
      RunSweepCommand},
     {"watch", "sample temperature, power, clocks and memory into a durable CSV, beside a job",
      RunWatchCommand},
+    {"ladder", "walk an OOM through its remedies in order, one job at a time, recorded",
+     RunLadderCommand},
     {"history", "list recent guarded runs and sweeps from the journal", RunHistory},
 };
 
