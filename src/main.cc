@@ -22,6 +22,8 @@ constexpr Subcommand kSubcommands[] = {
      RunWatchCommand},
     {"ps", "who else holds the memory pool: servers, trainers, GPU processes, their caps",
      RunPsCommand},
+    {"ladder", "walk an OOM through its remedies in order, one job at a time, recorded",
+     RunLadderCommand},
     {"history", "list recent guarded runs and sweeps from the journal", RunHistory},
 };
 

@@ -59,5 +59,6 @@ int RunHistory(const CliEnv& env, const std::vector<std::string>& args);
 int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom

@@ -84,7 +84,37 @@ ALTER TABLE runs ADD COLUMN sweep_key TEXT;
 CREATE INDEX runs_by_sweep_key ON runs(sweep_key);
 )sql";
 
-constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2};
+// Version 3: the OOM ladder (store/ladder_journal.h). One row per ladder and an append-only
+// log of what happened at each step; the partial unique index keeps one open ladder per job
+// even when two headroom processes start one at once.
+constexpr const char* kSchemaV3 = R"sql(
+CREATE TABLE ladders (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job TEXT NOT NULL,
+  symptom TEXT NOT NULL,
+  match_text TEXT NOT NULL,
+  plan_args TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL,
+  current_step INTEGER NOT NULL,
+  started_at TEXT NOT NULL,
+  ended_at TEXT
+);
+CREATE UNIQUE INDEX ladders_one_open_per_job ON ladders(job) WHERE status = 'open';
+CREATE TABLE ladder_entries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ladder_id INTEGER NOT NULL REFERENCES ladders(id) ON DELETE CASCADE,
+  step INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  text TEXT NOT NULL DEFAULT '',
+  result TEXT,
+  note TEXT NOT NULL DEFAULT '',
+  evidence_json TEXT NOT NULL DEFAULT '{}',
+  at TEXT NOT NULL
+);
+CREATE INDEX ladder_entries_by_ladder ON ladder_entries(ladder_id);
+)sql";
+
+constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3};
 static_assert(std::size(kMigrations) == kJournalSchemaVersion, "one migration per schema version");
 
 // Creates the missing directories above `file`, each mode 0700. Existing ones are left as

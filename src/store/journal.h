@@ -24,7 +24,7 @@
 namespace headroom {
 
 // The schema this binary writes: the number of migrations it knows (journal.cc).
-inline constexpr int kJournalSchemaVersion = 2;
+inline constexpr int kJournalSchemaVersion = 3;
 
 // Where the journal lives: `flag` (--journal) if given, else $HEADROOM_JOURNAL, else
 // $XDG_STATE_HOME/headroom/journal.db, else $HOME/.local/state/headroom/journal.db.
@@ -140,6 +140,10 @@ class Journal {
   Result<std::vector<EventRow>> Events(int64_t run_id);  // in insertion order
 
  private:
+  // The OOM ladder's tables (store/ladder_journal.h) share this connection and its
+  // error helpers; kept in their own file so this one stays about runs.
+  friend class LadderJournal;
+
   Journal(std::filesystem::path path, SqliteDb db, const JournalOptions& options, int version)
       : path_(std::move(path)), db_(std::move(db)), options_(options), schema_version_(version) {}
 

@@ -1,0 +1,353 @@
+// `headroom ladder`: the OOM ladder as a recorded, per-job workflow (docs/ladder.md).
+//
+//   ladder                          every open ladder: where it is, what was done, evidence
+//   ladder start JOB --symptom load|step [--plan-args "..."] [--match TEXT]
+//   ladder record JOB --result ok|oom [--note TEXT]
+//   ladder next JOB [--force]       skip the current step (refused without --force)
+//   ladder apply JOB [--yes]        step 1 only: flush the page cache, as root, between runs
+//
+// The state lives in the journal, so it survives restarts; nothing here changes the system
+// except `apply`. Exit status: 0 done, 1 refused or a precondition not met, 2 usage.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/bytes.h"
+#include "cli/cli.h"
+#include "cli/ladder_view.h"
+#include "cli/plan_args.h"
+#include "ladder/flush.h"
+#include "ladder/ladder.h"
+#include "ladder/ladder_advice.h"
+#include "store/journal.h"
+#include "store/ladder_journal.h"
+#include "sys/meminfo.h"
+#include "sys/sysroot.h"
+
+namespace headroom {
+namespace {
+
+// A refusal: printed as one line, exit 1.
+struct Refusal {
+  std::string message;
+};
+
+struct LadderFlags {
+  std::string journal;
+  std::string root;
+  bool json = false;
+  std::string job;
+  std::string symptom;
+  std::string plan_args;
+  std::string match;
+  std::string result;
+  std::string note;
+  bool force = false;
+  bool yes = false;
+};
+
+// --plan-args split into words: blanks separate, single or double quotes group.
+std::vector<std::string> SplitWords(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : text) {
+    if (quote) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote) throw UsageError{"--plan-args: unterminated quote"};
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+// plan's flags, parsed by plan's own code (cli/plan_args.h). Without --root or --budget in
+// them, the budget is read below the ladder's --root.
+LadderPlanInput PlanFromArgs(const std::string& plan_args, const SysRoot& root, const CliEnv& env) {
+  PlanFlags fl;
+  CLI::App app{"plan arguments", "plan-args"};
+  AddPlanInputFlags(app, fl);
+  auto words = SplitWords(plan_args);
+  std::vector<std::string> reversed(words.rbegin(), words.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError{fmt::format("--plan-args: {}", e.what())};
+  }
+  if (fl.root.empty()) fl.root = root.root().string();
+  try {
+    const PlanInputs in = ResolvePlanInputs(fl, env);
+    return {in.spec, in.workload, in.budget.budget_bytes, in.options};
+  } catch (const UsageError& e) {
+    throw UsageError{"--plan-args: " + e.message};
+  }
+}
+
+// The "entered" entry of `step`: what the step proposes, computed now.
+LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env) {
+  StepAdvice advice;
+  if (step == 1) {
+    auto info = ReadMemInfo(root);
+    if (info) {
+      advice = FlushAdvice(*info);
+    } else {
+      advice.lines.push_back(fmt::format("{}; the flush command: {}", info.error().message,
+                                         kFlushCommand));
+      advice.evidence["error"] = info.error().message;
+    }
+  } else if (ladder.plan_args.empty()) {
+    advice = UnplannedStepAdvice(step);
+  } else {
+    try {
+      advice = PlanStepAdvice(step, PlanFromArgs(ladder.plan_args, root, env));
+    } catch (const UsageError& e) {
+      // Validated at start; a budget that cannot be read now is evidence, not a failure.
+      advice = UnplannedStepAdvice(step);
+      advice.evidence["error"] = e.message;
+    }
+  }
+  std::string text;
+  for (const auto& line : advice.lines) text += (text.empty() ? "" : "; ") + line;
+  const auto symptom = ParseLadderSymptom(ladder.symptom);
+  if (symptom) {
+    if (auto note = SymptomNote(*symptom, step); !note.empty()) advice.evidence["symptom_note"] = note;
+  }
+  advice.evidence["lines"] = advice.lines;
+  return LadderEntry{step, "entered", text, std::nullopt, "", advice.evidence.dump(), ""};
+}
+
+Journal OpenJournal(const LadderFlags& fl, bool read_only) {
+  auto path = ResolveJournalPath(fl.journal, std::getenv);
+  if (!path) throw Refusal{path.error().message};
+  auto journal = Journal::Open(*path, JournalOptions{.read_only = read_only});
+  if (!journal) throw Refusal{journal.error().message};
+  return std::move(journal).value();
+}
+
+LadderRow NeedOpenLadder(LadderJournal& ladders, const std::string& job) {
+  auto found = ladders.FindOpen(job);
+  if (!found) throw Refusal{found.error().message};
+  if (!*found) {
+    throw Refusal{fmt::format("job '{}' has no open ladder (start one: headroom ladder start {} "
+                              "--symptom load|step)",
+                              job, job)};
+  }
+  return **found;
+}
+
+void Must(Result<bool> r) {
+  if (!r) throw Refusal{r.error().message};
+}
+
+int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
+  const auto symptom = ParseLadderSymptom(fl.symptom);
+  if (!symptom) throw UsageError{"--symptom: " + symptom.error().message};
+  if (!fl.plan_args.empty()) PlanFromArgs(fl.plan_args, root, env);  // usage errors now, not later
+  LadderRow row;
+  row.job = fl.job;
+  row.symptom = std::string(Name(*symptom));
+  row.match_text = fl.match.empty() ? fl.job : fl.match;
+  row.plan_args = fl.plan_args;
+  Journal journal = OpenJournal(fl, false);
+  LadderJournal ladders(journal);
+  const LadderEntry entry = EnterStep(kLadderFirstStep, row, root, env);
+  auto id = ladders.Start(row, {entry}, std::chrono::system_clock::now());
+  if (!id) throw Refusal{id.error().message};
+  std::fprintf(env.out, "ladder %lld for job '%s' (OOM at %s): step 1 of 4: %s\n",
+               static_cast<long long>(*id), row.job.c_str(), row.symptom.c_str(),
+               std::string(LadderStepTitle(1)).c_str());
+  std::fprintf(env.out, "  %s\n", entry.text.c_str());
+  return kExitOk;
+}
+
+int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
+  const auto result = ParseLadderResult(fl.result);
+  if (!result) throw UsageError{"--result: " + result.error().message};
+  Journal journal = OpenJournal(fl, false);
+  LadderJournal ladders(journal);
+  const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
+  auto next = AfterResult(ladder.state, *result);
+  if (!next) throw Refusal{next.error().message};
+  std::vector<LadderEntry> entries{{ladder.state.step, "result",
+                                    fmt::format("step {} ({}): {}", ladder.state.step,
+                                                LadderStepName(ladder.state.step), Name(*result)),
+                                    std::string(Name(*result)), fl.note, "{}", ""}};
+  if (next->status == LadderStatus::kOpen) entries.push_back(EnterStep(next->step, ladder, root, env));
+  Must(ladders.Advance(ladder.id, ladder.state, *next, entries, std::chrono::system_clock::now()));
+  if (next->status == LadderStatus::kSolved) {
+    std::fprintf(env.out, "ladder %lld for job '%s': solved at step %d (%s)\n",
+                 static_cast<long long>(ladder.id), fl.job.c_str(), next->step,
+                 std::string(LadderStepName(next->step)).c_str());
+  } else if (next->status == LadderStatus::kExhausted) {
+    std::fprintf(env.out, "ladder %lld for job '%s': exhausted: every step ended in an OOM\n",
+                 static_cast<long long>(ladder.id), fl.job.c_str());
+  } else {
+    std::fprintf(env.out, "ladder %lld for job '%s': step %d of 4: %s\n  %s\n",
+                 static_cast<long long>(ladder.id), fl.job.c_str(), next->step,
+                 std::string(LadderStepTitle(next->step)).c_str(), entries.back().text.c_str());
+  }
+  return kExitOk;
+}
+
+int Next(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
+  Journal journal = OpenJournal(fl, false);
+  LadderJournal ladders(journal);
+  const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
+  auto next = AfterSkip(ladder.state, fl.force);
+  if (!next) throw Refusal{next.error().message};
+  std::vector<LadderEntry> entries{
+      {ladder.state.step, "skipped",
+       fmt::format("step {} ({}) skipped with --force, without a result", ladder.state.step,
+                   LadderStepName(ladder.state.step)),
+       std::nullopt, fl.note, "{}", ""},
+      EnterStep(next->step, ladder, root, env)};
+  Must(ladders.Advance(ladder.id, ladder.state, *next, entries, std::chrono::system_clock::now()));
+  std::fprintf(env.out, "ladder %lld for job '%s': step %d skipped (recorded); step %d of 4: %s\n  %s\n",
+               static_cast<long long>(ladder.id), fl.job.c_str(), ladder.state.step, next->step,
+               std::string(LadderStepTitle(next->step)).c_str(), entries.back().text.c_str());
+  return kExitOk;
+}
+
+// A yes from the terminal; false on anything else or end of input.
+bool Confirm(const CliEnv& env, const SysRoot& root) {
+  std::fprintf(env.err, "headroom: ladder: apply: flush the page cache now (sync; echo 3 > %s)? [y/N] ",
+               root.Path(kDropCachesPath).c_str());
+  std::fflush(env.err);
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return false;
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
+  Journal journal = OpenJournal(fl, false);
+  LadderJournal ladders(journal);
+  const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
+  if (ladder.state.step != 1) {
+    throw Refusal{fmt::format("apply runs step 1 (the flush) only; job '{}' is at step {} ({}), "
+                              "which is a change to the training command",
+                              fl.job, ladder.state.step, LadderStepName(ladder.state.step))};
+  }
+  // Between runs only: while the job runs, a flush drops its own file pages, which it reads
+  // back, and frees nothing it will not take again.
+  const auto running = FindJobProcesses(root, ladder.match_text, ::getpid());
+  if (!running.empty()) {
+    throw Refusal{fmt::format("job '{}' is running (pid {}: {}); flush between runs only",
+                              fl.job, running.front().pid, running.front().cmdline.substr(0, 80))};
+  }
+  if (::geteuid() != 0) {
+    throw Refusal{fmt::format("apply needs root to write {}; run as root, or by hand: sudo sh -c "
+                              "'{}'",
+                              root.Path(kDropCachesPath).string(), kFlushCommand)};
+  }
+  if (!fl.yes) {
+    if (!::isatty(STDIN_FILENO)) throw Refusal{"stdin is not a terminal to confirm on; pass --yes"};
+    if (!Confirm(env, root)) throw Refusal{"not confirmed; nothing done"};
+  }
+  auto before = ReadMemInfo(root);
+  if (!before) throw Refusal{before.error().message};
+  Must(DropPageCache(root));
+  auto after = ReadMemInfo(root);
+  if (!after) throw Refusal{after.error().message};
+  const auto b = before->available_bytes();
+  const auto a = after->available_bytes();
+  nlohmann::json evidence = {{"mem_available_before_bytes", b ? nlohmann::json(*b) : nlohmann::json(nullptr)},
+                             {"mem_available_after_bytes", a ? nlohmann::json(*a) : nlohmann::json(nullptr)},
+                             {"drop_caches", root.Path(kDropCachesPath).string()}};
+  const std::string text =
+      fmt::format("flushed the page cache: MemAvailable {} before, {} after",
+                  b ? FormatGB(*b) : "?", a ? FormatGB(*a) : "?");
+  // The state does not move: the result comes from the next run (`ladder record`).
+  Must(ladders.Advance(ladder.id, ladder.state, ladder.state,
+                       {{1, "applied", text, std::nullopt, fl.note, evidence.dump(), ""}},
+                       std::chrono::system_clock::now()));
+  std::fprintf(env.out, "ladder %lld for job '%s': %s; rerun the job, then: headroom ladder record %s "
+               "--result ok|oom\n",
+               static_cast<long long>(ladder.id), fl.job.c_str(), text.c_str(), fl.job.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args) {
+  LadderFlags fl;
+  CLI::App app{
+      "The OOM ladder, one job at a time, recorded in the journal: 1 flush the page cache, "
+      "2 shorter packing then smaller batch, 3 QLoRA to bf16 LoRA, 4 a smaller model or a "
+      "second machine. Steps go in order; a skip needs --force and is recorded. Without a "
+      "subcommand: every open ladder, with its evidence. Only `apply` changes the system.\n\n"
+      "exit status: 0 done, 1 refused or a precondition not met (no open ladder, a skip "
+      "without --force, not root, the job running, no confirmation, journal unusable), "
+      "2 usage error",
+      "headroom ladder"};
+  app.fallthrough();
+  app.require_subcommand(0, 1);
+  app.add_option("--journal", fl.journal, "the journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)");
+  app.add_option("--root", fl.root, "read proc/ (meminfo, processes, drop_caches) below this directory instead of / (fixture trees)");
+  app.add_flag("--json", fl.json, "status view as JSON (schema in docs/ladder.md)");
+  auto* start = app.add_subcommand("start", "begin a ladder for JOB after an OOM");
+  start->add_option("job", fl.job, "the job's name")->required();
+  start->add_option("--symptom", fl.symptom, "load (OOM while loading the model) or step (in a training step)")->required();
+  start->add_option("--plan-args", fl.plan_args, "plan's flags for this job, e.g. \"llama-3.1-8b --method qlora --seq 4096 --batch 4\": steps 2-4 are planned from them");
+  start->add_option("--match", fl.match, "text in the job's command line (default: JOB): a process with it means the job is running");
+  auto* record = app.add_subcommand("record", "record the result of rerunning JOB at its current step");
+  record->add_option("job", fl.job, "the job's name")->required();
+  record->add_option("--result", fl.result, "ok (closes the ladder, solved) or oom (on to the next step)")->required();
+  record->add_option("--note", fl.note, "free text kept with the result");
+  auto* next = app.add_subcommand("next", "skip JOB's current step without a result (needs --force; recorded)");
+  next->add_option("job", fl.job, "the job's name")->required();
+  next->add_flag("--force", fl.force, "skip even though the step has no result");
+  next->add_option("--note", fl.note, "why it was skipped");
+  auto* apply = app.add_subcommand("apply", "step 1: flush the page cache (root, between runs, after confirming)");
+  apply->add_option("job", fl.job, "the job's name")->required();
+  apply->add_flag("--yes", fl.yes, "do not ask (needed when stdin is not a terminal)");
+  apply->add_option("--note", fl.note, "free text kept with the flush");
+
+  if (auto status = ParseFlags(app, env, "ladder", args)) return *status;
+  const SysRoot root(fl.root.empty() ? env.default_root : std::filesystem::path(fl.root));
+  const char* which = start->parsed() ? "start" : record->parsed() ? "record" : next->parsed() ? "next"
+                                                  : apply->parsed() ? "apply" : "";
+  try {
+    if (start->parsed()) return Start(fl, root, env);
+    if (record->parsed()) return Record(fl, root, env);
+    if (next->parsed()) return Next(fl, root, env);
+    if (apply->parsed()) return Apply(fl, root, env);
+    // Only reads: a journal that does not exist yet holds no ladders and is not created.
+    auto path = ResolveJournalPath(fl.journal, std::getenv);
+    if (!path) throw Refusal{path.error().message};
+    if (!std::filesystem::exists(*path)) return ShowLadders(env, nullptr, root, fl.json);
+    Journal journal = OpenJournal(fl, true);
+    return ShowLadders(env, &journal, root, fl.json);
+  } catch (const UsageError& e) {
+    PrintError(env, fmt::format("ladder: {}{}", *which ? std::string(which) + ": " : "", e.message));
+    return kExitUsage;
+  } catch (const Refusal& r) {
+    PrintError(env, fmt::format("ladder: {}{}", *which ? std::string(which) + ": " : "", r.message));
+    return kExitNegative;
+  }
+}
+
+}  // namespace headroom

@@ -1,0 +1,48 @@
+// What each step of the OOM ladder proposes, with the numbers behind it: meminfo figures
+// for the flush (step 1) and the planner's answers for steps 2 to 4. Each comes as lines
+// for people and a JSON object stored in the journal as the step's evidence.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ladder/ladder.h"
+#include "model/model_spec.h"
+#include "plan/footprint.h"
+#include "plan/workload.h"
+#include "sys/meminfo.h"
+
+namespace headroom {
+
+struct StepAdvice {
+  std::vector<std::string> lines;
+  nlohmann::json evidence = nlohmann::json::object();
+};
+
+// The command a flush runs, as a person would type it.
+inline constexpr const char* kFlushCommand = "sync; echo 3 > /proc/sys/vm/drop_caches";
+
+// Step 1: Cached, Buffers, what a flush would free (MemInfo::reclaimable_page_cache_bytes)
+// and the command.
+StepAdvice FlushAdvice(const MemInfo& info);
+
+// What the planner needs for steps 2 to 4.
+struct LadderPlanInput {
+  ModelSpec spec;
+  Workload workload;
+  uint64_t budget_bytes = 0;
+  FootprintOptions options;
+};
+
+// Steps 2 to 4 from the plan: 2 the largest --seq, then --batch, that fit with the
+// verdict's margin; 3 QLoRA -> bf16 LoRA (or the next cheaper method) with its plan; 4 a
+// smaller model of the family, or a second machine.
+StepAdvice PlanStepAdvice(int step, const LadderPlanInput& in);
+
+// Steps 2 to 4 without --plan-args: what to do, without numbers.
+StepAdvice UnplannedStepAdvice(int step);
+
+}  // namespace headroom

@@ -1,0 +1,171 @@
+// Implementation notes: every change is one BEGIN IMMEDIATE transaction (entries plus the
+// ladder's new state), and Advance compares the stored state under the write lock, so two
+// `ladder record` calls racing for one job cannot both move it.
+#include "store/ladder_journal.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+
+namespace headroom {
+
+namespace {
+
+bool IsJsonObject(const std::string& text) {
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false).is_object();
+}
+
+}  // namespace
+
+std::optional<Error> LadderJournal::Append(int64_t ladder_id,
+                                           const std::vector<LadderEntry>& entries,
+                                           WallTime now) {
+  for (const auto& e : entries) {
+    if (!IsJsonObject(e.evidence_json)) {
+      return journal_.Refuse("ladder entry", "the evidence is not a JSON object");
+    }
+    auto insert = SqliteStatement::Prepare(
+        journal_.db_,
+        "INSERT INTO ladder_entries (ladder_id, step, kind, text, result, note, evidence_json, at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    if (!insert) return journal_.Fail("ladder entry");
+    insert->Bind(1, ladder_id);
+    insert->Bind(2, int64_t{e.step});
+    insert->Bind(3, e.kind);
+    insert->Bind(4, e.text);
+    insert->Bind(5, e.result);
+    insert->Bind(6, e.note);
+    insert->Bind(7, e.evidence_json);
+    insert->Bind(8, e.at.empty() ? FormatUtcIso8601(now) : e.at);
+    if (insert->Step() != SqliteStatement::StepResult::kDone) return journal_.Fail("ladder entry");
+  }
+  return std::nullopt;
+}
+
+Result<int64_t> LadderJournal::Start(const LadderRow& ladder,
+                                     const std::vector<LadderEntry>& entries, WallTime now) {
+  if (auto error = journal_.CheckWritable("start ladder")) return *error;
+  SqliteTransaction tx(journal_.db_);
+  if (!tx.begun()) return journal_.Fail("start ladder");
+  auto insert = SqliteStatement::Prepare(
+      journal_.db_,
+      "INSERT INTO ladders (job, symptom, match_text, plan_args, status, current_step, "
+      "started_at) VALUES (?1, ?2, ?3, ?4, 'open', ?5, ?6)");
+  if (!insert) return journal_.Fail("start ladder");
+  insert->Bind(1, ladder.job);
+  insert->Bind(2, ladder.symptom);
+  insert->Bind(3, ladder.match_text);
+  insert->Bind(4, ladder.plan_args);
+  insert->Bind(5, int64_t{ladder.state.step});
+  insert->Bind(6, FormatUtcIso8601(now));
+  if (insert->Step() != SqliteStatement::StepResult::kDone) {
+    // The partial unique index: this job has an open ladder already.
+    if (sqlite3_extended_errcode(journal_.db_.get()) == SQLITE_CONSTRAINT_UNIQUE) {
+      return Error{fmt::format("job '{}' already has an open ladder", ladder.job)};
+    }
+    return journal_.Fail("start ladder");
+  }
+  const int64_t id = journal_.db_.LastInsertId();
+  if (auto error = Append(id, entries, now)) return *error;
+  if (!tx.Commit()) return journal_.Fail("start ladder");
+  return id;
+}
+
+Result<bool> LadderJournal::Advance(int64_t ladder_id, const LadderState& from,
+                                    const LadderState& to, const std::vector<LadderEntry>& entries,
+                                    WallTime now) {
+  if (auto error = journal_.CheckWritable("advance ladder")) return *error;
+  SqliteTransaction tx(journal_.db_);
+  if (!tx.begun()) return journal_.Fail("advance ladder");
+  auto update = SqliteStatement::Prepare(
+      journal_.db_,
+      "UPDATE ladders SET status = ?2, current_step = ?3, ended_at = ?4 "
+      "WHERE id = ?1 AND status = ?5 AND current_step = ?6");
+  if (!update) return journal_.Fail("advance ladder");
+  update->Bind(1, ladder_id);
+  update->Bind(2, Name(to.status));
+  update->Bind(3, int64_t{to.step});
+  if (to.status == LadderStatus::kOpen) {
+    update->BindNull(4);
+  } else {
+    update->Bind(4, FormatUtcIso8601(now));
+  }
+  update->Bind(5, Name(from.status));
+  update->Bind(6, int64_t{from.step});
+  if (update->Step() != SqliteStatement::StepResult::kDone) return journal_.Fail("advance ladder");
+  if (journal_.db_.Changes() != 1) {
+    return Error{fmt::format("ladder {} changed meanwhile (another headroom recorded it); look "
+                             "again with `headroom ladder`",
+                             ladder_id)};
+  }
+  if (auto error = Append(ladder_id, entries, now)) return *error;
+  if (!tx.Commit()) return journal_.Fail("advance ladder");
+  return true;
+}
+
+Result<std::vector<LadderRow>> LadderJournal::Select(const char* where, const std::string* job) {
+  // A read-only journal never written has no tables yet: no ladders.
+  if (journal_.schema_version_ == 0) return std::vector<LadderRow>{};
+  auto select = SqliteStatement::Prepare(
+      journal_.db_,
+      fmt::format("SELECT id, job, symptom, match_text, plan_args, status, current_step, "
+                  "started_at, ended_at FROM ladders WHERE {} ORDER BY id",
+                  where));
+  if (!select) return journal_.Fail("read ladders");
+  if (job) select->Bind(1, *job);
+  std::vector<LadderRow> rows;
+  for (auto step = select->Step(); step != SqliteStatement::StepResult::kDone;
+       step = select->Step()) {
+    if (step == SqliteStatement::StepResult::kError) return journal_.Fail("read ladders");
+    LadderRow& row = rows.emplace_back();
+    row.id = select->Int(0);
+    row.job = select->Text(1);
+    row.symptom = select->Text(2);
+    row.match_text = select->Text(3);
+    row.plan_args = select->Text(4);
+    auto status = ParseLadderStatus(select->Text(5));
+    if (!status) return journal_.Refuse("read ladders", "status " + status.error().message);
+    row.state = LadderState{static_cast<int>(select->Int(6)), *status};
+    row.started_at = select->Text(7);
+    row.ended_at = select->OptionalText(8);
+  }
+  return rows;
+}
+
+Result<std::optional<LadderRow>> LadderJournal::FindOpen(const std::string& job) {
+  auto rows = Select("status = 'open' AND job = ?1", &job);
+  if (!rows) return rows.error();
+  if (rows->empty()) return std::optional<LadderRow>{};
+  return std::optional<LadderRow>{rows->front()};
+}
+
+Result<std::vector<LadderRow>> LadderJournal::Open() { return Select("status = 'open'", nullptr); }
+
+Result<std::vector<LadderEntryRow>> LadderJournal::Entries(int64_t ladder_id) {
+  if (journal_.schema_version_ == 0) return std::vector<LadderEntryRow>{};
+  auto select = SqliteStatement::Prepare(
+      journal_.db_,
+      "SELECT id, ladder_id, step, kind, text, result, note, evidence_json, at "
+      "FROM ladder_entries WHERE ladder_id = ?1 ORDER BY id");
+  if (!select) return journal_.Fail("read ladder entries");
+  select->Bind(1, ladder_id);
+  std::vector<LadderEntryRow> rows;
+  for (auto step = select->Step(); step != SqliteStatement::StepResult::kDone;
+       step = select->Step()) {
+    if (step == SqliteStatement::StepResult::kError) return journal_.Fail("read ladder entries");
+    LadderEntryRow& row = rows.emplace_back();
+    row.id = select->Int(0);
+    row.ladder_id = select->Int(1);
+    row.step = static_cast<int>(select->Int(2));
+    row.kind = select->Text(3);
+    row.text = select->Text(4);
+    row.result = select->OptionalText(5);
+    row.note = select->Text(6);
+    row.evidence_json = select->Text(7);
+    row.at = select->Text(8);
+  }
+  return rows;
+}
+
+}  // namespace headroom

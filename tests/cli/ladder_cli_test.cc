@@ -1,0 +1,262 @@
+// CLI tests of `headroom ladder`: whole ladders driven through the real binary, the journal
+// in a temporary directory, the flush only ever written to a fixture tree's drop_caches.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_cli.h"
+
+namespace headroom {
+namespace {
+
+using testing::CliResult;
+using testing::RunCli;
+namespace fs = std::filesystem;
+
+// A journal and a fixture root (meminfo from gb10-pagecache, a drop_caches file holding 0).
+class LadderCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    dir_ = fs::temp_directory_path() /
+           ("headroom-ladder-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "root/proc/sys/vm");
+    fs::copy_file(fs::path(HEADROOM_SOURCE_DIR) / "tests/fixtures/gb10-pagecache/proc/meminfo",
+                  dir_ / "root/proc/meminfo");
+    std::ofstream(dir_ / "root/proc/sys/vm/drop_caches") << "0\n";
+    journal_ = (dir_ / "journal.db").string();
+    root_ = (dir_ / "root").string();
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  CliResult Ladder(std::vector<std::string> args) {
+    std::vector<std::string> full{"ladder", "--journal", journal_, "--root", root_};
+    full.insert(full.end(), args.begin(), args.end());
+    return RunCli(full);
+  }
+  nlohmann::json Status() {
+    const auto r = Ladder({"--json"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
+  std::string DropCaches() {
+    std::ifstream in(dir_ / "root/proc/sys/vm/drop_caches");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  // Runs through /bin/sh with stdin from /dev/null (never a terminal); output merged.
+  CliResult Shell(const std::string& prefix, const std::string& args) {
+    const std::string cmd = prefix + " '" + std::string(HEADROOM_BINARY) + "' ladder --journal '" +
+                            journal_ + "' --root '" + root_ + "' " + args + " </dev/null 2>&1";
+    CliResult r;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = pclose(p);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+
+  fs::path dir_;
+  std::string journal_;
+  std::string root_;
+};
+
+const char* kPlanArgs = "llama-3.1-8b --method lora --seq 65536 --batch 8 --budget 40GB";
+
+TEST_F(LadderCli, WholeLadderSolvedAtStepTwoWithPlanNumbers) {
+  auto r = Ladder({"start", "myjob", "--symptom", "step", "--plan-args", kPlanArgs});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("step 1 of 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Cached"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("echo 3 > /proc/sys/vm/drop_caches"), std::string::npos) << r.out;
+
+  r = Ladder({"record", "myjob", "--result", "oom", "--note", "still OOM after flush"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("step 2 of 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--seq"), std::string::npos) << r.out;
+
+  auto j = Status();
+  ASSERT_EQ(j["ladders"].size(), 1u);
+  const auto& l = j["ladders"][0];
+  EXPECT_EQ(l["step"], 2);
+  EXPECT_EQ(l["status"], "open");
+  const auto& entered = l["entries"].back();
+  EXPECT_EQ(entered["kind"], "entered");
+  EXPECT_EQ(entered["step"], 2);
+  ASSERT_FALSE(entered["evidence"]["advice"].empty()) << entered.dump();
+  EXPECT_EQ(entered["evidence"]["advice"][0]["step"], "seq");
+  EXPECT_LT(entered["evidence"]["advice"][0]["value"].get<int64_t>(), 65536);
+  EXPECT_EQ(l["entries"][1]["result"], "oom");
+  EXPECT_EQ(l["entries"][1]["note"], "still OOM after flush");
+  EXPECT_FALSE(l["entries"][1]["at"].get<std::string>().empty());
+
+  r = Ladder({"record", "myjob", "--result", "ok"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("solved at step 2"), std::string::npos) << r.out;
+  EXPECT_TRUE(Status()["ladders"].empty());
+  r = Ladder({"record", "myjob", "--result", "ok"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("headroom: ladder: record: job 'myjob' has no open ladder"), std::string::npos) << r.err;
+}
+
+TEST_F(LadderCli, SkipRefusedWithoutForceAndRecordedWithIt) {
+  ASSERT_EQ(Ladder({"start", "myjob", "--symptom", "load"}).status, 0);
+  auto r = Ladder({"next", "myjob"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("headroom: ladder: next: step 1 (flush-page-cache) has no result"), std::string::npos) << r.err;
+  EXPECT_EQ(Status()["ladders"][0]["step"], 1);
+  r = Ladder({"next", "myjob", "--force", "--note", "flushed by hand"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = Status()["ladders"][0];
+  EXPECT_EQ(l["step"], 2);
+  EXPECT_EQ(l["entries"][1]["kind"], "skipped");
+  EXPECT_EQ(l["entries"][1]["step"], 1);
+  EXPECT_EQ(l["entries"][1]["note"], "flushed by hand");
+  // An OOM while loading: the packing step says it matters less, and is still step 2.
+  EXPECT_NE(l["entries"][2]["evidence"]["symptom_note"].get<std::string>().find("load peak"), std::string::npos);
+}
+
+TEST_F(LadderCli, QloraGoesToBf16LoraThenExhausts) {
+  ASSERT_EQ(Ladder({"start", "q", "--symptom", "step", "--plan-args",
+                    "llama-3.1-8b --method qlora --seq 4096 --budget 100GB"}).status, 0);
+  ASSERT_EQ(Ladder({"record", "q", "--result", "oom"}).status, 0);
+  auto r = Ladder({"record", "q", "--result", "oom"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("bf16 LoRA"), std::string::npos) << r.out;
+  auto l = Status()["ladders"][0];
+  EXPECT_EQ(l["step"], 3);
+  EXPECT_EQ(l["entries"].back()["evidence"]["downgrade"]["method"], "lora");
+  EXPECT_GT(l["entries"].back()["evidence"]["downgrade"]["peak_bytes"].get<uint64_t>(), 0u);
+  ASSERT_EQ(Ladder({"record", "q", "--result", "oom"}).status, 0);
+  EXPECT_EQ(Ladder({"next", "q", "--force"}).status, 1);  // step 4 is the last
+  r = Ladder({"record", "q", "--result", "oom"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("exhausted"), std::string::npos);
+  EXPECT_TRUE(Status()["ladders"].empty());
+}
+
+TEST_F(LadderCli, TwoLaddersAreIndependentAndSurviveRestarts) {
+  ASSERT_EQ(Ladder({"start", "a", "--symptom", "step"}).status, 0);
+  ASSERT_EQ(Ladder({"start", "b", "--symptom", "load"}).status, 0);
+  auto r = Ladder({"start", "a", "--symptom", "step"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("already has an open ladder"), std::string::npos) << r.err;
+  ASSERT_EQ(Ladder({"record", "a", "--result", "oom"}).status, 0);
+  // A fresh process finding the journal through HEADROOM_JOURNAL sees the same state.
+  r = RunCli({"ladder", "--root", root_, "--json"}, 20000, {"HEADROOM_JOURNAL=" + journal_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["ladders"].size(), 2u);
+  EXPECT_EQ(j["ladders"][0]["job"], "a");
+  EXPECT_EQ(j["ladders"][0]["step"], 2);
+  EXPECT_EQ(j["ladders"][1]["job"], "b");
+  EXPECT_EQ(j["ladders"][1]["step"], 1);
+  r = Ladder({});
+  EXPECT_NE(r.out.find("job 'a'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("step 2 of 4"), std::string::npos) << r.out;
+}
+
+TEST_F(LadderCli, UsageErrorsExitTwo) {
+  auto r = Ladder({"start", "j", "--symptom", "boot"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("headroom: ladder: start: --symptom: 'boot' is not load or step"), std::string::npos) << r.err;
+  r = Ladder({"start", "j", "--symptom", "step", "--plan-args", "no-such-model --seq 2048"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--plan-args"), std::string::npos) << r.err;
+  EXPECT_EQ(Ladder({"record", "j", "--result", "maybe"}).status, 2);
+  EXPECT_TRUE(Status()["ladders"].empty());
+  r = RunCli({"ladder", "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("exit status"), std::string::npos);
+}
+
+TEST_F(LadderCli, ApplyRefusedWhileTheJobRuns) {
+  ASSERT_EQ(Ladder({"start", "myjob", "--symptom", "step"}).status, 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl("/bin/bash", "bash", "-c", "exec -a train-myjob sleep 30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // The fixture's proc/ holds the job's real /proc entry: found like on a real system, and
+  // even a wrong answer writes only the fixture's drop_caches.
+  fs::create_directory_symlink("/proc/" + std::to_string(pid), dir_ / "root/proc" / std::to_string(pid));
+  std::string cmdline;
+  for (int i = 0; i < 100 && cmdline.find("train-myjob") == std::string::npos; ++i) {
+    usleep(20000);  // until bash has exec'd
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+    std::getline(in, cmdline, '\n');
+  }
+  auto r = Ladder({"apply", "myjob", "--yes"});
+  if (pid > 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.err.find("is running (pid " + std::to_string(pid)), std::string::npos) << r.err;
+  EXPECT_EQ(DropCaches(), "0\n");
+  // Gone now: a dangling link reads as no process.
+  r = Ladder({"apply", "myjob", "--yes"});
+  if (geteuid() == 0) {
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+}
+
+TEST_F(LadderCli, ApplyRefusedWithoutRoot) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to nobody with setpriv";
+  if (system("command -v setpriv >/dev/null 2>&1") != 0) GTEST_SKIP() << "setpriv is not installed";
+  ASSERT_EQ(Ladder({"start", "myjob", "--symptom", "step"}).status, 0);
+  // nobody must reach the journal to be refused for the right reason.
+  fs::permissions(dir_, fs::perms::all);
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    if (e.is_regular_file()) fs::permissions(e.path(), fs::perms::all);
+  }
+  auto r = Shell("setpriv --reuid=65534 --regid=65534 --clear-groups", "apply myjob --yes");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("headroom: ladder: apply: apply needs root"), std::string::npos) << r.out;
+  EXPECT_EQ(DropCaches(), "0\n");
+}
+
+TEST_F(LadderCli, ApplyAsRootWritesTheFixtureAndRecordsMemAvailable) {
+  if (geteuid() != 0) GTEST_SKIP() << "apply needs root";
+  ASSERT_EQ(Ladder({"start", "myjob", "--symptom", "step"}).status, 0);
+  auto r = Shell("", "apply myjob");  // not a terminal and no --yes
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("pass --yes"), std::string::npos) << r.out;
+  EXPECT_EQ(DropCaches(), "0\n");
+  r = Ladder({"apply", "myjob", "--yes"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(DropCaches(), "3");
+  auto l = Status()["ladders"][0];
+  EXPECT_EQ(l["step"], 1);  // the result comes from the next run
+  const auto& applied = l["entries"].back();
+  EXPECT_EQ(applied["kind"], "applied");
+  EXPECT_EQ(applied["evidence"]["mem_available_before_bytes"], 120572027ull * 1024);
+  EXPECT_EQ(applied["evidence"]["mem_available_after_bytes"], 120572027ull * 1024);
+  // Past step 1 there is nothing to apply.
+  ASSERT_EQ(Ladder({"record", "myjob", "--result", "oom"}).status, 0);
+  r = Ladder({"apply", "myjob", "--yes"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("step 1 (the flush) only"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace headroom
