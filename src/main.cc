@@ -20,6 +20,8 @@ constexpr Subcommand kSubcommands[] = {
      RunSweepCommand},
     {"watch", "sample temperature, power, clocks and memory into a durable CSV, beside a job",
      RunWatchCommand},
+    {"explain", "find where a run slowed down and say why, from its log and watch's samples",
+     RunExplainCommand},
     {"history", "list recent guarded runs and sweeps from the journal", RunHistory},
 };
 

@@ -58,5 +58,6 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunHistory(const CliEnv& env, const std::vector<std::string>& args);
 int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom
