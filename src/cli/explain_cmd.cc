@@ -12,9 +12,9 @@
 //    --step-regex or --platform).
 //  - `--run ID` is left out: the journal records guard and sweep runs, not the paths of a
 //    watch run's samples or log (docs/explain.md).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -72,8 +72,8 @@ nlohmann::ordered_json JsonOpt(const std::optional<T>& v) {
 // Everything the report shows, gathered once for both outputs.
 struct Report {
   std::string log_path, samples_path, events_path;
-  std::string format;  // of the primary stream's first record
-  std::string timing;  // the most common timing source
+  std::string format;        // of the primary stream's first record
+  std::string timing;        // the most common timing source
   bool local_times = false;  // the log's own stamps had no zone
   size_t records = 0;
   const SampleSeries* samples = nullptr;
@@ -88,9 +88,12 @@ struct Report {
 
 nlohmann::ordered_json ToJson(const Report& r) {
   using J = nlohmann::ordered_json;
-  J log = {{"path", r.log_path},         {"format", r.format},
-           {"timing", r.timing},         {"records", r.records},
-           {"intervals", r.analysis.intervals}, {"steps", r.analysis.steps},
+  J log = {{"path", r.log_path},
+           {"format", r.format},
+           {"timing", r.timing},
+           {"records", r.records},
+           {"intervals", r.analysis.intervals},
+           {"steps", r.analysis.steps},
            {"segments", r.analysis.segments}};
   J samples = nullptr;
   if (r.samples) {
@@ -108,9 +111,12 @@ nlohmann::ordered_json ToJson(const Report& r) {
   }
   J series = J::array();
   for (const auto& b : r.analysis.series) {
-    series.push_back({{"first_step", b.first_step}, {"last_step", b.last_step},
-                      {"start_time", JsonTime(b.start_time)}, {"end_time", JsonTime(b.end_time)},
-                      {"seconds_per_step", b.seconds_per_step}, {"factor", b.factor}});
+    series.push_back({{"first_step", b.first_step},
+                      {"last_step", b.last_step},
+                      {"start_time", JsonTime(b.start_time)},
+                      {"end_time", JsonTime(b.end_time)},
+                      {"seconds_per_step", b.seconds_per_step},
+                      {"factor", b.factor}});
   }
   J windows = J::array();
   for (size_t i = 0; i < r.analysis.windows.size(); ++i) {
@@ -118,25 +124,34 @@ nlohmann::ordered_json ToJson(const Report& r) {
     const auto& v = r.verdicts[i];
     J also = J::array(), evidence = J::array();
     for (auto c : v.also) also.push_back(SlowdownCauseName(c));
-    for (const auto& e : v.evidence) evidence.push_back({{"time", JsonTime(e.time)}, {"text", e.text}});
+    for (const auto& e : v.evidence)
+      evidence.push_back({{"time", JsonTime(e.time)}, {"text", e.text}});
     const auto& rd = v.readings;
-    windows.push_back(
-        {{"first_step", w.first_step}, {"last_step", w.last_step}, {"segment", w.segment},
-         {"start_time", JsonTime(w.start_time)}, {"end_time", JsonTime(w.end_time)},
-         {"seconds", w.seconds}, {"seconds_per_step", w.seconds_per_step},
-         {"factor", w.factor}, {"peak_factor", w.peak_factor},
-         {"verdict", SlowdownCauseName(v.cause)}, {"also", also}, {"evidence", evidence},
-         {"unavailable", v.unavailable}, {"advice", v.advice},
-         {"readings",
-          {{"samples", rd.samples}, {"power_w_mean", JsonOpt(rd.power_w_mean)},
-           {"temperature_c_min", JsonOpt(rd.temperature_c_min)},
-           {"temperature_c_max", JsonOpt(rd.temperature_c_max)},
-           {"sm_clock_mhz_median", JsonOpt(rd.sm_clock_mhz_median)},
-           {"gpu_utilization_pct_mean", JsonOpt(rd.gpu_utilization_pct_mean)},
-           {"cpu_util_pct_mean", JsonOpt(rd.cpu_util_pct_mean)},
-           {"psi_some_avg10_pct_max", JsonOpt(rd.psi_some_avg10_pct_max)},
-           {"mem_available_change_bytes", JsonOpt(rd.mem_available_change_bytes)},
-           {"clock_event_reasons", rd.reasons}}}});
+    windows.push_back({{"first_step", w.first_step},
+                       {"last_step", w.last_step},
+                       {"segment", w.segment},
+                       {"start_time", JsonTime(w.start_time)},
+                       {"end_time", JsonTime(w.end_time)},
+                       {"seconds", w.seconds},
+                       {"seconds_per_step", w.seconds_per_step},
+                       {"factor", w.factor},
+                       {"peak_factor", w.peak_factor},
+                       {"verdict", SlowdownCauseName(v.cause)},
+                       {"also", also},
+                       {"evidence", evidence},
+                       {"unavailable", v.unavailable},
+                       {"advice", v.advice},
+                       {"readings",
+                        {{"samples", rd.samples},
+                         {"power_w_mean", JsonOpt(rd.power_w_mean)},
+                         {"temperature_c_min", JsonOpt(rd.temperature_c_min)},
+                         {"temperature_c_max", JsonOpt(rd.temperature_c_max)},
+                         {"sm_clock_mhz_median", JsonOpt(rd.sm_clock_mhz_median)},
+                         {"gpu_utilization_pct_mean", JsonOpt(rd.gpu_utilization_pct_mean)},
+                         {"cpu_util_pct_mean", JsonOpt(rd.cpu_util_pct_mean)},
+                         {"psi_some_avg10_pct_max", JsonOpt(rd.psi_some_avg10_pct_max)},
+                         {"mem_available_change_bytes", JsonOpt(rd.mem_available_change_bytes)},
+                         {"clock_event_reasons", rd.reasons}}}});
   }
   const auto& t = r.thresholds;
   return {{"schema_version", kExplainSchemaVersion},
@@ -148,9 +163,12 @@ nlohmann::ordered_json ToJson(const Report& r) {
             {"first_step", r.analysis.baseline_first_step},
             {"last_step", r.analysis.baseline_last_step}}},
           {"thresholds",
-           {{"slow_factor", t.slow_factor}, {"min_intervals", t.min_intervals},
-            {"min_steps", t.min_steps}, {"max_gap_intervals", t.max_gap_intervals},
-            {"warmup_intervals", t.warmup_intervals}, {"baseline_intervals", t.baseline_intervals}}},
+           {{"slow_factor", t.slow_factor},
+            {"min_intervals", t.min_intervals},
+            {"min_steps", t.min_steps},
+            {"max_gap_intervals", t.max_gap_intervals},
+            {"warmup_intervals", t.warmup_intervals},
+            {"baseline_intervals", t.baseline_intervals}}},
           {"series", series},
           {"windows", windows},
           {"notes", r.notes}};
@@ -159,8 +177,9 @@ nlohmann::ordered_json ToJson(const Report& r) {
 std::string ToText(const Report& r) {
   const auto& a = r.analysis;
   std::string out = fmt::format("headroom explain: {}\n", r.log_path);
-  out += fmt::format("  log:       {}, {} steps in {} intervals (timed by {}), {} segment{}\n",
-                     r.format, a.steps, a.intervals, r.timing, a.segments, a.segments == 1 ? "" : "s");
+  out +=
+      fmt::format("  log:       {}, {} steps in {} intervals (timed by {}), {} segment{}\n",
+                  r.format, a.steps, a.intervals, r.timing, a.segments, a.segments == 1 ? "" : "s");
   if (r.samples) {
     out += fmt::format("  samples:   {}, {} rows, platform {} (from {})\n", r.samples_path,
                        r.samples->samples.size(), PlatformKindName(r.profile.kind),
@@ -168,7 +187,9 @@ std::string ToText(const Report& r) {
   } else {
     out += "  samples:   none (--samples not given): no GPU, memory or host evidence\n";
   }
-  if (r.events) out += fmt::format("  events:    {}, {} events\n", r.events_path, r.events->events.size());
+  if (r.events)
+    out += fmt::format("  events:    {}, {} event{}\n", r.events_path, r.events->events.size(),
+                       r.events->events.size() == 1 ? "" : "s");
   out += fmt::format("  baseline:  {:.3f} s/step (fastest stretch, steps {}-{})\n",
                      a.baseline_seconds_per_step, a.baseline_first_step, a.baseline_last_step);
   for (const auto& n : r.notes) out += "  note:      " + n + "\n";
@@ -190,17 +211,18 @@ std::string ToText(const Report& r) {
   for (size_t i = 0; i < a.windows.size(); ++i) {
     const auto& w = a.windows[i];
     const auto& v = r.verdicts[i];
-    out += fmt::format("  #{} steps {}-{}, {} to {} ({:.0f} s), {:.3f} s/step, {:.1f}x baseline "
-                       "(peak {:.1f}x)\n",
-                       i + 1, w.first_step, w.last_step, Iso(w.start_time).value_or("?"),
-                       Iso(w.end_time).value_or("?"), w.seconds, w.seconds_per_step, w.factor,
-                       w.peak_factor);
+    out += fmt::format(
+        "  #{} steps {}-{}, {} to {} ({:.0f} s), {:.3f} s/step, {:.1f}x baseline "
+        "(peak {:.1f}x)\n",
+        i + 1, w.first_step, w.last_step, Iso(w.start_time).value_or("?"),
+        Iso(w.end_time).value_or("?"), w.seconds, w.seconds_per_step, w.factor, w.peak_factor);
     std::string also;
     for (auto c : v.also) also += (also.empty() ? "" : ", ") + std::string(SlowdownCauseName(c));
     out += fmt::format("     verdict: {}{}\n", SlowdownCauseName(v.cause),
                        also.empty() ? "" : " (also: " + also + ")");
     for (const auto& e : v.evidence) {
-      out += fmt::format("     evidence: {}{}\n", e.time ? FormatUtcIso8601(*e.time) + " " : "", e.text);
+      out += fmt::format("     evidence: {}{}\n", e.time ? FormatUtcIso8601(*e.time) + " " : "",
+                         e.text);
     }
     for (const auto& u : v.unavailable) out += "     unavailable: " + u + "\n";
     out += "     advice: " + v.advice + "\n";
@@ -231,11 +253,16 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "exit status: 0 analysis printed (with or without slowdowns); 1 no step series in the "
       "log; 2 usage or input error",
       "headroom explain"};
-  app.add_option("--log", log_path, "the training log (ideally written by `headroom watch --log`)")->required();
+  app.add_option("--log", log_path, "the training log (ideally written by `headroom watch --log`)")
+      ->required();
   app.add_option("--samples", samples_path, "the samples CSV of `headroom watch --out`");
   app.add_option("--events", events_path, "the events file of `headroom watch --events`");
-  app.add_option("--step-regex", step_regex, "read steps with this pattern instead of the built-in formats (docs/explain-logs.md)");
-  app.add_option("--platform", platform_text, "gb10, discrete or none: judge the samples as this platform (default: from the samples)");
+  app.add_option(
+      "--step-regex", step_regex,
+      "read steps with this pattern instead of the built-in formats (docs/explain-logs.md)");
+  app.add_option(
+      "--platform", platform_text,
+      "gb10, discrete or none: judge the samples as this platform (default: from the samples)");
   app.add_flag("--json", json, "print JSON (schema_version 1) instead of the table");
   if (auto status = ParseFlags(app, env, "explain", args)) return *status;
   try {
@@ -262,10 +289,11 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
     const std::vector<StepRecord> records = ParseStepLog(log_text, options);
     const std::vector<StepTiming> timings = StepTimes(records);
     if (timings.empty()) {
-      PrintError(env, fmt::format(
-          "explain: no step series in {}: {} step records; the built-in formats are tqdm, "
-          "hf-dict, megatron, torchtune, jsonl (try --step-regex)",
-          log_path, records.size()));
+      PrintError(
+          env, fmt::format(
+                   "explain: no step series in {}: {} step records; the built-in formats are tqdm, "
+                   "hf-dict, megatron, torchtune, jsonl (try --step-regex)",
+                   log_path, records.size()));
       return kExitNegative;
     }
 
@@ -278,12 +306,14 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
     std::map<StepTimingSource, size_t> sources;
     for (const auto& t : timings) ++sources[t.source];
     r.timing = std::string(StepTimingSourceName(
-        std::max_element(sources.begin(), sources.end(),
-                         [](const auto& x, const auto& y) { return x.second < y.second; })->first));
+        std::max_element(sources.begin(), sources.end(), [](const auto& x, const auto& y) {
+          return x.second < y.second;
+        })->first));
     r.local_times = records[timings.front().record_index].time_source == StepTimeSource::kLineLocal;
     if (r.local_times) {
-      r.notes.push_back("the log's timestamps have no zone and are read as UTC; if they are local "
-                        "time the samples are misaligned (watch --log stamps lines in UTC)");
+      r.notes.push_back(
+          "the log's timestamps have no zone and are read as UTC; if they are local "
+          "time the samples are misaligned (watch --log stamps lines in UTC)");
     }
     r.analysis = FindSlowdowns(timings, r.thresholds);
 
@@ -293,7 +323,8 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
       r.profile = ProfileFromSamples(*samples, forced, &r.platform_source);
       in.samples = &samples->samples;
       const auto interval = samples->header.find("interval_ms");
-      if (interval != samples->header.end()) in.sample_interval_s = std::atof(interval->second.c_str()) / 1000;
+      if (interval != samples->header.end())
+        in.sample_interval_s = std::atof(interval->second.c_str()) / 1000;
       if (samples->samples.empty()) r.notes.push_back("the samples file has no rows");
     } else if (forced) {
       r.profile.kind = *forced;

@@ -11,7 +11,8 @@ namespace {
 
 std::optional<WallTime> Minus(const std::optional<WallTime>& t, double seconds) {
   if (!t) return std::nullopt;
-  return *t - std::chrono::duration_cast<WallTime::duration>(std::chrono::duration<double>(seconds));
+  return *t -
+         std::chrono::duration_cast<WallTime::duration>(std::chrono::duration<double>(seconds));
 }
 
 double Median(std::vector<double> values) {
@@ -31,8 +32,8 @@ std::vector<bool> UsableIntervals(const std::vector<StepTiming>& timings, size_t
   return usable;
 }
 
-void Baseline(const std::vector<StepTiming>& timings, const std::vector<bool>& usable,
-              size_t width, SlowdownAnalysis& out) {
+void Baseline(const std::vector<StepTiming>& timings, const std::vector<bool>& usable, size_t width,
+              SlowdownAnalysis& out) {
   std::vector<size_t> index;
   for (size_t i = 0; i < timings.size(); ++i) {
     if (usable[i]) index.push_back(i);

@@ -72,10 +72,10 @@ struct SeriesBucket {
 };
 
 struct SlowdownAnalysis {
-  size_t intervals = 0;       // all intervals given
-  size_t usable_intervals = 0;  // without the warm-up ones
-  int64_t steps = 0;          // steps covered by all intervals
-  int segments = 0;           // 1 + restarts
+  size_t intervals = 0;                  // all intervals given
+  size_t usable_intervals = 0;           // without the warm-up ones
+  int64_t steps = 0;                     // steps covered by all intervals
+  int segments = 0;                      // 1 + restarts
   double baseline_seconds_per_step = 0;  // 0 when there is no usable interval
   int64_t baseline_first_step = 0;       // the stretch the baseline came from
   int64_t baseline_last_step = 0;

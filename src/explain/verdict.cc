@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "gpu/clock_events.h"
 
@@ -127,10 +126,11 @@ bool Judge::Collapse() {
     if (!s->sm_clock_mhz) continue;
     ++known;
     const uint32_t mhz = *s->sm_clock_mhz;
-    const bool slow = mhz < t_.collapse_clock_fraction * *p.normal_sm_clock_mhz ||
-                      InDegradedClockBand(p, mhz);
-    const bool busy = (!s->gpu_utilization_pct || *s->gpu_utilization_pct >= t_.busy_utilization_pct) &&
-                      (!s->clock_event_reasons || !(*s->clock_event_reasons & kGpuIdleBit));
+    const bool slow =
+        mhz < t_.collapse_clock_fraction * *p.normal_sm_clock_mhz || InDegradedClockBand(p, mhz);
+    const bool busy =
+        (!s->gpu_utilization_pct || *s->gpu_utilization_pct >= t_.busy_utilization_pct) &&
+        (!s->clock_event_reasons || !(*s->clock_event_reasons & kGpuIdleBit));
     const bool no_bit = !s->clock_event_reasons || !IsClockSlowdown(*s->clock_event_reasons);
     const bool low_power = !s->power_mw || !p.rated_power_mw ||
                            *s->power_mw < t_.collapse_max_power_fraction * *p.rated_power_mw;
@@ -144,17 +144,19 @@ bool Judge::Collapse() {
     return event;
   }
   if (static_cast<double>(low) < t_.collapse_min_share * static_cast<double>(known)) return event;
-  Add(first, fmt::format("SM clock {:.0f} MHz (median) against a normal {} MHz{}, GPU busy, no "
-                         "clock event bit, in {} of {} samples",
-                         out_.readings.sm_clock_mhz_median.value_or(0), *p.normal_sm_clock_mhz,
-                         p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
-                             ? fmt::format(" (degraded band {}-{} MHz)", *p.degraded_sm_clock_min_mhz,
-                                           *p.degraded_sm_clock_max_mhz)
-                             : "",
-                         low, known));
+  Add(first,
+      fmt::format("SM clock {:.0f} MHz (median) against a normal {} MHz{}, GPU busy, no "
+                  "clock event bit, in {} of {} samples",
+                  out_.readings.sm_clock_mhz_median.value_or(0), *p.normal_sm_clock_mhz,
+                  p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
+                      ? fmt::format(" (degraded band {}-{} MHz)", *p.degraded_sm_clock_min_mhz,
+                                    *p.degraded_sm_clock_max_mhz)
+                      : "",
+                  low, known));
   if (out_.readings.power_w_mean) {
-    Add(first, fmt::format("power {:.1f} W, under {:.0f}% of the rated {:.0f} W", *out_.readings.power_w_mean,
-                           t_.collapse_max_power_fraction * 100, p.rated_power_mw.value_or(0) / 1000.0));
+    Add(first, fmt::format("power {:.1f} W, under {:.0f}% of the rated {:.0f} W",
+                           *out_.readings.power_w_mean, t_.collapse_max_power_fraction * 100,
+                           p.rated_power_mw.value_or(0) / 1000.0));
   }
   return true;
 }
@@ -184,7 +186,8 @@ bool Judge::Plateau() {
   });
   const int rise = *out_.readings.temperature_c_max - out_.readings.temperature_c_min.value_or(0);
   const bool near_cap = mean >= t_.plateau_min_fraction * (*sustained / 1000.0);
-  if (!near_cap || static_cast<double>(flat) < t_.plateau_min_share * static_cast<double>(watts.size()) ||
+  if (!near_cap ||
+      static_cast<double>(flat) < t_.plateau_min_share * static_cast<double>(watts.size()) ||
       rise < t_.temperature_rise_c) {
     return event;
   }
@@ -223,7 +226,8 @@ bool Judge::Contention() {
                         *r.psi_some_avg10_pct_max, t_.psi_some_avg10_pct));
     matched = true;
   }
-  if (r.mem_available_change_bytes && -*r.mem_available_change_bytes >= static_cast<int64_t>(t_.mem_fall_bytes)) {
+  if (r.mem_available_change_bytes &&
+      -*r.mem_available_change_bytes >= static_cast<int64_t>(t_.mem_fall_bytes)) {
     Add(span_.window.front()->time,
         fmt::format("MemAvailable fell {:.1f} GiB across the window",
                     -*r.mem_available_change_bytes / double(uint64_t{1} << 30)));
@@ -238,8 +242,9 @@ bool Judge::Contention() {
 bool Judge::HostSide() {
   const auto& r = out_.readings;
   if (!r.gpu_utilization_pct_mean || !r.cpu_util_pct_mean) {
-    out_.unavailable.push_back(fmt::format("host-side: no {} readings in the window",
-                                           r.gpu_utilization_pct_mean ? "cpu.util" : "utilization.gpu"));
+    out_.unavailable.push_back(
+        fmt::format("host-side: no {} readings in the window",
+                    r.gpu_utilization_pct_mean ? "cpu.util" : "utilization.gpu"));
     return false;
   }
   if (*r.gpu_utilization_pct_mean >= t_.underfed_utilization_pct) return false;
@@ -251,9 +256,10 @@ bool Judge::HostSide() {
                         *r.gpu_utilization_pct_mean, *r.cpu_util_pct_mean));
     return false;
   }
-  Add(at, fmt::format("GPU underfed ({:.0f}% utilization, under {:.0f}%) while the CPUs were "
-                      "{:.0f}% busy",
-                      *r.gpu_utilization_pct_mean, t_.underfed_utilization_pct, *r.cpu_util_pct_mean));
+  Add(at,
+      fmt::format("GPU underfed ({:.0f}% utilization, under {:.0f}%) while the CPUs were "
+                  "{:.0f}% busy",
+                  *r.gpu_utilization_pct_mean, t_.underfed_utilization_pct, *r.cpu_util_pct_mean));
   return true;
 }
 
@@ -270,10 +276,12 @@ void Judge::Readings() {
     if (s->cpu_util_pct) cpu += *s->cpu_util_pct, ++n_cpu;
     if (s->sm_clock_mhz) clocks.push_back(*s->sm_clock_mhz);
     if (s->temperature_c) {
-      r.temperature_c_max = std::max(r.temperature_c_max.value_or(*s->temperature_c), *s->temperature_c);
+      r.temperature_c_max =
+          std::max(r.temperature_c_max.value_or(*s->temperature_c), *s->temperature_c);
     }
     if (s->psi_some_avg10_pct) {
-      r.psi_some_avg10_pct_max = std::max(r.psi_some_avg10_pct_max.value_or(0), *s->psi_some_avg10_pct);
+      r.psi_some_avg10_pct_max =
+          std::max(r.psi_some_avg10_pct_max.value_or(0), *s->psi_some_avg10_pct);
     }
     if (s->mem_available_bytes) {
       if (!first_avail) first_avail = s->mem_available_bytes;
@@ -283,7 +291,8 @@ void Judge::Readings() {
   for (const auto* list : {&span_.before, &span_.window}) {
     for (const Sample* s : *list) {
       if (s->temperature_c) {
-        r.temperature_c_min = std::min(r.temperature_c_min.value_or(*s->temperature_c), *s->temperature_c);
+        r.temperature_c_min =
+            std::min(r.temperature_c_min.value_or(*s->temperature_c), *s->temperature_c);
       }
     }
   }
@@ -292,7 +301,8 @@ void Judge::Readings() {
   if (n_cpu) r.cpu_util_pct_mean = cpu / static_cast<double>(n_cpu);
   if (!clocks.empty()) r.sm_clock_mhz_median = Percentile(clocks, 0.5);
   if (first_avail) {
-    r.mem_available_change_bytes = static_cast<int64_t>(*last_avail) - static_cast<int64_t>(*first_avail);
+    r.mem_available_change_bytes =
+        static_cast<int64_t>(*last_avail) - static_cast<int64_t>(*first_avail);
   }
 }
 
@@ -309,11 +319,14 @@ WindowVerdict Judge::Run() {
     const WallTime from = Shift(*w_.start_time, -pad), to = Shift(*w_.end_time, pad);
     const WallTime before = Shift(*w_.start_time, -length - pad);
     for (const Sample& s : *in_.samples) {
-      if (s.time >= from && s.time <= to) span_.window.push_back(&s);
-      else if (s.time >= before && s.time < from) span_.before.push_back(&s);
+      if (s.time >= from && s.time <= to)
+        span_.window.push_back(&s);
+      else if (s.time >= before && s.time < from)
+        span_.before.push_back(&s);
     }
     if (span_.window.empty()) {
-      out_.unavailable.push_back(fmt::format("samples: none between {} and {}", Clock(from), Clock(to)));
+      out_.unavailable.push_back(
+          fmt::format("samples: none between {} and {}", Clock(from), Clock(to)));
     }
   }
   bool bits = false, collapse = false, plateau = false, contention = false, host = false;
@@ -335,8 +348,8 @@ WindowVerdict Judge::Run() {
   }
   // Priority order of verdict.h; the rest go to `also`.
   const std::pair<bool, SlowdownCause> order[] = {
-      {bits, SlowdownCause::kThermal},       {collapse, SlowdownCause::kClockCollapse},
-      {plateau, SlowdownCause::kThermal},    {contention, SlowdownCause::kContention},
+      {bits, SlowdownCause::kThermal},    {collapse, SlowdownCause::kClockCollapse},
+      {plateau, SlowdownCause::kThermal}, {contention, SlowdownCause::kContention},
       {host, SlowdownCause::kHostSide},
   };
   bool chosen = false;
@@ -358,11 +371,16 @@ WindowVerdict Judge::Run() {
 
 std::string_view SlowdownCauseName(SlowdownCause cause) {
   switch (cause) {
-    case SlowdownCause::kThermal: return "thermal";
-    case SlowdownCause::kClockCollapse: return "clock-collapse";
-    case SlowdownCause::kContention: return "contention";
-    case SlowdownCause::kHostSide: return "host-side";
-    case SlowdownCause::kUnexplained: break;
+    case SlowdownCause::kThermal:
+      return "thermal";
+    case SlowdownCause::kClockCollapse:
+      return "clock-collapse";
+    case SlowdownCause::kContention:
+      return "contention";
+    case SlowdownCause::kHostSide:
+      return "host-side";
+    case SlowdownCause::kUnexplained:
+      break;
   }
   return "unexplained";
 }
@@ -390,91 +408,11 @@ std::string SlowdownCauseAdvice(SlowdownCause cause, PlatformKind platform) {
       return "the GPU waited for the host: the CPUs were busy (data loading, tokenization, "
              "augmentation); pre-process the data set once, or check for host-side heat and "
              "other CPU-heavy work";
-    case SlowdownCause::kUnexplained: break;
+    case SlowdownCause::kUnexplained:
+      break;
   }
   return "no GPU, memory or host cause in the samples: check the data loader, evaluation and "
          "checkpoint steps, and the config for what runs at these steps";
-}
-
-RecordedEvents ParseEventLines(std::string_view text) {
-  RecordedEvents out;
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    std::optional<WallTime> at;
-    if (j.is_object() && j.contains("wall_time") && j["wall_time"].is_string()) {
-      at = ParseIso8601WithOffset(j["wall_time"].get<std::string>());
-    }
-    if (!at || !j.contains("type") || !j["type"].is_string()) {
-      ++out.skipped_lines;
-      continue;
-    }
-    RecordedEvent e{j["type"].get<std::string>(), *at, "{}"};
-    if (j.contains("data")) e.data_json = j["data"].dump();
-    out.events.push_back(std::move(e));
-  }
-  return out;
-}
-
-std::string_view PlatformSourceName(PlatformSource source) {
-  switch (source) {
-    case PlatformSource::kFlag: return "flag";
-    case PlatformSource::kHeader: return "header";
-    case PlatformSource::kValues: return "values";
-    case PlatformSource::kNone: break;
-  }
-  return "none";
-}
-
-PlatformProfile ProfileFromSamples(const SampleSeries& series, std::optional<PlatformKind> forced,
-                                   PlatformSource* source) {
-  std::vector<double> clocks, watts;
-  bool gpu = false, device_memory = false;
-  std::optional<uint64_t> mem_total;
-  for (const Sample& s : series.samples) {
-    if (s.sm_clock_mhz) clocks.push_back(*s.sm_clock_mhz);
-    if (s.power_mw) watts.push_back(*s.power_mw);
-    gpu = gpu || s.sm_clock_mhz || s.power_mw || s.temperature_c || s.gpu_utilization_pct;
-    device_memory = device_memory || s.gpu_memory_total_bytes;
-    if (s.mem_total_bytes) mem_total = s.mem_total_bytes;
-  }
-  PlatformKind kind = PlatformKind::kNoGpu;
-  *source = PlatformSource::kNone;
-  const auto device = series.header.find("device");
-  const auto platform = series.header.find("platform");
-  if (forced) {
-    kind = *forced;
-    *source = PlatformSource::kFlag;
-  } else if ((device != series.header.end() && IsGb10Name(device->second)) ||
-             (platform != series.header.end() && platform->second == "gb10")) {
-    kind = PlatformKind::kGb10;
-    *source = PlatformSource::kHeader;
-  } else if (gpu) {
-    constexpr double kGiB = double(uint64_t{1} << 30);
-    const bool pool = mem_total && *mem_total >= 115 * kGiB && *mem_total <= 135 * kGiB;
-    kind = !device_memory && pool ? PlatformKind::kGb10 : PlatformKind::kDiscrete;
-    *source = PlatformSource::kValues;
-  }
-  PlatformProfile p;
-  p.kind = kind;
-  if (device != series.header.end()) p.gpu_name = device->second;
-  if (kind == PlatformKind::kGb10) {
-    p.sustained_power_mw = kGb10SustainedPowerMw;
-    p.rated_power_mw = kGb10RatedPowerMw;
-    p.normal_sm_clock_mhz = kGb10NormalSmClockMhz;
-    p.degraded_sm_clock_min_mhz = kGb10DegradedSmClockMinMhz;
-    p.degraded_sm_clock_max_mhz = kGb10DegradedSmClockMaxMhz;
-  } else if (kind != PlatformKind::kNoGpu) {
-    if (!clocks.empty()) p.normal_sm_clock_mhz = static_cast<uint32_t>(Percentile(clocks, 0.95));
-    if (!watts.empty()) {
-      p.sustained_power_mw = static_cast<uint32_t>(Percentile(watts, 0.95));
-      p.rated_power_mw = static_cast<uint32_t>(Percentile(watts, 1.0));
-    }
-  }
-  return p;
 }
 
 WindowVerdict ExplainWindow(const SlowdownWindow& window, const VerdictInputs& inputs,

@@ -30,10 +30,11 @@
 #include <vector>
 
 #include "base/wall_time.h"
+#include "explain/run_inputs.h"
 #include "explain/slowdown.h"
 #include "gpu/platform.h"
-#include "run/samples_csv.h"
 #include "run/sampler.h"
+#include "run/samples_csv.h"
 
 namespace headroom {
 
@@ -43,34 +44,6 @@ enum class SlowdownCause { kThermal, kClockCollapse, kContention, kHostSide, kUn
 std::string_view SlowdownCauseName(SlowdownCause cause);
 // One or two sentences of what to do; clock-collapse advice depends on the platform.
 std::string SlowdownCauseAdvice(SlowdownCause cause, PlatformKind platform);
-
-// One line of an --events file: {"type":"...","wall_time":"...","data":{...}}.
-struct RecordedEvent {
-  std::string type;
-  WallTime time{};
-  std::string data_json;  // the "data" object as text, "{}" when absent
-};
-
-struct RecordedEvents {
-  std::vector<RecordedEvent> events;  // in file order
-  size_t skipped_lines = 0;           // not JSON, or no "type" / parsable "wall_time"
-};
-
-// Parses an events file (blank lines ignored). Never fails: bad lines are counted.
-RecordedEvents ParseEventLines(std::string_view text);
-
-// Where the platform profile came from.
-enum class PlatformSource { kFlag, kHeader, kValues, kNone };
-std::string_view PlatformSourceName(PlatformSource source);  // "flag", "header", "values", "none"
-
-// The profile to judge samples by. GB10: the platform's constants (gpu/platform.h), detected
-// from the header's device= (or platform=gb10), else from the values: GPU readings present,
-// NVML device memory empty in every row and MemTotal 115-135 GiB (GB10's 121.7 GiB pool).
-// Discrete: the run's own figures, since the samples carry no limits: normal SM clock and
-// sustained power are the 95th percentiles of the run, rated power its maximum. None: no
-// GPU readings at all. `forced` (--platform) overrides detection.
-PlatformProfile ProfileFromSamples(const SampleSeries& series, std::optional<PlatformKind> forced,
-                                   PlatformSource* source);
 
 struct VerdictThresholds {
   // Clock-event bits: set in at least this share of the window's samples that have the
@@ -120,7 +93,7 @@ struct WindowReadings {
   std::optional<double> cpu_util_pct_mean;
   std::optional<double> psi_some_avg10_pct_max;
   std::optional<int64_t> mem_available_change_bytes;  // last minus first; negative: fell
-  std::vector<std::string> reasons;  // slowdown bit names seen in the window
+  std::vector<std::string> reasons;                   // slowdown bit names seen in the window
 };
 
 struct WindowVerdict {

@@ -191,7 +191,8 @@ TEST(ExplainRuns, Gb10DetectedFromValuesWhenTheHeaderSaysNothing) {
 
 TEST(ExplainRuns, EventLinesParseAndCountBadOnes) {
   const auto ev = ParseEventLines(
-      "{\"type\":\"clock_collapse\",\"wall_time\":\"2026-11-29T10:00:00.000Z\",\"data\":{\"clocks_sm_mhz\":700}}\n"
+      "{\"type\":\"clock_collapse\",\"wall_time\":\"2026-11-29T10:00:00.000Z\",\"data\":{\"clocks_"
+      "sm_mhz\":700}}\n"
       "\n"
       "not json\n"
       "{\"type\":\"start\",\"wall_time\":\"2026-11-29T10:00:01Z\",\"monotonic_s\":1.5}\n"

@@ -36,7 +36,9 @@ struct SyntheticRun {
   WallTime slow_start{}, slow_end{};
 };
 
-inline WallTime SyntheticStart() { return WallTime(std::chrono::seconds(1'795'946'400)); }  // 2026-11-29T10:00:00Z
+inline WallTime SyntheticStart() {
+  return WallTime(std::chrono::seconds(1'795'946'400));
+}  // 2026-11-29T10:00:00Z
 
 inline SyntheticRun MakeSyntheticRun(Scenario scenario, int steps = 300, int slow_first = 120,
                                      int slow_last = 200, double slow_factor = 2.0) {
@@ -49,9 +51,11 @@ inline SyntheticRun MakeSyntheticRun(Scenario scenario, int steps = 300, int slo
   for (int s = 1; s <= steps; ++s) {
     const bool slow = slowed && s >= slow_first && s <= slow_last;
     const double dt = 0.5 * (slow ? slow_factor : 1.0);
-    if (slow && s == slow_first) run.slow_start = t0 + milliseconds(static_cast<int64_t>(elapsed * 1000));
+    if (slow && s == slow_first)
+      run.slow_start = t0 + milliseconds(static_cast<int64_t>(elapsed * 1000));
     elapsed += dt;
-    if (slow && s == slow_last) run.slow_end = t0 + milliseconds(static_cast<int64_t>(elapsed * 1000));
+    if (slow && s == slow_last)
+      run.slow_end = t0 + milliseconds(static_cast<int64_t>(elapsed * 1000));
     const auto at = t0 + milliseconds(static_cast<int64_t>(elapsed * 1000));
     const int e = static_cast<int>(elapsed);
     run.log += fmt::format("{} {:3d}%|#         | {}/{} [{:02d}:{:02d}<00:00, {:.2f}it/s]\r",
@@ -103,7 +107,8 @@ inline SyntheticRun MakeSyntheticRun(Scenario scenario, int steps = 300, int slo
           break;
         case Scenario::kContention:
           s.psi_some_avg10_pct = 25.0;
-          s.mem_available_bytes = (uint64_t{100} << 30) - static_cast<uint64_t>(into * 4 * (1 << 30));
+          s.mem_available_bytes =
+              (uint64_t{100} << 30) - static_cast<uint64_t>(into * 4 * (1 << 30));
           break;
         case Scenario::kHostSide:
           s.gpu_utilization_pct = 30;
