@@ -20,6 +20,8 @@ constexpr Subcommand kSubcommands[] = {
      RunSweepCommand},
     {"watch", "sample temperature, power, clocks and memory into a durable CSV, beside a job",
      RunWatchCommand},
+    {"explain", "find where a run slowed down and say why, from its log and watch's samples",
+     RunExplainCommand},
     {"ps", "who else holds the memory pool: servers, trainers, GPU processes, their caps",
      RunPsCommand},
     {"ladder", "walk an OOM through its remedies in order, one job at a time, recorded",

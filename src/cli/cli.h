@@ -60,5 +60,6 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom

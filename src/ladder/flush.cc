@@ -13,17 +13,6 @@
 
 namespace headroom {
 
-std::vector<std::string> ParseCmdline(std::string_view text) {
-  std::vector<std::string> argv;
-  while (!text.empty()) {
-    const size_t end = text.find('\0');
-    argv.emplace_back(text.substr(0, end));
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  return argv;
-}
-
 bool CmdlineMatchesJob(const std::vector<std::string>& argv, std::string_view match) {
   if (argv.empty() || match.empty()) return false;
   const std::string program = std::filesystem::path(argv[0]).filename().string();

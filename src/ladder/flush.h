@@ -11,12 +11,10 @@
 #include <vector>
 
 #include "base/result.h"
+#include "sys/process_survey.h"  // ParseCmdline
 #include "sys/sysroot.h"
 
 namespace headroom {
-
-// The arguments of /proc/PID/cmdline (NUL-separated, usually NUL-terminated).
-std::vector<std::string> ParseCmdline(std::string_view text);
 
 struct JobProcess {
   pid_t pid = 0;

@@ -1,0 +1,423 @@
+// Implementation notes: the window's samples are those stamped within it, widened by half
+// the sampling interval on each side (with watch's default 30 s interval a 60 s window would
+// otherwise hold one sample or none). Each test counts only the samples that have its
+// readings: an empty field is "no reading", never 0 (STYLE.md point 7), and a test with no
+// readings at all says so in `unavailable` instead of failing quietly.
+#include "explain/verdict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpu/clock_events.h"
+
+namespace headroom {
+namespace {
+
+// The bits the issue names as power or thermal: sw_power_cap, hw_slowdown,
+// sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake_slowdown (gpu/clock_events.h).
+constexpr uint64_t kPowerThermalBits = 0x04 | 0x08 | 0x20 | 0x40 | 0x80;
+constexpr uint64_t kGpuIdleBit = 0x01;
+
+WallTime Shift(WallTime t, double seconds) {
+  return t + std::chrono::duration_cast<WallTime::duration>(std::chrono::duration<double>(seconds));
+}
+
+std::string Clock(WallTime t) { return FormatUtcIso8601(t); }
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
+struct Span {
+  std::vector<const Sample*> window;  // the window's samples
+  std::vector<const Sample*> before;  // one window length before it (temperature baseline)
+};
+
+class Judge {
+ public:
+  Judge(const SlowdownWindow& w, const VerdictInputs& in, const VerdictThresholds& t)
+      : w_(w), in_(in), t_(t) {}
+
+  WindowVerdict Run();
+
+ private:
+  bool ReasonBits();
+  bool Collapse();
+  bool Plateau();
+  bool Contention();
+  bool HostSide();
+  void Readings();
+  bool EventIn(std::string_view type, double lookback_s, const RecordedEvent** first) const;
+  void Add(std::optional<WallTime> at, std::string text) {
+    out_.evidence.push_back({at, std::move(text)});
+  }
+
+  const SlowdownWindow& w_;
+  const VerdictInputs& in_;
+  const VerdictThresholds& t_;
+  Span span_;
+  WindowVerdict out_;
+};
+
+bool Judge::EventIn(std::string_view type, double lookback_s, const RecordedEvent** first) const {
+  if (!in_.events || !w_.start_time || !w_.end_time) return false;
+  const WallTime from = Shift(*w_.start_time, -lookback_s);
+  for (const auto& e : *in_.events) {
+    if (e.type == type && e.time >= from && e.time <= *w_.end_time) {
+      *first = &e;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Judge::ReasonBits() {
+  size_t known = 0, set = 0;
+  uint64_t seen = 0;
+  std::optional<WallTime> first;
+  for (const Sample* s : span_.window) {
+    if (!s->clock_event_reasons) continue;
+    ++known;
+    const uint64_t bits = *s->clock_event_reasons & kPowerThermalBits;
+    if (!bits) continue;
+    ++set;
+    seen |= bits;
+    if (!first) first = s->time;
+  }
+  out_.readings.reasons = DecodeClockEventReasons(seen);
+  bool matched = false;
+  if (known == 0) {
+    out_.unavailable.push_back("clock event reasons: no readings in the window");
+  } else if (static_cast<double>(set) >= t_.reason_min_share * static_cast<double>(known)) {
+    Add(first, fmt::format("clock event reasons {} set in {} of {} samples",
+                           Join(out_.readings.reasons), set, known));
+    matched = true;
+  }
+  const RecordedEvent* e = nullptr;
+  if (EventIn("throttle_set", 0, &e)) {
+    Add(e->time, "event throttle_set " + e->data_json);
+    matched = true;
+  }
+  return matched;
+}
+
+bool Judge::Collapse() {
+  const PlatformProfile& p = in_.profile;
+  const RecordedEvent* e = nullptr;
+  const bool event = EventIn("clock_collapse", 0, &e);
+  if (event) Add(e->time, "event clock_collapse " + e->data_json);
+  if (!p.normal_sm_clock_mhz) {
+    out_.unavailable.push_back("clock collapse: no normal SM clock for this platform");
+    return event;
+  }
+  size_t known = 0, low = 0;
+  std::optional<WallTime> first;
+  for (const Sample* s : span_.window) {
+    if (!s->sm_clock_mhz) continue;
+    ++known;
+    const uint32_t mhz = *s->sm_clock_mhz;
+    const bool slow =
+        mhz < t_.collapse_clock_fraction * *p.normal_sm_clock_mhz || InDegradedClockBand(p, mhz);
+    const bool busy =
+        (!s->gpu_utilization_pct || *s->gpu_utilization_pct >= t_.busy_utilization_pct) &&
+        (!s->clock_event_reasons || !(*s->clock_event_reasons & kGpuIdleBit));
+    const bool no_bit = !s->clock_event_reasons || !IsClockSlowdown(*s->clock_event_reasons);
+    const bool low_power = !s->power_mw || !p.rated_power_mw ||
+                           *s->power_mw < t_.collapse_max_power_fraction * *p.rated_power_mw;
+    if (slow && busy && no_bit && low_power) {
+      ++low;
+      if (!first) first = s->time;
+    }
+  }
+  if (known == 0) {
+    out_.unavailable.push_back("clock collapse: no SM clock readings in the window");
+    return event;
+  }
+  if (static_cast<double>(low) < t_.collapse_min_share * static_cast<double>(known)) return event;
+  Add(first,
+      fmt::format("SM clock {:.0f} MHz (median) against a normal {} MHz{}, GPU busy, no "
+                  "clock event bit, in {} of {} samples",
+                  out_.readings.sm_clock_mhz_median.value_or(0), *p.normal_sm_clock_mhz,
+                  p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
+                      ? fmt::format(" (degraded band {}-{} MHz)", *p.degraded_sm_clock_min_mhz,
+                                    *p.degraded_sm_clock_max_mhz)
+                      : "",
+                  low, known));
+  if (out_.readings.power_w_mean) {
+    Add(first, fmt::format("power {:.1f} W, under {:.0f}% of the rated {:.0f} W",
+                           *out_.readings.power_w_mean, t_.collapse_max_power_fraction * 100,
+                           p.rated_power_mw.value_or(0) / 1000.0));
+  }
+  return true;
+}
+
+bool Judge::Plateau() {
+  const RecordedEvent* e = nullptr;
+  const bool event = EventIn("power_plateau", t_.event_lookback_s, &e);
+  if (event) Add(e->time, "event power_plateau " + e->data_json);
+  const auto& sustained = in_.profile.sustained_power_mw;
+  if (!sustained) {
+    out_.unavailable.push_back("power plateau: no sustained power figure for this platform");
+    return event;
+  }
+  std::vector<double> watts;
+  std::optional<WallTime> first;
+  for (const Sample* s : span_.window) {
+    if (s->power_mw) watts.push_back(*s->power_mw / 1000.0);
+    if (s->power_mw && !first) first = s->time;
+  }
+  if (watts.empty() || !out_.readings.temperature_c_max) {
+    out_.unavailable.push_back("power plateau: no power or temperature readings in the window");
+    return event;
+  }
+  const double mean = *out_.readings.power_w_mean;
+  const size_t flat = std::count_if(watts.begin(), watts.end(), [&](double w) {
+    return std::abs(w - mean) <= t_.plateau_band * mean;
+  });
+  const int rise = *out_.readings.temperature_c_max - out_.readings.temperature_c_min.value_or(0);
+  const bool near_cap = mean >= t_.plateau_min_fraction * (*sustained / 1000.0);
+  if (!near_cap ||
+      static_cast<double>(flat) < t_.plateau_min_share * static_cast<double>(watts.size()) ||
+      rise < t_.temperature_rise_c) {
+    return event;
+  }
+  Add(first, fmt::format("power flat at {:.1f} W ({} of {} samples within {:.0f}%), near the "
+                         "sustained {:.0f} W, while the temperature rose {} C ({} -> {} C)",
+                         mean, flat, watts.size(), t_.plateau_band * 100, *sustained / 1000.0, rise,
+                         *out_.readings.temperature_c_min, *out_.readings.temperature_c_max));
+  return true;
+}
+
+bool Judge::Contention() {
+  bool matched = false;
+  const RecordedEvent* e = nullptr;
+  if (!in_.events) {
+    out_.unavailable.push_back("other GPU processes: no --events file");
+  } else {
+    if (EventIn("gpu_process_started", t_.event_lookback_s, &e)) {
+      Add(e->time, "another process started using the GPU " + e->data_json);
+      matched = true;
+    }
+    if (EventIn("memory_pressure", t_.event_lookback_s, &e)) {
+      Add(e->time, "event memory_pressure " + e->data_json);
+      matched = true;
+    }
+  }
+  const auto& r = out_.readings;
+  if (r.psi_some_avg10_pct_max && *r.psi_some_avg10_pct_max >= t_.psi_some_avg10_pct) {
+    std::optional<WallTime> at;
+    for (const Sample* s : span_.window) {
+      if (s->psi_some_avg10_pct && *s->psi_some_avg10_pct >= t_.psi_some_avg10_pct) {
+        at = s->time;
+        break;
+      }
+    }
+    Add(at, fmt::format("memory pressure: PSI some avg10 up to {:.1f}% (threshold {:.0f}%)",
+                        *r.psi_some_avg10_pct_max, t_.psi_some_avg10_pct));
+    matched = true;
+  }
+  if (r.mem_available_change_bytes &&
+      -*r.mem_available_change_bytes >= static_cast<int64_t>(t_.mem_fall_bytes)) {
+    Add(span_.window.front()->time,
+        fmt::format("MemAvailable fell {:.1f} GiB across the window",
+                    -*r.mem_available_change_bytes / double(uint64_t{1} << 30)));
+    matched = true;
+  }
+  if (!r.psi_some_avg10_pct_max && !r.mem_available_change_bytes) {
+    out_.unavailable.push_back("memory pressure: no PSI or MemAvailable readings in the window");
+  }
+  return matched;
+}
+
+bool Judge::HostSide() {
+  const auto& r = out_.readings;
+  if (!r.gpu_utilization_pct_mean || !r.cpu_util_pct_mean) {
+    out_.unavailable.push_back(
+        fmt::format("host-side: no {} readings in the window",
+                    r.gpu_utilization_pct_mean ? "cpu.util" : "utilization.gpu"));
+    return false;
+  }
+  if (*r.gpu_utilization_pct_mean >= t_.underfed_utilization_pct) return false;
+  const std::optional<WallTime> at = span_.window.front()->time;
+  if (*r.cpu_util_pct_mean < t_.cpu_busy_pct) {
+    // Not a verdict, but worth saying: the GPU waited on something that is not CPU time
+    // (I/O, a single loader thread, a lock).
+    Add(at, fmt::format("GPU underfed ({:.0f}% utilization) while the CPUs were only {:.0f}% busy",
+                        *r.gpu_utilization_pct_mean, *r.cpu_util_pct_mean));
+    return false;
+  }
+  Add(at,
+      fmt::format("GPU underfed ({:.0f}% utilization, under {:.0f}%) while the CPUs were "
+                  "{:.0f}% busy",
+                  *r.gpu_utilization_pct_mean, t_.underfed_utilization_pct, *r.cpu_util_pct_mean));
+  return true;
+}
+
+void Judge::Readings() {
+  WindowReadings& r = out_.readings;
+  r.samples = span_.window.size();
+  double power = 0, util = 0, cpu = 0;
+  size_t n_power = 0, n_util = 0, n_cpu = 0;
+  std::vector<double> clocks;
+  std::optional<uint64_t> first_avail, last_avail;
+  for (const Sample* s : span_.window) {
+    if (s->power_mw) power += *s->power_mw / 1000.0, ++n_power;
+    if (s->gpu_utilization_pct) util += *s->gpu_utilization_pct, ++n_util;
+    if (s->cpu_util_pct) cpu += *s->cpu_util_pct, ++n_cpu;
+    if (s->sm_clock_mhz) clocks.push_back(*s->sm_clock_mhz);
+    if (s->temperature_c) {
+      r.temperature_c_max =
+          std::max(r.temperature_c_max.value_or(*s->temperature_c), *s->temperature_c);
+    }
+    if (s->psi_some_avg10_pct) {
+      r.psi_some_avg10_pct_max =
+          std::max(r.psi_some_avg10_pct_max.value_or(0), *s->psi_some_avg10_pct);
+    }
+    if (s->mem_available_bytes) {
+      if (!first_avail) first_avail = s->mem_available_bytes;
+      last_avail = s->mem_available_bytes;
+    }
+  }
+  for (const auto* list : {&span_.before, &span_.window}) {
+    for (const Sample* s : *list) {
+      if (s->temperature_c) {
+        r.temperature_c_min =
+            std::min(r.temperature_c_min.value_or(*s->temperature_c), *s->temperature_c);
+      }
+    }
+  }
+  if (n_power) r.power_w_mean = power / static_cast<double>(n_power);
+  if (n_util) r.gpu_utilization_pct_mean = util / static_cast<double>(n_util);
+  if (n_cpu) r.cpu_util_pct_mean = cpu / static_cast<double>(n_cpu);
+  if (!clocks.empty()) r.sm_clock_mhz_median = Percentile(clocks, 0.5);
+  if (first_avail) {
+    r.mem_available_change_bytes =
+        static_cast<int64_t>(*last_avail) - static_cast<int64_t>(*first_avail);
+  }
+}
+
+WindowVerdict Judge::Run() {
+  if (!w_.start_time || !w_.end_time) {
+    out_.unavailable.push_back(
+        "all: the log has no wall-clock times, so samples and events cannot be lined up with "
+        "the window (run the job under `headroom watch --log`, which stamps each line)");
+  } else if (!in_.samples) {
+    out_.unavailable.push_back("samples: no --samples file");
+  } else {
+    const double pad = in_.sample_interval_s / 2;
+    const double length = std::chrono::duration<double>(*w_.end_time - *w_.start_time).count();
+    const WallTime from = Shift(*w_.start_time, -pad), to = Shift(*w_.end_time, pad);
+    const WallTime before = Shift(*w_.start_time, -length - pad);
+    for (const Sample& s : *in_.samples) {
+      if (s.time >= from && s.time <= to)
+        span_.window.push_back(&s);
+      else if (s.time >= before && s.time < from)
+        span_.before.push_back(&s);
+    }
+    if (span_.window.empty()) {
+      out_.unavailable.push_back(
+          fmt::format("samples: none between {} and {}", Clock(from), Clock(to)));
+    }
+  }
+  bool bits = false, collapse = false, plateau = false, contention = false, host = false;
+  if (!span_.window.empty()) {
+    Readings();
+    if (in_.profile.kind == PlatformKind::kNoGpu) {
+      out_.unavailable.push_back("GPU: platform none, GPU readings not judged");
+    } else {
+      bits = ReasonBits();
+      collapse = Collapse();
+      plateau = Plateau();
+    }
+    contention = Contention();
+    host = HostSide();
+  } else if (in_.events && w_.start_time) {
+    bits = ReasonBits();  // events alone can still speak
+    collapse = Collapse();
+    contention = Contention();
+  }
+  // Priority order of verdict.h; the rest go to `also`.
+  const std::pair<bool, SlowdownCause> order[] = {
+      {bits, SlowdownCause::kThermal},    {collapse, SlowdownCause::kClockCollapse},
+      {plateau, SlowdownCause::kThermal}, {contention, SlowdownCause::kContention},
+      {host, SlowdownCause::kHostSide},
+  };
+  bool chosen = false;
+  for (const auto& [matched, cause] : order) {
+    if (!matched) continue;
+    if (!chosen) {
+      out_.cause = cause;
+      chosen = true;
+    } else if (cause != out_.cause &&
+               std::find(out_.also.begin(), out_.also.end(), cause) == out_.also.end()) {
+      out_.also.push_back(cause);
+    }
+  }
+  out_.advice = SlowdownCauseAdvice(out_.cause, in_.profile.kind);
+  return out_;
+}
+
+}  // namespace
+
+std::string_view SlowdownCauseName(SlowdownCause cause) {
+  switch (cause) {
+    case SlowdownCause::kThermal:
+      return "thermal";
+    case SlowdownCause::kClockCollapse:
+      return "clock-collapse";
+    case SlowdownCause::kContention:
+      return "contention";
+    case SlowdownCause::kHostSide:
+      return "host-side";
+    case SlowdownCause::kUnexplained:
+      break;
+  }
+  return "unexplained";
+}
+
+std::string SlowdownCauseAdvice(SlowdownCause cause, PlatformKind platform) {
+  switch (cause) {
+    case SlowdownCause::kThermal:
+      return platform == PlatformKind::kGb10
+                 ? "expected platform behaviour: GB10 sustains about 100 W against its 240 W "
+                   "rating and slows as it heats; do not retune batch size or precision for it "
+                   "(give the machine air, or accept the sustained rate)"
+                 : "expected behaviour at the GPU's power or thermal limit; do not retune batch "
+                   "size or precision for it (check cooling and the power limit instead)";
+    case SlowdownCause::kClockCollapse:
+      return platform == PlatformKind::kGb10
+                 ? "GB10's degraded clock state (500-850 MHz with no throttle bit): a reboot "
+                   "does not clear it; shut down, unplug the power for 60 s, then start again"
+                 : "clocks held far below normal with no reason bit: check application clocks "
+                   "and power delivery; a full power-off (unplug for 60 s) clears a stuck state "
+                   "that a reboot may not";
+    case SlowdownCause::kContention:
+      return "another job shared the GPU or the memory pool: stop it or run the jobs one at a "
+             "time; under memory pressure drop the page cache or lower the other job's use";
+    case SlowdownCause::kHostSide:
+      return "the GPU waited for the host: the CPUs were busy (data loading, tokenization, "
+             "augmentation); pre-process the data set once, or check for host-side heat and "
+             "other CPU-heavy work";
+    case SlowdownCause::kUnexplained:
+      break;
+  }
+  return "no GPU, memory or host cause in the samples: check the data loader, evaluation and "
+         "checkpoint steps, and the config for what runs at these steps";
+}
+
+WindowVerdict ExplainWindow(const SlowdownWindow& window, const VerdictInputs& inputs,
+                            const VerdictThresholds& thresholds) {
+  return Judge(window, inputs, thresholds).Run();
+}
+
+}  // namespace headroom
