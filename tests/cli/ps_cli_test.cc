@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "cli/run_cli.h"
+#include "run_cli.h"
 #include "model/testing_files.h"
 #include "sys/processes.h"
 
