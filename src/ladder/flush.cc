@@ -41,7 +41,8 @@ Result<bool> DropPageCache(const SysRoot& root) {
   // Dirty pages cannot be dropped; sync first writes them back so the flush frees them too.
   ::sync();
   const std::string path = root.Path(kDropCachesPath).string();
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  // O_TRUNC: procfs ignores it; a fixture file keeps nothing of what it held.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) return ErrnoError("open(" + path + ")");
   const ssize_t n = ::write(fd, "3", 1);
   const int write_errno = errno;

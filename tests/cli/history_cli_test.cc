@@ -201,7 +201,7 @@ TEST_F(HistoryCli, BadJournals) {
   const std::string newer = tmp_ / "newer.db";
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(newer.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE runs (id INTEGER); PRAGMA user_version = 3;", nullptr,
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE runs (id INTEGER); PRAGMA user_version = 9;", nullptr,
                          nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
@@ -217,7 +217,8 @@ TEST_F(HistoryCli, BadJournals) {
            2,
            "",
            "journal: open(" + newer +
-               "): schema version 3 is newer than this headroom (1); upgrade headroom"},
+               "): schema version 9 is newer than this headroom (" + std::to_string(kJournalSchemaVersion) +
+               "); upgrade headroom"},
           {{"history", "--journal", other}, 2, "", "not a headroom journal"},
           {{"history", "--journal", tmp_ / ""}, 2, "", ""},  // a directory
       },
