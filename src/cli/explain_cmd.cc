@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <limits>
+#include <filesystem>
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +29,7 @@
 
 #include "base/table.h"
 #include "cli/cli.h"
+#include "store/journal.h"
 #include "explain/slowdown.h"
 #include "explain/step_log.h"
 #include "explain/step_times.h"
@@ -230,6 +233,38 @@ std::string ToText(const Report& r) {
   return out;
 }
 
+// The files of a `headroom watch` run, from its "files" event in the journal; a path given
+// by flag wins. Errors name --run: no such run, not a watch run, no files recorded.
+void FilesFromRun(int64_t id, const std::string& journal_flag, std::string& log, std::string& samples,
+                  std::string& events) {
+  auto path = ResolveJournalPath(journal_flag, std::getenv);
+  if (!path) throw UsageError{"--run: " + path.error().message};
+  if (!std::filesystem::exists(*path)) throw UsageError{fmt::format("--run {}: no journal at {}", id, path->string())};
+  auto journal = Journal::Open(*path, JournalOptions{.read_only = true});
+  if (!journal) throw UsageError{"--run: " + journal.error().message};
+  auto run = journal->FindRun(id);
+  if (!run) throw UsageError{"--run: " + run.error().message};
+  if (!*run) throw UsageError{fmt::format("--run {}: no such run in {}", id, path->string())};
+  if ((*run)->kind != "watch") {
+    throw UsageError{fmt::format("--run {}: a {} run, not a watch run (explain reads watch's files)", id, (*run)->kind)};
+  }
+  auto recorded = journal->Events(id);
+  if (!recorded) throw UsageError{"--run: " + recorded.error().message};
+  for (const auto& e : *recorded) {
+    if (e.type != "files") continue;
+    const auto j = nlohmann::json::parse(e.data_json, nullptr, false);
+    auto take = [&](const char* key, std::string& into) {
+      if (into.empty() && j.is_object() && j.contains(key) && j[key].is_string()) into = j[key].get<std::string>();
+    };
+    take("log", log);
+    take("samples", samples);
+    take("events", events);
+    if (log.empty()) throw UsageError{fmt::format("--run {}: the watch ran without --log; give --log", id)};
+    return;
+  }
+  throw UsageError{fmt::format("--run {}: no files recorded for this run", id)};
+}
+
 std::optional<PlatformKind> PlatformFlag(const std::string& text) {
   if (text.empty()) return std::nullopt;
   if (text == "gb10") return PlatformKind::kGb10;
@@ -241,20 +276,24 @@ std::optional<PlatformKind> PlatformFlag(const std::string& text) {
 }  // namespace
 
 int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string log_path, samples_path, events_path, step_regex, platform_text;
+  std::string log_path, samples_path, events_path, step_regex, platform_text, journal_flag;
+  int64_t run_id = 0;
   bool json = false;
   CLI::App app{
       "Find where a training run slowed down and say why, from its log and the samples of "
       "`headroom watch`.\n\n"
-      "  headroom explain --log train.log --samples samples.csv [--events events.jsonl]\n\n"
+      "  headroom explain --log train.log --samples samples.csv [--events events.jsonl]\n"
+      "  headroom explain --run ID     (a `headroom watch` run recorded in the journal)\n\n"
       "A slowdown is a sustained stretch at 1.5x or more of the run's baseline seconds per "
       "step; each gets a verdict (thermal, clock-collapse, contention, host-side, "
       "unexplained) with its evidence and advice (docs/explain.md).\n\n"
       "exit status: 0 analysis printed (with or without slowdowns); 1 no step series in the "
       "log; 2 usage or input error",
       "headroom explain"};
-  app.add_option("--log", log_path, "the training log (ideally written by `headroom watch --log`)")
-      ->required();
+  app.add_option("--log", log_path, "the training log (ideally written by `headroom watch --log`)");
+  app.add_option("--run", run_id, "take the log, samples and events of this `headroom watch` run from the journal (the flags above override)")
+      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
+  app.add_option("--journal", journal_flag, "the journal for --run (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)");
   app.add_option("--samples", samples_path, "the samples CSV of `headroom watch --out`");
   app.add_option("--events", events_path, "the events file of `headroom watch --events`");
   app.add_option(
@@ -267,6 +306,8 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
   if (auto status = ParseFlags(app, env, "explain", args)) return *status;
   try {
     const std::optional<PlatformKind> forced = PlatformFlag(platform_text);
+    if (run_id > 0) FilesFromRun(run_id, journal_flag, log_path, samples_path, events_path);
+    if (log_path.empty()) throw UsageError{"--log: give the training log, or --run ID of a watch run"};
     std::optional<StepPattern> pattern;
     if (!step_regex.empty()) {
       auto compiled = StepPattern::Compile(step_regex);

@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -36,6 +37,7 @@
 #include "base/duration.h"
 #include "base/durable_lines.h"
 #include "cli/cli.h"
+#include "store/journal.h"
 #include "gpu/nvml.h"
 #include "run/guard.h"
 #include "run/log_tee.h"
@@ -150,12 +152,68 @@ std::string HostName() {
   return name;
 }
 
+// The run in the journal: begun with a "files" event naming the samples, log and events
+// files by absolute path (committed at once, so a run cut by a power-off still points at
+// its files), finished with the row count. A journal that cannot be opened or written is a
+// note on stderr, never a reason not to sample.
+class WatchRecord {
+ public:
+  WatchRecord(const CliEnv& env, const std::string& flag, bool off, const std::vector<std::string>& command,
+              const std::vector<std::pair<std::string, std::string>>& files)
+      : env_(env) {
+    if (off) return;
+    auto path = ResolveJournalPath(flag, std::getenv);
+    auto opened = path ? Journal::Open(*path) : Result<Journal>(path.error());
+    if (!opened) {
+      Note(opened.error().message);
+      return;
+    }
+    journal_.emplace(std::move(*opened));
+    const std::vector<std::string> recorded = command.empty() ? std::vector<std::string>{"headroom", "watch"} : command;
+    auto id = journal_->BeginRun(RunKind::kWatch, recorded, std::chrono::system_clock::now());
+    if (!id) {
+      Note(id.error().message);
+      journal_.reset();
+      return;
+    }
+    run_id_ = *id;
+    for (const auto& [name, file] : files) {
+      std::error_code ec;
+      files_[name] = file.empty() ? nlohmann::json(nullptr)
+                                  : nlohmann::json(std::filesystem::absolute(file, ec).string());
+    }
+    if (auto added = journal_->AddEvent(*run_id_, "files", 0, std::chrono::system_clock::now(), files_.dump()); !added) {
+      Note(added.error().message);
+    }
+    std::fprintf(env_.err, "headroom watch: run %lld in %s (headroom explain --run %lld)\n",
+                 static_cast<long long>(*run_id_), path->string().c_str(), static_cast<long long>(*run_id_));
+  }
+  void Finish(const char* status, int exit_status, uint64_t rows) {
+    if (!journal_ || !run_id_) return;
+    nlohmann::json summary = files_;
+    summary["rows"] = rows;
+    if (auto done = journal_->FinishRun(*run_id_, status, exit_status, summary.dump(), std::chrono::system_clock::now());
+        !done) {
+      Note(done.error().message);
+    }
+  }
+
+ private:
+  void Note(const std::string& message) {
+    std::fprintf(env_.err, "headroom watch: note: not recorded in the journal: %s\n", message.c_str());
+  }
+  const CliEnv& env_;
+  std::optional<Journal> journal_;
+  std::optional<int64_t> run_id_;
+  nlohmann::json files_ = nlohmann::json::object();
+};
+
 }  // namespace
 
 int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::string interval_text = "30s", out_path = "samples.csv", events_path, log_path, nvml_lib,
-              root_dir;
-  bool guard = false;
+              root_dir, journal_flag;
+  bool guard = false, no_journal = false;
   std::vector<std::string> command;
   CLI::App app{fmt::format(
       "Sample GPU temperature, power, clocks, throttle reasons, memory and pressure into a CSV, "
@@ -176,6 +234,8 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_flag("--guard", guard, "with a command: kill the job when MemAvailable falls below the guard's default level (the larger of 4GiB and 8% of MemTotal)");
   app.add_option("--nvml-lib", nvml_lib, "load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)");
   app.add_option("--root", root_dir, "read proc/ and sys/ below this directory instead of /");
+  app.add_option("--journal", journal_flag, "record the run and its files here, for `headroom explain --run ID` (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)");
+  app.add_flag("--no-journal", no_journal, "do not record the run");
   app.add_option("command", command, "the job, after --");
   if (auto status = ParseFlags(app, env, "watch", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
@@ -225,6 +285,8 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
       log.emplace(std::move(*l));
     }
     WatchLoop loop(sampler, *csv, events ? &*events : nullptr, fileno(env.err));
+    WatchRecord record(env, journal_flag, no_journal, command,
+                       {{"samples", out_path}, {"log", log_path}, {"events", events_path}});
 
     if (command.empty()) {
       sigset_t mask;
@@ -241,6 +303,7 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
       std::fprintf(env.err, "headroom watch: stopped%s; %llu samples in %s\n",
                    got ? fmt::format(" by signal {}", si.ssi_signo).c_str() : "",
                    static_cast<unsigned long long>(csv->rows()), out_path.c_str());
+      record.Finish("stopped", kExitOk, csv->rows());
       return kExitOk;
     }
 
@@ -304,6 +367,7 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
                                                : "ended";
     std::fprintf(env.err, "headroom watch: job %s after %.1f s; %llu samples in %s\n", how.c_str(),
                  summary->duration_s, static_cast<unsigned long long>(csv->rows()), out_path.c_str());
+    record.Finish(summary->killed ? "killed-by-guard" : "exited", summary->exit_status, csv->rows());
     return summary->exit_status;
   } catch (const UsageError& e) {
     PrintError(env, "watch: " + e.message);

@@ -203,7 +203,14 @@ Result<fs::path> ResolveJournalPath(std::string_view flag,
       "pass --journal PATH"};
 }
 
-std::string_view RunKindName(RunKind kind) { return kind == RunKind::kGuard ? "guard" : "sweep"; }
+std::string_view RunKindName(RunKind kind) {
+  switch (kind) {
+    case RunKind::kGuard: return "guard";
+    case RunKind::kSweep: return "sweep";
+    case RunKind::kWatch: return "watch";
+  }
+  return "guard";
+}
 
 std::string_view TrialOutcomeName(TrialOutcome outcome) {
   switch (outcome) {
@@ -494,6 +501,16 @@ Result<std::vector<RunRow>> Journal::RecentRuns(int limit) {
     row.host = select->Text(8);
   }
   return rows;
+}
+
+Result<std::optional<RunRow>> Journal::FindRun(int64_t run_id) {
+  // Runs are few (one per command a person typed): the newest first, then the one wanted.
+  auto runs = RecentRuns(std::numeric_limits<int>::max());
+  if (!runs) return runs.error();
+  for (auto& run : *runs) {
+    if (run.id == run_id) return std::optional<RunRow>(std::move(run));
+  }
+  return std::optional<RunRow>{};
 }
 
 Result<std::vector<TrialRow>> Journal::Trials(int64_t run_id) {

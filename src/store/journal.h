@@ -34,8 +34,8 @@ inline constexpr int kJournalSchemaVersion = 3;
 Result<std::filesystem::path> ResolveJournalPath(
     std::string_view flag, const std::function<const char*(const char*)>& getenv);
 
-enum class RunKind { kGuard, kSweep };
-std::string_view RunKindName(RunKind kind);  // "guard", "sweep"
+enum class RunKind { kGuard, kSweep, kWatch };
+std::string_view RunKindName(RunKind kind);  // "guard", "sweep", "watch"
 
 enum class TrialOutcome { kOk, kOverLimit, kKilledByGuard, kOom, kError, kTimeout, kSkipped };
 // "ok", "over-limit", "killed-by-guard", "oom", "error", "timeout", "skipped"
@@ -138,6 +138,8 @@ class Journal {
   Result<std::vector<RunRow>> RecentRuns(int limit);
   Result<std::vector<TrialRow>> Trials(int64_t run_id);  // in insertion order
   Result<std::vector<EventRow>> Events(int64_t run_id);  // in insertion order
+  // One run by id; nullopt when there is none.
+  Result<std::optional<RunRow>> FindRun(int64_t run_id);
 
  private:
   // The OOM ladder's tables (store/ladder_journal.h) share this connection and its

@@ -167,3 +167,33 @@ TEST_F(ExplainCli, PlatformNoneOverridesTheHeader) {
 
 }  // namespace
 }  // namespace headroom
+
+namespace headroom {
+namespace {
+
+// `watch --journal` records its files; `explain --run ID` finds them there.
+TEST_F(ExplainCli, RunFromTheJournalUsesTheFilesWatchRecorded) {
+  const std::string journal = (dir_ / "journal.db").string();
+  const std::string log = (dir_ / "job.log").string();
+  const auto w = RunCli({"watch", "--journal", journal, "--interval", "100ms", "--out", (dir_ / "s.csv").string(),
+                         "--log", log, "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--", "sh", "-c",
+                         "i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo \"{\\\"step\\\": $i, \\\"loss\\\": 1.5}\"; "
+                         "sleep 0.03; done"},
+                        20000);
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_NE(w.err.find("headroom watch: run 1 in " + journal), std::string::npos) << w.err;
+  const auto r = RunCli({"explain", "--run", "1", "--journal", journal, "--json"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(log), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find((dir_ / "s.csv").string()), std::string::npos) << r.out;
+  const auto missing = RunCli({"explain", "--run", "7", "--journal", journal});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("--run 7: no such run in " + journal), std::string::npos) << missing.err;
+  EXPECT_EQ(Lines(missing.err), 1u);
+  const auto none = RunCli({"explain", "--run", "1", "--journal", (dir_ / "absent.db").string()});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("no journal at"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace headroom

@@ -48,7 +48,7 @@ TEST_F(WatchCli, Gb10CommandRowsEventsLogAndExitStatus) {
   const std::string job =
       "printf 'start\\n'; printf '\\r 10%%|#|\\r 20%%|##|'; sleep 1.2; printf '\\r 30%%|###|\\n';"
       " echo oops >&2; exit 7";
-  const auto r = RunCli({"watch", "--interval", "100ms", "--out", (dir_ / "s.csv").string(),
+  const auto r = RunCli({"watch", "--no-journal", "--interval", "100ms", "--out", (dir_ / "s.csv").string(),
                          "--events", (dir_ / "e.jsonl").string(), "--log",
                          (dir_ / "job.log").string(), "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--",
                          "sh", "-c", job},
@@ -116,7 +116,7 @@ TEST_F(WatchCli, WithoutNvmlUntilSigtermEndsCleanly) {
   if (pid == 0) {
     const int fd = ::open((dir_ / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) ::dup2(fd, 2);
-    ::execl(HEADROOM_BINARY, HEADROOM_BINARY, "watch", "--interval", "100ms", "--out",
+    ::execl(HEADROOM_BINARY, HEADROOM_BINARY, "watch", "--no-journal", "--interval", "100ms", "--out",
             out.c_str(), "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", nullptr);
     _exit(127);
   }
