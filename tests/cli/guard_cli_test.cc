@@ -4,6 +4,7 @@
 // 3 GiB and exits by itself at its --timeout, and every process a test starts is killed
 // and checked dead before the test ends.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -250,17 +251,31 @@ TEST(GuardCli, InvisibleMemoryStillTriggersTheKill) {
 
 TEST(GuardCli, ForwardsSignalsToTheJob) {
   // The guard gets SIGTERM; the job's trap turns it into exit 7, which the guard returns.
+  // The signal is sent once the job says its trap is set (under ASan on a loaded machine
+  // a fixed delay can end before the shell has run its first line).
   int out_pipe[2];
   ASSERT_EQ(pipe(out_pipe), 0);
   const pid_t guard = fork();
   if (guard == 0) {
     dup2(out_pipe[1], 2);
-    execl(HEADROOM_BINARY, HEADROOM_BINARY, "guard", "--min-available", "64M", "--", "sh", "-c",
-          "trap 'exit 7' TERM; sleep 10 & wait", static_cast<char*>(nullptr));
+    execl(HEADROOM_BINARY, HEADROOM_BINARY, "guard", "--no-journal", "--min-available", "64M", "--", "sh", "-c",
+          "trap 'exit 7' TERM; echo trap-set >&2; sleep 10 & wait", static_cast<char*>(nullptr));
     _exit(127);
   }
+  ASSERT_GT(guard, 0);
   close(out_pipe[1]);
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  std::string seen;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (seen.find("trap-set") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    pollfd p{out_pipe[0], POLLIN, 0};
+    if (poll(&p, 1, 100) == 1) {
+      char buf[256];
+      const ssize_t n = read(out_pipe[0], buf, sizeof buf);
+      if (n <= 0) break;
+      seen.append(buf, static_cast<size_t>(n));
+    }
+  }
+  EXPECT_NE(seen.find("trap-set"), std::string::npos) << seen;
   kill(guard, SIGTERM);
   int status = 0;
   waitpid(guard, &status, 0);
