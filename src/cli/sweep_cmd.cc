@@ -133,7 +133,9 @@ nlohmann::json ResultJson(const SweepOptions& o, const SweepResult& r) {
                       {"notes", row.notes},
                       {"from_journal", row.from_journal},
                       {"start_pool_bytes", opt(row.start_pool_bytes)},
-                      {"predicted_peak_bytes", opt(row.predicted_peak_bytes)}});
+                      {"predicted_peak_bytes", opt(row.predicted_peak_bytes)},
+                      {"peak_rss_bytes", opt(row.peak_rss_bytes)},
+                      {"cgroup_peak_bytes", opt(row.cgroup_peak_bytes)}});
   }
   return {{"schema_version", 1},
           {"run_id", r.run_id},

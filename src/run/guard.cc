@@ -406,10 +406,14 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       }
     }
     for (;;) {
+      // wait4: each reaped process's own peak RSS comes with it (ru_maxrss, KiB), exact
+      // where the sampled tree sum below can miss a short peak.
       int status = 0;
-      const pid_t p = ::waitpid(-1, &status, WNOHANG);
+      rusage usage{};
+      const pid_t p = ::wait4(-1, &status, WNOHANG, &usage);
       if (p <= 0) break;
       if (p == job && !attach) job_status = status;
+      sum.peak_tree_rss_bytes = std::max(sum.peak_tree_rss_bytes, static_cast<uint64_t>(usage.ru_maxrss) * 1024);
     }
     if (fds[1].revents & POLLPRI) events.Emit("pressure", "\"kind\":\"some\",\"stall_ms_per_s\":150");
     const bool psi_trigger = (fds[2].revents & POLLPRI) != 0;

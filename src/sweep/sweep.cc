@@ -80,6 +80,18 @@ std::optional<Memory> ReadMemory(const SysRoot& root, PerCpuFreeReader& per_cpu)
   return Memory{*info->total_bytes(), std::min(available, *info->total_bytes())};
 }
 
+SweepRow Row(const Config& config, TrialOutcome outcome, std::optional<uint64_t> peak,
+             std::optional<int64_t> headroom, const std::string& notes, bool from_journal) {
+  SweepRow row;
+  row.config = config;
+  row.outcome = outcome;
+  row.peak_bytes = peak;
+  row.headroom_bytes = headroom;
+  row.notes = notes;
+  row.from_journal = from_journal;
+  return row;
+}
+
 std::string SafeName(const Config& c) {
   std::string out;
   for (const auto& [k, v] : c.values) out += fmt::format("-{}{}", k, v);
@@ -208,7 +220,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
       r.summary = t.notes.empty() ? std::string(TrialOutcomeName(*outcome)) : t.notes;
       search.Report(*config, r);
       ++res.reused;
-      res.rows.push_back({*config, *outcome, r.peak_bytes, t.headroom_bytes, t.notes, true, std::nullopt, std::nullopt});
+      res.rows.push_back(Row(*config, *outcome, r.peak_bytes, t.headroom_bytes, t.notes, true));
     }
     // Trials that started and never finished: the previous sweep died during them.
     if (auto events = journal.Events(*previous)) {
@@ -282,7 +294,8 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     if (step.kind == SearchStep::kDone) break;
     const std::string config_json = step.config.ToJson();
     if (step.kind == SearchStep::kSkip) {
-      SweepRow row{step.config, TrialOutcome::kSkipped, std::nullopt, std::nullopt, step.reason, false, step.baseline_bytes, std::nullopt};
+      SweepRow row = Row(step.config, TrialOutcome::kSkipped, std::nullopt, std::nullopt, step.reason, false);
+      row.start_pool_bytes = step.baseline_bytes;
       if (step.predicted_peak_bytes) row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
       if (std::find(written_skips.begin(), written_skips.end(), config_json) == written_skips.end()) {
         Trial t;
@@ -355,11 +368,20 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     t.headroom_bytes = static_cast<int64_t>(opt.limit_bytes) - static_cast<int64_t>(run->peak_pool_bytes);
     t.notes = run->notes;
     if (run->outcome != TrialOutcome::kOk) t.notes += (t.notes.empty() ? "" : "; ") + ("log: " + log.string());
+    // The journal keeps the other two measures in the notes (no column of their own).
+    const std::string measures = fmt::format(
+        "tree RSS peak {}; cgroup peak {}", FormatGB(run->guard.peak_tree_rss_bytes),
+        run->guard.cgroup_peak_bytes ? FormatGB(*run->guard.cgroup_peak_bytes) : std::string("n/a"));
     t.started_at = started_at;
     t.ended_at = std::chrono::system_clock::now();
-    if (auto added = journal.AddTrial(res.run_id, t); !added) return added.error();
+    Trial recorded = t;
+    recorded.notes += (recorded.notes.empty() ? "" : "; ") + measures;
+    if (auto added = journal.AddTrial(res.run_id, recorded); !added) return added.error();
     search.Report(step.config, report);
-    SweepRow row{step.config, run->outcome, run->peak_bytes, t.headroom_bytes, t.notes, false, pool_use, std::nullopt};
+    SweepRow row = Row(step.config, run->outcome, run->peak_bytes, t.headroom_bytes, t.notes, false);
+    row.start_pool_bytes = pool_use;
+    row.peak_rss_bytes = run->guard.peak_tree_rss_bytes;
+    row.cgroup_peak_bytes = run->guard.cgroup_peak_bytes;
     if (step.predicted_peak_bytes) row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
     res.rows.push_back(row);
     progress.Line(fmt::format("sweep: trial {}: {}: {}, peak {} above the baseline (pool {}, headroom {}), {:.1f} s",

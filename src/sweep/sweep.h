@@ -58,6 +58,10 @@ struct SweepRow {
   // search launched it because start + prediction + margin <= limit).
   std::optional<uint64_t> start_pool_bytes;
   std::optional<uint64_t> predicted_peak_bytes;
+  // The guard's other measures of the trial: the job tree's peak RSS (sampled every 250 ms;
+  // GPU memory on unified memory is not in it) and the job cgroup's peak, where one exists.
+  std::optional<uint64_t> peak_rss_bytes;
+  std::optional<uint64_t> cgroup_peak_bytes;
 };
 
 struct SweepResult {

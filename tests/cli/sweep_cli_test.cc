@@ -177,6 +177,10 @@ TEST(SweepCli, FindsTheMaximumBetweenPowersOfTwoAndNeverLaunchesAPredictedOverru
   EXPECT_GE(skipped, 1) << r.out;
   EXPECT_GE(predicted, 2) << r.out;
   const auto trials = TrialsByBatch(j);
+  // The guard's other measure: the tree's RSS peak, sampled every 250 ms, sees the
+  // trainer's anonymous memory (held 300 ms) too.
+  ASSERT_FALSE(trials.at(8)["peak_rss_bytes"].is_null());
+  EXPECT_GT(trials.at(8)["peak_rss_bytes"].get<double>() / kMiB, 832 * 0.5);
   // The measured peak of batch 8 (832 MiB allocated and touched) within a quarter.
   const double peak8 = trials.at(8)["peak_bytes"].get<double>() / kMiB;
   EXPECT_GT(peak8, 832 * 0.75);
