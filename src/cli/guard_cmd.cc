@@ -124,7 +124,7 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!available) throw UsageError{"proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it"};
     GuardOptions opt;
     opt.min_available_bytes = min_available.empty()
-                                  ? std::max<uint64_t>(4 * kGiB, total * 8 / 100)
+                                  ? DefaultKillLevelBytes(total)
                                   : SizeOrPercentFlag(min_available, total, "--min-available");
     opt.warn_available_bytes = warn_available.empty()
                                    ? 2 * opt.min_available_bytes
@@ -151,10 +151,7 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
         if (leftovers.empty()) {
           std::fprintf(env.err, "  no known holders of the pool found (vllm, ollama, ray::, python with torch)\n");
         }
-        for (const auto& l : leftovers) {
-          std::fprintf(env.err, "  pid %d  %-22s RSS %s  %s\n", l.pid, l.what.c_str(),
-                       FormatGiB(l.rss_bytes).c_str(), l.cmdline.c_str());
-        }
+        PrintLeftovers(env.err, leftovers);
         std::fprintf(env.err, "  (nothing was signalled; stop them yourself, e.g. kill PID)\n");
         return kExitRefused;
       }

@@ -156,13 +156,6 @@ nlohmann::json ResultJson(const SweepOptions& o, const SweepResult& r) {
           {"trials", trials}};
 }
 
-void PrintLeftovers(std::FILE* err, const std::vector<Leftover>& leftovers) {
-  for (const auto& l : leftovers) {
-    std::fprintf(err, "  pid %d  %-22s RSS %s  %s\n", l.pid, l.what.c_str(), FormatGiB(l.rss_bytes).c_str(),
-                 l.cmdline.c_str());
-  }
-}
-
 }  // namespace
 
 int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
@@ -255,7 +248,7 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     o.margin_bytes = margin.empty()
                          ? std::max(kMinMarginBytes, static_cast<uint64_t>(kMarginShare * static_cast<double>(o.limit_bytes)))
                          : SizeOrPercentFlag(margin, o.limit_bytes, "--margin");
-    o.min_available_bytes = min_available.empty() ? std::max<uint64_t>(4 * kGiB, total * 8 / 100)
+    o.min_available_bytes = min_available.empty() ? DefaultKillLevelBytes(total)
                                                   : SizeOrPercentFlag(min_available, total, "--min-available");
     o.bisect = !no_bisect;
     o.max_trials = max_trials;

@@ -314,7 +314,7 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     opt.command = command;
     if (guard) {
       const uint64_t total = info->total_bytes().value_or(0);
-      opt.min_available_bytes = std::max<uint64_t>(4 * kGiB, total * 8 / 100);
+      opt.min_available_bytes = DefaultKillLevelBytes(total);
       opt.warn_available_bytes = 2 * opt.min_available_bytes;
     }
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};

@@ -36,6 +36,7 @@
 
 #include <fmt/format.h>
 
+#include "base/bytes.h"
 #include "run/job_cgroup.h"
 #include "run/pidfd.h"
 #include "run/pool_holders.h"
@@ -559,6 +560,17 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
     if (fd >= 0) ::close(fd);
   }
   return sum;
+}
+
+uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes) {
+  return std::max<uint64_t>(4ULL << 30, mem_total_bytes * 8 / 100);
+}
+
+void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers) {
+  for (const auto& l : leftovers) {
+    std::fprintf(out, "  pid %d  %-22s RSS %s  %s\n", l.pid, l.what.c_str(), FormatGiB(l.rss_bytes).c_str(),
+                 l.cmdline.c_str());
+  }
 }
 
 std::vector<Leftover> FindLeftovers(const SysRoot& root) {

@@ -29,6 +29,10 @@ namespace headroom {
 // return it; documented in --help and docs/guard.md.
 inline constexpr int kExitGuardKilled = 99;
 
+// The kill level when none is given: the larger of 4 GiB and 8 % of MemTotal. Used by
+// `guard`, `sweep` (every trial), `watch --guard`, and `ps --need` (as the reserve).
+uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes);
+
 struct GuardOptions {
   std::vector<std::string> command;  // run this, or
   std::optional<pid_t> attach_pid;   // guard an existing process and its descendants
@@ -116,5 +120,9 @@ struct Leftover {
   uint64_t rss_bytes = 0;
 };
 std::vector<Leftover> FindLeftovers(const SysRoot& root);
+
+// Prints leftovers as `headroom guard` and `headroom sweep` list them, one line each
+// ("  pid N  what  RSS x GiB  cmdline"), to `out`.
+void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers);
 
 }  // namespace headroom

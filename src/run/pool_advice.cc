@@ -11,14 +11,10 @@
 #include <map>
 
 #include "base/bytes.h"
+#include "run/guard.h"  // DefaultKillLevelBytes: the reserve is the guard's kill level
 
 namespace headroom {
 namespace {
-
-// Of the guard: below this MemAvailable it kills the job (cli/guard_cmd.cc, the default of
-// --min-available: the larger of 4 GiB and 8% of MemTotal).
-constexpr uint64_t kReserveFloorBytes = 4 * kGiB;
-constexpr uint64_t kReservePercent = 8;
 
 struct Candidate {
   size_t index;
@@ -37,10 +33,6 @@ std::string_view HolderActionName(HolderAction action) {
   return "?";
 }
 
-uint64_t GuardReserveBytes(uint64_t mem_total_bytes) {
-  return std::max<uint64_t>(kReserveFloorBytes, mem_total_bytes * kReservePercent / 100);
-}
-
 uint64_t HeldBytes(const PoolHolder& holder) {
   const auto& f = holder.facts;
   // PSS splits shared pages (a model file mapped by several workers) between them, so a
@@ -55,7 +47,7 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
   PoolAdvice a;
   a.mem_total_bytes = mem_total_bytes;
   a.need_bytes = need_bytes;
-  a.reserve_bytes = GuardReserveBytes(mem_total_bytes);
+  a.reserve_bytes = DefaultKillLevelBytes(mem_total_bytes);
   a.budget_bytes = mem_total_bytes > a.reserve_bytes ? mem_total_bytes - a.reserve_bytes : 0;
   a.holders.resize(holders.size());
 

@@ -48,9 +48,6 @@ struct PoolAdvice {
   std::string summary;
 };
 
-// The guard's default kill level, as `headroom guard` and `watch --guard` use it.
-uint64_t GuardReserveBytes(uint64_t mem_total_bytes);
-
 // What a holder's process tree holds now (itself and the holders that are part of it).
 uint64_t HeldBytes(const PoolHolder& holder);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "base/bytes.h"
+#include "run/guard.h"
 
 namespace headroom {
 namespace {
@@ -103,7 +104,7 @@ TEST(PoolAdvice, JobAloneTooBigAndNothingRunning) {
   a = AdviseBesideJob({}, {}, 4 * kGiB, kTotal);
   EXPECT_TRUE(a.fits);
   // Small machines: the 4 GiB floor of the reserve.
-  EXPECT_EQ(GuardReserveBytes(16 * kGiB), 4 * kGiB);
+  EXPECT_EQ(DefaultKillLevelBytes(16 * kGiB), 4 * kGiB);
 }
 
 }  // namespace
