@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "../fuzz/doctor_targets.h"
 #include "../fuzz/explain_targets.h"
 #include "../fuzz/fuzz_targets.h"
 
@@ -27,6 +28,13 @@ int Replay(const std::string& target, Body body) {
     ++files;
   }
   return files;
+}
+
+TEST(DoctorInputsFuzzCorpus, Replays) {
+  // Its own seeds, and the other corpora as more hostile text.
+  for (const char* target : {"doctor_inputs", "json_reader", "step_log"}) {
+    EXPECT_GT(Replay(target, fuzz::DoctorInputsHold), 0) << target;
+  }
 }
 
 TEST(HfConfigFuzzCorpus, Replays) { EXPECT_GT(Replay("hf_config", fuzz::HfConfigHolds), 0); }

@@ -4,6 +4,8 @@
 // "99999999999T" must be an error, not a wrapped small number.
 #include "base/bytes.h"
 
+#include "base/text.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -54,11 +56,6 @@ bool SplitNumber(std::string_view text, long double* number, std::string* suffix
   return true;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 }  // namespace
 
 Result<uint64_t> ParseBytes(std::string_view text, bool allow_zero) {
@@ -70,7 +67,7 @@ Result<uint64_t> ParseBytes(std::string_view text, bool allow_zero) {
     return Error{fmt::format("'{}' is not a size (examples: 16G, 16GiB, 100GB, 1.5T)", text)};
   }
   if (number < 0) return Error{fmt::format("'{}' is negative", text)};
-  const std::string s = Lower(suffix);
+  const std::string s = AsciiLower(suffix);
   long double mult = 0;
   // Binary: bare letter, "ib" forms. Decimal: "b" forms without the i.
   if (s.empty() || s == "b") mult = 1;
@@ -101,7 +98,7 @@ Result<uint64_t> ParseParamCount(std::string_view text) {
     return Error{fmt::format("'{}' is not a parameter count (examples: 70B, 350M, 1.5e9)", text)};
   }
   if (number <= 0) return Error{fmt::format("'{}' must be positive", text)};
-  const std::string s = Lower(suffix);
+  const std::string s = AsciiLower(suffix);
   long double mult = 0;
   if (s.empty()) mult = 1;
   else if (s == "k") mult = 1e3L;

@@ -61,5 +61,7 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom

@@ -1,5 +1,7 @@
 #include "plan/workload.h"
 
+#include "base/text.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -10,18 +12,12 @@
 namespace headroom {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Looks a spelling up in a table of {spelling, value}; the error lists the first spelling
 // of each value, which is the canonical one.
 template <typename T, size_t N>
 Result<T> Lookup(std::string_view what, std::string_view text,
                  const std::array<std::pair<std::string_view, T>, N>& table) {
-  const std::string key = Lower(text);
+  const std::string key = AsciiLower(text);
   for (const auto& [name, value] : table) {
     if (name == key) return value;
   }
@@ -112,7 +108,7 @@ std::string_view Name(WorkloadKind k) { return NameOf(k, kKinds); }
 std::string_view Name(LossKind l) { return NameOf(l, kLosses); }
 
 Result<std::vector<std::string>> ParseLoraTargets(std::string_view s) {
-  const std::string text = Lower(s);
+  const std::string text = AsciiLower(s);
   if (text == "all-linear" || text == "all_linear" || text == "all") {
     return std::vector<std::string>{"q", "k", "v", "o", "gate", "up", "down"};
   }

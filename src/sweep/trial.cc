@@ -9,6 +9,8 @@
 //    at the same moment would be misread; the note says what the call rests on.
 #include "sweep/trial.h"
 
+#include "base/text.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -37,12 +39,6 @@ constexpr std::array<std::string_view, 9> kOomMarkers = {
     "cublas_status_alloc_failed", "cudaerrormemoryallocation", "resource_exhausted"};
 
 constexpr size_t kOutputTailBytes = 64 * 1024;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // The last `n` bytes of a file (the end of a trial's output is where the failure is).
 std::string Tail(const std::filesystem::path& path, size_t n) {
@@ -94,7 +90,7 @@ std::optional<std::string> FindOomMessage(std::string_view output) {
     size_t end = output.find_first_of("\r\n", start);
     if (end == std::string_view::npos) end = output.size();
     const std::string_view line = output.substr(start, end - start);
-    const std::string lower = Lower(line.substr(0, 4096));
+    const std::string lower = AsciiLower(line.substr(0, 4096));
     for (std::string_view marker : kOomMarkers) {
       if (lower.find(marker) != std::string::npos) return LastLine(line);
     }

@@ -8,8 +8,13 @@
 namespace headroom {
 
 Result<std::string> SysRoot::ReadFile(std::string_view relative, size_t max_bytes) const {
-  const std::string path = Path(relative).string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  return ReadFileCapped(Path(relative), max_bytes);
+}
+
+Result<std::string> ReadFileCapped(const std::filesystem::path& file, size_t max_bytes) {
+  const std::string path = file.string();
+  // O_NONBLOCK: a FIFO planted where a file should be must not hang the reader.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return ErrnoError("cannot read " + path + ": open");
   std::string out;
   char buf[8192];
@@ -17,6 +22,7 @@ Result<std::string> SysRoot::ReadFile(std::string_view relative, size_t max_byte
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (errno == EAGAIN) break;  // an empty FIFO: nothing to read
       const int saved = errno;
       ::close(fd);
       return ErrnoError("cannot read " + path + ": read", saved);

@@ -27,4 +27,8 @@ class SysRoot {
   std::filesystem::path root_;
 };
 
+// The same read for a path outside any root (a Python environment, a config file): the
+// whole file up to `max_bytes`, an error beyond it. Never blocks on a FIFO.
+Result<std::string> ReadFileCapped(const std::filesystem::path& path, size_t max_bytes = 1 << 20);
+
 }  // namespace headroom

@@ -17,6 +17,8 @@
 //   lost_after N      every device call answers GPU_IS_LOST from sample N (default never)
 //   temp_start_c T    temperature at sample 0 (default 45)
 //   temp_step_c S     temperature rise per sample (default 3 on gb10, 1 on discrete)
+//   cuda_version V    nvmlSystemGetCudaDriverVersion's answer, e.g. 12040 (default 13000 on
+//                     gb10, 12080 on discrete)
 // A sample is one nvmlDeviceGetHandleByIndex_v2 call: Nvml::ReadDevice asks for the handle
 // once per reading, so sample k is the (k+1)-th reading, whatever order the fields are read.
 //
@@ -43,6 +45,7 @@ struct FakeState {
   long temp_start_c = 45;
   long temp_step_c = -1;  // scenario default
   long samples = 0;       // nvmlDeviceGetHandleByIndex_v2 calls since init
+  long cuda_version = -1;  // scenario default
 };
 
 FakeState g_state;
@@ -73,6 +76,8 @@ void LoadScript() {
       g_state.temp_start_c = std::strtol(value, nullptr, 10);
     } else if (std::strcmp(key, "temp_step_c") == 0) {
       g_state.temp_step_c = std::strtol(value, nullptr, 10);
+    } else if (std::strcmp(key, "cuda_version") == 0) {
+      g_state.cuda_version = std::strtol(value, nullptr, 10);
     }
   }
   std::fclose(f);
@@ -191,7 +196,7 @@ abi::Return nvmlSystemGetDriverVersion(char* buffer, unsigned length) {
 
 abi::Return nvmlSystemGetCudaDriverVersion(int* version) {
   if (g_state.init_count == 0) return abi::kErrorUninitialized;
-  *version = Gb10() ? 13000 : 12080;
+  *version = g_state.cuda_version >= 0 ? static_cast<int>(g_state.cuda_version) : Gb10() ? 13000 : 12080;
   return abi::kSuccess;
 }
 

@@ -1,0 +1,28 @@
+// Small text helpers shared across modules. ASCII only on purpose: the inputs (suffixes,
+// flag values, kernel and log text) are ASCII where it matters, and a locale must not change
+// what a parser accepts.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace headroom {
+
+// `s` with A-Z turned into a-z; every other byte as it was.
+inline std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// `s` without leading and trailing blanks (space, tab, CR, LF).
+inline std::string_view TrimBlanks(std::string_view s) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace headroom

@@ -1,0 +1,262 @@
+// `headroom doctor`: flags -> GatherFacts (doctor/gather.h) [+ the workload planned with
+// plan's own flags] -> RunChecks -> text or JSON, env-report.json, and an exit status from
+// the verdict (0 ready, 1 ready-with-warnings, 2 blocked, 3 usage error).
+//
+// Read-only: it samples, reads files and copies memory between two of its own buffers; it
+// signals nothing and changes no setting. The environment variables the checks need are
+// read here and handed down (nothing below cli reads the environment).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/bytes.h"
+#include "cli/cli.h"
+#include "cli/plan_args.h"
+#include "doctor/checks.h"
+#include "doctor/gather.h"
+#include "gpu/cuda_driver.h"
+#include "gpu/nvml.h"
+#include "plan/plan.h"
+
+namespace headroom {
+namespace {
+
+// doctor's own usage-error status: 2 means "blocked" here, as the issue asks.
+constexpr int kDoctorExitUsage = 3;
+
+// An environment variable; set but empty counts as unset.
+std::optional<std::string> Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::optional<std::string>(v) : std::nullopt;
+}
+
+// "qlora llama-3.1-70b seq 8192 batch 2": a method name, a model, and "seq N" / "batch N"
+// pairs, into plan's flags; words starting with "--" pass through as plan flags.
+std::vector<std::string> WorkloadWords(const std::string& text) {
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (!w.empty()) words.push_back(std::move(w));
+      w.clear();
+    } else {
+      w.push_back(c);
+    }
+  }
+  if (!w.empty()) words.push_back(std::move(w));
+  std::vector<std::string> out;
+  std::string model;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    if (word.rfind("--", 0) == 0) {
+      out.push_back(word);
+      if (word.find('=') == std::string::npos && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
+        out.push_back(words[++i]);
+      }
+      continue;
+    }
+    if (ParseMethod(word)) {
+      out.insert(out.end(), {"--method", word});
+      continue;
+    }
+    static const std::pair<const char*, const char*> kPairs[] = {
+        {"seq", "--seq"}, {"packing", "--seq"}, {"batch", "--batch"}, {"bs", "--batch"}};
+    bool paired = false;
+    for (const auto& [name, flag] : kPairs) {
+      if (word == name) {
+        if (i + 1 >= words.size()) throw UsageError{fmt::format("--workload: '{}' needs a number after it", word)};
+        out.insert(out.end(), {flag, words[++i]});
+        paired = true;
+      }
+    }
+    if (paired) continue;
+    if (!model.empty()) {
+      throw UsageError{fmt::format("--workload: '{}' is not a method (full, lora, qlora, nvfp4-lora), 'seq N', "
+                                   "'batch N' or a plan flag, and the model is already '{}'",
+                                   word, model)};
+    }
+    model = word;
+    out.insert(out.begin(), word);  // the positional model goes first
+  }
+  if (model.empty()) throw UsageError{"--workload: no model named (e.g. \"qlora llama-3.1-70b seq 8192\")"};
+  return out;
+}
+
+WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir, const CliEnv& env) {
+  PlanFlags fl;
+  CLI::App app{"workload", "workload"};
+  AddPlanInputFlags(app, fl);
+  const auto words = WorkloadWords(text);
+  std::vector<std::string> reversed(words.rbegin(), words.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError{fmt::format("--workload: {}", e.what())};
+  }
+  if (fl.root.empty()) fl.root = root_dir;
+  PlanInputs in;
+  try {
+    in = ResolvePlanInputs(fl, env);
+  } catch (const UsageError& e) {
+    throw UsageError{"--workload: " + e.message};
+  }
+  const PlanResult plan = MakePlan(in.spec, in.workload, in.budget, in.options);
+  WorkloadFacts w;
+  w.description = text;
+  w.peak_bytes = plan.footprint.peak_bytes();
+  w.budget_bytes = plan.budget.budget_bytes;
+  w.verdict = std::string(Name(plan.verdict));
+  w.plan_line = fmt::format("{} {}, batch {}, seq {}: peak {} against a budget of {} ({}): {}", in.spec.name,
+                            Name(in.workload.method), in.workload.batch, in.workload.seq, FormatGiB(w.peak_bytes),
+                            FormatGiB(w.budget_bytes), plan.budget.source, w.verdict);
+  for (const auto& a : plan.advice) w.advice.push_back(a.text);
+  return w;
+}
+
+void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckResult>& checks, DoctorVerdict verdict,
+               bool verbose) {
+  std::fprintf(env.out, "platform: %s\n", PlatformLine(f).c_str());
+  if (f.kernel_driver) std::fprintf(env.out, "kernel module: %s\n", f.kernel_driver->c_str());
+  std::fputc('\n', env.out);
+  int fails = 0, warns = 0, skips = 0;
+  for (const auto& c : checks) {
+    const std::string v(CheckVerdictName(c.verdict));
+    std::fprintf(env.out, "%-4s %-4s %s: %s\n", c.id.c_str(), v.c_str(), c.title.c_str(), c.summary.c_str());
+    const bool show = verbose || c.verdict == CheckVerdict::kFail || c.verdict == CheckVerdict::kWarn ||
+                      c.verdict == CheckVerdict::kSkip;
+    if (show) {
+      for (const auto& d : c.details) std::fprintf(env.out, "          %s\n", d.c_str());
+    }
+    fails += c.verdict == CheckVerdict::kFail;
+    warns += c.verdict == CheckVerdict::kWarn;
+    skips += c.verdict == CheckVerdict::kSkip;
+  }
+  if (f.workload) {
+    std::fprintf(env.out, "\nworkload: %s\n  %s\n", f.workload->description.c_str(), f.workload->plan_line.c_str());
+    const double h = (static_cast<double>(f.workload->budget_bytes) - static_cast<double>(f.workload->peak_bytes)) / 1e9;
+    std::fprintf(env.out, "  headroom: %.2f GB (GB = 1e9 bytes; budget minus the plan's peak)\n", h);
+    for (const auto& a : f.workload->advice) std::fprintf(env.out, "  advice: %s\n", a.c_str());
+  }
+  std::fprintf(env.out, "\nverdict: %s (%d fail, %d warn, %d skip)%s\n", std::string(DoctorVerdictName(verdict)).c_str(),
+               fails, warns, skips, verbose ? "" : "; --verbose shows every check's details");
+}
+
+// Writes `text` to `path` through a temporary file and a rename, so a reader never sees half.
+void WriteReport(const std::string& path, const std::string& text) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path tmp = target.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError{fmt::format("--report: cannot write {}", tmp.string())};
+    out << text;
+    out.flush();
+    if (!out) throw UsageError{fmt::format("--report: write to {} failed", tmp.string())};
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, target, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw UsageError{fmt::format("--report: cannot rename onto {}: {}", path, ec.message())};
+  }
+}
+
+}  // namespace
+
+int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
+  std::string workload, python, report, nvml_lib, cuda_lib, root_dir;
+  std::vector<std::string> configs;
+  bool json = false, no_bandwidth = false, verbose = false;
+  CLI::App app{
+      "Preflight before a long run: the platform's identity, then ten checks of known failure modes, each "
+      "pass / warn / fail / skip / info with its evidence:\n"
+      "  G1 CUDA ABI (torch's CUDA from torch/version.py, libcudart registered, the driver's CUDA)\n"
+      "  G2 flash-attn   G3 UMA headroom (MemAvailable, page cache)   G4 thermal snapshot\n"
+      "  G5 bandwidth (host and device copies)   G6 contention (headroom ps)   G7 precision (sm_121a)\n"
+      "  G8 playbooks (offline)   G9 container and library versions   G10 multi-node (tensor parallelism)\n"
+      "With --workload, the memory headroom plan gives for it.\n\n"
+      "Read-only: it signals nothing and changes no setting; G5 copies memory between two of its own buffers "
+      "for about a second.\n\n"
+      "exit status: 0 ready, 1 ready with warnings (any warn or skip), 2 blocked (any fail, or the workload does "
+      "not fit), 3 usage error",
+      "headroom doctor"};
+  app.add_option("--workload", workload, "plan this too: \"qlora llama-3.1-70b seq 8192 [batch N]\" (plan flags allowed)");
+  app.add_option("--python", python, "the Python environment: an interpreter or a prefix (default: $VIRTUAL_ENV, "
+                                     "$CONDA_PREFIX, python3 on PATH)");
+  app.add_option("--config", configs, "a training or serving config (yaml, json, a launch script) to check for "
+                                      "tensor parallelism; repeatable");
+  app.add_option("--report", report, "write env-report.json here (schema in docs/doctor.md)");
+  app.add_flag("--json", json, "print the report as JSON instead of text");
+  app.add_flag("--no-bandwidth", no_bandwidth, "skip G5's copy measurement (about a second)");
+  app.add_flag("-v,--verbose", verbose, "show every check's details, not only those of fail / warn / skip");
+  app.add_option("--nvml-lib", nvml_lib, "load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)");
+  app.add_option("--cuda-lib", cuda_lib, "load this libcuda for G5 (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)");
+  app.add_option("--root", root_dir, "read proc/, sys/ and etc/ below this directory instead of /");
+  if (auto status = ParseFlags(app, env, "doctor", args)) return *status == kExitUsage ? kDoctorExitUsage : *status;
+  const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
+  try {
+    if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
+      throw UsageError{fmt::format("--root: {} has no proc/ directory", root_dir)};
+    }
+    for (const auto& c : configs) {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(c, ec)) throw UsageError{fmt::format("--config: {}: no such file", c)};
+    }
+    if (!report.empty()) {
+      const auto parent = std::filesystem::path(report).parent_path();
+      std::error_code ec;
+      if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+        throw UsageError{fmt::format("--report: {}: directory {} does not exist", report, parent.string())};
+      }
+    }
+    GatherOptions o;
+    o.nvml_lib = ResolveNvmlLibrary(nvml_lib, std::getenv);
+    o.cuda_lib = ResolveCudaLibrary(cuda_lib, std::getenv);
+    o.python = {python, Env("VIRTUAL_ENV"), Env("CONDA_PREFIX"), Env("PATH")};
+    if (!python.empty()) {
+      if (auto check = FindPythonEnv(o.python); !check) throw UsageError{check.error().message};
+    }
+    o.configs = configs;
+    o.torch_cuda_arch_list = Env("TORCH_CUDA_ARCH_LIST");
+    o.world_size = Env("WORLD_SIZE");
+    o.nnodes = Env("NNODES");
+    o.container_env = Env("container");
+    o.measure_bandwidth = !no_bandwidth;
+    o.host_copy.bytes = 256ULL << 20;
+    o.host_copy.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    o.host_copy.repeats = 5;
+    o.self = ::getpid();
+    std::optional<WorkloadFacts> planned;
+    if (!workload.empty()) planned = PlanWorkload(workload, root.root().string(), env);
+    if (o.measure_bandwidth && isatty(fileno(env.err))) {
+      std::fputs("measuring copy bandwidth for G5 (about a second; --no-bandwidth skips it)...\n", env.err);
+    }
+    DoctorFacts facts = GatherFacts(root, o);
+    facts.workload = planned;
+    const auto checks = RunChecks(facts);
+    const DoctorVerdict verdict = OverallVerdict(checks, facts.workload);
+    const auto j = ReportJson(facts, checks, verdict);
+    const std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    if (!report.empty()) WriteReport(report, text);
+    if (json) {
+      std::fputs(text.c_str(), env.out);
+    } else {
+      PrintText(env, facts, checks, verdict, verbose);
+      if (!report.empty()) std::fprintf(env.out, "report: %s\n", report.c_str());
+    }
+    return ExitStatusFor(verdict);
+  } catch (const UsageError& e) {
+    PrintError(env, "doctor: " + e.message);
+    return kDoctorExitUsage;
+  }
+}
+
+}  // namespace headroom

@@ -1,0 +1,123 @@
+#include "doctor/bandwidth.h"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <barrier>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+namespace headroom {
+namespace {
+
+double Gbps(uint64_t bytes, double seconds) {
+  return seconds > 0 ? 2.0 * static_cast<double>(bytes) / seconds / 1e9 : 0;
+}
+
+// An anonymous mapping, unmapped on every path; not touched here (the copying threads touch
+// their own slices first).
+class Buffer {
+ public:
+  explicit Buffer(size_t bytes) : bytes_(bytes) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    data_ = p == MAP_FAILED ? nullptr : static_cast<char*>(p);
+  }
+  ~Buffer() {
+    if (data_ != nullptr) ::munmap(data_, bytes_);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  char* data() const { return data_; }
+
+ private:
+  size_t bytes_;
+  char* data_ = nullptr;
+};
+
+}  // namespace
+
+void Summarize(CopyMeasurement& m) {
+  if (m.seconds.empty()) return;
+  std::vector<double> sorted = m.seconds;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  m.median_gbps = Gbps(m.bytes, median);
+  m.best_gbps = Gbps(m.bytes, sorted.front());
+  m.worst_gbps = Gbps(m.bytes, sorted.back());
+}
+
+Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options) {
+  if (options.threads < 1 || options.threads > 1024 || options.repeats < 1 || options.bytes < 4096) {
+    return Error{"host copy: needs 1 to 1024 threads, at least 1 repeat and 4096 bytes"};
+  }
+  const size_t bytes = static_cast<size_t>(options.bytes);
+  Buffer src(bytes), dst(bytes);
+  if (src.data() == nullptr || dst.data() == nullptr) {
+    return ErrnoError(fmt::format("host copy: mmap of 2 x {} bytes", bytes));
+  }
+  const int threads = options.threads;
+  // Slices on 4 KiB boundaries, the last one taking the rest.
+  const size_t slice = (bytes / static_cast<size_t>(threads)) & ~size_t{4095};
+  CopyMeasurement m;
+  m.what = fmt::format("host memory ({} thread{})", threads, threads == 1 ? "" : "s");
+  m.bytes = bytes;
+  m.threads = threads;
+  std::chrono::steady_clock::time_point start;
+  std::barrier sync(threads + 1);
+  std::vector<std::jthread> workers;
+  for (int t = 0; t < threads; ++t) {
+    const size_t begin = slice * static_cast<size_t>(t);
+    const size_t length = t == threads - 1 ? bytes - begin : slice;
+    workers.emplace_back([&, begin, length] {
+      std::memset(src.data() + begin, 0x5a, length);  // first touch by the copying thread
+      std::memset(dst.data() + begin, 0, length);
+      sync.arrive_and_wait();
+      for (int r = -1; r < options.repeats; ++r) {  // r = -1: the warm-up
+        sync.arrive_and_wait();                     // start together
+        std::memcpy(dst.data() + begin, src.data() + begin, length);
+        sync.arrive_and_wait();                     // all done
+      }
+    });
+  }
+  sync.arrive_and_wait();  // every slice touched
+  for (int r = -1; r < options.repeats; ++r) {
+    start = std::chrono::steady_clock::now();
+    sync.arrive_and_wait();
+    sync.arrive_and_wait();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r >= 0) m.seconds.push_back(s);
+  }
+  workers.clear();  // join
+  Summarize(m);
+  return m;
+}
+
+Result<CopyMeasurement> MeasureDeviceCopy(const CudaDriver& cuda, int index, uint64_t bytes, int repeats) {
+  if (repeats < 1 || bytes < 4096) return Error{"device copy: needs at least 1 repeat and 4096 bytes"};
+  auto info = cuda.Device(index);
+  if (!info) return info.error();
+  CopyMeasurement m;
+  m.what = fmt::format("device {}: {}", index, info->name);
+  m.bytes = bytes;
+  auto timed = cuda.TimeDeviceCopies(index, bytes, repeats, [&](double s) { m.seconds.push_back(s); });
+  if (!timed) return timed.error();
+  Summarize(m);
+  return m;
+}
+
+Gb10Band CompareWithGb10(double gbps) {
+  if (gbps < kGb10MeasuredLowGbps * kGb10SlowFraction) return Gb10Band::kBelow;
+  if (gbps <= kGb10MeasuredHighGbps) return Gb10Band::kWithin;
+  return Gb10Band::kAbove;
+}
+
+std::string DescribeCopy(const CopyMeasurement& m) {
+  return fmt::format("{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeat{} of {:.2f} GB)",
+                     m.median_gbps, m.best_gbps, m.worst_gbps, m.seconds.size(), m.seconds.size() == 1 ? "" : "s",
+                     static_cast<double>(m.bytes) / 1e9);
+}
+
+}  // namespace headroom

@@ -1,0 +1,66 @@
+// Memory copy bandwidth, for `headroom bandwidth` and doctor G5.
+//
+// Units: GB/s with GB = 1e9 bytes, counting the bytes read plus the bytes written, as
+// STREAM's Copy and CUDA's bandwidthTest (device to device) count them: a copy of N bytes
+// in t seconds is 2N/t. GB10's published figures are 273 GB/s (LPDDR5X spec) and
+// 180-192 GB/s measured in copy tests (ARCHITECTURE.md), so a healthy Spark's device copy
+// lands near 185 GB/s here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "gpu/cuda_driver.h"
+
+namespace headroom {
+
+// GB10 reference figures, GB/s (GB = 1e9 bytes).
+inline constexpr double kGb10SpecGbps = 273.0;
+inline constexpr double kGb10MeasuredLowGbps = 180.0;
+inline constexpr double kGb10MeasuredHighGbps = 192.0;
+// Below this share of the measured range's low end a GB10 copy is reported as slow: 10 %
+// below 180 GB/s covers run-to-run spread; more is another job copying, or clocks held down.
+inline constexpr double kGb10SlowFraction = 0.9;
+
+struct CopyMeasurement {
+  std::string what;        // "host memory (2 threads)", "device 0: NVIDIA GB10"
+  uint64_t bytes = 0;      // copied per repeat (read once, written once)
+  int threads = 0;         // host copies; 0 for a device copy
+  std::vector<double> seconds;  // one per timed repeat, in order
+  // 2 x bytes / seconds / 1e9 for the median, fastest and slowest repeat.
+  double median_gbps = 0;
+  double best_gbps = 0;
+  double worst_gbps = 0;
+};
+
+// Fills the GB/s figures from `bytes` and `seconds` (median of an even count: the mean of
+// the middle two). Pure, for tests.
+void Summarize(CopyMeasurement& m);
+
+struct HostCopyOptions {
+  uint64_t bytes = 1ULL << 30;  // per buffer; two buffers are allocated
+  int threads = 1;  // 1..1024
+  int repeats = 10;
+};
+
+// memcpy from one buffer to another, split across `threads` threads that each first touch
+// their own slices (so the pages sit near the thread that copies them), all starting at one
+// barrier; each repeat is timed from the barrier to the last thread's end. One untimed
+// warm-up repeat first. An error when the buffers cannot be allocated.
+Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options);
+
+// cuMemcpyDtoD on device `index` through the driver API (see CudaDriver::TimeDeviceCopies).
+Result<CopyMeasurement> MeasureDeviceCopy(const CudaDriver& cuda, int index, uint64_t bytes, int repeats);
+
+enum class Gb10Band { kBelow, kWithin, kAbove };
+// Where a device copy rate falls against GB10's measured range: below kGb10SlowFraction of
+// its low end, within (from there to the high end), or above it.
+Gb10Band CompareWithGb10(double gbps);
+
+// "185.2 GB/s median (fastest 186.0, slowest 184.1; 10 repeats of 1.07 GB)".
+std::string DescribeCopy(const CopyMeasurement& m);
+
+}  // namespace headroom

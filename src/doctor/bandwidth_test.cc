@@ -1,0 +1,125 @@
+#include "doctor/bandwidth.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace headroom {
+namespace {
+
+// The slow threshold: 10 % below GB10's measured low end, exactly 162 GB/s in doubles.
+static_assert(kGb10MeasuredLowGbps * kGb10SlowFraction == 162.0);
+
+TEST(Bandwidth, SummarizeOddCount) {
+  CopyMeasurement m;
+  m.bytes = 1'000'000'000;
+  m.seconds = {0.02, 0.01, 0.04};
+  Summarize(m);
+  // 2 x 1e9 bytes (read + write) in 0.02 s = 100 GB/s.
+  EXPECT_DOUBLE_EQ(m.median_gbps, 100.0);
+  EXPECT_DOUBLE_EQ(m.best_gbps, 200.0);
+  EXPECT_DOUBLE_EQ(m.worst_gbps, 50.0);
+  // The repeats stay in the order they were timed.
+  EXPECT_EQ(m.seconds, (std::vector<double>{0.02, 0.01, 0.04}));
+}
+
+TEST(Bandwidth, SummarizeEvenCountMediansTheMiddleTimes) {
+  CopyMeasurement m;
+  m.bytes = 1'000'000'000;
+  m.seconds = {0.04, 0.01, 0.02, 0.05};
+  Summarize(m);
+  // Middle two times 0.02 and 0.04 -> 0.03 s -> 2e9 / 0.03 / 1e9 GB/s.
+  EXPECT_NEAR(m.median_gbps, 2.0 / 0.03, 1e-9);
+  EXPECT_DOUBLE_EQ(m.best_gbps, 200.0);
+  EXPECT_DOUBLE_EQ(m.worst_gbps, 40.0);
+}
+
+TEST(Bandwidth, SummarizeSingleAndEmpty) {
+  CopyMeasurement one;
+  one.bytes = 500'000'000;
+  one.seconds = {0.01};
+  Summarize(one);
+  EXPECT_DOUBLE_EQ(one.median_gbps, 100.0);
+  EXPECT_DOUBLE_EQ(one.best_gbps, 100.0);
+  EXPECT_DOUBLE_EQ(one.worst_gbps, 100.0);
+
+  CopyMeasurement none;
+  none.bytes = 1'000'000'000;
+  Summarize(none);
+  EXPECT_EQ(none.median_gbps, 0);
+  EXPECT_EQ(none.best_gbps, 0);
+  EXPECT_EQ(none.worst_gbps, 0);
+}
+
+TEST(Bandwidth, CompareWithGb10) {
+  EXPECT_EQ(CompareWithGb10(150), Gb10Band::kBelow);
+  EXPECT_EQ(CompareWithGb10(161.9), Gb10Band::kBelow);
+  EXPECT_EQ(CompareWithGb10(162), Gb10Band::kWithin);
+  EXPECT_EQ(CompareWithGb10(185), Gb10Band::kWithin);
+  EXPECT_EQ(CompareWithGb10(192), Gb10Band::kWithin);
+  EXPECT_EQ(CompareWithGb10(192.5), Gb10Band::kAbove);
+  EXPECT_EQ(CompareWithGb10(200), Gb10Band::kAbove);
+  EXPECT_EQ(CompareWithGb10(0), Gb10Band::kBelow);
+}
+
+TEST(Bandwidth, DescribeCopy) {
+  // The header's example, figure for figure.
+  CopyMeasurement m;
+  m.bytes = 1'070'000'000;
+  m.seconds.assign(10, 0.0116);
+  m.median_gbps = 185.2;
+  m.best_gbps = 186.0;
+  m.worst_gbps = 184.1;
+  EXPECT_EQ(DescribeCopy(m),
+            "185.2 GB/s median (fastest 186.0, slowest 184.1; 10 repeats of 1.07 GB)");
+
+  m.seconds.assign(1, 0.0116);
+  EXPECT_NE(DescribeCopy(m).find("; 1 repeat of 1.07 GB)"), std::string::npos) << DescribeCopy(m);
+}
+
+TEST(Bandwidth, MeasureHostCopySmall) {
+  HostCopyOptions options;
+  options.bytes = 1 << 20;
+  options.threads = 2;
+  options.repeats = 3;
+  auto m = MeasureHostCopy(options);
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->bytes, 1u << 20);
+  EXPECT_EQ(m->threads, 2);
+  EXPECT_NE(m->what.find("2 threads"), std::string::npos) << m->what;
+  ASSERT_EQ(m->seconds.size(), 3u);
+  for (double s : m->seconds) EXPECT_GT(s, 0);
+  EXPECT_GT(m->median_gbps, 0);
+  EXPECT_GE(m->best_gbps, m->median_gbps);
+  EXPECT_LE(m->worst_gbps, m->median_gbps);
+}
+
+TEST(Bandwidth, MeasureHostCopyRejectsInvalidOptions) {
+  HostCopyOptions no_threads;
+  no_threads.bytes = 1 << 20;
+  no_threads.threads = 0;
+  no_threads.repeats = 3;
+  EXPECT_FALSE(MeasureHostCopy(no_threads));
+
+  HostCopyOptions negative_threads = no_threads;
+  negative_threads.threads = -1;
+  EXPECT_FALSE(MeasureHostCopy(negative_threads));
+
+  HostCopyOptions no_repeats;
+  no_repeats.bytes = 1 << 20;
+  no_repeats.threads = 2;
+  no_repeats.repeats = 0;
+  EXPECT_FALSE(MeasureHostCopy(no_repeats));
+
+  HostCopyOptions tiny;
+  tiny.bytes = 100;
+  tiny.threads = 2;
+  tiny.repeats = 3;
+  auto r = MeasureHostCopy(tiny);
+  ASSERT_FALSE(r);
+  EXPECT_FALSE(r.error().message.empty());
+}
+
+}  // namespace
+}  // namespace headroom

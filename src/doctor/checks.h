@@ -1,0 +1,147 @@
+// `headroom doctor`: ten preflight checks (G1-G10) over facts gathered once.
+//
+// The checks are pure functions of DoctorFacts, so each verdict is a unit test with literal
+// facts; doctor/gather.h fills the facts from a SysRoot, NVML, libcuda, the Python
+// environment and config files, and the CLI tests run the whole path on fixture trees.
+//
+// Verdicts: pass (checked, fine), warn (checked, worth acting on), fail (checked, the run
+// will break: blocks), skip (applies here but could not be checked: counts as a warning),
+// info (nothing to judge: not applicable here, or a fact shown for the record).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "doctor/bandwidth.h"
+#include "doctor/parallel_config.h"
+#include "gpu/gpu.h"
+#include "gpu/platform.h"
+#include "run/holder_caps.h"
+#include "run/pool_holders.h"
+#include "sys/container.h"
+#include "sys/hwmon.h"
+#include "sys/loader_libs.h"
+#include "sys/meminfo.h"
+#include "sys/python_env.h"
+
+namespace headroom {
+
+enum class CheckVerdict { kPass, kWarn, kFail, kSkip, kInfo };
+std::string_view CheckVerdictName(CheckVerdict v);  // "pass", "warn", "fail", "skip", "info"
+
+struct CheckResult {
+  std::string id;       // "G1"
+  std::string title;    // "CUDA ABI"
+  CheckVerdict verdict = CheckVerdict::kInfo;
+  std::string summary;  // one short line: "torch CUDA 12.8 vs driver CUDA 13.0: major mismatch"
+  std::vector<std::string> details;  // further lines: evidence and what to do
+};
+
+// The distributions G9 lists and G2 looks for, in display order.
+inline constexpr std::string_view kReportedDistributions[] = {"torch", "triton", "xformers", "transformers",
+                                                              "flash-attn"};
+
+struct ConfigFacts {
+  std::string path;
+  std::vector<ParallelSetting> settings;
+  std::string error;  // unreadable: why
+};
+
+struct WorkloadFacts {
+  std::string description;  // as given: "qlora llama-3.1-70b seq 8192"
+  std::string plan_line;    // "llama-3.1-70b qlora, batch 1, seq 8192: peak 45.10 GiB"
+  uint64_t peak_bytes = 0;
+  uint64_t budget_bytes = 0;
+  std::string verdict;  // plan's: "fits", "tight", "does not fit"
+  std::vector<std::string> advice;  // plan's advice lines when it does not fit or is tight
+};
+
+struct BandwidthFacts {
+  std::optional<CopyMeasurement> host;
+  std::string host_error;
+  std::optional<CopyMeasurement> device;
+  std::string device_error;  // libcuda missing, no device, a failed call
+};
+
+struct DoctorFacts {
+  // Platform.
+  std::string arch;  // "aarch64", "x86_64"
+  std::vector<GpuReading> gpus;
+  std::string gpu_error;  // NVML could not be loaded or initialised: why ("" when it was)
+  PlatformProfile platform;
+  std::optional<std::string> kernel_driver;  // first line of /proc/driver/nvidia/version
+  // Memory.
+  std::optional<MemInfo> meminfo;
+  std::string meminfo_error;
+  // The Python environment.
+  std::optional<PythonEnv> python;
+  std::string python_error;
+  std::optional<TorchBuild> torch;  // nullopt: not installed, or torch_error says why not read
+  std::string torch_error;
+  std::map<std::string, Distribution, std::less<>> distributions;  // found ones, by the names above
+  std::vector<std::string> env_cudart;  // libcudart files inside the environment (pip wheels)
+  // The loader.
+  std::map<int, std::vector<SharedLibFile>> cudart;  // registered libcudart.so.N, by major
+  // Temperatures without a GPU: the hottest hwmon or thermal-zone reading.
+  std::optional<std::string> hottest_sensor;
+  std::optional<double> hottest_c;
+  // Bandwidth; nullopt when not measured (--no-bandwidth).
+  std::optional<BandwidthFacts> bandwidth;
+  // Contention.
+  std::vector<PoolHolder> holders;
+  std::vector<HolderCap> caps;  // parallel to holders
+  // Environment variables the checks read (the CLI reads them).
+  std::optional<std::string> torch_cuda_arch_list;
+  std::optional<std::string> world_size;
+  std::optional<std::string> nnodes;
+  // Container.
+  ContainerInfo container;
+  // Configs given with --config.
+  std::vector<ConfigFacts> configs;
+  // --workload, planned.
+  std::optional<WorkloadFacts> workload;
+};
+
+CheckResult CheckCudaAbi(const DoctorFacts& f);       // G1
+CheckResult CheckFlashAttn(const DoctorFacts& f);     // G2
+CheckResult CheckUmaHeadroom(const DoctorFacts& f);   // G3
+CheckResult CheckThermal(const DoctorFacts& f);       // G4
+CheckResult CheckBandwidth(const DoctorFacts& f);     // G5
+CheckResult CheckContention(const DoctorFacts& f);    // G6
+CheckResult CheckPrecision(const DoctorFacts& f);     // G7
+CheckResult CheckPlaybooks(const DoctorFacts& f);     // G8
+CheckResult CheckContainer(const DoctorFacts& f);     // G9
+CheckResult CheckMultiNode(const DoctorFacts& f);     // G10
+
+// G1..G10 in order.
+std::vector<CheckResult> RunChecks(const DoctorFacts& f);
+
+// Page cache above this share of MemTotal is a G3 warning.
+inline constexpr double kLargePageCacheFraction = 0.10;
+// GPU temperature from which G4 warns.
+inline constexpr int kHotGpuC = 85;
+
+enum class DoctorVerdict { kReady, kReadyWithWarnings, kBlocked };
+std::string_view DoctorVerdictName(DoctorVerdict v);  // "ready", "ready-with-warnings", "blocked"
+// blocked: any fail, or the workload does not fit; ready-with-warnings: any warn or skip, or
+// the workload is tight; else ready.
+DoctorVerdict OverallVerdict(const std::vector<CheckResult>& checks, const std::optional<WorkloadFacts>& workload);
+// The exit status for a verdict: 0 ready, 1 ready-with-warnings, 2 blocked.
+int ExitStatusFor(DoctorVerdict v);
+
+// The platform identity line: "aarch64; NVIDIA GB10 (compute capability 12.1); driver
+// 580.95.05, CUDA 13.0; GB10: yes".
+std::string PlatformLine(const DoctorFacts& f);
+
+// env-report.json (docs/doctor.md): schema_version, platform, checks {"G1": "pass",
+// "G3": "warn: ..."}, check_details, headroom_gb, verdict.
+nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckResult>& checks,
+                                  DoctorVerdict verdict);
+
+}  // namespace headroom

@@ -1,0 +1,172 @@
+#include "doctor/gather.h"
+
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "base/text.h"
+#include "gpu/nvml.h"
+#include "sys/hwmon.h"
+
+namespace headroom {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kConfigMaxBytes = 4 << 20;
+
+// libcudart files pip wheels put inside the environment: SITE/nvidia/*/lib/libcudart.so.N.
+std::vector<std::string> EnvCudaRuntimes(const PythonEnv& env) {
+  std::vector<std::string> out;
+  for (const auto& site : env.site_dirs) {
+    std::error_code ec;
+    fs::directory_iterator it(site / "nvidia", ec);
+    size_t seen = 0;
+    for (; !ec && it != fs::directory_iterator() && seen < 1000; it.increment(ec), ++seen) {
+      std::error_code ec2;
+      fs::directory_iterator lib(it->path() / "lib", ec2);
+      for (size_t n = 0; !ec2 && lib != fs::directory_iterator() && n < 1000; lib.increment(ec2), ++n) {
+        if (LibraryMajor(lib->path().filename().string(), "libcudart.so") >= 0) out.push_back(lib->path().string());
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void GatherPython(const GatherOptions& o, DoctorFacts& f) {
+  auto env = FindPythonEnv(o.python);
+  if (!env) {
+    f.python_error = env.error().message;
+    return;
+  }
+  f.python = *env;
+  if (auto torch = FindTorchBuild(*env)) {
+    if (*torch) {
+      f.torch = **torch;
+    } else {
+      f.torch_error = torch->error().message;
+    }
+  }
+  for (auto name : kReportedDistributions) {
+    if (auto d = FindDistribution(*env, name)) f.distributions.emplace(std::string(name), *d);
+  }
+  f.env_cudart = EnvCudaRuntimes(*env);
+}
+
+void GatherGpu(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) {
+  if (auto v = root.ReadFile("proc/driver/nvidia/version", 64 * 1024)) {
+    const std::string_view text = *v;
+    f.kernel_driver = std::string(TrimBlanks(text.substr(0, text.find('\n'))));
+  }
+  auto nvml = Nvml::Open(o.nvml_lib);
+  if (!nvml) {
+    f.gpu_error = nvml.error().message;
+  } else {
+    f.gpus = SampleAllDevices(**nvml);
+  }
+  f.platform = DetectPlatform(f.gpus);
+}
+
+void GatherTemperatures(const SysRoot& root, DoctorFacts& f) {
+  auto consider = [&](const std::string& name, const std::optional<double>& c) {
+    if (c && (!f.hottest_c || *c > *f.hottest_c)) {
+      f.hottest_c = c;
+      f.hottest_sensor = name;
+    }
+  };
+  for (const auto& dev : ReadHwmon(root)) {
+    for (const auto& t : dev.temps) {
+      consider(dev.name + (t.label.empty() ? "" : " " + t.label) + " (" + dev.id + ")", t.celsius);
+    }
+  }
+  for (const auto& z : ReadThermalZones(root)) consider(z.type + " (" + z.id + ")", z.celsius);
+}
+
+void GatherBandwidth(const GatherOptions& o, DoctorFacts& f) {
+  BandwidthFacts b;
+  HostCopyOptions host = o.host_copy;
+  // Never more than 1/8 of what is available for the two buffers.
+  if (f.meminfo) {
+    if (auto a = f.meminfo->EstimatedAvailable()) host.bytes = std::min<uint64_t>(host.bytes, a->bytes / 16);
+  }
+  host.bytes = std::max<uint64_t>(host.bytes, 4096);
+  if (auto m = MeasureHostCopy(host)) {
+    b.host = *m;
+  } else {
+    b.host_error = m.error().message;
+  }
+  if (f.gpus.empty() && o.cuda_lib.empty()) {
+    b.device_error = "no GPU";
+  } else if (auto cuda = CudaDriver::Open(o.cuda_lib); !cuda) {
+    b.device_error = cuda.error().message;
+  } else if ((*cuda)->device_count() == 0) {
+    b.device_error = "cuda: no device";
+  } else if (auto m = MeasureDeviceCopy(**cuda, 0, o.device_copy_bytes, o.device_repeats)) {
+    b.device = *m;
+  } else {
+    b.device_error = m.error().message;
+  }
+  f.bandwidth = b;
+}
+
+void GatherHolders(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) {
+  std::optional<std::vector<GpuProcess>> gpu;
+  if (f.gpu_error.empty()) {
+    gpu.emplace();
+    for (const auto& r : f.gpus) {
+      if (r.processes) gpu->insert(gpu->end(), r.processes->begin(), r.processes->end());
+    }
+  }
+  f.holders = FindPoolHolders(root, gpu, o.self);
+  for (const auto& h : f.holders) {
+    f.caps.push_back(h.part_of ? HolderCap{} : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
+  }
+}
+
+}  // namespace
+
+std::string MachineArch(const SysRoot& root) {
+  if (auto a = root.ReadFile("proc/sys/kernel/arch", 256)) {
+    const std::string_view t = TrimBlanks(*a);
+    if (!t.empty()) return std::string(t);
+  }
+  utsname u{};
+  if (::uname(&u) == 0) return u.machine;
+  return "";
+}
+
+DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& o) {
+  DoctorFacts f;
+  f.arch = MachineArch(root);
+  if (auto m = ReadMemInfo(root)) {
+    f.meminfo = *m;
+  } else {
+    f.meminfo_error = m.error().message;
+  }
+  GatherGpu(root, o, f);
+  GatherPython(o, f);
+  f.cudart = FindLibraryMajors(root, LoaderDirectories(root), "libcudart.so");
+  GatherTemperatures(root, f);
+  if (o.measure_bandwidth) GatherBandwidth(o, f);
+  GatherHolders(root, o, f);
+  f.torch_cuda_arch_list = o.torch_cuda_arch_list;
+  f.world_size = o.world_size;
+  f.nnodes = o.nnodes;
+  f.container = DetectContainer(root, o.container_env);
+  for (const auto& path : o.configs) {
+    ConfigFacts c;
+    c.path = path;
+    if (auto text = ReadFileCapped(path, kConfigMaxBytes)) {
+      c.settings = ScanParallelSettings(*text);
+    } else {
+      c.error = text.error().message;
+    }
+    f.configs.push_back(std::move(c));
+  }
+  return f;
+}
+
+}  // namespace headroom

@@ -1,0 +1,41 @@
+// Gathers DoctorFacts once, from the system below a SysRoot, NVML, libcuda, the Python
+// environment and the config files named on the command line. Every source that fails is
+// recorded as its error text in the facts (the check then says skip or info), never thrown.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "doctor/checks.h"
+#include "sys/sysroot.h"
+
+namespace headroom {
+
+struct GatherOptions {
+  std::string nvml_lib;  // "" = libnvidia-ml.so.1
+  std::string cuda_lib;  // "" = libcuda.so.1
+  PythonEnvQuery python;
+  std::vector<std::string> configs;
+  // Environment variables, read by the CLI.
+  std::optional<std::string> torch_cuda_arch_list;
+  std::optional<std::string> world_size;
+  std::optional<std::string> nnodes;
+  std::optional<std::string> container_env;
+  // G5: measure at all, and how much.
+  bool measure_bandwidth = true;
+  HostCopyOptions host_copy;
+  uint64_t device_copy_bytes = 256ULL << 20;
+  int device_repeats = 5;
+  pid_t self = 0;  // left out of the holders
+};
+
+DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& options);
+
+// The CPU architecture: proc/sys/kernel/arch below the root (Linux 6.1+ and fixtures),
+// else uname's machine.
+std::string MachineArch(const SysRoot& root);
+
+}  // namespace headroom

@@ -1,0 +1,176 @@
+#include "gpu/cuda_driver.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "gpu/cuda_abi.h"
+
+namespace headroom {
+
+namespace abi = cuda_abi;
+
+struct CudaDriver::Api {
+  abi::InitFn init = nullptr;
+  abi::DriverGetVersionFn driver_get_version = nullptr;
+  abi::DeviceGetCountFn device_get_count = nullptr;
+  abi::DeviceGetFn device_get = nullptr;
+  abi::DeviceGetNameFn device_get_name = nullptr;
+  abi::DeviceGetAttributeFn device_get_attribute = nullptr;
+  abi::PrimaryCtxRetainFn primary_ctx_retain = nullptr;
+  abi::PrimaryCtxReleaseFn primary_ctx_release = nullptr;
+  abi::CtxSetCurrentFn ctx_set_current = nullptr;
+  abi::CtxSynchronizeFn ctx_synchronize = nullptr;
+  abi::MemAllocFn mem_alloc = nullptr;
+  abi::MemFreeFn mem_free = nullptr;
+  abi::MemcpyDtoDFn memcpy_dtod = nullptr;
+  abi::MemsetD8Fn memset_d8 = nullptr;
+  abi::GetErrorStringFn get_error_string = nullptr;
+};
+
+namespace {
+
+std::string DlErrorText() {
+  const char* text = dlerror();
+  return text != nullptr ? text : "unknown dynamic loader error";
+}
+
+template <typename Fn>
+bool Resolve(void* handle, Fn& fn, const char* name) {
+  dlerror();
+  fn = reinterpret_cast<Fn>(dlsym(handle, name));
+  return fn != nullptr;
+}
+
+}  // namespace
+
+std::string ResolveCudaLibrary(std::string_view flag, const std::function<const char*(const char*)>& getenv) {
+  if (!flag.empty()) return std::string(flag);
+  const char* env = getenv("HEADROOM_CUDA_LIB");
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string();
+}
+
+std::string CudaDriver::ErrorText(int code) const {
+  const char* text = nullptr;
+  if (api_->get_error_string(code, &text) != abi::kSuccess || text == nullptr) text = "unknown error";
+  return fmt::format("{} (cuda error {})", text, code);
+}
+
+Result<std::unique_ptr<CudaDriver>> CudaDriver::Open(const std::string& library_path) {
+  const std::string path = library_path.empty() ? std::string(kCudaDefaultLibrary) : library_path;
+  dlerror();
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) return Error{"cuda: dlopen(" + path + "): " + DlErrorText()};
+  std::unique_ptr<CudaDriver> cuda(new CudaDriver());
+  cuda->library_path_ = path;
+  cuda->api_ = std::make_unique<Api>();
+  Api& api = *cuda->api_;
+  struct Entry {
+    const char* name;
+    bool ok;
+  };
+  const Entry entries[] = {
+      {"cuInit", Resolve(handle, api.init, "cuInit")},
+      {"cuDriverGetVersion", Resolve(handle, api.driver_get_version, "cuDriverGetVersion")},
+      {"cuDeviceGetCount", Resolve(handle, api.device_get_count, "cuDeviceGetCount")},
+      {"cuDeviceGet", Resolve(handle, api.device_get, "cuDeviceGet")},
+      {"cuDeviceGetName", Resolve(handle, api.device_get_name, "cuDeviceGetName")},
+      {"cuDeviceGetAttribute", Resolve(handle, api.device_get_attribute, "cuDeviceGetAttribute")},
+      {"cuDevicePrimaryCtxRetain", Resolve(handle, api.primary_ctx_retain, "cuDevicePrimaryCtxRetain")},
+      {"cuDevicePrimaryCtxRelease_v2", Resolve(handle, api.primary_ctx_release, "cuDevicePrimaryCtxRelease_v2")},
+      {"cuCtxSetCurrent", Resolve(handle, api.ctx_set_current, "cuCtxSetCurrent")},
+      {"cuCtxSynchronize", Resolve(handle, api.ctx_synchronize, "cuCtxSynchronize")},
+      {"cuMemAlloc_v2", Resolve(handle, api.mem_alloc, "cuMemAlloc_v2")},
+      {"cuMemFree_v2", Resolve(handle, api.mem_free, "cuMemFree_v2")},
+      {"cuMemcpyDtoD_v2", Resolve(handle, api.memcpy_dtod, "cuMemcpyDtoD_v2")},
+      {"cuMemsetD8_v2", Resolve(handle, api.memset_d8, "cuMemsetD8_v2")},
+      {"cuGetErrorString", Resolve(handle, api.get_error_string, "cuGetErrorString")},
+  };
+  for (const auto& e : entries) {
+    if (!e.ok) return Error{std::string("cuda: dlsym(") + e.name + "): " + DlErrorText()};
+  }
+  if (const int r = api.init(0); r != abi::kSuccess) return Error{"cuda: cuInit(): " + cuda->ErrorText(r)};
+  if (const int r = api.driver_get_version(&cuda->driver_version_); r != abi::kSuccess) {
+    return Error{"cuda: cuDriverGetVersion(): " + cuda->ErrorText(r)};
+  }
+  if (const int r = api.device_get_count(&cuda->device_count_); r != abi::kSuccess) {
+    return Error{"cuda: cuDeviceGetCount(): " + cuda->ErrorText(r)};
+  }
+  return cuda;
+}
+
+// No dlclose: after cuInit the driver runs threads of its own that would be left without
+// their code. The library stays mapped until the process exits, as every CUDA program's does.
+CudaDriver::~CudaDriver() = default;
+
+Result<CudaDeviceInfo> CudaDriver::Device(int index) const {
+  CudaDeviceInfo info;
+  info.index = index;
+  abi::Device dev = 0;
+  if (const int r = api_->device_get(&dev, index); r != abi::kSuccess) {
+    return Error{fmt::format("cuda: cuDeviceGet({}): {}", index, ErrorText(r))};
+  }
+  char name[256] = {};
+  if (const int r = api_->device_get_name(name, sizeof name - 1, dev); r != abi::kSuccess) {
+    return Error{fmt::format("cuda: cuDeviceGetName({}): {}", index, ErrorText(r))};
+  }
+  info.name = name;
+  if (const int r = api_->device_get_attribute(&info.cc_major, abi::kAttributeComputeCapabilityMajor, dev);
+      r != abi::kSuccess) {
+    return Error{fmt::format("cuda: cuDeviceGetAttribute(compute capability major): {}", ErrorText(r))};
+  }
+  if (const int r = api_->device_get_attribute(&info.cc_minor, abi::kAttributeComputeCapabilityMinor, dev);
+      r != abi::kSuccess) {
+    return Error{fmt::format("cuda: cuDeviceGetAttribute(compute capability minor): {}", ErrorText(r))};
+  }
+  return info;
+}
+
+Result<bool> CudaDriver::TimeDeviceCopies(int index, uint64_t bytes, int repeats,
+                                          const std::function<void(double seconds)>& on_copy) const {
+  abi::Device dev = 0;
+  if (const int r = api_->device_get(&dev, index); r != abi::kSuccess) {
+    return Error{fmt::format("cuda: cuDeviceGet({}): {}", index, ErrorText(r))};
+  }
+  abi::Context ctx = nullptr;
+  if (const int r = api_->primary_ctx_retain(&ctx, dev); r != abi::kSuccess) {
+    return Error{fmt::format("cuda: cuDevicePrimaryCtxRetain({}): {}", index, ErrorText(r))};
+  }
+  abi::DevicePtr src = 0, dst = 0;
+  // One exit for every path below: free what was allocated, release the context.
+  auto finish = [&](Result<bool> result) -> Result<bool> {
+    if (dst != 0) api_->mem_free(dst);
+    if (src != 0) api_->mem_free(src);
+    api_->ctx_set_current(nullptr);
+    api_->primary_ctx_release(dev);
+    return result;
+  };
+  auto fail = [&](const char* call, int r) {
+    return finish(Error{fmt::format("cuda: {}: {}", call, ErrorText(r))});
+  };
+  if (const int r = api_->ctx_set_current(ctx); r != abi::kSuccess) return fail("cuCtxSetCurrent()", r);
+  const size_t n = static_cast<size_t>(bytes);
+  if (const int r = api_->mem_alloc(&src, n); r != abi::kSuccess) {
+    src = 0;
+    return fail("cuMemAlloc_v2()", r);
+  }
+  if (const int r = api_->mem_alloc(&dst, n); r != abi::kSuccess) {
+    dst = 0;
+    return fail("cuMemAlloc_v2()", r);
+  }
+  // Touch both buffers so the timed copies do not pay for first-use page mapping.
+  if (const int r = api_->memset_d8(src, 0x5a, n); r != abi::kSuccess) return fail("cuMemsetD8_v2()", r);
+  if (const int r = api_->memset_d8(dst, 0, n); r != abi::kSuccess) return fail("cuMemsetD8_v2()", r);
+  for (int i = -1; i < repeats; ++i) {  // i = -1: the warm-up
+    if (const int r = api_->ctx_synchronize(); r != abi::kSuccess) return fail("cuCtxSynchronize()", r);
+    const auto start = std::chrono::steady_clock::now();
+    if (const int r = api_->memcpy_dtod(dst, src, n); r != abi::kSuccess) return fail("cuMemcpyDtoD_v2()", r);
+    if (const int r = api_->ctx_synchronize(); r != abi::kSuccess) return fail("cuCtxSynchronize()", r);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i >= 0) on_copy(seconds);
+  }
+  return finish(true);
+}
+
+}  // namespace headroom
