@@ -30,6 +30,8 @@ constexpr Subcommand kSubcommands[] = {
      RunPsCommand},
     {"ladder", "walk an OOM through its remedies in order, one job at a time, recorded",
      RunLadderCommand},
+    {"export", "serve memory, pressure, GPU and guard metrics to Prometheus on /metrics (loopback)",
+     RunExportCommand},
     {"history", "list recent guarded runs and sweeps from the journal", RunHistory},
 };
 

@@ -63,5 +63,6 @@ int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom

@@ -503,6 +503,25 @@ Result<std::vector<RunRow>> Journal::RecentRuns(int limit) {
   return rows;
 }
 
+Result<GuardTotals> Journal::Totals() {
+  GuardTotals t;
+  if (schema_version_ == 0) return t;
+  auto select = SqliteStatement::Prepare(
+      db_,
+      "SELECT (SELECT COUNT(*) FROM runs WHERE kind = 'guard'), "
+      "(SELECT COUNT(*) FROM runs WHERE kind = 'guard' AND status = 'killed-by-guard'), "
+      "(SELECT COALESCE(SUM(CAST(json_extract(summary_json, '$.warnings') AS INTEGER)), 0) FROM runs "
+      " WHERE kind = 'guard' AND json_valid(summary_json)), "
+      "(SELECT COUNT(*) FROM trials WHERE outcome = 'killed-by-guard')");
+  if (!select) return Fail("read totals");
+  if (select->Step() != SqliteStatement::StepResult::kRow) return Fail("read totals");
+  t.guard_runs = select->Int(0);
+  t.guard_kills = select->Int(1);
+  t.guard_warnings = select->Int(2);
+  t.sweep_trials_killed = select->Int(3);
+  return t;
+}
+
 Result<std::optional<RunRow>> Journal::FindRun(int64_t run_id) {
   // Runs are few (one per command a person typed): the newest first, then the one wanted.
   auto runs = RecentRuns(std::numeric_limits<int>::max());

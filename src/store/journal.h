@@ -86,6 +86,14 @@ struct EventRow {
   std::string data_json;
 };
 
+// Totals over every guarded run and sweep trial, for `headroom export`'s counters.
+struct GuardTotals {
+  int64_t guard_runs = 0;
+  int64_t guard_kills = 0;          // guard runs with status "killed-by-guard"
+  int64_t guard_warnings = 0;       // sum of the runs' summary "warnings"
+  int64_t sweep_trials_killed = 0;  // trials with outcome "killed-by-guard"
+};
+
 struct JournalOptions {
   // Read-only: never creates, migrates or writes; a file with no schema yet reads as
   // empty. `history` opens this way.
@@ -140,6 +148,8 @@ class Journal {
   Result<std::vector<EventRow>> Events(int64_t run_id);  // in insertion order
   // One run by id; nullopt when there is none.
   Result<std::optional<RunRow>> FindRun(int64_t run_id);
+  // One aggregate query; all zero for an empty journal.
+  Result<GuardTotals> Totals();
 
  private:
   // The OOM ladder's tables (store/ladder_journal.h) share this connection and its

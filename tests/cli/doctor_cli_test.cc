@@ -180,6 +180,16 @@ TEST(DoctorCli, DriverOlderThanTorchFailsG1) {
   EXPECT_TRUE(Contains(r.out, "the driver is older than the CUDA torch was built for")) << r.out;
 }
 
+TEST(DoctorCli, TpSizeInAJsonConfigFailsOnAOneGpuBox) {
+  Fakes fakes("scenario discrete\n", "scenario discrete\n");
+  const auto r = RunCli(Args("discrete", {"--no-bandwidth", "--json", "--config", kDir + "/configs/tp_size2.json"}),
+                        60000, fakes.env);
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  const std::string g10 = Check(Report(r), "G10");
+  EXPECT_TRUE(g10.starts_with("fail: tensor parallelism 2 across machines (")) << g10;
+  EXPECT_TRUE(Contains(g10, "tp_size2.json:3 tp_size = 2")) << g10;
+}
+
 TEST(DoctorCli, SameMajorNewerTorchWarns) {
   Fakes fakes("scenario discrete\ncuda_version 12040\n", "scenario discrete\n");
   const auto r = RunCli(Args("discrete", {"--no-bandwidth", "--json"}), 60000, fakes.env);

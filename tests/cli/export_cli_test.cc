@@ -1,0 +1,366 @@
+// `headroom export` as a real process on loopback: what it serves (fixture tree + fake NVML
+// GB10), promtool's verdict on it, errors for bad requests, the journal's counters, a clean
+// exit on SIGTERM, a bounded load with slow and idle clients, and a real Prometheus scraping
+// it and answering a query.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "model/testing_files.h"
+#include "store/journal.h"
+
+namespace headroom {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+const std::string kGb10Idle = std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/gb10-idle";
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Runs a program with extra environment, its stderr on a pipe; SIGTERM then SIGKILL at the end.
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv, const std::vector<std::string>& env_extra) {
+    int err[2];
+    if (pipe2(err, O_CLOEXEC) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(err[1], 2);
+      const int devnull = open("/dev/null", O_WRONLY);
+      dup2(devnull, 1);
+      for (const auto& e : env_extra) putenv(const_cast<char*>(e.c_str()));
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    close(err[1]);
+    err_fd_ = err[0];
+  }
+  ~Process() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (err_fd_ >= 0) close(err_fd_);
+  }
+  pid_t pid() const { return pid_; }
+  // Reads stderr until `pattern` matches or `timeout` passes; the whole text read so far.
+  std::string ReadErrUntil(const std::regex& pattern, std::chrono::milliseconds timeout) {
+    const auto end = Clock::now() + timeout;
+    while (!std::regex_search(err_, pattern) && Clock::now() < end) {
+      pollfd p{err_fd_, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      char buf[4096];
+      const ssize_t n = read(err_fd_, buf, sizeof buf);
+      if (n <= 0) break;
+      err_.append(buf, static_cast<size_t>(n));
+    }
+    return err_;
+  }
+  // SIGTERM and wait up to `timeout`; the exit status, or -1 if still running.
+  int Stop(std::chrono::milliseconds timeout) {
+    kill(pid_, SIGTERM);
+    return Wait(timeout);
+  }
+  // Waits up to `timeout` without a signal.
+  int Wait(std::chrono::milliseconds timeout) {
+    const auto end = Clock::now() + timeout;
+    while (Clock::now() < end) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        reaped_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int err_fd_ = -1;
+  bool reaped_ = false;
+  std::string err_;
+};
+
+// One HTTP exchange on loopback: sends `request` whole, reads to EOF (bounded).
+std::string Exchange(uint16_t port, const std::string& request, int timeout_ms = 5000) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    (void)!send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    const auto end = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (Clock::now() < end) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      char buf[8192];
+      const ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return out;
+}
+
+std::string Get(uint16_t port, const std::string& path, const std::string& extra = "") {
+  return Exchange(port, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + "\r\n");
+}
+
+std::string Body(const std::string& response) {
+  const size_t p = response.find("\r\n\r\n");
+  return p == std::string::npos ? "" : response.substr(p + 4);
+}
+
+// A response is valid when it has a status line and its body is Content-Length bytes.
+bool ValidResponse(const std::string& r, int status) {
+  if (!r.starts_with("HTTP/1.1 " + std::to_string(status) + " ")) return false;
+  std::smatch m;
+  if (!std::regex_search(r, m, std::regex("Content-Length: ([0-9]+)\r\n"))) return false;
+  return Body(r).size() == std::stoul(m[1]);
+}
+
+struct Exporter {
+  testing::TempDir dir{"export-cli"};
+  std::unique_ptr<Process> process;
+  uint16_t port = 0;
+  std::string err;
+  explicit Exporter(std::vector<std::string> extra_args = {}, const std::string& host = "127.0.0.1") {
+    testing::WriteFile(dir / "nvml", "scenario gb10\ndegrade_after 1000000\n");
+    std::vector<std::string> argv = {HEADROOM_BINARY, "export", "--listen", host + ":0", "--interval", "200ms",
+                                     "--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH};
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+    process = std::make_unique<Process>(argv, std::vector<std::string>{"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml").string()});
+    err = process->ReadErrUntil(std::regex("/metrics, sampling"), std::chrono::seconds(20));
+    std::smatch m;
+    if (std::regex_search(err, m, std::regex(":([0-9]+)/metrics"))) port = static_cast<uint16_t>(std::stoi(m[1]));
+  }
+};
+
+int RssKb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("VmRSS:")) return std::stoi(line.substr(6));
+  }
+  return -1;
+}
+
+size_t OpenFds(pid_t pid) {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) ++n;
+  return n;
+}
+
+TEST(ExportCli, ServesGb10MetricsThatPromtoolAccepts) {
+  Exporter e({"--no-journal"});
+  ASSERT_NE(e.port, 0) << e.err;
+  const std::string r = Get(e.port, "/metrics");
+  ASSERT_TRUE(ValidResponse(r, 200)) << r;
+  EXPECT_TRUE(Contains(r, "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"));
+  const std::string body = Body(r);
+  for (const char* part : {"headroom_memory_total_bytes 130663165952\n",
+                           "headroom_gpu_memory_total_bytes{gpu=\"0\",name=\"NVIDIA GB10\",source=\"meminfo\"} 130663165952\n",
+                           "headroom_gpu_power_limit_watts{gpu=\"0\",name=\"NVIDIA GB10\",kind=\"sustained\"} 100\n",
+                           "headroom_gpu_throttle_seconds_total{gpu=\"0\",name=\"NVIDIA GB10\",reason=\"sw_power_cap\"} 0\n",
+                           "headroom_gpu_process_memory_bytes{gpu=\"0\",name=\"NVIDIA GB10\",pid=\"4242\"",
+                           "headroom_platform_info{kind=\"gb10\",gpu=\"NVIDIA GB10\",driver=\"580.95.05\",cuda=\"13.0\"",
+                           "headroom_memory_pressure_stalled_seconds_total{kind=\"some\"} 0.184233\n"}) {
+    EXPECT_TRUE(Contains(body, part)) << part << "\n" << body;
+  }
+  // promtool (Debian's prometheus package) lints the exposition.
+  testing::WriteFile(e.dir / "metrics.txt", body);
+  const std::string cmd = "promtool check metrics < " + (e.dir / "metrics.txt").string() + " > " +
+                          (e.dir / "promtool.out").string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream out(e.dir / "promtool.out");
+  std::string lint((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 0) << "promtool check metrics failed (is the prometheus package installed?):\n" << lint;
+  // OpenMetrics on request.
+  const std::string om = Get(e.port, "/metrics", "Accept: application/openmetrics-text; version=1.0.0\r\n");
+  EXPECT_TRUE(Contains(om, "Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n")) << om;
+  EXPECT_TRUE(Body(om).ends_with("# EOF\n"));
+  EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
+}
+
+TEST(ExportCli, BadRequestsGetErrorsAndNothingChanges) {
+  Exporter e({"--no-journal"});
+  ASSERT_NE(e.port, 0) << e.err;
+  EXPECT_TRUE(ValidResponse(Get(e.port, "/nope"), 404));
+  EXPECT_TRUE(ValidResponse(Get(e.port, "/"), 200));
+  EXPECT_TRUE(ValidResponse(Exchange(e.port, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n"), 405));
+  EXPECT_TRUE(ValidResponse(Exchange(e.port, "DELETE /metrics HTTP/1.1\r\n\r\n"), 405));
+  EXPECT_TRUE(ValidResponse(Exchange(e.port, "garbage\r\n\r\n"), 400));
+  EXPECT_TRUE(ValidResponse(Exchange(e.port, "GET /metrics HTTP/1.1\r\nX: " + std::string(20000, 'a') + "\r\n\r\n"), 431));
+  const std::string head = Exchange(e.port, "HEAD /metrics HTTP/1.1\r\n\r\n");
+  EXPECT_TRUE(head.starts_with("HTTP/1.1 200 OK\r\n")) << head;
+  EXPECT_TRUE(Body(head).empty());
+  // The request counter saw them (after the next sample).
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const std::string body = Body(Get(e.port, "/metrics"));
+  EXPECT_TRUE(Contains(body, "headroom_exporter_http_requests_total{code=\"404\"} 1\n")) << body;
+  EXPECT_TRUE(Contains(body, "headroom_exporter_http_requests_total{code=\"431\"} 1\n")) << body;
+  EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
+  EXPECT_TRUE(Contains(e.process->ReadErrUntil(std::regex("stopped"), std::chrono::seconds(2)), "headroom export: stopped"));
+}
+
+TEST(ExportCli, GuardCountersComeFromTheJournal) {
+  testing::TempDir dir("export-journal");
+  const auto path = dir / "journal.db";
+  {
+    auto j = Journal::Open(path);
+    ASSERT_TRUE(j) << j.error().message;
+    for (int i = 0; i < 3; ++i) {
+      auto id = j->BeginRun(RunKind::kGuard, {"python", "train.py"}, std::chrono::system_clock::now());
+      ASSERT_TRUE(id);
+      ASSERT_TRUE(j->FinishRun(*id, i == 0 ? "killed-by-guard" : "exited", i == 0 ? 99 : 0,
+                               nlohmann::json{{"warnings", i + 1}}.dump(), std::chrono::system_clock::now()));
+    }
+  }
+  Exporter e({"--journal", path.string()});
+  ASSERT_NE(e.port, 0) << e.err;
+  const std::string body = Body(Get(e.port, "/metrics"));
+  EXPECT_TRUE(Contains(body, "headroom_guard_kills_total 1\n")) << body;
+  EXPECT_TRUE(Contains(body, "headroom_guard_warnings_total 6\n")) << body;
+  EXPECT_TRUE(Contains(body, "headroom_guard_runs_total 3\n")) << body;
+}
+
+TEST(ExportCli, AnyOtherAddressThanLoopbackWarnsAndUsageErrors) {
+  {
+    Exporter e({"--no-journal"}, "0.0.0.0");
+    ASSERT_NE(e.port, 0) << e.err;
+    EXPECT_TRUE(Contains(e.err, "headroom: export: warning: listening on 0.0.0.0, reachable from other machines")) << e.err;
+    EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
+  }
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  for (const Case& c : {Case{{"--listen", "nowhere"}, "headroom: export: --listen: 'nowhere' is not HOST:PORT\n"},
+                        Case{{"--interval", "10ms"}, "headroom: export: --interval: '10ms' is outside 100ms..1h\n"},
+                        Case{{"--root", "/nonexistent"}, "headroom: export: --root: /nonexistent has no proc/ directory\n"}}) {
+    std::vector<std::string> argv = {HEADROOM_BINARY, "export"};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    Process p(argv, {});
+    const std::string err = p.ReadErrUntil(std::regex("\n"), std::chrono::seconds(10));
+    EXPECT_EQ(err, c.error);
+    EXPECT_EQ(p.Wait(std::chrono::seconds(10)), 2);
+  }
+}
+
+// Bounded load on loopback: idle connections up to the limit, slow-loris clients, 300 scrapes
+// in a row; every answer valid, and the exporter's descriptors and memory flat afterwards.
+TEST(ExportCli, StaysFlatUnderSlowAndIdleClients) {
+  Exporter e({"--no-journal"});
+  ASSERT_NE(e.port, 0) << e.err;
+  // Warm up (first allocations), then take the baseline.
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(ValidResponse(Get(e.port, "/metrics"), 200));
+  const size_t fds_before = OpenFds(e.process->pid());
+  const int rss_before = RssKb(e.process->pid());
+  std::vector<int> idle;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(e.port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int i = 0; i < 40; ++i) {  // idle: connect and say nothing
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    idle.push_back(fd);
+  }
+  for (int i = 0; i < 10; ++i) {  // slow: one byte of a request head
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    (void)!send(fd, "G", 1, MSG_NOSIGNAL);
+    idle.push_back(fd);
+  }
+  int valid = 0;
+  const auto start = Clock::now();
+  for (int i = 0; i < 300; ++i) {
+    const std::string r = Get(e.port, "/metrics");
+    valid += ValidResponse(r, 200) && Contains(r, "headroom_memory_total_bytes");
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_EQ(valid, 300);
+  EXPECT_LT(seconds, 60.0);  // a bound against a stall, not a speed claim (bench/ has those)
+  for (int fd : idle) close(fd);
+  // The server drops closed and timed-out connections; give it a moment.
+  size_t fds_after = 0;
+  for (int i = 0; i < 50; ++i) {
+    fds_after = OpenFds(e.process->pid());
+    if (fds_after <= fds_before) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_LE(fds_after, fds_before);
+  const int rss_after = RssKb(e.process->pid());
+  EXPECT_LT(rss_after - rss_before, 8 * 1024) << rss_before << " kB -> " << rss_after << " kB";
+  EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
+}
+
+uint16_t FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+TEST(ExportCli, RealPrometheusScrapesAndAnswersAQuery) {
+  ASSERT_EQ(std::system("command -v prometheus > /dev/null"), 0) << "the prometheus package is not installed";
+  Exporter e({"--no-journal"});
+  ASSERT_NE(e.port, 0) << e.err;
+  testing::TempDir dir("export-prometheus");
+  testing::WriteFile(dir / "prometheus.yml",
+                     "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                     "scrape_configs:\n  - job_name: headroom\n    static_configs:\n      - targets: ['127.0.0.1:" +
+                         std::to_string(e.port) + "']\n");
+  const uint16_t web = FreePort();
+  Process prom({"/usr/bin/prometheus", "--config.file=" + (dir / "prometheus.yml").string(),
+                "--storage.tsdb.path=" + (dir / "data").string(), "--web.listen-address=127.0.0.1:" + std::to_string(web)},
+               {});
+  std::string answer;
+  const auto end = Clock::now() + std::chrono::seconds(45);
+  while (Clock::now() < end) {
+    const std::string r = Get(web, "/api/v1/query?query=headroom_gpu_memory_total_bytes");
+    answer = Body(r);
+    if (Contains(answer, "\"value\"")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  ASSERT_TRUE(Contains(answer, "\"value\"")) << answer << "\n" << prom.ReadErrUntil(std::regex("$^"), std::chrono::milliseconds(10));
+  const auto j = nlohmann::json::parse(answer);
+  const auto& result = j["data"]["result"][0];
+  EXPECT_EQ(result["metric"]["source"], "meminfo");
+  EXPECT_EQ(result["metric"]["job"], "headroom");
+  EXPECT_EQ(result["value"][1], "130663165952");
+  EXPECT_EQ(prom.Stop(std::chrono::seconds(15)), 0);
+  EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
+}
+
+}  // namespace
+}  // namespace headroom
