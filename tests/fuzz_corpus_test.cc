@@ -10,6 +10,7 @@
 
 #include "../fuzz/doctor_targets.h"
 #include "../fuzz/explain_targets.h"
+#include "../fuzz/http_targets.h"
 #include "../fuzz/fuzz_targets.h"
 
 namespace headroom {
@@ -34,6 +35,12 @@ TEST(DoctorInputsFuzzCorpus, Replays) {
   // Its own seeds, and the other corpora as more hostile text.
   for (const char* target : {"doctor_inputs", "json_reader", "step_log"}) {
     EXPECT_GT(Replay(target, fuzz::DoctorInputsHold), 0) << target;
+  }
+}
+
+TEST(HttpRequestFuzzCorpus, Replays) {
+  for (const char* target : {"http_request", "doctor_inputs", "json_reader"}) {
+    EXPECT_GT(Replay(target, fuzz::HttpRequestHolds), 0) << target;
   }
 }
 

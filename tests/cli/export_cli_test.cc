@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -246,6 +248,16 @@ TEST(ExportCli, GuardCountersComeFromTheJournal) {
   EXPECT_TRUE(Contains(body, "headroom_guard_kills_total 1\n")) << body;
   EXPECT_TRUE(Contains(body, "headroom_guard_warnings_total 6\n")) << body;
   EXPECT_TRUE(Contains(body, "headroom_guard_runs_total 3\n")) << body;
+  // Every metric the shipped Grafana dashboard draws is one this exporter serves.
+  std::ifstream in(std::string(HEADROOM_SOURCE_DIR) + "/share/grafana/headroom-dashboard.json");
+  const std::string dashboard((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::regex name("headroom_[a-z_]+");
+  int names = 0;
+  for (auto it = std::sregex_iterator(dashboard.begin(), dashboard.end(), name); it != std::sregex_iterator(); ++it) {
+    EXPECT_TRUE(Contains(body, "\n" + it->str())) << it->str() << " is in the dashboard but not served";
+    ++names;
+  }
+  EXPECT_GT(names, 10);
 }
 
 TEST(ExportCli, AnyOtherAddressThanLoopbackWarnsAndUsageErrors) {
@@ -319,6 +331,20 @@ TEST(ExportCli, StaysFlatUnderSlowAndIdleClients) {
   EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
 }
 
+std::string UrlEncode(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
 uint16_t FreePort() {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
@@ -358,6 +384,19 @@ TEST(ExportCli, RealPrometheusScrapesAndAnswersAQuery) {
   EXPECT_EQ(result["metric"]["source"], "meminfo");
   EXPECT_EQ(result["metric"]["job"], "headroom");
   EXPECT_EQ(result["value"][1], "130663165952");
+  // Every query of the shipped dashboard is valid PromQL here ($instance as ".*").
+  const auto dashboard = nlohmann::json::parse(std::ifstream(std::string(HEADROOM_SOURCE_DIR) + "/share/grafana/headroom-dashboard.json"));
+  int queries = 0;
+  for (const auto& panel : dashboard["panels"]) {
+    for (const auto& target : panel["targets"]) {
+      std::string expr = target["expr"];
+      expr = std::regex_replace(expr, std::regex("\\$instance"), ".*");
+      const std::string r = Body(Get(web, "/api/v1/query?query=" + UrlEncode(expr)));
+      EXPECT_TRUE(Contains(r, "\"status\":\"success\"")) << expr << "\n" << r;
+      ++queries;
+    }
+  }
+  EXPECT_GT(queries, 10);
   EXPECT_EQ(prom.Stop(std::chrono::seconds(15)), 0);
   EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
 }

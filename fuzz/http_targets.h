@@ -1,0 +1,29 @@
+// The body of fuzz/http_request_fuzz.cc, shared with tests/fuzz_corpus_test.cc (which replays
+// fuzz/corpus/http_request/ in every build).
+#pragma once
+
+#include <string_view>
+
+#include "export/http.h"
+
+namespace headroom::fuzz {
+
+inline bool HttpRequestHolds(std::string_view text) {
+  int status = 0;
+  auto r = ParseRequestHead(text, &status);
+  if (r) {
+    if (status != 200 || r->path.empty() || r->path.front() != '/') return false;
+    for (char c : r->path) {
+      if (c == '?' || static_cast<unsigned char>(c) <= 0x20) return false;
+    }
+    if (r->method != "GET" && r->method != "HEAD" && r->method.empty()) return false;
+  } else if (status != 400 && status != 505) {
+    return false;
+  }
+  if (auto a = ParseListenAddress(text.substr(0, 64))) {
+    if (a->first.empty()) return false;
+  }
+  return true;
+}
+
+}  // namespace headroom::fuzz
