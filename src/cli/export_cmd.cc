@@ -23,11 +23,11 @@
 #include "base/duration.h"
 #include "base/text.h"
 #include "cli/cli.h"
-#include "doctor/gather.h"
 #include "export/http.h"
 #include "export/metrics.h"
 #include "gpu/nvml.h"
 #include "store/journal.h"
+#include "sys/machine_arch.h"
 #include "sys/meminfo.h"
 #include "sys/psi.h"
 

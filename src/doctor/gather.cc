@@ -1,7 +1,5 @@
 #include "doctor/gather.h"
 
-#include <sys/utsname.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
@@ -9,6 +7,7 @@
 #include "base/text.h"
 #include "gpu/nvml.h"
 #include "sys/hwmon.h"
+#include "sys/machine_arch.h"
 
 namespace headroom {
 namespace {
@@ -127,16 +126,6 @@ void GatherHolders(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) 
 }
 
 }  // namespace
-
-std::string MachineArch(const SysRoot& root) {
-  if (auto a = root.ReadFile("proc/sys/kernel/arch", 256)) {
-    const std::string_view t = TrimBlanks(*a);
-    if (!t.empty()) return std::string(t);
-  }
-  utsname u{};
-  if (::uname(&u) == 0) return u.machine;
-  return "";
-}
 
 DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& o) {
   DoctorFacts f;

@@ -34,8 +34,4 @@ struct GatherOptions {
 
 DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& options);
 
-// The CPU architecture: proc/sys/kernel/arch below the root (Linux 6.1+ and fixtures),
-// else uname's machine.
-std::string MachineArch(const SysRoot& root);
-
 }  // namespace headroom

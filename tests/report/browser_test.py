@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Load the report page in a real headless browser (Debian's `chromium`) and check it.
 
-    python3 tests/report/browser_test.py [ARTIFACT_DIR]     # default /tmp/report-artifacts
+    python3 tests/report/browser_test.py [ARTIFACT_DIR] [--page REPORT.html ...]
+                                             # default /tmp/report-artifacts
 
 Installs nothing: it needs `chromium` on PATH (Debian: apt-get install chromium) and
 python3's standard library. For each page (the 24 h GB10 sample, the small no-GPU sample,
@@ -19,10 +20,13 @@ the raw template, and the 24 h sample opened zoomed with the crosshair placed) i
 A canary page (the template without its CSP, with a script error, a console.error and an
 image from http://127.0.0.1:9) must trip the error, console and network checks, so a
 browser that stopped reporting them cannot pass this test unnoticed.
-Exit status 0 only when every check passes; the failures are listed otherwise.
+`--page FILE` (repeatable) adds a page written by `headroom report` itself: the same static,
+contract, console, network and rendering checks (every chart it draws has a line), and a
+wide screenshot.
+Exit status 0 only when every check passes; the failures are listed otherwise; 2 when
+chromium is missing.
 """
 
-import glob
 import html.parser
 import json
 import os
@@ -303,8 +307,33 @@ def screenshot(ck, chromium, workdir, artifacts, name, path, size, extra=()):
     ck.ok(got is not None and got[0] == w and os.path.getsize(png) > 20000, "%s: screenshot missing or blank: %r" % (name, got))
 
 
+def extra_page(ck, chromium, workdir, artifacts, path):
+    name = "page-" + os.path.splitext(os.path.basename(path))[0]
+    text = rc.read_text(path)
+    static_checks(ck, name, text)
+    size = os.path.getsize(path)
+    print("  %s: %d bytes" % (name, size))
+    ck.ok(size <= MAX_PAGE_BYTES, "%s: %d bytes, over the %d limit" % (name, size, MAX_PAGE_BYTES))
+    try:
+        data = rc.extract_data(text)
+    except ValueError as e:
+        ck.ok(False, "%s: %s" % (name, e))
+        return
+    if data is not None:
+        errs = rc.validate(data)
+        ck.ok(not errs, "%s: embedded data breaks the contract: %s" % (name, "; ".join(errs[:5])))
+    dom, _, _, _ = dom_case(ck, chromium, workdir, name, path)
+    if data is not None:
+        n = int((dom.body or {}).get("data-charts") or 0)
+        ck.ok(n >= 1, "%s: no chart drawn" % name)
+        check_charts(ck, name, dom, [c for c in dom.charts if c != "events"], 2)
+    screenshot(ck, chromium, workdir, artifacts, name + "-wide", path, (1280, 2000))
+
+
 def main(argv):
-    artifacts = os.path.abspath(argv[1] if len(argv) > 1 else "/tmp/report-artifacts")
+    extra = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--page"]
+    positional = [a for i, a in enumerate(argv[1:], 1) if a != "--page" and argv[i - 1] != "--page"]
+    artifacts = os.path.abspath(positional[0] if positional else "/tmp/report-artifacts")
     t_start = time.monotonic()
     chromium = shutil.which("chromium")
     if not chromium:
@@ -312,9 +341,6 @@ def main(argv):
               file=sys.stderr)
         return 2
     os.makedirs(artifacts, exist_ok=True)
-    for old in glob.glob(os.path.join(artifacts, "*")):
-        if os.path.isfile(old):
-            os.remove(old)
     workdir = os.path.join(artifacts, "work")
     os.makedirs(workdir, exist_ok=True)
     ck = Checks()
@@ -329,7 +355,7 @@ def main(argv):
 
     print("static checks:")
     for name, path in (("template", TEMPLATE), ("gb10-24h", day), ("nogpu-small", small)):
-        text = open(path, encoding="utf-8").read()
+        text = rc.read_text(path)
         static_checks(ck, name, text)
         data = rc.extract_data(text)
         if data is not None:
@@ -368,7 +394,7 @@ def main(argv):
     # events from a script appended to a copy of the page, results on <body data-*>.
     drag = os.path.join(workdir, "gb10-24h-drag.html")
     with open(drag, "w", encoding="utf-8") as f:
-        f.write(open(day, encoding="utf-8").read().replace("</body>", DRAG_SCRIPT + "</body>"))
+        f.write(rc.read_text(day).replace("</body>", DRAG_SCRIPT + "</body>"))
     dom, out, _, _ = dom_case(ck, chromium, workdir, "gb10-24h-drag", drag)
     b = dom.body or {}
     full = "+0:00:00 – +23:59:59"
@@ -401,7 +427,7 @@ def main(argv):
 
     # The canary: each detector must fire on a page built to trip it.
     canary = os.path.join(workdir, "canary.html")
-    text = open(small, encoding="utf-8").read()
+    text = rc.read_text(small)
     text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", text)
     text = text.replace("</body>", '<img src="http://127.0.0.1:9/canary.png" alt="">'
                         '<script>console.error("canary");</script><script>canaryUndefined();</script></body>')
@@ -421,6 +447,11 @@ def main(argv):
                ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"])
     screenshot(ck, chromium, workdir, artifacts, "nogpu-small-wide", small, (1280, 2000))
     screenshot(ck, chromium, workdir, artifacts, "nogpu-small-phone", small, (390, 1600))
+
+    if extra:
+        print("pages given:")
+        for path in extra:
+            extra_page(ck, chromium, workdir, artifacts, path)
 
     took = time.monotonic() - t_start
     print("\n%d checks passed, %d failed, %.1f s; artifacts in %s" % (ck.passed, len(ck.failures), took, artifacts))

@@ -37,6 +37,11 @@ VERDICTS = {"thermal", "clock-collapse", "contention", "host-side", "unexplained
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 
 
+def read_text(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
 def embed_json(data):
     """The JSON text as the page embeds it: compact, finite numbers only, and '<' '>' '&'
     (plus U+2028/U+2029) as \\u escapes so no `</script>` or `<!--` can end the script."""
@@ -256,7 +261,7 @@ def main(argv):
     if len(argv) != 2:
         print("usage: report_contract.py REPORT.html|DATA.json", file=sys.stderr)
         return 2
-    text = open(argv[1], encoding="utf-8").read()
+    text = read_text(argv[1])
     data = json.loads(text) if argv[1].endswith(".json") else extract_data(text)
     if data is None:
         print("%s: the raw template (no data)" % argv[1])

@@ -324,7 +324,7 @@ SAMPLES = {"gb10-24h": gb10_day, "nogpu-small": nogpu_small}
 def write_samples(outdir, template_path=TEMPLATE):
     """Write NAME.json and NAME.html for every sample; return {name: (json_path, html_path)}."""
     os.makedirs(outdir, exist_ok=True)
-    template = open(template_path, encoding="utf-8").read()
+    template = rc.read_text(template_path)
     out = {}
     for name, make in SAMPLES.items():
         data = make()
