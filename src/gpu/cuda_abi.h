@@ -17,6 +17,10 @@ using Device = int;            // CUdevice (CUdevice_v1)
 using DevicePtr = unsigned long long;  // CUdeviceptr (CUdeviceptr_v2) on 64-bit hosts
 struct CtxSt;
 using Context = CtxSt*;        // CUcontext
+struct EventSt;
+using Event = EventSt*;        // CUevent
+struct StreamSt;
+using Stream = StreamSt*;      // CUstream; nullptr is the legacy default stream
 
 inline constexpr Result kSuccess = 0;
 inline constexpr Result kErrorInvalidValue = 1;
@@ -43,5 +47,10 @@ using MemFreeFn = Result (*)(DevicePtr pointer);
 using MemcpyDtoDFn = Result (*)(DevicePtr destination, DevicePtr source, size_t bytes);
 using MemsetD8Fn = Result (*)(DevicePtr destination, unsigned char value, size_t bytes);
 using GetErrorStringFn = Result (*)(Result error, const char** text);
+using EventCreateFn = Result (*)(Event* event, unsigned int flags);
+using EventRecordFn = Result (*)(Event event, Stream stream);
+using EventSynchronizeFn = Result (*)(Event event);
+using EventElapsedTimeFn = Result (*)(float* milliseconds, Event start, Event end);
+using EventDestroyFn = Result (*)(Event event);
 
 }  // namespace headroom::cuda_abi

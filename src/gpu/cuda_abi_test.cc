@@ -40,6 +40,9 @@ TEST(CudaAbi, VersionedSymbolNamesAreTheHeaders) {
   // per-thread default streams are asked for.
   EXPECT_EQ(std::string_view(HEADROOM_STR(cuMemcpyDtoD)), "cuMemcpyDtoD_v2");
   EXPECT_EQ(std::string_view(HEADROOM_STR(cuMemsetD8)), "cuMemsetD8_v2");
+  EXPECT_EQ(std::string_view(HEADROOM_STR(cuEventDestroy)), "cuEventDestroy_v2");
+  EXPECT_EQ(std::string_view(HEADROOM_STR(cuEventElapsedTime)), "cuEventElapsedTime_v2");
+  EXPECT_EQ(std::string_view(HEADROOM_STR(cuEventRecord)), "cuEventRecord");
 }
 #else
 TEST(CudaAbi, VersionedSymbolNamesAreTheHeaders) { GTEST_SKIP() << "no cuda.h on this machine"; }

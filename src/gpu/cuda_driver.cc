@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-#include <chrono>
 
 #include "gpu/cuda_abi.h"
 
@@ -27,6 +26,11 @@ struct CudaDriver::Api {
   abi::MemcpyDtoDFn memcpy_dtod = nullptr;
   abi::MemsetD8Fn memset_d8 = nullptr;
   abi::GetErrorStringFn get_error_string = nullptr;
+  abi::EventCreateFn event_create = nullptr;
+  abi::EventRecordFn event_record = nullptr;
+  abi::EventSynchronizeFn event_synchronize = nullptr;
+  abi::EventElapsedTimeFn event_elapsed = nullptr;
+  abi::EventDestroyFn event_destroy = nullptr;
 };
 
 namespace {
@@ -86,6 +90,13 @@ Result<std::unique_ptr<CudaDriver>> CudaDriver::Open(const std::string& library_
       {"cuMemcpyDtoD_v2", Resolve(handle, api.memcpy_dtod, "cuMemcpyDtoD_v2")},
       {"cuMemsetD8_v2", Resolve(handle, api.memset_d8, "cuMemsetD8_v2")},
       {"cuGetErrorString", Resolve(handle, api.get_error_string, "cuGetErrorString")},
+      {"cuEventCreate", Resolve(handle, api.event_create, "cuEventCreate")},
+      {"cuEventRecord", Resolve(handle, api.event_record, "cuEventRecord")},
+      {"cuEventSynchronize", Resolve(handle, api.event_synchronize, "cuEventSynchronize")},
+      // CUDA 13's name first; drivers before it export only the unversioned one (same signature).
+      {"cuEventElapsedTime_v2", Resolve(handle, api.event_elapsed, "cuEventElapsedTime_v2") ||
+                                    Resolve(handle, api.event_elapsed, "cuEventElapsedTime")},
+      {"cuEventDestroy_v2", Resolve(handle, api.event_destroy, "cuEventDestroy_v2")},
   };
   for (const auto& e : entries) {
     if (!e.ok) return Error{std::string("cuda: dlsym(") + e.name + "): " + DlErrorText()};
@@ -138,8 +149,11 @@ Result<bool> CudaDriver::TimeDeviceCopies(int index, uint64_t bytes, int repeats
     return Error{fmt::format("cuda: cuDevicePrimaryCtxRetain({}): {}", index, ErrorText(r))};
   }
   abi::DevicePtr src = 0, dst = 0;
-  // One exit for every path below: free what was allocated, release the context.
+  abi::Event start = nullptr, stop = nullptr;
+  // One exit for every path below: destroy, free, release.
   auto finish = [&](Result<bool> result) -> Result<bool> {
+    if (stop != nullptr) api_->event_destroy(stop);
+    if (start != nullptr) api_->event_destroy(start);
     if (dst != 0) api_->mem_free(dst);
     if (src != 0) api_->mem_free(src);
     api_->ctx_set_current(nullptr);
@@ -159,16 +173,28 @@ Result<bool> CudaDriver::TimeDeviceCopies(int index, uint64_t bytes, int repeats
     dst = 0;
     return fail("cuMemAlloc_v2()", r);
   }
+  if (const int r = api_->event_create(&start, 0); r != abi::kSuccess) {
+    start = nullptr;
+    return fail("cuEventCreate()", r);
+  }
+  if (const int r = api_->event_create(&stop, 0); r != abi::kSuccess) {
+    stop = nullptr;
+    return fail("cuEventCreate()", r);
+  }
   // Touch both buffers so the timed copies do not pay for first-use page mapping.
   if (const int r = api_->memset_d8(src, 0x5a, n); r != abi::kSuccess) return fail("cuMemsetD8_v2()", r);
   if (const int r = api_->memset_d8(dst, 0, n); r != abi::kSuccess) return fail("cuMemsetD8_v2()", r);
+  if (const int r = api_->ctx_synchronize(); r != abi::kSuccess) return fail("cuCtxSynchronize()", r);
+  // Each copy is timed on the GPU by events on the default stream around it (as CUDA's
+  // bandwidthTest does): the host's scheduling does not enter the figure.
   for (int i = -1; i < repeats; ++i) {  // i = -1: the warm-up
-    if (const int r = api_->ctx_synchronize(); r != abi::kSuccess) return fail("cuCtxSynchronize()", r);
-    const auto start = std::chrono::steady_clock::now();
+    if (const int r = api_->event_record(start, nullptr); r != abi::kSuccess) return fail("cuEventRecord()", r);
     if (const int r = api_->memcpy_dtod(dst, src, n); r != abi::kSuccess) return fail("cuMemcpyDtoD_v2()", r);
-    if (const int r = api_->ctx_synchronize(); r != abi::kSuccess) return fail("cuCtxSynchronize()", r);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (i >= 0) on_copy(seconds);
+    if (const int r = api_->event_record(stop, nullptr); r != abi::kSuccess) return fail("cuEventRecord()", r);
+    if (const int r = api_->event_synchronize(stop); r != abi::kSuccess) return fail("cuEventSynchronize()", r);
+    float ms = 0;
+    if (const int r = api_->event_elapsed(&ms, start, stop); r != abi::kSuccess) return fail("cuEventElapsedTime()", r);
+    if (i >= 0) on_copy(static_cast<double>(ms) / 1e3);
   }
   return finish(true);
 }

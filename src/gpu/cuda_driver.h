@@ -46,9 +46,9 @@ class CudaDriver {
   Result<CudaDeviceInfo> Device(int index) const;
 
   // Device-to-device copies on `index`'s primary context: two buffers of `bytes`, filled
-  // once, then `repeats` timed copies (after one untimed warm-up), each synchronised, their
-  // wall times in seconds through `on_copy`. The buffers are freed and the context released
-  // on every path.
+  // once, then `repeats` timed copies (after one untimed warm-up), each timed by CUDA events
+  // recorded around it on the default stream, their GPU times in seconds through `on_copy`.
+  // Events, buffers and the context are released on every path.
   Result<bool> TimeDeviceCopies(int index, uint64_t bytes, int repeats,
                                 const std::function<void(double seconds)>& on_copy) const;
 

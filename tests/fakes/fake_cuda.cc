@@ -9,13 +9,12 @@
 //                   written (default 185 on gb10, 3900 on discrete)
 //   alloc_limit_mib M   cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY past M MiB in use
 //                   (default 1024)
-// "Device memory" is host memory. A copy moves at most its first 1 MiB for real and then
-// sleeps until the emulated rate's time has passed, so the rate a caller measures is the
-// scripted one (slightly lower, never higher) whatever this machine's own memory can do.
+// "Device memory" is host memory, touched only in its first 1 MiB (memset and copies move at
+// most that much for real). Time is a virtual device clock: a copy of N bytes advances it by
+// 2N / copy_gbps, and events record it, so a caller timing copies with events measures the
+// scripted rate exactly, however busy this machine is.
 //
 // Test code, not product code: reading the environment here is fine.
-#include <time.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,7 +35,16 @@ struct FakeState {
   unsigned long long in_use = 0;
   int retained = 0;
   abi::Context current = nullptr;
+  double device_seconds = 0;  // the virtual device clock
 };
+
+// Events: a fixed pool (no heap), each a recorded device time.
+struct FakeEvent {
+  bool used = false;
+  bool recorded = false;
+  double at = 0;
+};
+FakeEvent g_events[16];
 
 FakeState g_state;
 char g_context_tag;
@@ -69,12 +77,6 @@ void LoadScript() {
 
 bool Gb10() { return g_state.scenario == Scenario::kGb10; }
 int DeviceCount() { return g_state.scenario == Scenario::kNoDevice ? 0 : 1; }
-
-double Now() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 // Each allocation carries its size in front of the bytes handed out.
 struct Block {
@@ -197,22 +199,64 @@ abi::Result cuMemFree_v2(abi::DevicePtr pointer) {
 
 abi::Result cuMemsetD8_v2(abi::DevicePtr destination, unsigned char value, size_t bytes) {
   if (g_state.current == nullptr || destination == 0) return abi::kErrorInvalidValue;
-  std::memset(reinterpret_cast<void*>(destination), value, bytes);
+  std::memset(reinterpret_cast<void*>(destination), value, bytes < kRealCopyBytes ? bytes : kRealCopyBytes);
   return abi::kSuccess;
 }
 
 abi::Result cuMemcpyDtoD_v2(abi::DevicePtr destination, abi::DevicePtr source, size_t bytes) {
   if (g_state.current == nullptr || destination == 0 || source == 0) return abi::kErrorInvalidValue;
-  const double start = Now();
   std::memcpy(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source),
               bytes < kRealCopyBytes ? bytes : kRealCopyBytes);
   const double gbps = g_state.copy_gbps > 0 ? g_state.copy_gbps : (Gb10() ? 185.0 : 3900.0);
-  const double until = start + 2.0 * static_cast<double>(bytes) / (gbps * 1e9);
-  for (double now = Now(); now < until; now = Now()) {
-    const double left = until - now;
-    timespec ts{static_cast<time_t>(left), static_cast<long>((left - static_cast<double>(static_cast<time_t>(left))) * 1e9)};
-    nanosleep(&ts, nullptr);
+  g_state.device_seconds += 2.0 * static_cast<double>(bytes) / (gbps * 1e9);
+  return abi::kSuccess;
+}
+
+abi::Result cuEventCreate(abi::Event* event, unsigned int flags) {
+  if (g_state.current == nullptr || event == nullptr || flags != 0) return abi::kErrorInvalidValue;
+  for (auto& e : g_events) {
+    if (!e.used) {
+      e = FakeEvent{true, false, 0};
+      *event = reinterpret_cast<abi::Event>(&e);
+      return abi::kSuccess;
+    }
   }
+  return abi::kErrorOutOfMemory;
+}
+
+FakeEvent* EventOf(abi::Event event) {
+  for (auto& e : g_events) {
+    if (reinterpret_cast<abi::Event>(&e) == event && e.used) return &e;
+  }
+  return nullptr;
+}
+
+abi::Result cuEventRecord(abi::Event event, abi::Stream stream) {
+  FakeEvent* e = EventOf(event);
+  if (e == nullptr || stream != nullptr) return abi::kErrorInvalidValue;
+  e->recorded = true;
+  e->at = g_state.device_seconds;
+  return abi::kSuccess;
+}
+
+abi::Result cuEventSynchronize(abi::Event event) {
+  return EventOf(event) != nullptr ? abi::kSuccess : abi::kErrorInvalidValue;
+}
+
+abi::Result cuEventElapsedTime_v2(float* milliseconds, abi::Event start, abi::Event end) {
+  FakeEvent* a = EventOf(start);
+  FakeEvent* b = EventOf(end);
+  if (a == nullptr || b == nullptr || milliseconds == nullptr || !a->recorded || !b->recorded) {
+    return abi::kErrorInvalidValue;
+  }
+  *milliseconds = static_cast<float>((b->at - a->at) * 1e3);
+  return abi::kSuccess;
+}
+
+abi::Result cuEventDestroy_v2(abi::Event event) {
+  FakeEvent* e = EventOf(event);
+  if (e == nullptr) return abi::kErrorInvalidValue;
+  e->used = false;
   return abi::kSuccess;
 }
 

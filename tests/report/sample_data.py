@@ -12,6 +12,7 @@ with the data substituted exactly as `headroom report` does it):
   memory spike at 7h13, and a leak from 21h30 that the guard warns about and kills.
 - nogpu-small: 20 min of a machine without a GPU, every 2 s, memory only, no log, no
   events, with a 90 s hole in the samples (drawn as a break in the lines).
+- edge-tiny: one row of a discrete GPU, optional fields null, an unknown event kind.
 
 The figures follow docs: GB10 100 W sustained / 240 W rated / 2400 MHz normal / 500-850 MHz
 degraded (docs/gpu.md), the guard's default kill level max(4 GiB, 8 % of MemTotal) and warn
@@ -35,7 +36,7 @@ BUCKETS = 2000
 
 
 def fmt_gib(b):
-    return "%.1f GiB" % (b / GIB)
+    return "%.2f GiB" % (b / GIB)
 
 
 def gb10_day():
@@ -318,7 +319,30 @@ def nogpu_small():
     }
 
 
-SAMPLES = {"gb10-24h": gb10_day, "nogpu-small": nogpu_small}
+def edge_tiny():
+    """The smallest run there is: one row of a discrete GPU, no MemTotal, a plan without a
+    guard, a log with no slowdowns, an event kind the page does not know, a zero-length band."""
+    one = lambda v: {"t": [0.0], "min": [v], "max": [v], "mean": [v]}  # noqa: E731
+    return {
+        "schema_version": 1, "title": None, "generator": None, "generated": None, "host": None,
+        "device": "NVIDIA RTX 6000 Ada Generation",
+        "platform": {"name": "discrete", "sustained_power_w": 300, "rated_power_w": None,
+                     "normal_sm_clock_mhz": None, "degraded_sm_clock_mhz": None},
+        "start": "2026-11-29T10:00:00+00:00", "duration_s": 0,
+        "sampling": {"rows": 1, "interval_s": 30.0, "buckets": 1, "bucket_s": 30.0, "method": "minmax"},
+        "mem_total_bytes": None, "plan": {"estimate_bytes": 8 * GIB, "text": None}, "guard": None,
+        "step_baseline_per_s": None,
+        "series": {"mem_available_bytes": one(60 * GIB), "gpu_mem_used_bytes": one(3 * GIB), "gpu_power_w": one(71.5)},
+        "events": [{"t": 0, "end_t": None, "kind": "guard_start", "text": "guard started"},
+                   {"t": 0, "end_t": 0, "kind": "throttle", "reason": "hw_slowdown", "text": "hw_slowdown set"}],
+        "slowdowns": [],
+        "summary": {"throttled_s": {}},
+        "sources": {"samples": "samples.csv", "log": "train.log", "events": None},
+        "notes": [],
+    }
+
+
+SAMPLES = {"gb10-24h": gb10_day, "nogpu-small": nogpu_small, "edge-tiny": edge_tiny}
 
 
 def write_samples(outdir, template_path=TEMPLATE):
