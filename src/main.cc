@@ -30,6 +30,8 @@ constexpr Subcommand kSubcommands[] = {
      RunPsCommand},
     {"ladder", "walk an OOM through its remedies in order, one job at a time, recorded",
      RunLadderCommand},
+    {"report", "draw a run as one self-contained HTML page: memory, power, clocks, step rate, events",
+     RunReportCommand},
     {"export", "serve memory, pressure, GPU and guard metrics to Prometheus on /metrics (loopback)",
      RunExportCommand},
     {"history", "list recent guarded runs and sweeps from the journal", RunHistory},

@@ -64,5 +64,6 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom

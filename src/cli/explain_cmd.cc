@@ -29,6 +29,7 @@
 
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/run_files.h"
 #include "store/journal.h"
 #include "explain/slowdown.h"
 #include "explain/step_log.h"
@@ -40,23 +41,7 @@ namespace headroom {
 namespace {
 
 constexpr int kExplainSchemaVersion = 1;
-constexpr size_t kMaxFileBytes = size_t{1} << 30;
 
-// The whole file, or a UsageError naming the flag and the file.
-std::string ReadWhole(const std::string& flag, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError{fmt::format("{}: open({}): {}", flag, path, std::strerror(errno))};
-  std::string text;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxFileBytes) {
-      throw UsageError{fmt::format("{}: {}: larger than {} bytes", flag, path, kMaxFileBytes)};
-    }
-  }
-  if (in.bad()) throw UsageError{fmt::format("{}: read({}): {}", flag, path, std::strerror(errno))};
-  return text;
-}
 
 std::optional<std::string> Iso(const std::optional<WallTime>& t) {
   if (!t) return std::nullopt;
@@ -233,45 +218,6 @@ std::string ToText(const Report& r) {
   return out;
 }
 
-// The files of a `headroom watch` run, from its "files" event in the journal; a path given
-// by flag wins. Errors name --run: no such run, not a watch run, no files recorded.
-void FilesFromRun(int64_t id, const std::string& journal_flag, std::string& log, std::string& samples,
-                  std::string& events) {
-  auto path = ResolveJournalPath(journal_flag, std::getenv);
-  if (!path) throw UsageError{"--run: " + path.error().message};
-  if (!std::filesystem::exists(*path)) throw UsageError{fmt::format("--run {}: no journal at {}", id, path->string())};
-  auto journal = Journal::Open(*path, JournalOptions{.read_only = true});
-  if (!journal) throw UsageError{"--run: " + journal.error().message};
-  auto run = journal->FindRun(id);
-  if (!run) throw UsageError{"--run: " + run.error().message};
-  if (!*run) throw UsageError{fmt::format("--run {}: no such run in {}", id, path->string())};
-  if ((*run)->kind != "watch") {
-    throw UsageError{fmt::format("--run {}: a {} run, not a watch run (explain reads watch's files)", id, (*run)->kind)};
-  }
-  auto recorded = journal->Events(id);
-  if (!recorded) throw UsageError{"--run: " + recorded.error().message};
-  for (const auto& e : *recorded) {
-    if (e.type != "files") continue;
-    const auto j = nlohmann::json::parse(e.data_json, nullptr, false);
-    auto take = [&](const char* key, std::string& into) {
-      if (into.empty() && j.is_object() && j.contains(key) && j[key].is_string()) into = j[key].get<std::string>();
-    };
-    take("log", log);
-    take("samples", samples);
-    take("events", events);
-    if (log.empty()) throw UsageError{fmt::format("--run {}: the watch ran without --log; give --log", id)};
-    return;
-  }
-  throw UsageError{fmt::format("--run {}: no files recorded for this run", id)};
-}
-
-std::optional<PlatformKind> PlatformFlag(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  if (text == "gb10") return PlatformKind::kGb10;
-  if (text == "discrete") return PlatformKind::kDiscrete;
-  if (text == "none") return PlatformKind::kNoGpu;
-  throw UsageError{fmt::format("--platform: '{}' is not one of gb10, discrete, none", text)};
-}
 
 }  // namespace
 
@@ -306,7 +252,7 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
   if (auto status = ParseFlags(app, env, "explain", args)) return *status;
   try {
     const std::optional<PlatformKind> forced = PlatformFlag(platform_text);
-    if (run_id > 0) FilesFromRun(run_id, journal_flag, log_path, samples_path, events_path);
+    if (run_id > 0) FilesFromRun(run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/true, "explain");
     if (log_path.empty()) throw UsageError{"--log: give the training log, or --run ID of a watch run"};
     std::optional<StepPattern> pattern;
     if (!step_regex.empty()) {

@@ -1,0 +1,193 @@
+// `headroom report`: samples (+ log, + events) -> the report data (report/report_data.h) ->
+// the page template with the data in it -> one self-contained HTML file, written through a
+// temporary file and a rename. --json prints the data instead.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "base/bytes.h"
+#include "cli/cli.h"
+#include "cli/plan_args.h"
+#include "cli/run_files.h"
+#include "explain/run_inputs.h"
+#include "explain/slowdown.h"
+#include "explain/step_log.h"
+#include "explain/step_times.h"
+#include "explain/verdict.h"
+#include "plan/plan.h"
+#include "report/report_data.h"
+#include "run/samples_csv.h"
+
+namespace headroom {
+namespace {
+
+// The plan's peak for --plan-args (plan's own flags, parsed by plan's code).
+std::pair<uint64_t, std::string> PlanEstimate(const std::string& text, const CliEnv& env) {
+  PlanFlags fl;
+  CLI::App app{"plan arguments", "plan-args"};
+  AddPlanInputFlags(app, fl);
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : text) {
+    if (c == ' ' || c == '\t') {
+      if (!w.empty()) words.push_back(std::move(w));
+      w.clear();
+    } else {
+      w.push_back(c);
+    }
+  }
+  if (!w.empty()) words.push_back(std::move(w));
+  std::vector<std::string> reversed(words.rbegin(), words.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError{fmt::format("--plan-args: {}", e.what())};
+  }
+  PlanInputs in;
+  try {
+    in = ResolvePlanInputs(fl, env);
+  } catch (const UsageError& e) {
+    throw UsageError{"--plan-args: " + e.message};
+  }
+  const PlanResult plan = MakePlan(in.spec, in.workload, in.budget, in.options);
+  return {plan.footprint.peak_bytes(),
+          fmt::format("headroom plan: {} {}, batch {}, seq {}: peak {}", in.spec.name, Name(in.workload.method),
+                      in.workload.batch, in.workload.seq, FormatGiB(plan.footprint.peak_bytes()))};
+}
+
+void WriteAtomically(const std::string& path, const std::string& text) {
+  const std::filesystem::path tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError{fmt::format("-o: cannot write {}", tmp.string())};
+    out << text;
+    out.flush();
+    if (!out) throw UsageError{fmt::format("-o: write to {} failed", tmp.string())};
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw UsageError{fmt::format("-o: cannot rename onto {}: {}", path, ec.message())};
+  }
+}
+
+}  // namespace
+
+int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
+  std::string samples_path, log_path, events_path, out_path = "report.html", journal_flag, plan_args, title,
+                                                    platform_text, step_regex;
+  int64_t run_id = 0;
+  bool json = false;
+  CLI::App app{
+      "Draw a run as one self-contained HTML page that opens offline: memory (used, available, page cache, the "
+      "guard's kill level, the plan's estimate), power against the platform's sustained and rated figures, "
+      "temperature, SM clock and step rate on one zoomable time axis, with throttle, clock-collapse, contention "
+      "and guard events, explain's slowdown windows and their verdicts, and a summary table. Long runs are drawn "
+      "from at most 2000 buckets per series, each keeping its min and max, so spikes survive.\n\n"
+      "exit status: 0 written; 2 usage or input error",
+      "headroom report"};
+  app.add_option("--run", run_id, "a `headroom watch` run in the journal: its samples, log and events");
+  app.add_option("--samples", samples_path, "watch's samples CSV");
+  app.add_option("--log", log_path, "the job's log (step rate and slowdown windows)");
+  app.add_option("--events", events_path, "watch's or guard's events (JSON lines)");
+  app.add_option("-o,--output", out_path, "the page to write (default report.html)");
+  app.add_option("--plan-args", plan_args, "draw the plan's estimate: plan's flags, e.g. \"llama-3.1-8b --method qlora\"");
+  app.add_option("--title", title, "the page's heading (default: run ID or the samples file)");
+  app.add_option("--platform", platform_text, "judge the samples as gb10, discrete or none (default: detect)");
+  app.add_option("--step-regex", step_regex, "a pattern for the log's step lines (see explain --help)");
+  app.add_option("--journal", journal_flag, "the journal for --run");
+  app.add_flag("--json", json, "print the page's data (docs/report-data.md) instead of writing the page");
+  if (auto status = ParseFlags(app, env, "report", args)) return *status;
+  try {
+    if (run_id > 0) {
+      FilesFromRun(run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/false, "report");
+      if (title.empty()) title = fmt::format("run {}", run_id);
+    }
+    if (samples_path.empty()) throw UsageError{"--samples: give watch's samples CSV, or --run ID of a watch run"};
+    const std::optional<PlatformKind> forced = PlatformFlag(platform_text);
+    std::optional<StepPattern> pattern;
+    if (!step_regex.empty()) {
+      auto compiled = StepPattern::Compile(step_regex);
+      if (!compiled) throw UsageError{compiled.error().message};
+      pattern.emplace(std::move(*compiled));
+    }
+    if (!json) {
+      const auto parent = std::filesystem::path(out_path).parent_path();
+      std::error_code ec;
+      if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+        throw UsageError{fmt::format("-o: {}: directory {} does not exist", out_path, parent.string())};
+      }
+    }
+    auto samples = ReadSamplesCsv(samples_path, kMaxFileBytes);
+    if (!samples) throw UsageError{"--samples: " + samples.error().message};
+    ReportInputs in;
+    in.samples = &*samples;
+    in.samples_path = std::filesystem::absolute(samples_path).string();
+    PlatformSource source = PlatformSource::kNone;
+    in.profile = ProfileFromSamples(*samples, forced, &source);
+    in.title = title.empty() ? std::filesystem::path(samples_path).filename().string() : title;
+    in.generator = std::string("headroom ") + HEADROOM_VERSION;
+    in.generated = std::chrono::system_clock::now();
+    std::optional<RecordedEvents> recorded;
+    if (!events_path.empty()) {
+      in.events_text = ReadWhole("--events", events_path);
+      in.events_path = std::filesystem::absolute(events_path).string();
+      recorded = ParseEventLines(in.events_text);
+    }
+    std::vector<StepTiming> timings;
+    SlowdownAnalysis analysis;
+    std::vector<WindowVerdict> verdicts;
+    if (!log_path.empty()) {
+      const std::string log_text = ReadWhole("--log", log_path);
+      in.log_path = std::filesystem::absolute(log_path).string();
+      StepLogOptions options;
+      if (pattern) options.pattern = &*pattern;
+      timings = StepTimes(ParseStepLog(log_text, options));
+      if (timings.empty()) in.notes.push_back(fmt::format("{}: no step series found (try --step-regex)", log_path));
+      analysis = FindSlowdowns(timings);
+      VerdictInputs vin;
+      vin.profile = in.profile;
+      vin.samples = &samples->samples;
+      if (auto it = samples->header.find("interval_ms"); it != samples->header.end()) {
+        vin.sample_interval_s = std::atof(it->second.c_str()) / 1000;
+      }
+      if (recorded) vin.events = &recorded->events;
+      for (const auto& w : analysis.windows) verdicts.push_back(ExplainWindow(w, vin));
+      in.timings = &timings;
+      in.analysis = &analysis;
+      in.verdicts = &verdicts;
+    }
+    if (!plan_args.empty()) {
+      auto [bytes, text] = PlanEstimate(plan_args, env);
+      in.plan_estimate_bytes = bytes;
+      in.plan_text = text;
+    }
+    auto data = BuildReportData(in);
+    if (!data) throw UsageError{"--samples: " + samples_path + ": " + data.error().message};
+    if (json) {
+      std::fprintf(env.out, "%s\n", data->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+      return kExitOk;
+    }
+    auto page = FillReportTemplate(ReportTemplate(), *data);
+    if (!page) throw UsageError{page.error().message};
+    WriteAtomically(out_path, *page);
+    const auto& sampling = (*data)["sampling"];
+    std::fprintf(env.out, "wrote %s (%.2f MB): %s rows in %s buckets of %.3g s, %zu events%s\n", out_path.c_str(),
+                 static_cast<double>(page->size()) / 1e6, sampling["rows"].dump().c_str(),
+                 sampling["buckets"].dump().c_str(), sampling["bucket_s"].get<double>(), (*data)["events"].size(),
+                 log_path.empty() ? "" : fmt::format(", {} slowdowns", (*data)["slowdowns"].size()).c_str());
+    return kExitOk;
+  } catch (const UsageError& e) {
+    PrintError(env, "report: " + e.message);
+    return kExitUsage;
+  }
+}
+
+}  // namespace headroom

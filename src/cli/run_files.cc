@@ -1,0 +1,74 @@
+// Shared by `explain` and `report`: reading an input file whole, the files a `headroom watch`
+// run recorded in the journal, and the --platform flag.
+#include "cli/run_files.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "store/journal.h"
+
+namespace headroom {
+
+// The whole file, or a UsageError naming the flag and the file.
+std::string ReadWhole(const std::string& flag, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError{fmt::format("{}: open({}): {}", flag, path, std::strerror(errno))};
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxFileBytes) {
+      throw UsageError{fmt::format("{}: {}: larger than {} bytes", flag, path, kMaxFileBytes)};
+    }
+  }
+  if (in.bad()) throw UsageError{fmt::format("{}: read({}): {}", flag, path, std::strerror(errno))};
+  return text;
+}
+
+// The files of a `headroom watch` run, from its "files" event in the journal; a path given
+// by flag wins. Errors name --run: no such run, not a watch run, no files recorded.
+void FilesFromRun(int64_t id, const std::string& journal_flag, std::string& log, std::string& samples,
+                  std::string& events, bool need_log, std::string_view reader) {
+  auto path = ResolveJournalPath(journal_flag, std::getenv);
+  if (!path) throw UsageError{"--run: " + path.error().message};
+  if (!std::filesystem::exists(*path)) throw UsageError{fmt::format("--run {}: no journal at {}", id, path->string())};
+  auto journal = Journal::Open(*path, JournalOptions{.read_only = true});
+  if (!journal) throw UsageError{"--run: " + journal.error().message};
+  auto run = journal->FindRun(id);
+  if (!run) throw UsageError{"--run: " + run.error().message};
+  if (!*run) throw UsageError{fmt::format("--run {}: no such run in {}", id, path->string())};
+  if ((*run)->kind != "watch") {
+    throw UsageError{fmt::format("--run {}: a {} run, not a watch run ({} reads watch's files)", id, (*run)->kind, reader)};
+  }
+  auto recorded = journal->Events(id);
+  if (!recorded) throw UsageError{"--run: " + recorded.error().message};
+  for (const auto& e : *recorded) {
+    if (e.type != "files") continue;
+    const auto j = nlohmann::json::parse(e.data_json, nullptr, false);
+    auto take = [&](const char* key, std::string& into) {
+      if (into.empty() && j.is_object() && j.contains(key) && j[key].is_string()) into = j[key].get<std::string>();
+    };
+    take("log", log);
+    take("samples", samples);
+    take("events", events);
+    if (need_log && log.empty()) throw UsageError{fmt::format("--run {}: the watch ran without --log; give --log", id)};
+    return;
+  }
+  throw UsageError{fmt::format("--run {}: no files recorded for this run", id)};
+}
+
+std::optional<PlatformKind> PlatformFlag(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  if (text == "gb10") return PlatformKind::kGb10;
+  if (text == "discrete") return PlatformKind::kDiscrete;
+  if (text == "none") return PlatformKind::kNoGpu;
+  throw UsageError{fmt::format("--platform: '{}' is not one of gb10, discrete, none", text)};
+}
+
+}  // namespace headroom

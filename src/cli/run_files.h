@@ -1,0 +1,31 @@
+// Shared by `explain` and `report` (cli/run_files.cc).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cli/cli.h"
+#include "gpu/platform.h"
+
+namespace headroom {
+
+// Input files are read whole up to this size.
+inline constexpr size_t kMaxFileBytes = size_t{1} << 30;
+
+// The whole file, or a UsageError naming the flag and the file.
+std::string ReadWhole(const std::string& flag, const std::string& path);
+
+// The files of a `headroom watch` run, from its "files" event in the journal; a path given
+// by flag (a non-empty argument) wins. Errors name --run: no such run, not a watch run, no
+// files recorded, and (with need_log) a watch run without --log. `reader` names the command
+// in the messages.
+void FilesFromRun(int64_t id, const std::string& journal_flag, std::string& log, std::string& samples,
+                  std::string& events, bool need_log, std::string_view reader);
+
+// --platform: gb10, discrete, none; nullopt for "" (detect).
+std::optional<PlatformKind> PlatformFlag(const std::string& text);
+
+}  // namespace headroom

@@ -1,0 +1,482 @@
+#include "report/report_data.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "gpu/clock_events.h"
+
+namespace headroom {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+double Seconds(WallTime a, WallTime b) { return std::chrono::duration<double>(a - b).count(); }
+
+double Round3(double v) { return std::round(v * 1000) / 1000; }
+
+Json Num(double v, bool integer) {
+  if (!std::isfinite(v)) return nullptr;
+  if (integer) return static_cast<int64_t>(std::llround(v));
+  return std::round(v * 1000) / 1000;
+}
+
+template <typename T>
+Json Opt(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+// "+h:mm:ss" of a time relative to the start.
+std::string Offset(double t) {
+  const int64_t s = static_cast<int64_t>(std::max(0.0, t));
+  return fmt::format("+{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
+}
+
+std::string GiB(double bytes) { return fmt::format("{:.2f} GiB", bytes / static_cast<double>(1ULL << 30)); }
+
+// The guard's and watch's event lines, mapped to the page's kinds (docs/report-data.md).
+struct EventMapper {
+  double duration = 0;
+  WallTime start{};
+  Json events = Json::array();
+  std::map<std::string, double> open_throttle;
+  std::optional<double> open_collapse;
+  std::string collapse_text;
+  std::map<int64_t, double> open_pids;
+  std::optional<uint64_t> kill_level, warn_level;
+  size_t skipped = 0;
+
+  double Clamp(double t) const { return std::clamp(t, 0.0, duration); }
+  void Add(double t, std::optional<double> end, const std::string& kind, const std::string& text,
+           const std::string& reason = "") {
+    Json e = {{"t", Round3(Clamp(t))}, {"end_t", end ? Json(Round3(Clamp(*end))) : Json(nullptr)}, {"kind", kind},
+              {"text", text.substr(0, 300)}};
+    if (!reason.empty()) e["reason"] = reason;
+    events.push_back(std::move(e));
+  }
+
+  void Line(const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("type") || !j["type"].is_string() || !j.contains("wall_time") ||
+        !j["wall_time"].is_string()) {
+      ++skipped;
+      return;
+    }
+    const auto at = ParseIso8601WithOffset(j["wall_time"].get<std::string>());
+    if (!at) {
+      ++skipped;
+      return;
+    }
+    const double t = Seconds(*at, start);
+    const std::string type = j["type"];
+    // watch puts its fields under "data"; the guard writes them beside "type".
+    const nlohmann::json& d = j.contains("data") && j["data"].is_object() ? j["data"] : j;
+    auto str = [&](const char* key) { return d.contains(key) && d[key].is_string() ? d[key].get<std::string>() : ""; };
+    auto num = [&](const char* key) -> std::optional<double> {
+      return d.contains(key) && d[key].is_number() ? std::optional(d[key].get<double>()) : std::nullopt;
+    };
+    if (type == "throttle_set") {
+      open_throttle.try_emplace(str("reason"), t);
+    } else if (type == "throttle_cleared") {
+      const std::string reason = str("reason");
+      auto it = open_throttle.find(reason);
+      const double from = it != open_throttle.end() ? it->second : t;
+      if (it != open_throttle.end()) open_throttle.erase(it);
+      Add(from, t, "throttle", fmt::format("clock event reason {} set", reason), reason);
+    } else if (type == "clock_collapse") {
+      if (!open_collapse) open_collapse = t;
+      collapse_text = num("clocks_sm_mhz") ? fmt::format("SM clock collapsed to {:.0f} MHz with no clock event reason",
+                                                         *num("clocks_sm_mhz"))
+                                           : "SM clock collapsed with no clock event reason";
+    } else if (type == "clock_recovered") {
+      Add(open_collapse.value_or(t), t, "clock_collapse", collapse_text.empty() ? "SM clock collapsed" : collapse_text);
+      open_collapse.reset();
+    } else if (type == "power_plateau") {
+      Add(t, std::nullopt, "power_plateau",
+          num("power_w") ? fmt::format("power held flat near {:.1f} W", *num("power_w")) : "power held flat");
+    } else if (type == "gpu_lost") {
+      Add(t, std::nullopt, "gpu_lost", "the GPU fell off the bus (NVML: GPU is lost)");
+    } else if (type == "gpu_process_started") {
+      if (auto pid = num("pid")) open_pids.try_emplace(static_cast<int64_t>(*pid), t);
+    } else if (type == "gpu_process_ended") {
+      const int64_t pid = static_cast<int64_t>(num("pid").value_or(-1));
+      auto it = open_pids.find(pid);
+      const double from = it != open_pids.end() ? it->second : t;
+      if (it != open_pids.end()) open_pids.erase(it);
+      Add(from, t, "contention", fmt::format("process {} used the GPU", pid));
+    } else if (type == "memory_pressure" || type == "pressure") {
+      Add(t, std::nullopt, "memory_pressure",
+          num("stall_ms_per_s") ? fmt::format("memory pressure: {:.0f} ms stalled per s", *num("stall_ms_per_s"))
+          : num("psi_some_avg10_pct") ? fmt::format("memory pressure: PSI some avg10 {:.1f} %", *num("psi_some_avg10_pct"))
+                                      : "memory pressure");
+    } else if (type == "warn") {
+      Add(t, std::nullopt, "guard_warn",
+          num("available_bytes") ? fmt::format("guard: MemAvailable {} below the warning level", GiB(*num("available_bytes")))
+                                 : "guard: low memory warning");
+    } else if (type == "trigger") {
+      Add(t, std::nullopt, "guard_kill",
+          fmt::format("guard killed the job: {}{}", str("reason").empty() ? "low memory" : str("reason"),
+                      num("available_bytes") ? ", MemAvailable " + GiB(*num("available_bytes")) : ""));
+    } else {
+      if (type == "start") {
+        if (auto k = num("kill_below_bytes")) kill_level = static_cast<uint64_t>(*k);
+        if (auto w = num("warn_below_bytes")) warn_level = static_cast<uint64_t>(*w);
+      }
+      Add(t, std::nullopt, type.substr(0, 40), "guard: " + type);
+    }
+  }
+
+  void Close() {
+    for (const auto& [reason, from] : open_throttle) {
+      Add(from, duration, "throttle", fmt::format("clock event reason {} set (still set at the end)", reason), reason);
+    }
+    if (open_collapse) Add(*open_collapse, duration, "clock_collapse", collapse_text + " (still at the end)");
+    for (const auto& [pid, from] : open_pids) Add(from, duration, "contention", fmt::format("process {} used the GPU", pid));
+  }
+};
+
+}  // namespace
+
+void Bucketer::Push(double t, std::optional<double> lo, std::optional<double> hi, std::optional<double> mean) {
+  t_.push_back(Round3(t));
+  min_.push_back(lo ? Num(*lo, integers_) : Json(nullptr));
+  max_.push_back(hi ? Num(*hi, integers_) : Json(nullptr));
+  mean_.push_back(mean ? Num(*mean, integers_) : Json(nullptr));
+}
+
+void Bucketer::Flush() {
+  if (count_ > 0) Push(sum_t_ / count_, lo_, hi_, sum_v_ / count_);
+  count_ = 0;
+}
+
+void Bucketer::Break(double t) {
+  Flush();
+  if (prev_t_) Push(t, std::nullopt, std::nullopt, std::nullopt);
+  bucket_.reset();
+}
+
+void Bucketer::Add(double t, double v) {
+  if (!std::isfinite(v)) return;
+  if (prev_t_ && t - *prev_t_ > gap_s_) Break((*prev_t_ + t) / 2);
+  prev_t_ = t;
+  const int64_t last = std::max<int64_t>(0, static_cast<int64_t>(std::ceil(duration_s_ / bucket_s_)) - 1);
+  const int64_t b = std::min(static_cast<int64_t>(std::floor(t / bucket_s_)), last);
+  if (!bucket_ || b != *bucket_) {
+    Flush();
+    bucket_ = b;
+    lo_ = hi_ = v;
+  }
+  ++count_;
+  ++readings_;
+  sum_t_ = (count_ == 1 ? 0 : sum_t_) + t;
+  lo_ = std::min(lo_, v);
+  hi_ = std::max(hi_, v);
+  sum_v_ = (count_ == 1 ? 0 : sum_v_) + v;
+}
+
+Json Bucketer::Finish() {
+  Flush();
+  return Json{{"t", t_}, {"min", min_}, {"max", max_}, {"mean", mean_}};
+}
+
+Result<Json> BuildReportData(const ReportInputs& in) {
+  const SampleSeries& s = *in.samples;
+  if (s.samples.empty()) return Error{"the samples file has no rows"};
+  const WallTime start = s.samples.front().time;
+  const double duration = std::max(0.0, Seconds(s.samples.back().time, start));
+  double interval = 0;
+  if (auto it = s.header.find("interval_ms"); it != s.header.end()) interval = std::atof(it->second.c_str()) / 1000;
+  if (!(interval > 0) && s.samples.size() > 1) interval = duration / static_cast<double>(s.samples.size() - 1);
+  if (!(interval > 0)) interval = 1;
+  const double bucket_s = std::max(interval, duration / static_cast<double>(kReportBuckets));
+  const double gap_s = 3 * interval;
+  const size_t buckets = static_cast<size_t>(std::max(1.0, std::ceil(duration / bucket_s)));
+
+  // Extra columns the page uses: the box's power and the hottest sensor.
+  std::optional<size_t> system_power;
+  std::vector<size_t> temps;
+  for (size_t i = 0; i < s.extra_columns.size(); ++i) {
+    const auto& c = s.extra_columns[i];
+    if (c.unit == "W" && c.name.starts_with("hwmon.spbm.") && c.name.find("sys_total") != std::string::npos) system_power = i;
+    if (c.unit == "C") temps.push_back(i);
+  }
+
+  Bucketer used(duration, bucket_s, gap_s, true), avail(duration, bucket_s, gap_s, true),
+      cached(duration, bucket_s, gap_s, true), gpu_mem(duration, bucket_s, gap_s, true),
+      swap(duration, bucket_s, gap_s, true), power(duration, bucket_s, gap_s, false),
+      sys_power(duration, bucket_s, gap_s, false), temp(duration, bucket_s, gap_s, false),
+      sensor(duration, bucket_s, gap_s, false), clock(duration, bucket_s, gap_s, false);
+  bool any_swap = false;
+  // Summary over every row.
+  std::optional<double> peak_used, peak_used_t, min_avail, min_avail_t, peak_temp, peak_temp_t, peak_power;
+  double power_sum = 0, power_energy = 0;
+  size_t power_n = 0;
+  std::optional<uint64_t> first_energy, last_energy;
+  std::optional<double> prev_power_t, prev_power;
+  std::map<std::string, double> throttled;
+  bool any_reasons = false;
+  for (const Sample& row : s.samples) {
+    const double t = Seconds(row.time, start);
+    if (row.mem_total_bytes && row.mem_available_bytes) {
+      const double u = static_cast<double>(*row.mem_total_bytes) - static_cast<double>(*row.mem_available_bytes);
+      used.Add(t, u);
+      if (!peak_used || u > *peak_used) peak_used = u, peak_used_t = t;
+    }
+    if (row.mem_available_bytes) {
+      const double a = static_cast<double>(*row.mem_available_bytes);
+      avail.Add(t, a);
+      if (!min_avail || a < *min_avail) min_avail = a, min_avail_t = t;
+    }
+    if (row.mem_cached_bytes) cached.Add(t, static_cast<double>(*row.mem_cached_bytes));
+    if (row.gpu_memory_total_bytes && *row.gpu_memory_total_bytes > 0 && row.gpu_memory_used_bytes) {
+      gpu_mem.Add(t, static_cast<double>(*row.gpu_memory_used_bytes));
+    }
+    if (row.swap_used_bytes) {
+      swap.Add(t, static_cast<double>(*row.swap_used_bytes));
+      any_swap = any_swap || *row.swap_used_bytes > 0;
+    }
+    if (row.power_mw) {
+      const double w = *row.power_mw / 1000.0;
+      power.Add(t, w);
+      power_sum += w;
+      ++power_n;
+      if (!peak_power || w > *peak_power) peak_power = w;
+      if (prev_power_t && t - *prev_power_t <= gap_s) power_energy += (w + *prev_power) / 2 * (t - *prev_power_t);
+      prev_power_t = t;
+      prev_power = w;
+    }
+    if (row.energy_mj) {
+      if (!first_energy) first_energy = row.energy_mj;
+      last_energy = row.energy_mj;
+    }
+    if (row.temperature_c) {
+      temp.Add(t, *row.temperature_c);
+      if (!peak_temp || *row.temperature_c > *peak_temp) peak_temp = *row.temperature_c, peak_temp_t = t;
+    }
+    if (row.sm_clock_mhz) clock.Add(t, *row.sm_clock_mhz);
+    if (row.clock_event_reasons) {
+      any_reasons = true;
+      for (const auto& name : DecodeClockEventReasons(*row.clock_event_reasons)) {
+        if (name != "gpu_idle") throttled[name] += interval;
+      }
+    }
+    if (system_power && *system_power < row.extra.size() && row.extra[*system_power]) {
+      sys_power.Add(t, *row.extra[*system_power]);
+    }
+    std::optional<double> hottest;
+    for (size_t i : temps) {
+      if (i < row.extra.size() && row.extra[i] && (!hottest || *row.extra[i] > *hottest)) hottest = row.extra[i];
+    }
+    if (hottest) sensor.Add(t, *hottest);
+  }
+
+  Json series = Json::object();
+  auto put = [&](const char* name, Bucketer& b) {
+    if (b.readings() > 0) series[name] = b.Finish();
+  };
+  put("mem_used_bytes", used);
+  put("mem_available_bytes", avail);
+  put("mem_cached_bytes", cached);
+  put("gpu_mem_used_bytes", gpu_mem);
+  if (any_swap) put("swap_used_bytes", swap);
+  put("gpu_power_w", power);
+  put("system_power_w", sys_power);
+  put("gpu_temp_c", temp);
+  put("max_sensor_temp_c", sensor);
+  put("sm_clock_mhz", clock);
+
+  // The log: step rate and explain's windows.
+  Json slowdowns = nullptr;
+  std::optional<double> baseline_rate;
+  std::optional<int64_t> steps;
+  std::vector<std::string> notes = in.notes;
+  if (in.timings) {
+    Bucketer rate(duration, bucket_s, std::numeric_limits<double>::infinity(), false);
+    std::optional<int> segment;
+    size_t unaligned = 0;
+    for (const auto& st : *in.timings) {
+      if (!st.end_time) {
+        ++unaligned;
+        continue;
+      }
+      const double t = Seconds(*st.end_time, start);
+      if (segment && st.segment != *segment) rate.Break(t);
+      segment = st.segment;
+      if (t < 0 || t > duration) continue;  // outside the sampled time
+      rate.Add(t, 1.0 / st.seconds_per_step);
+    }
+    if (rate.readings() > 0) series["step_rate_per_s"] = rate.Finish();
+    if (unaligned > 0) notes.push_back(fmt::format("{} step intervals of the log have no time and are not drawn", unaligned));
+    slowdowns = Json::array();
+    if (in.analysis) {
+      steps = in.analysis->steps;
+      if (in.analysis->baseline_seconds_per_step > 0) baseline_rate = 1.0 / in.analysis->baseline_seconds_per_step;
+      for (size_t i = 0; i < in.analysis->windows.size(); ++i) {
+        const auto& w = in.analysis->windows[i];
+        if (!w.start_time || !w.end_time) continue;
+        Json evidence = Json::array(), also = Json::array(), unavailable = Json::array();
+        std::string verdict = "unexplained", advice;
+        if (in.verdicts && i < in.verdicts->size()) {
+          const WindowVerdict& v = (*in.verdicts)[i];
+          verdict = std::string(SlowdownCauseName(v.cause));
+          advice = v.advice;
+          for (auto c : v.also) also.push_back(std::string(SlowdownCauseName(c)));
+          for (const auto& e : v.evidence) {
+            evidence.push_back(e.time ? Offset(Seconds(*e.time, start)) + " " + e.text : e.text);
+          }
+          for (const auto& u : v.unavailable) unavailable.push_back(u);
+        }
+        slowdowns.push_back({{"t", Round3(std::clamp(Seconds(*w.start_time, start), 0.0, duration))},
+                             {"end_t", Round3(std::clamp(Seconds(*w.end_time, start), 0.0, duration))},
+                             {"first_step", w.first_step},
+                             {"last_step", w.last_step},
+                             {"factor", Round3(w.factor)},
+                             {"peak_factor", Round3(w.peak_factor)},
+                             {"verdict", verdict},
+                             {"also", also},
+                             {"evidence", evidence},
+                             {"unavailable", unavailable},
+                             {"advice", advice}});
+      }
+    }
+  }
+
+  // Events.
+  EventMapper events;
+  events.duration = duration;
+  events.start = start;
+  if (!in.events_text.empty()) {
+    std::string_view text = in.events_text;
+    size_t lines = 0;
+    while (!text.empty() && lines < 200'000) {
+      const size_t end = text.find('\n');
+      const std::string_view line = text.substr(0, end);
+      text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      ++lines;
+      events.Line(nlohmann::json::parse(line, nullptr, false));
+    }
+    events.Close();
+    if (events.skipped > 0) notes.push_back(fmt::format("{}: {} lines were not events and were skipped", in.events_path, events.skipped));
+  }
+  double collapse_s = 0;
+  for (const auto& e : events.events) {
+    if (e["kind"] == "clock_collapse" && !e["end_t"].is_null()) collapse_s += e["end_t"].get<double>() - e["t"].get<double>();
+  }
+  if (s.skipped_rows > 0) notes.push_back(fmt::format("samples: {} rows skipped (malformed)", s.skipped_rows));
+  if (s.torn_last_line) notes.push_back("samples: the last line was cut short (the run was still writing, or power was lost)");
+
+  const PlatformProfile& p = in.profile;
+  auto header = [&](const char* key) -> Json {
+    auto it = s.header.find(key);
+    return it == s.header.end() || it->second.empty() || it->second == "none" ? Json(nullptr) : Json(it->second);
+  };
+  Json platform = {
+      {"name", std::string(PlatformKindName(p.kind))},
+      {"sustained_power_w", p.sustained_power_mw ? Json(*p.sustained_power_mw / 1000.0) : Json(nullptr)},
+      {"rated_power_w", p.rated_power_mw ? Json(*p.rated_power_mw / 1000.0) : Json(nullptr)},
+      {"normal_sm_clock_mhz", Opt(p.normal_sm_clock_mhz)},
+      {"degraded_sm_clock_mhz", p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
+                                    ? Json::array({*p.degraded_sm_clock_min_mhz, *p.degraded_sm_clock_max_mhz})
+                                    : Json(nullptr)}};
+  Json throttled_json = nullptr;
+  if (any_reasons) {
+    throttled_json = Json::object();
+    for (const auto& [reason, secs] : throttled) throttled_json[reason] = Round3(secs);
+  }
+  std::optional<double> gpu_energy;
+  if (first_energy && last_energy && *last_energy >= *first_energy) gpu_energy = (*last_energy - *first_energy) / 1000.0;
+  else if (power_n > 1) gpu_energy = power_energy;
+  Json summary = {{"peak_used_bytes", peak_used ? Json(static_cast<int64_t>(*peak_used)) : Json(nullptr)},
+                  {"peak_used_t", peak_used_t ? Json(Round3(*peak_used_t)) : Json(nullptr)},
+                  {"min_available_bytes", min_avail ? Json(static_cast<int64_t>(*min_avail)) : Json(nullptr)},
+                  {"min_available_t", min_avail_t ? Json(Round3(*min_avail_t)) : Json(nullptr)},
+                  {"peak_job_bytes", nullptr},
+                  {"peak_job_source", nullptr},
+                  {"gpu_energy_j", gpu_energy ? Json(Round3(*gpu_energy)) : Json(nullptr)},
+                  {"system_energy_j", nullptr},
+                  {"mean_gpu_power_w", power_n ? Json(Round3(power_sum / power_n)) : Json(nullptr)},
+                  {"peak_gpu_power_w", peak_power ? Json(Round3(*peak_power)) : Json(nullptr)},
+                  {"peak_gpu_temp_c", Opt(peak_temp)},
+                  {"peak_gpu_temp_t", peak_temp_t ? Json(Round3(*peak_temp_t)) : Json(nullptr)},
+                  {"throttled_s", throttled_json},
+                  {"clock_collapse_s", Round3(collapse_s)},
+                  {"steps", steps ? Json(*steps) : Json(nullptr)}};
+  Json guard = nullptr;
+  if (events.kill_level) {
+    guard = {{"kill_level_bytes", *events.kill_level},
+             {"warn_level_bytes", events.warn_level ? Json(*events.warn_level) : Json(nullptr)}};
+  }
+  Json plan = nullptr;
+  if (in.plan_estimate_bytes) plan = {{"estimate_bytes", *in.plan_estimate_bytes}, {"text", in.plan_text}};
+  const auto& first = s.samples.front();
+  return Json{{"schema_version", 1},
+              {"title", in.title.empty() ? Json(nullptr) : Json(in.title)},
+              {"generator", in.generator},
+              {"generated", FormatUtcIso8601(in.generated)},
+              {"host", header("host")},
+              {"device", header("device")},
+              {"platform", platform},
+              {"start", FormatUtcIso8601(start)},
+              {"duration_s", Round3(duration)},
+              {"sampling", {{"rows", s.samples.size()}, {"interval_s", Round3(interval)}, {"buckets", buckets},
+                            {"bucket_s", Round3(bucket_s)}, {"method", "minmax"}}},
+              {"mem_total_bytes", Opt(first.mem_total_bytes)},
+              {"plan", plan},
+              {"guard", guard},
+              {"step_baseline_per_s", baseline_rate ? Json(Round3(*baseline_rate)) : Json(nullptr)},
+              {"series", series},
+              {"events", events.events},
+              {"slowdowns", slowdowns},
+              {"summary", summary},
+              {"sources", {{"samples", in.samples_path},
+                           {"log", in.log_path.empty() ? Json(nullptr) : Json(in.log_path)},
+                           {"events", in.events_path.empty() ? Json(nullptr) : Json(in.events_path)}}},
+              {"notes", notes}};
+}
+
+std::string EmbedJson(const Json& data) {
+  const std::string text = data.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size() + 64);
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '<') out += "\\u003c";
+    else if (c == '>') out += "\\u003e";
+    else if (c == '&') out += "\\u0026";
+    else if (c == '\xe2' && i + 2 < text.size() && text[i + 1] == '\x80' && (text[i + 2] == '\xa8' || text[i + 2] == '\xa9')) {
+      out += text[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+Result<std::string> FillReportTemplate(std::string_view tmpl, const Json& data) {
+  constexpr std::string_view kPlaceholder = "/*HEADROOM_DATA*/null";
+  size_t found = std::string_view::npos;
+  size_t hits = 0;
+  size_t pos = 0;
+  while (pos <= tmpl.size()) {
+    const size_t end = tmpl.find('\n', pos);
+    std::string_view line = tmpl.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line == kPlaceholder) {
+      found = pos;
+      ++hits;
+    }
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+  }
+  if (hits != 1) return Error{fmt::format("report template: expected one '{}' line, found {}", kPlaceholder, hits)};
+  std::string out(tmpl.substr(0, found));
+  out += EmbedJson(data);
+  out += tmpl.substr(found + kPlaceholder.size());
+  return out;
+}
+
+}  // namespace headroom

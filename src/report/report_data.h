@@ -1,0 +1,93 @@
+// `headroom report`: the data object the report page draws (docs/report-data.md, schema
+// version 1), built from watch's samples, the job's log (step rate and explain's slowdown
+// windows) and the events file; and the page itself, the template with that object in it.
+//
+// The page draws at most kReportBuckets points per series: readings are bucketed by time and
+// each bucket keeps its min, max and mean, so a spike shorter than a bucket still shows.
+// The summary is computed over every row, not the buckets.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "base/wall_time.h"
+#include "explain/run_inputs.h"
+#include "explain/slowdown.h"
+#include "explain/step_times.h"
+#include "explain/verdict.h"
+#include "gpu/platform.h"
+#include "run/samples_csv.h"
+
+namespace headroom {
+
+inline constexpr size_t kReportBuckets = 2000;
+
+// Readings (t, v) into time buckets of bucket_s; each non-empty bucket gives the mean time of
+// its readings and their min, max and mean. A gap between consecutive readings longer than
+// gap_s writes one all-null entry (a break in the line) at its midpoint. `integers`: values
+// are bytes, written as integers (the mean rounded).
+class Bucketer {
+ public:
+  Bucketer(double duration_s, double bucket_s, double gap_s, bool integers)
+      : duration_s_(duration_s), bucket_s_(bucket_s), gap_s_(gap_s), integers_(integers) {}
+  void Add(double t, double v);
+  void Break(double t);  // an explicit gap (a log restart)
+  size_t readings() const { return readings_; }
+  // {"t": [...], "min": [...], "max": [...], "mean": [...]}
+  nlohmann::ordered_json Finish();
+
+ private:
+  void Flush();
+  void Push(double t, std::optional<double> lo, std::optional<double> hi, std::optional<double> mean);
+  double duration_s_, bucket_s_, gap_s_;
+  bool integers_;
+  size_t readings_ = 0;
+  std::optional<double> prev_t_;
+  std::optional<int64_t> bucket_;
+  size_t count_ = 0;
+  double sum_t_ = 0, lo_ = 0, hi_ = 0, sum_v_ = 0;
+  nlohmann::ordered_json t_ = nlohmann::ordered_json::array(), min_ = nlohmann::ordered_json::array(),
+                         max_ = nlohmann::ordered_json::array(), mean_ = nlohmann::ordered_json::array();
+};
+
+struct ReportInputs {
+  const SampleSeries* samples = nullptr;  // required
+  std::string samples_path;
+  // The log's step intervals and explain's analysis; null without --log.
+  const std::vector<StepTiming>* timings = nullptr;
+  const SlowdownAnalysis* analysis = nullptr;
+  const std::vector<WindowVerdict>* verdicts = nullptr;  // parallel to analysis->windows
+  std::string log_path;
+  // The events file's text; empty without --events.
+  std::string events_text;
+  std::string events_path;
+  PlatformProfile profile;
+  std::string title;
+  std::optional<uint64_t> plan_estimate_bytes;
+  std::string plan_text;
+  std::string generator;  // "headroom 0.1.0"
+  WallTime generated{};
+  std::vector<std::string> notes;
+};
+
+// The data object. An error when the samples have no row with a time.
+Result<nlohmann::ordered_json> BuildReportData(const ReportInputs& in);
+
+// The JSON as the page embeds it: compact, with '<', '>', '&', U+2028 and U+2029 escaped as
+// \uXXXX so nothing in a string can end the <script>.
+std::string EmbedJson(const nlohmann::ordered_json& data);
+
+// Replaces the template's one line "/*HEADROOM_DATA*/null" with the embedded data; an error
+// when the template has no such line or more than one.
+Result<std::string> FillReportTemplate(std::string_view tmpl, const nlohmann::ordered_json& data);
+
+// The template compiled into the binary (share/report/report.html at build time).
+std::string_view ReportTemplate();
+
+}  // namespace headroom
