@@ -79,9 +79,9 @@ class ExportState {
 };
 
 struct SamplerConfig {
-  SysRoot root{"/"};
-  std::string nvml_lib;
-  std::optional<std::filesystem::path> journal;
+  SysRoot root;
+  std::string nvml_lib{};
+  std::optional<std::filesystem::path> journal{};
   std::chrono::microseconds interval{1'000'000};
 };
 
@@ -194,8 +194,7 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (*interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1)) {
       throw UsageError{fmt::format("--interval: '{}' is outside 100ms..1h", interval_text)};
     }
-    SamplerConfig config;
-    config.root = SysRoot(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
+    SamplerConfig config{SysRoot(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir))};
     if (!root_dir.empty() && !std::filesystem::is_directory(config.root.Path("proc"))) {
       throw UsageError{fmt::format("--root: {} has no proc/ directory", root_dir)};
     }

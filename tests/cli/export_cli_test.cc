@@ -129,7 +129,8 @@ std::string Exchange(uint16_t port, const std::string& request, int timeout_ms =
 }
 
 std::string Get(uint16_t port, const std::string& path, const std::string& extra = "") {
-  return Exchange(port, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + "\r\n");
+  // Connection: close, or a keep-alive server (Prometheus) leaves the read waiting for EOF.
+  return Exchange(port, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + extra + "\r\n");
 }
 
 std::string Body(const std::string& response) {
@@ -155,7 +156,13 @@ struct Exporter {
     std::vector<std::string> argv = {HEADROOM_BINARY, "export", "--listen", host + ":0", "--interval", "200ms",
                                      "--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
-    process = std::make_unique<Process>(argv, std::vector<std::string>{"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml").string()});
+    // Under ASan, freed memory waits in a quarantine (256 MB by default) that would read as
+    // RSS growth in the load test; a small one keeps RSS meaningful. LeakSanitizer still runs.
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    process = std::make_unique<Process>(
+        argv, std::vector<std::string>{"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml").string(),
+                                       std::string("ASAN_OPTIONS=") + (asan ? std::string(asan) + ":" : "") +
+                                           "quarantine_size_mb=1"});
     err = process->ReadErrUntil(std::regex("/metrics, sampling"), std::chrono::seconds(20));
     std::smatch m;
     if (std::regex_search(err, m, std::regex(":([0-9]+)/metrics"))) port = static_cast<uint16_t>(std::stoi(m[1]));
@@ -327,7 +334,12 @@ TEST(ExportCli, StaysFlatUnderSlowAndIdleClients) {
   }
   EXPECT_LE(fds_after, fds_before);
   const int rss_after = RssKb(e.process->pid());
-  EXPECT_LT(rss_after - rss_before, 8 * 1024) << rss_before << " kB -> " << rss_after << " kB";
+#ifdef HEADROOM_SANITIZED
+  constexpr int kRssGrowthKb = 32 * 1024;  // the sanitizer's allocator caches more; LSan checks leaks
+#else
+  constexpr int kRssGrowthKb = 8 * 1024;
+#endif
+  EXPECT_LT(rss_after - rss_before, kRssGrowthKb) << rss_before << " kB -> " << rss_after << " kB";
   EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
 }
 

@@ -209,10 +209,33 @@ TEST(ReportCli, DayLongRunIsDownsampledWithSpikesKept) {
   EXPECT_TRUE(j["slowdowns"].is_null());  // no log: not analysed
 }
 
+// `report --run ID` draws the files a `headroom watch --journal` run recorded.
+TEST(ReportCli, RunFromTheJournalUsesTheFilesWatchRecorded) {
+  testing::TempDir dir("report-run");
+  const std::string journal = (dir / "journal.db").string();
+  const std::string samples = (dir / "s.csv").string();
+  const auto w = RunCli({"watch", "--journal", journal, "--interval", "100ms", "--out", samples, "--log",
+                         (dir / "job.log").string(), "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--", "sh", "-c",
+                         "i=0; while [ $i -lt 20 ]; do i=$((i+1)); echo \"{\\\"step\\\": $i}\"; sleep 0.03; done"},
+                        20000);
+  ASSERT_EQ(w.status, 0) << w.err;
+  const auto r = RunCli({"report", "--run", "1", "--journal", journal, "--json"}, 30000);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["title"], "run 1");
+  EXPECT_EQ(j["sources"]["samples"], samples);
+  EXPECT_TRUE(j["slowdowns"].is_array());  // the log was read (a short run: no window)
+  EXPECT_EQ(j["platform"]["name"], "none");
+  EXPECT_FALSE(j["series"].contains("gpu_power_w"));  // no GPU: no power series, not zeros
+  const auto missing = RunCli({"report", "--run", "9", "--journal", journal});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_TRUE(Contains(missing.err, "--run 9: no such run in " + journal)) << missing.err;
+}
+
 TEST(ReportCli, UsageAndInputErrorsAreOneLine) {
   testing::TempDir dir("report-errors");
   testing::WriteFile(dir / "empty.csv", "");
-  testing::WriteFile(dir / "garbage.csv", std::string("\x01\x02 not a csv\n", 15));
+  testing::WriteFile(dir / "garbage.csv", std::string("\x01\x02 not a csv\n"));
   struct Case {
     std::vector<std::string> args;
     std::string error;
