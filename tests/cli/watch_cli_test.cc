@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -120,7 +121,14 @@ TEST_F(WatchCli, WithoutNvmlUntilSigtermEndsCleanly) {
             out.c_str(), "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", nullptr);
     _exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // Until three rows are written (bounded at 10 s), not a fixed time: under ASan on a busy
+  // machine 700 ms once held only two.
+  for (int i = 0; i < 100; ++i) {
+    const std::string text = Slurp(out);
+    const size_t header = text.find("\ntimestamp,");
+    if (header != std::string::npos && std::count(text.begin() + header + 1, text.end(), '\n') >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   ASSERT_GT(pid, 0);
   ::kill(pid, SIGTERM);
   int status = 0;
