@@ -4,6 +4,8 @@
 
 #include "base/bytes.h"
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -51,6 +53,23 @@ uint64_t SizeOrPercentFlag(const std::string& text, uint64_t total, std::string_
   auto r = ParseBytes(text);
   if (!r) throw UsageError{fmt::format("{}: {}", flag, r.error().message)};
   return *r;
+}
+
+void WriteFileAtomically(const std::string& path, const std::string& text, std::string_view flag) {
+  const std::filesystem::path tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError{fmt::format("{}: cannot write {}", flag, tmp.string())};
+    out << text;
+    out.flush();
+    if (!out) throw UsageError{fmt::format("{}: write to {} failed", flag, tmp.string())};
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw UsageError{fmt::format("{}: cannot rename onto {}: {}", flag, path, ec.message())};
+  }
 }
 
 }  // namespace headroom

@@ -53,6 +53,10 @@ std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view
 // UsageError naming the flag.
 uint64_t SizeOrPercentFlag(const std::string& text, uint64_t total, std::string_view flag);
 
+// Writes `text` to `path` through PATH.tmp and a rename, so a reader never sees half a file;
+// failures are a UsageError naming `flag`.
+void WriteFileAtomically(const std::string& path, const std::string& text, std::string_view flag);
+
 int RunPlan(const CliEnv& env, const std::vector<std::string>& args);
 int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunHistory(const CliEnv& env, const std::vector<std::string>& args);

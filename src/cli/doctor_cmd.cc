@@ -42,17 +42,7 @@ std::optional<std::string> Env(const char* name) {
 // "qlora llama-3.1-70b seq 8192 batch 2": a method name, a model, and "seq N" / "batch N"
 // pairs, into plan's flags; words starting with "--" pass through as plan flags.
 std::vector<std::string> WorkloadWords(const std::string& text) {
-  std::vector<std::string> words;
-  std::string w;
-  for (char c : text) {
-    if (c == ' ' || c == '\t' || c == '\n') {
-      if (!w.empty()) words.push_back(std::move(w));
-      w.clear();
-    } else {
-      w.push_back(c);
-    }
-  }
-  if (!w.empty()) words.push_back(std::move(w));
+  const std::vector<std::string> words = SplitWords(text, "--workload");
   std::vector<std::string> out;
   std::string model;
   for (size_t i = 0; i < words.size(); ++i) {
@@ -92,23 +82,7 @@ std::vector<std::string> WorkloadWords(const std::string& text) {
 }
 
 WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir, const CliEnv& env) {
-  PlanFlags fl;
-  CLI::App app{"workload", "workload"};
-  AddPlanInputFlags(app, fl);
-  const auto words = WorkloadWords(text);
-  std::vector<std::string> reversed(words.rbegin(), words.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError{fmt::format("--workload: {}", e.what())};
-  }
-  if (fl.root.empty()) fl.root = root_dir;
-  PlanInputs in;
-  try {
-    in = ResolvePlanInputs(fl, env);
-  } catch (const UsageError& e) {
-    throw UsageError{"--workload: " + e.message};
-  }
+  const PlanInputs in = ResolvePlanWords(WorkloadWords(text), "--workload", root_dir, env);
   const PlanResult plan = MakePlan(in.spec, in.workload, in.budget, in.options);
   WorkloadFacts w;
   w.description = text;
@@ -148,25 +122,6 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
   }
   std::fprintf(env.out, "\nverdict: %s (%d fail, %d warn, %d skip)%s\n", std::string(DoctorVerdictName(verdict)).c_str(),
                fails, warns, skips, verbose ? "" : "; --verbose shows every check's details");
-}
-
-// Writes `text` to `path` through a temporary file and a rename, so a reader never sees half.
-void WriteReport(const std::string& path, const std::string& text) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path tmp = target.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError{fmt::format("--report: cannot write {}", tmp.string())};
-    out << text;
-    out.flush();
-    if (!out) throw UsageError{fmt::format("--report: write to {} failed", tmp.string())};
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, target, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw UsageError{fmt::format("--report: cannot rename onto {}: {}", path, ec.message())};
-  }
 }
 
 }  // namespace
@@ -245,7 +200,7 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     const DoctorVerdict verdict = OverallVerdict(checks, facts.workload);
     const auto j = ReportJson(facts, checks, verdict);
     const std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-    if (!report.empty()) WriteReport(report, text);
+    if (!report.empty()) WriteFileAtomically(report, text, "--report");
     if (json) {
       std::fputs(text.c_str(), env.out);
     } else {

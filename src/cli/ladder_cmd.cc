@@ -55,56 +55,12 @@ struct LadderFlags {
   bool yes = false;
 };
 
-// --plan-args split into words: blanks separate, single or double quotes group.
-std::vector<std::string> SplitWords(const std::string& text) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (char c : text) {
-    if (quote) {
-      if (c == quote) {
-        quote = 0;
-      } else {
-        word += c;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (quote) throw UsageError{"--plan-args: unterminated quote"};
-  if (in_word) words.push_back(std::move(word));
-  return words;
-}
-
 // plan's flags, parsed by plan's own code (cli/plan_args.h). Without --root or --budget in
 // them, the budget is read below the ladder's --root.
 LadderPlanInput PlanFromArgs(const std::string& plan_args, const SysRoot& root, const CliEnv& env) {
-  PlanFlags fl;
-  CLI::App app{"plan arguments", "plan-args"};
-  AddPlanInputFlags(app, fl);
-  auto words = SplitWords(plan_args);
-  std::vector<std::string> reversed(words.rbegin(), words.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError{fmt::format("--plan-args: {}", e.what())};
-  }
-  if (fl.root.empty()) fl.root = root.root().string();
-  try {
-    const PlanInputs in = ResolvePlanInputs(fl, env);
-    return {in.spec, in.workload, in.budget.budget_bytes, in.options};
-  } catch (const UsageError& e) {
-    throw UsageError{"--plan-args: " + e.message};
-  }
+  const PlanInputs in =
+      ResolvePlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args", root.root().string(), env);
+  return {in.spec, in.workload, in.budget.budget_bytes, in.options};
 }
 
 // The "entered" entry of `step`: what the step proposes, computed now.

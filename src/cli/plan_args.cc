@@ -263,4 +263,52 @@ PlanInputs ResolvePlanInputs(const PlanFlags& fl, const CliEnv& env) {
   return in;
 }
 
+std::vector<std::string> SplitWords(std::string_view text, std::string_view flag) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : text) {
+    if (quote) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote) throw UsageError{fmt::format("{}: unterminated quote", flag)};
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+PlanInputs ResolvePlanWords(const std::vector<std::string>& words, std::string_view flag,
+                            const std::string& default_root, const CliEnv& env) {
+  PlanFlags fl;
+  CLI::App app{"plan arguments", std::string(flag)};
+  AddPlanInputFlags(app, fl);
+  std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 parses it reversed
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError{fmt::format("{}: {}", flag, e.what())};
+  }
+  if (fl.root.empty()) fl.root = default_root;
+  try {
+    return ResolvePlanInputs(fl, env);
+  } catch (const UsageError& e) {
+    throw UsageError{fmt::format("{}: {}", flag, e.message)};
+  }
+}
+
 }  // namespace headroom

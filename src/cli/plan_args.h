@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/cli.h"
@@ -64,5 +65,15 @@ struct PlanInputs {
 // The model, workload and budget the flags describe; throws UsageError naming the flag.
 // Reads proc/meminfo below --root (or env.default_root) unless --budget is given.
 PlanInputs ResolvePlanInputs(const PlanFlags& fl, const CliEnv& env);
+
+// Text split into words: blanks separate, single or double quotes group. An unterminated
+// quote is a UsageError naming `flag`.
+std::vector<std::string> SplitWords(std::string_view text, std::string_view flag);
+
+// plan's input flags given as words (`ladder --plan-args`, `report --plan-args`, `doctor
+// --workload`), parsed and resolved by the code above; errors are UsageError prefixed with
+// `flag`. Without --root in them, the budget is read below `default_root` ("" = the CLI's).
+PlanInputs ResolvePlanWords(const std::vector<std::string>& words, std::string_view flag,
+                            const std::string& default_root, const CliEnv& env);
 
 }  // namespace headroom

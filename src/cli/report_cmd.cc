@@ -29,53 +29,11 @@ namespace {
 
 // The plan's peak for --plan-args (plan's own flags, parsed by plan's code).
 std::pair<uint64_t, std::string> PlanEstimate(const std::string& text, const CliEnv& env) {
-  PlanFlags fl;
-  CLI::App app{"plan arguments", "plan-args"};
-  AddPlanInputFlags(app, fl);
-  std::vector<std::string> words;
-  std::string w;
-  for (char c : text) {
-    if (c == ' ' || c == '\t') {
-      if (!w.empty()) words.push_back(std::move(w));
-      w.clear();
-    } else {
-      w.push_back(c);
-    }
-  }
-  if (!w.empty()) words.push_back(std::move(w));
-  std::vector<std::string> reversed(words.rbegin(), words.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError{fmt::format("--plan-args: {}", e.what())};
-  }
-  PlanInputs in;
-  try {
-    in = ResolvePlanInputs(fl, env);
-  } catch (const UsageError& e) {
-    throw UsageError{"--plan-args: " + e.message};
-  }
+  const PlanInputs in = ResolvePlanWords(SplitWords(text, "--plan-args"), "--plan-args", "", env);
   const PlanResult plan = MakePlan(in.spec, in.workload, in.budget, in.options);
   return {plan.footprint.peak_bytes(),
           fmt::format("headroom plan: {} {}, batch {}, seq {}: peak {}", in.spec.name, Name(in.workload.method),
                       in.workload.batch, in.workload.seq, FormatGiB(plan.footprint.peak_bytes()))};
-}
-
-void WriteAtomically(const std::string& path, const std::string& text) {
-  const std::filesystem::path tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError{fmt::format("-o: cannot write {}", tmp.string())};
-    out << text;
-    out.flush();
-    if (!out) throw UsageError{fmt::format("-o: write to {} failed", tmp.string())};
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw UsageError{fmt::format("-o: cannot rename onto {}: {}", path, ec.message())};
-  }
 }
 
 }  // namespace
@@ -177,7 +135,7 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     }
     auto page = FillReportTemplate(ReportTemplate(), *data);
     if (!page) throw UsageError{page.error().message};
-    WriteAtomically(out_path, *page);
+    WriteFileAtomically(out_path, *page, "-o");
     const auto& sampling = (*data)["sampling"];
     std::fprintf(env.out, "wrote %s (%.2f MB): %s rows in %s buckets of %.3g s, %zu events%s\n", out_path.c_str(),
                  static_cast<double>(page->size()) / 1e6, sampling["rows"].dump().c_str(),
