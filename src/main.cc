@@ -7,6 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include <filesystem>
+
+#include "base/i18n.h"
 #include "cli/cli.h"
 
 namespace headroom {
@@ -37,6 +40,31 @@ constexpr Subcommand kSubcommands[] = {
     {"history", "list recent guarded runs and sweeps from the journal", RunHistory},
 };
 
+// Where the message catalogs are: beside the binary in a build tree (build/locale), or
+// ../share/locale from an installed bin/ (PREFIX/share/locale). Relative to the binary, so an
+// installed tree can be moved and a build tree needs no install step.
+std::string FindLocaleDir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const std::filesystem::path dir = exe.parent_path();
+  for (const auto& candidate : {dir / "locale", dir.parent_path() / "share" / "locale"}) {
+    if (std::filesystem::is_directory(candidate, ec)) return candidate.string();
+  }
+  return {};
+}
+
+// --json output is data: the whole command then speaks English, so the same command gives
+// the same bytes in every language (words after `--` belong to a job, not to us).
+bool AsksForJson(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") return false;
+    if (arg == "--json") return true;
+  }
+  return false;
+}
+
 void PrintUsage(std::FILE* out) {
   std::fprintf(out,
                "headroom %s: keeps long ML training jobs alive on unified-memory machines\n\n"
@@ -56,6 +84,9 @@ void PrintUsage(std::FILE* out) {
 
 int main(int argc, char** argv) {
   using namespace headroom;
+  if (!AsksForJson(argc, argv)) {
+    if (const std::string dir = FindLocaleDir(); !dir.empty()) InitMessages(dir);
+  }
   const CliEnv env{"/", stdout, stderr};
   if (argc < 2) {
     PrintUsage(stderr);
