@@ -98,7 +98,7 @@ def check_language(lang, pot_entries, failures):
         for f in os.listdir(os.path.join(ROOT, "po"))
         if f == f"{lang}.po" or (f.startswith(f"{lang}.") and f.endswith(".po"))
     )
-    merged = subprocess.run(["msgcat", "--use-first", "--no-wrap", *parts], check=True,
+    merged = subprocess.run(["msgcat", "--use-first", "--force-po", "--no-wrap", *parts], check=True,
                             capture_output=True, text=True).stdout
     catalog = {}
     for e in parse_po(merged):
