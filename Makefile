@@ -10,7 +10,7 @@ ifneq ($(CCACHE),)
 CMAKE_GEN  += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
 endif
 
-.PHONY: all deps build demo test test-fast test-asan bench fuzz clean
+.PHONY: all deps build demo test test-fast test-asan bench fuzz clean install uninstall deb test-deb test-arm64
 
 all: build
 
@@ -46,6 +46,26 @@ test-asan: deps $(ASAN_BUILD)/build.ninja
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
+
+# Install (PREFIX, DESTDIR as usual); uninstall removes exactly what install wrote.
+PREFIX ?= /usr/local
+install: build
+	@DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+uninstall:
+	@test -f $(BUILD)/install_manifest.txt || { echo "nothing installed from $(BUILD)"; exit 1; }
+	@sed 's|^|$(DESTDIR)|' $(BUILD)/install_manifest.txt | xargs -d '\n' rm -f --
+	@echo "removed $$(wc -l < $(BUILD)/install_manifest.txt) files"
+
+# The Debian package (CPack, prefix /usr): build/package/headroom_VERSION_ARCH.deb.
+deb: build
+	@cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/package/*.deb
+
+# The package checked with dpkg: control fields, contents, install and remove in a scratch
+# root (scripts/test-deb; add --system there to install on this machine for real).
+test-deb: build
+	@scripts/test-deb $(BUILD)
 
 bench: build
 	@$(BUILD)/bench/planner_accuracy ../shared/data/planner_truth_dev.csv

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "base/i18n.h"
+#include "base/version.h"
 #include "cli/cli.h"
 
 namespace headroom {
@@ -68,7 +69,7 @@ bool AsksForJson(int argc, char** argv) {
 void PrintUsage(std::FILE* out) {
   std::fprintf(out,
                "headroom %s: keeps long ML training jobs alive on unified-memory machines\n\n"
-               "usage: headroom <command> [options]   (headroom <command> --help for more)\n\n"
+               "usage: headroom <command> [options]   (headroom help <command>, or headroom <command> --help)\n\n"
                "commands:\n",
                HEADROOM_VERSION);
   for (const auto& c : kSubcommands) {
@@ -93,12 +94,16 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   const std::string_view first = argv[1];
-  if (first == "--help" || first == "-h" || first == "help") {
+  if (first == "--help" || first == "-h") {
     PrintUsage(stdout);
     return kExitOk;
   }
-  if (first == "--version") {
-    std::printf("headroom %s\n", HEADROOM_VERSION);
+  if (first == "help") {
+    return RunHelpCommand(env, kSubcommands, std::vector<std::string>(argv + 2, argv + argc), PrintUsage);
+  }
+  if (first == "--version" || first == "-V") {
+    std::printf("headroom %s (git %s)\n", std::string(HeadroomVersion()).c_str(),
+                std::string(GitRevision()).c_str());
     return kExitOk;
   }
   for (const auto& c : kSubcommands) {

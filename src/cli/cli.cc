@@ -11,6 +11,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/help_docs.h"
+
 namespace headroom {
 
 void PrintError(const CliEnv& env, std::string_view message) {
@@ -23,6 +25,13 @@ void PrintError(const CliEnv& env, std::string_view message) {
 
 std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view command,
                               const std::vector<std::string>& args) {
+  // `headroom help --man` and `--completion` read each command's flags this way (help_docs.h).
+  if (args.size() == 1 && args.front() == kHelpSpecFlag) {
+    nlohmann::json spec = AppSpec(app);
+    spec["schema_version"] = 1;
+    std::fputs((spec.dump(2) + "\n").c_str(), env.out);
+    return kExitOk;
+  }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses it reversed
   try {
     app.parse(reversed);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,5 +70,10 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args);
+
+// `headroom help [COMMAND]`, `--man`, `--man-dir`, `--completion`: over the table in main.cc;
+// `print_usage` prints the command list (headroom --help).
+int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
+                   const std::vector<std::string>& args, void (*print_usage)(std::FILE*));
 
 }  // namespace headroom

@@ -22,11 +22,12 @@ struct CliResult {
   bool timed_out = false;
 };
 
-// `cgroup_procs`: a cgroup.procs file the child joins before exec (a memory-limited
-// backstop for tests that fill memory), or "".
-inline CliResult RunCli(const std::vector<std::string>& args, int timeout_ms = 20000,
-                        const std::vector<std::string>& env_extra = {},
-                        const std::string& cgroup_procs = "") {
+// Runs `argv` (argv[0] a path, or a name looked up on PATH) with `env_extra` added to the
+// environment. `cgroup_procs`: a cgroup.procs file the child joins before exec (a
+// memory-limited backstop for tests that fill memory), or "".
+inline CliResult RunProgram(const std::vector<std::string>& program, int timeout_ms = 20000,
+                            const std::vector<std::string>& env_extra = {},
+                            const std::string& cgroup_procs = "") {
   int out_pipe[2], err_pipe[2];
   CliResult r;
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) return r;
@@ -35,9 +36,7 @@ inline CliResult RunCli(const std::vector<std::string>& args, int timeout_ms = 2
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     std::vector<char*> argv;
-    static std::string binary = HEADROOM_BINARY;
-    argv.push_back(binary.data());
-    std::vector<std::string> copy = args;
+    std::vector<std::string> copy = program;
     for (auto& a : copy) argv.push_back(a.data());
     argv.push_back(nullptr);
     for (const auto& e : env_extra) putenv(const_cast<char*>(e.c_str()));
@@ -48,7 +47,7 @@ inline CliResult RunCli(const std::vector<std::string>& args, int timeout_ms = 2
         close(fd);
       }
     }
-    execv(binary.c_str(), argv.data());
+    execvp(copy.front().c_str(), argv.data());
     _exit(127);
   }
   close(out_pipe[1]);
@@ -87,6 +86,15 @@ inline CliResult RunCli(const std::vector<std::string>& args, int timeout_ms = 2
   waitpid(pid, &wstatus, 0);
   r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
   return r;
+}
+
+// The real headroom binary with `args`.
+inline CliResult RunCli(const std::vector<std::string>& args, int timeout_ms = 20000,
+                        const std::vector<std::string>& env_extra = {},
+                        const std::string& cgroup_procs = "") {
+  std::vector<std::string> program{HEADROOM_BINARY};
+  program.insert(program.end(), args.begin(), args.end());
+  return RunProgram(program, timeout_ms, env_extra, cgroup_procs);
 }
 
 }  // namespace headroom::testing

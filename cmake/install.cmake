@@ -1,0 +1,76 @@
+# What `make install` (cmake --install) and `make deb` (CPack) put on a machine:
+#   bin/headroom
+#   share/man/man1/headroom.1.gz, headroom-COMMAND.1.gz         (generated: cmake/generate_docs.cmake)
+#   share/bash-completion/completions/headroom, share/zsh/{vendor-completions|site-functions}/_headroom
+#   share/locale/LANG/LC_MESSAGES/headroom.mo                   (cmake/messages.cmake)
+#   share/headroom/{grafana,prometheus,config}/                 (share/, as they are)
+#   lib/systemd/system/headroom-export.service, headroom-watch@.service
+#                                       (share/systemd, with this prefix's paths; not enabled)
+#   share/doc/headroom/                                         (README.md, docs/*.md)
+# The binary finds its catalogs relative to itself (main.cc), so nothing here is compiled in:
+# the prefix is chosen at install time (cmake --install --prefix, CPack's /usr).
+
+# Man pages and completions from the binary itself (under an emulator when cross-building).
+set(HEADROOM_DOCS_DIR ${CMAKE_BINARY_DIR}/docs-generated)
+add_custom_command(
+  OUTPUT ${HEADROOM_DOCS_DIR}/stamp
+  COMMAND ${CMAKE_COMMAND} -DHEADROOM=$<TARGET_FILE:headroom>
+          "-DEMULATOR=${CMAKE_CROSSCOMPILING_EMULATOR}" -DSRC=${PROJECT_SOURCE_DIR}
+          -DOUT=${HEADROOM_DOCS_DIR} -P ${PROJECT_SOURCE_DIR}/cmake/generate_docs.cmake
+  DEPENDS headroom ${PROJECT_SOURCE_DIR}/cmake/generate_docs.cmake
+  COMMENT "Man pages and shell completions")
+add_custom_target(headroom_docs ALL DEPENDS ${HEADROOM_DOCS_DIR}/stamp)
+
+install(TARGETS headroom RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${HEADROOM_DOCS_DIR}/man1 DESTINATION ${CMAKE_INSTALL_MANDIR})
+install(FILES ${HEADROOM_DOCS_DIR}/completions/headroom
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(DIRECTORY share/grafana share/prometheus DESTINATION ${CMAKE_INSTALL_DATADIR}/headroom)
+if(EXISTS ${PROJECT_SOURCE_DIR}/share/config)
+  install(DIRECTORY share/config DESTINATION ${CMAKE_INSTALL_DATADIR}/headroom)
+endif()
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+file(GLOB HEADROOM_DOC_PAGES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${HEADROOM_DOC_PAGES} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# The systemd units name the binary and the docs by path: rewrite /usr to the prefix being
+# installed to; zsh's directory depends on the prefix too. Both are decided at install time,
+# so `cmake --install --prefix` and CPack (prefix /usr) each get their own.
+set(HEADROOM_UNITS_CODE [[
+  set(prefix "${CMAKE_INSTALL_PREFIX}")
+  set(staging "@CMAKE_BINARY_DIR@/systemd-units")
+  file(MAKE_DIRECTORY "${staging}")
+  file(GLOB units "@PROJECT_SOURCE_DIR@/share/systemd/*.service")
+  set(rewritten)
+  foreach(unit IN LISTS units)
+    get_filename_component(name "${unit}" NAME)
+    file(READ "${unit}" text)
+    string(REPLACE "/usr/bin/headroom" "${prefix}/@CMAKE_INSTALL_BINDIR@/headroom" text "${text}")
+    string(REPLACE "/usr/share/doc/headroom" "${prefix}/@CMAKE_INSTALL_DOCDIR@" text "${text}")
+    file(WRITE "${staging}/${name}" "${text}")
+    list(APPEND rewritten "${staging}/${name}")
+  endforeach()
+  file(INSTALL DESTINATION "${prefix}/lib/systemd/system" TYPE FILE FILES ${rewritten})
+  # zsh reads vendor-completions under /usr (Debian, Ubuntu) and site-functions elsewhere.
+  if(prefix STREQUAL "/usr")
+    set(zsh_dir "${prefix}/@CMAKE_INSTALL_DATADIR@/zsh/vendor-completions")
+  else()
+    set(zsh_dir "${prefix}/@CMAKE_INSTALL_DATADIR@/zsh/site-functions")
+  endif()
+  file(INSTALL DESTINATION "${zsh_dir}" TYPE FILE FILES "@HEADROOM_DOCS_DIR@/completions/_headroom")
+]])
+string(CONFIGURE "${HEADROOM_UNITS_CODE}" HEADROOM_UNITS_CODE @ONLY)
+install(CODE "${HEADROOM_UNITS_CODE}")
+
+# The package and the install tree, checked where they are meant for: a native build without
+# sanitizers (an ASan binary is not what anyone installs; a cross build's binary does not run
+# here without an emulator).
+if(NOT HEADROOM_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
+  add_test(NAME InstallTree COMMAND ${PROJECT_SOURCE_DIR}/tests/install/install_tree_test.sh ${CMAKE_BINARY_DIR})
+  find_program(HEADROOM_DPKG_DEB dpkg-deb)
+  if(HEADROOM_DPKG_DEB)
+    add_test(NAME DebPackage COMMAND ${PROJECT_SOURCE_DIR}/scripts/test-deb ${CMAKE_BINARY_DIR})
+    # Both write below the build tree's package/ and _CPack_Packages/: one at a time.
+    set_tests_properties(DebPackage InstallTree PROPERTIES RUN_SERIAL TRUE)
+  endif()
+endif()

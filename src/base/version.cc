@@ -1,0 +1,7 @@
+#include "base/version.h"
+
+namespace headroom {
+
+std::string_view HeadroomVersion() { return HEADROOM_VERSION; }
+
+}  // namespace headroom

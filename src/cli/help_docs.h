@@ -1,0 +1,66 @@
+// Man pages and shell completions made from the same CLI11 apps that print --help, so the
+// three cannot drift apart.
+//
+// The seam: every subcommand builds its CLI::App and hands it to ParseFlags (cli.h). Given
+// the single argument --help-spec, ParseFlags prints the app as JSON (AppSpec below) instead
+// of parsing. `headroom help --man` and `headroom help --completion` run each handler that
+// way, read the specs back and render roff or shell code; the build does it for the package
+// (CMakeLists.txt: build/man, build/completions).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.h"
+
+namespace CLI {
+class App;
+}
+
+namespace headroom {
+
+// The argument that makes ParseFlags print the spec (a hidden flag: not in --help).
+inline constexpr std::string_view kHelpSpecFlag = "--help-spec";
+
+// An app as data: {"name", "description", "footer", "options": [{"names": ["-o", "--out"],
+// "positional", "value": bool, "type": "TEXT", "description", "required", "repeatable"}],
+// "subcommands": [...]} with the help flag left out. Schema version 1 (key "schema_version"
+// on the outermost object).
+nlohmann::json AppSpec(const CLI::App& app);
+
+// One command's spec and its row of the subcommand table.
+struct CommandDoc {
+  std::string name;     // "plan"
+  std::string summary;  // the table's one-line summary
+  nlohmann::json spec;  // AppSpec of its app
+};
+
+// Runs each handler with --help-spec (output captured, nothing else runs) and collects the
+// docs. Throws UsageError naming the command whose spec could not be read.
+std::vector<CommandDoc> CollectCommandDocs(const CliEnv& env, std::span<const Subcommand> commands);
+
+// The man page of one command, headroom-NAME(1). `date` goes into .TH ("2026-12-01").
+std::string RenderCommandManPage(const CommandDoc& doc, std::string_view version,
+                                 std::string_view date);
+
+// headroom(1): the command list, exit statuses, environment, files, and the per-command pages.
+std::string RenderMainManPage(std::span<const CommandDoc> docs, std::string_view version,
+                              std::string_view date);
+
+// A bash completion script (for bash-completion's completions/ directory, or `source`).
+std::string RenderBashCompletion(std::span<const CommandDoc> docs,
+                                 std::span<const std::string> model_names);
+
+// A zsh completion function file (_headroom, for a directory on $fpath).
+std::string RenderZshCompletion(std::span<const CommandDoc> docs,
+                                std::span<const std::string> model_names);
+
+// Escapes text for roff: backslashes, leading dots and quotes, and '-' as \- where it
+// means a minus or an option dash.
+std::string RoffEscape(std::string_view text);
+
+}  // namespace headroom

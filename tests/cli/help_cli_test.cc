@@ -1,0 +1,252 @@
+// headroom --version, `headroom help`, and the man pages and shell completions made from the
+// commands' own flag definitions, checked against --help and used in real bash, zsh (in
+// tmux) and groff.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "run_cli.h"
+
+namespace headroom {
+namespace {
+
+using testing::RunCli;
+using testing::RunProgram;
+
+const std::string kDocsDir = std::string(HEADROOM_BINARY_DIR) + "/docs-generated";
+
+// The commands `headroom --help` lists.
+std::vector<std::string> ListedCommands() {
+  const auto r = RunCli({"--help"});
+  std::vector<std::string> commands;
+  std::istringstream in(r.out);
+  std::string line;
+  bool in_list = false;
+  while (std::getline(in, line)) {
+    if (line == "commands:") {
+      in_list = true;
+      continue;
+    }
+    if (in_list && line.empty()) break;
+    if (in_list && line.rfind("  ", 0) == 0) {
+      std::istringstream words(line);
+      std::string name;
+      words >> name;
+      commands.push_back(name);
+    }
+  }
+  return commands;
+}
+
+// Every long flag --help shows for `command` (option rows start with two spaces).
+std::set<std::string> HelpFlags(const std::string& command) {
+  const auto r = RunCli({command, "--help"});
+  std::set<std::string> flags;
+  const std::regex flag(R"((?:^|[ ,])(--[a-z0-9][a-z0-9-]*))");
+  std::istringstream in(r.out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("  -", 0) != 0) continue;
+    const std::string names = line.substr(0, line.find("  ", 2));
+    for (auto it = std::sregex_iterator(names.begin(), names.end(), flag); it != std::sregex_iterator(); ++it) {
+      if ((*it)[1] != "--help") flags.insert((*it)[1]);
+    }
+  }
+  return flags;
+}
+
+std::string RoffFlag(const std::string& flag) {
+  std::string out;
+  for (char c : flag) out += c == '-' ? std::string("\\-") : std::string(1, c);
+  return out;
+}
+
+TEST(HelpCli, VersionNamesTheGitRevision) {
+  const auto r = RunCli({"--version"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(r.out, m, std::regex(R"(headroom (\d+\.\d+\.\d+) \(git ([^)]+)\)\n)"))) << r.out;
+  const auto head = RunProgram({"git", "-C", HEADROOM_SOURCE_DIR, "rev-parse", "--short=12", "HEAD"});
+  if (head.status != 0) GTEST_SKIP() << "no git checkout here: " << head.err;
+  // The revision the binary was built from is this checkout's HEAD (plus -dirty, maybe).
+  EXPECT_EQ(m[2].str().substr(0, 12), head.out.substr(0, 12)) << r.out;
+  EXPECT_EQ(RunCli({"-V"}).out, r.out);
+}
+
+TEST(HelpCli, HelpCommandPrintsThatCommandsHelp) {
+  const auto commands = ListedCommands();
+  ASSERT_GE(commands.size(), 12u);
+  for (const auto& c : commands) {
+    const auto via_help = RunCli({"help", c});
+    const auto via_flag = RunCli({c, "--help"});
+    EXPECT_EQ(via_help.status, 0) << c << ": " << via_help.err;
+    EXPECT_EQ(via_help.out, via_flag.out) << c;
+    EXPECT_NE(via_help.out.find("Usage: headroom " + c), std::string::npos) << c;
+  }
+  const auto list = RunCli({"help"});
+  EXPECT_EQ(list.status, 0);
+  EXPECT_EQ(list.out, RunCli({"--help"}).out);
+}
+
+TEST(HelpCli, HelpRefusesAnUnknownCommandInOneLine) {
+  const auto r = RunCli({"help", "plna"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "headroom: help: unknown command 'plna' (see headroom --help)\n");
+  const auto two = RunCli({"help", "--man", "--completion", "bash"});
+  EXPECT_EQ(two.status, 2);
+  EXPECT_NE(two.err.find("give one of --man, --man-dir and --completion"), std::string::npos) << two.err;
+  const auto shell = RunCli({"help", "--completion", "fish"});
+  EXPECT_EQ(shell.status, 2);
+  EXPECT_NE(shell.err.find("'fish' is not bash or zsh"), std::string::npos) << shell.err;
+}
+
+// Each command's man page names every flag its --help names, and groff reads it without a
+// warning.
+TEST(HelpCli, ManPageOfEachCommandHasEveryFlagOfItsHelp) {
+  for (const auto& c : ListedCommands()) {
+    const auto page = RunCli({"help", "--man", c, "--date", "2026-01-02"});
+    ASSERT_EQ(page.status, 0) << c << ": " << page.err;
+    EXPECT_NE(page.out.find(".TH HEADROOM\\-"), std::string::npos) << c;
+    EXPECT_NE(page.out.find("2026-01-02"), std::string::npos) << c;
+    const auto flags = HelpFlags(c);
+    EXPECT_FALSE(flags.empty()) << c;
+    for (const auto& f : flags) EXPECT_NE(page.out.find(RoffFlag(f)), std::string::npos) << c << " " << f;
+    const std::string tmp = ::testing::TempDir() + "/headroom-" + c + ".1";
+    std::ofstream(tmp) << page.out;
+    const auto groff = RunProgram({"groff", "-man", "-Tutf8", "-ww", "-z", tmp});
+    EXPECT_EQ(groff.status, 0) << c;
+    EXPECT_EQ(groff.err, "") << c;
+  }
+}
+
+TEST(HelpCli, MainManPageListsEveryCommand) {
+  const auto page = RunCli({"help", "--man"});
+  ASSERT_EQ(page.status, 0) << page.err;
+  for (const auto& c : ListedCommands()) {
+    EXPECT_NE(page.out.find("headroom\\-" + c + "\\fR(1)"), std::string::npos) << c;
+  }
+}
+
+// The pages the build wrote (and the package installs) are the binary's own.
+TEST(HelpCli, BuiltManPagesMatchTheBinary) {
+  for (const auto& c : ListedCommands()) {
+    const std::string gz = kDocsDir + "/man1/headroom-" + c + ".1.gz";
+    ASSERT_TRUE(std::filesystem::exists(gz)) << gz;
+    const auto built = RunProgram({"gzip", "-dc", gz});
+    ASSERT_EQ(built.status, 0);
+    // The date line aside (the build stamps the commit's date).
+    const auto fresh = RunCli({"help", "--man", c});
+    const auto body = [](const std::string& page) { return page.substr(page.find('\n')); };
+    EXPECT_EQ(body(built.out), body(fresh.out)) << c;
+  }
+}
+
+TEST(HelpCli, ManDirWritesOnePagePerCommand) {
+  const std::string dir = ::testing::TempDir() + "/headroom-man-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  const auto r = RunCli({"help", "--man-dir", dir});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/headroom.1"));
+  for (const auto& c : ListedCommands()) EXPECT_TRUE(std::filesystem::exists(dir + "/headroom-" + c + ".1")) << c;
+  std::filesystem::remove_all(dir);
+}
+
+// Completes the words in real bash with the generated script: what COMPREPLY holds.
+std::string BashComplete(const std::string& words) {
+  const std::string script = "source \"$1\"; read -ra COMP_WORDS <<<\"$2\"; "
+                             "[[ $2 == *' ' ]] && COMP_WORDS+=(''); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
+                             "_headroom; printf '%s\\n' \"${COMPREPLY[@]}\"";
+  const auto r = RunProgram({"bash", "--norc", "-c", script, "_", kDocsDir + "/completions/headroom", words});
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.out;
+}
+
+TEST(HelpCli, BashCompletesCommandsFlagsSubcommandsAndModels) {
+  if (RunProgram({"bash", "-c", "true"}).status != 0) GTEST_SKIP() << "no bash";
+  EXPECT_EQ(BashComplete("headroom pl"), "plan\n");
+  EXPECT_EQ(BashComplete("headroom help do"), "doctor\n");
+  EXPECT_EQ(BashComplete("headroom ladder st"), "start\n");
+  EXPECT_EQ(BashComplete("headroom ladder start --sy"), "--symptom\n");
+  EXPECT_NE(BashComplete("headroom plan llama-3.1-").find("llama-3.1-70b\n"), std::string::npos);
+  // Every flag of every command's --help is offered after `headroom CMD --`.
+  for (const auto& c : ListedCommands()) {
+    const std::string offered = BashComplete("headroom " + c + " --");
+    for (const auto& f : HelpFlags(c)) EXPECT_NE(offered.find(f + "\n"), std::string::npos) << c << " " << f;
+  }
+  // A path flag completes file names; a size completes nothing.
+  const std::string dir = ::testing::TempDir() + "/bashcomp-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/journal-a.db") << "";
+  EXPECT_EQ(BashComplete("headroom guard --journal " + dir + "/jour"), dir + "/journal-a.db\n");
+  EXPECT_EQ(BashComplete("headroom guard --min-available "), "\n");
+  std::filesystem::remove_all(dir);
+}
+
+// zsh's completion system, for real: an interactive zsh in a detached tmux, TAB pressed.
+class ZshInTmux : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (RunProgram({"zsh", "-c", "true"}).status != 0) GTEST_SKIP() << "no zsh (scripts/install-deps installs it)";
+    if (RunProgram({"tmux", "-V"}).status != 0) GTEST_SKIP() << "no tmux (scripts/install-deps installs it)";
+    socket_ = "headroom-zsh-" + std::to_string(getpid());
+    home_ = ::testing::TempDir() + "/" + socket_;
+    std::filesystem::create_directories(home_);
+    // compinit finds _headroom on fpath; -u: no ownership questions in a test.
+    std::ofstream(home_ + "/.zshrc") << "fpath=(" << kDocsDir << "/completions $fpath)\n"
+                                     << "autoload -U compinit && compinit -u -d " << home_ << "/.zcompdump\n"
+                                     << "PS1='READY> '\n";
+    const auto r = RunProgram({"tmux", "-L", socket_, "new-session", "-d", "-x", "200", "-y", "50",
+                               "env", "ZDOTDIR=" + home_, "HOME=" + home_, "TERM=xterm", "zsh", "-i"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_TRUE(WaitFor("READY>")) << Screen();
+  }
+  void TearDown() override {
+    if (!socket_.empty()) RunProgram({"tmux", "-L", socket_, "kill-server"});
+    if (!home_.empty()) std::filesystem::remove_all(home_);
+  }
+  std::string Screen() { return RunProgram({"tmux", "-L", socket_, "capture-pane", "-p"}).out; }
+  bool WaitFor(const std::string& text) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (Screen().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+  void Type(const std::string& keys) { RunProgram({"tmux", "-L", socket_, "send-keys", "-l", "--", keys}); }
+  void Press(const std::string& key) { RunProgram({"tmux", "-L", socket_, "send-keys", key}); }
+  void ClearLine() { Press("C-u"); }
+
+  std::string socket_, home_;
+};
+
+TEST_F(ZshInTmux, CompletesCommandsAndFlags) {
+  Type("headroom pl");
+  Press("Tab");
+  EXPECT_TRUE(WaitFor("READY> headroom plan")) << Screen();
+  Type("--lora-ra");
+  Press("Tab");
+  EXPECT_TRUE(WaitFor("headroom plan --lora-rank")) << Screen();
+  ClearLine();
+  Type("headroom ladder sta");
+  Press("Tab");
+  EXPECT_TRUE(WaitFor("READY> headroom ladder start")) << Screen();
+  ClearLine();
+  Type("headroom guard --min-av");
+  Press("Tab");
+  EXPECT_TRUE(WaitFor("headroom guard --min-available")) << Screen();
+}
+
+}  // namespace
+}  // namespace headroom

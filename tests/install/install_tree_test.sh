@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `make install` as a packager runs it: DESTDIR staging and a prefix other than /usr, then
+# the installed tree used from there, then the uninstall that reads the manifest.
+# (The component form writes install_manifest_Unspecified.txt, so the build's own
+# install_manifest.txt, which `make uninstall` reads, is left alone.)
+# Usage: install_tree_test.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "${1:?usage: install_tree_test.sh BUILD_DIR}" && pwd)
+fail() { echo "install-tree: FAIL: $*" >&2; exit 1; }
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+prefix=/opt/headroom-test
+DESTDIR=$stage cmake -DCMAKE_INSTALL_PREFIX=$prefix -DCMAKE_INSTALL_COMPONENT=Unspecified \
+  -P "$build/cmake_install.cmake" >/dev/null
+root=$stage$prefix
+manifest=$build/install_manifest_Unspecified.txt
+[[ -s $manifest ]] || fail "no manifest"
+for f in bin/headroom share/man/man1/headroom.1.gz share/man/man1/headroom-guard.1.gz \
+         share/bash-completion/completions/headroom share/zsh/site-functions/_headroom \
+         share/locale/zh_TW/LC_MESSAGES/headroom.mo lib/systemd/system/headroom-export.service \
+         share/headroom/grafana/headroom-dashboard.json share/doc/headroom/guard.md; do
+  [[ -f $root/$f ]] || fail "missing $prefix/$f"
+done
+# Nothing lands outside the prefix (the manifest lists paths without DESTDIR).
+outside=$(grep -v "^$prefix/" "$manifest" || true)
+[[ -z $outside ]] || fail "installed outside the prefix: $outside"
+# The units name this prefix's binary and docs, not /usr's.
+grep -q "^ExecStart=$prefix/bin/headroom export" "$root/lib/systemd/system/headroom-export.service" ||
+  fail "ExecStart does not name $prefix/bin/headroom"
+grep -q "^Documentation=file:$prefix/share/doc/headroom/" "$root/lib/systemd/system/headroom-export.service" ||
+  fail "Documentation does not name $prefix/share/doc/headroom"
+# The moved tree works: version, and the catalog found relative to the binary.
+"$root/bin/headroom" --version | grep -q '^headroom ' || fail "--version"
+if [[ $(msgunfmt "$root/share/locale/zh_TW/LC_MESSAGES/headroom.mo" | grep -c '^msgid') -gt 1 ]]; then
+  [[ "$(LANGUAGE=zh_TW LANG=C.UTF-8 "$root/bin/headroom" --help)" != "$(LANG=C "$root/bin/headroom" --help)" ]] ||
+    fail "the installed catalog is not found from $prefix/bin"
+fi
+count=$(wc -l <"$manifest")
+# Uninstall as `make uninstall` does: exactly the manifest's files, below DESTDIR.
+sed "s|^|$stage|" "$manifest" | xargs -d '\n' rm -f --
+left=$(find "$stage" -type f)
+[[ -z $left ]] || fail "uninstall left: $left"
+rm -f "$manifest"
+echo "install-tree: ok ($count files installed under DESTDIR$prefix and removed)"
