@@ -67,6 +67,18 @@ deb: build
 test-deb: build
 	@scripts/test-deb $(BUILD)
 
+# aarch64 (DGX OS): cross-compile with Debian's g++-aarch64-linux-gnu and run the unit tests
+# under qemu-user-static (scripts/install-arm64-deps; timing in docs/install.md). Not part of
+# `make test`: on two cores it takes longer than CI allows.
+ARM64_BUILD ?= build-arm64
+test-arm64:
+	@scripts/install-arm64-deps
+	@cmake -S . -B $(ARM64_BUILD) $(CMAKE_GEN) -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEADROOM_BENCH=OFF >/dev/null
+	@cmake --build $(ARM64_BUILD) -j $(JOBS)
+	@file -L $(ARM64_BUILD)/headroom | grep -q 'ARM aarch64' || { echo "not an aarch64 binary"; exit 1; }
+	@cd $(ARM64_BUILD) && ctest --output-on-failure -j $(JOBS)
+
 bench: build
 	@$(BUILD)/bench/planner_accuracy ../shared/data/planner_truth_dev.csv
 	@$(BUILD)/bench/plan_speed

@@ -71,16 +71,20 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
     if (host_only && device_only) throw UsageError{"--host-only and --device-only exclude each other"};
     const SysRoot root(env.default_root);
     const auto meminfo = ReadMemInfo(root);
-    const std::optional<uint64_t> available =
-        meminfo && meminfo->EstimatedAvailable() ? std::optional(meminfo->EstimatedAvailable()->bytes) : std::nullopt;
-    uint64_t host_bytes = SizeOrPercentFlag(size_text, available.value_or(0), "--size");
-    const uint64_t device_bytes = SizeOrPercentFlag(device_size_text, available.value_or(0), "--device-size");
+    // 0: MemAvailable unknown. A plain integer, not an optional: aarch64 g++ 12 at -O2 warns
+    // (maybe-uninitialized) through the optional's storage here.
+    uint64_t avail = 0;
+    if (meminfo) {
+      if (const auto estimated = meminfo->EstimatedAvailable()) avail = estimated->bytes;
+    }
+    uint64_t host_bytes = SizeOrPercentFlag(size_text, avail, "--size");
+    const uint64_t device_bytes = SizeOrPercentFlag(device_size_text, avail, "--device-size");
     if (host_bytes < (1 << 20)) throw UsageError{"--size: at least 1MiB"};
     if (device_bytes < (1 << 20)) throw UsageError{"--device-size: at least 1MiB"};
     std::string host_note;
-    if (available && host_bytes > *available / 8) {
-      host_bytes = *available / 8;
-      host_note = fmt::format("--size lowered to {} (1/8 of MemAvailable {})", FormatGiB(host_bytes), FormatGiB(*available));
+    if (avail > 0 && host_bytes > avail / 8) {
+      host_bytes = avail / 8;
+      host_note = fmt::format("--size lowered to {} (1/8 of MemAvailable {})", FormatGiB(host_bytes), FormatGiB(avail));
     }
     bool failed = false;
     nlohmann::ordered_json out = {{"schema_version", 1},
