@@ -63,6 +63,10 @@ struct WorkloadFacts {
   uint64_t budget_bytes = 0;
   std::string verdict;  // plan's Name(Verdict): "fits", "tight", "does not fit" (compared, never translated)
   std::vector<std::string> advice;  // plan's advice lines (Advice::text, English) when it does not fit or is tight
+  // For the terminal only (env-report.json takes the fields above): the plan line and the
+  // advice in the user's language (Advice::shown_text).
+  std::string shown_plan_line;
+  std::vector<std::string> shown_advice;
 };
 
 struct BandwidthFacts {
