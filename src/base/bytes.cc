@@ -4,6 +4,7 @@
 // "99999999999T" must be an error, not a wrapped small number.
 #include "base/bytes.h"
 
+#include "base/i18n.h"
 #include "base/text.h"
 
 #include <cctype>
@@ -62,11 +63,11 @@ Result<uint64_t> ParseBytes(std::string_view text, bool allow_zero) {
   std::string_view t = Trim(text);
   long double number = 0;
   std::string suffix;
-  if (t.empty()) return Error{"empty size"};
+  if (t.empty()) return Error{Tr("empty size")};
   if (!SplitNumber(t, &number, &suffix) || !std::isfinite(number)) {
-    return Error{fmt::format("'{}' is not a size (examples: 16G, 16GiB, 100GB, 1.5T)", text)};
+    return Error{TrFormat("'{}' is not a size (examples: 16G, 16GiB, 100GB, 1.5T)", text)};
   }
-  if (number < 0) return Error{fmt::format("'{}' is negative", text)};
+  if (number < 0) return Error{TrFormat("'{}' is negative", text)};
   const std::string s = AsciiLower(suffix);
   long double mult = 0;
   // Binary: bare letter, "ib" forms. Decimal: "b" forms without the i.
@@ -80,12 +81,12 @@ Result<uint64_t> ParseBytes(std::string_view text, bool allow_zero) {
   else if (s == "gb") mult = 1e9L;
   else if (s == "tb") mult = 1e12L;
   else {
-    return Error{fmt::format("'{}' has an unknown unit '{}' (use K, M, G, T, KiB..TiB, KB..TB)",
+    return Error{TrFormat("'{}' has an unknown unit '{}' (use K, M, G, T, KiB..TiB, KB..TB)",
                              text, suffix)};
   }
   const long double bytes = std::round(number * mult);
-  if (bytes >= 9.2e18L) return Error{fmt::format("'{}' is too large", text)};
-  if (bytes == 0 && !allow_zero) return Error{fmt::format("'{}' is zero", text)};
+  if (bytes >= 9.2e18L) return Error{TrFormat("'{}' is too large", text)};
+  if (bytes == 0 && !allow_zero) return Error{TrFormat("'{}' is zero", text)};
   return static_cast<uint64_t>(bytes);
 }
 
@@ -93,11 +94,11 @@ Result<uint64_t> ParseParamCount(std::string_view text) {
   std::string_view t = Trim(text);
   long double number = 0;
   std::string suffix;
-  if (t.empty()) return Error{"empty parameter count"};
+  if (t.empty()) return Error{Tr("empty parameter count")};
   if (!SplitNumber(t, &number, &suffix) || !std::isfinite(number)) {
-    return Error{fmt::format("'{}' is not a parameter count (examples: 70B, 350M, 1.5e9)", text)};
+    return Error{TrFormat("'{}' is not a parameter count (examples: 70B, 350M, 1.5e9)", text)};
   }
-  if (number <= 0) return Error{fmt::format("'{}' must be positive", text)};
+  if (number <= 0) return Error{TrFormat("'{}' must be positive", text)};
   const std::string s = AsciiLower(suffix);
   long double mult = 0;
   if (s.empty()) mult = 1;
@@ -105,10 +106,10 @@ Result<uint64_t> ParseParamCount(std::string_view text) {
   else if (s == "m") mult = 1e6L;
   else if (s == "b" || s == "g") mult = 1e9L;
   else if (s == "t") mult = 1e12L;
-  else return Error{fmt::format("'{}' has an unknown suffix '{}' (use K, M, B, T)", text, suffix)};
+  else return Error{TrFormat("'{}' has an unknown suffix '{}' (use K, M, B, T)", text, suffix)};
   const long double params = std::round(number * mult);
-  if (params < 1) return Error{fmt::format("'{}' is less than one parameter", text)};
-  if (params >= 1e16L) return Error{fmt::format("'{}' is too large", text)};
+  if (params < 1) return Error{TrFormat("'{}' is less than one parameter", text)};
+  if (params >= 1e16L) return Error{TrFormat("'{}' is too large", text)};
   return static_cast<uint64_t>(params);
 }
 
@@ -117,9 +118,9 @@ Result<int64_t> ParsePositiveInt(std::string_view text) {
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
-    return Error{fmt::format("'{}' is not a whole number", text)};
+    return Error{TrFormat("'{}' is not a whole number", text)};
   }
-  if (v <= 0) return Error{fmt::format("'{}' must be at least 1", text)};
+  if (v <= 0) return Error{TrFormat("'{}' must be at least 1", text)};
   return v;
 }
 

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "base/i18n.h"
+
 namespace headroom {
 
 Result<std::chrono::microseconds> ParseDuration(std::string_view text, bool allow_zero) {
@@ -15,7 +17,7 @@ Result<std::chrono::microseconds> ParseDuration(std::string_view text, bool allo
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end == s.c_str() || errno == ERANGE || !std::isfinite(v) ||
       (!s.empty() && (s[0] == ' ' || s[0] == '+'))) {
-    return Error{fmt::format("'{}' is not a duration (examples: 3s, 500ms, 2m)", text)};
+    return Error{TrFormat("'{}' is not a duration (examples: 3s, 500ms, 2m)", text)};
   }
   const std::string unit(end);
   double scale = 0;  // microseconds per unit
@@ -24,11 +26,11 @@ Result<std::chrono::microseconds> ParseDuration(std::string_view text, bool allo
   else if (unit == "us") scale = 1;
   else if (unit == "m" || unit == "min") scale = 60e6;
   else if (unit == "h") scale = 3600e6;
-  else return Error{fmt::format("'{}' has an unknown unit '{}' (use us, ms, s, m, h)", text, unit)};
-  if (v < 0) return Error{fmt::format("'{}' is negative", text)};
+  else return Error{TrFormat("'{}' has an unknown unit '{}' (use us, ms, s, m, h)", text, unit)};
+  if (v < 0) return Error{TrFormat("'{}' is negative", text)};
   const double us = std::round(v * scale);
-  if (us == 0 && !allow_zero) return Error{fmt::format("'{}' is zero", text)};
-  if (us > 7 * 24 * 3600e6) return Error{fmt::format("'{}' is longer than a week", text)};
+  if (us == 0 && !allow_zero) return Error{TrFormat("'{}' is zero", text)};
+  if (us > 7 * 24 * 3600e6) return Error{TrFormat("'{}' is longer than a week", text)};
   return std::chrono::microseconds(static_cast<int64_t>(us));
 }
 

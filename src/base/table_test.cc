@@ -23,5 +23,16 @@ TEST(TextTable, CountsUtf8CodePoints) {
   EXPECT_EQ(t.Render(0), "µs  x\nab  y\n");
 }
 
+TEST(TextTable, WideCharactersTakeTwoColumns) {
+  TextTable t({TextTable::Align::kLeft, TextTable::Align::kRight});
+  t.AddRow({"權重", "1"});
+  t.AddRow({"weights", "22"});
+  t.AddRow({"活化值（sdpa）", "3"});
+  EXPECT_EQ(t.Render(0),
+            "權重             1\n"
+            "weights         22\n"
+            "活化值（sdpa）   3\n");
+}
+
 }  // namespace
 }  // namespace headroom

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <thread>
 
+#include "base/messages.h"
+
 namespace headroom {
 namespace {
 
@@ -62,7 +64,7 @@ Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options) {
   // Slices on 4 KiB boundaries, the last one taking the rest.
   const size_t slice = (bytes / static_cast<size_t>(threads)) & ~size_t{4095};
   CopyMeasurement m;
-  m.what = fmt::format("host memory ({} thread{})", threads, threads == 1 ? "" : "s");
+  m.what = TrPlural("host memory ({} thread)", "host memory ({} threads)", static_cast<unsigned long>(threads), threads);
   m.bytes = bytes;
   m.threads = threads;
   std::chrono::steady_clock::time_point start;
@@ -100,7 +102,7 @@ Result<CopyMeasurement> MeasureDeviceCopy(const CudaDriver& cuda, int index, uin
   auto info = cuda.Device(index);
   if (!info) return info.error();
   CopyMeasurement m;
-  m.what = fmt::format("device {}: {}", index, info->name);
+  m.what = TrFormat("device {}: {}", index, info->name);
   m.bytes = bytes;
   auto timed = cuda.TimeDeviceCopies(index, bytes, repeats, [&](double s) { m.seconds.push_back(s); });
   if (!timed) return timed.error();
@@ -115,9 +117,9 @@ Gb10Band CompareWithGb10(double gbps) {
 }
 
 std::string DescribeCopy(const CopyMeasurement& m) {
-  return fmt::format("{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeat{} of {:.2f} GB)",
-                     m.median_gbps, m.best_gbps, m.worst_gbps, m.seconds.size(), m.seconds.size() == 1 ? "" : "s",
-                     static_cast<double>(m.bytes) / 1e9);
+  return TrPlural("{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeat of {:.2f} GB)",
+                  "{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeats of {:.2f} GB)", m.seconds.size(),
+                  m.median_gbps, m.best_gbps, m.worst_gbps, m.seconds.size(), static_cast<double>(m.bytes) / 1e9);
 }
 
 }  // namespace headroom

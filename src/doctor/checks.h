@@ -34,7 +34,10 @@ namespace headroom {
 
 enum class CheckVerdict { kPass, kWarn, kFail, kSkip, kInfo };
 std::string_view CheckVerdictName(CheckVerdict v);  // "pass", "warn", "fail", "skip", "info"
+std::string_view CheckVerdictLabel(CheckVerdict v);  // the same, in the user's language
 
+// The words are for people, in the user's language (base/i18n.h); ReportJson makes them
+// again in English for env-report.json.
 struct CheckResult {
   std::string id;       // "G1"
   std::string title;    // "CUDA ABI"
@@ -58,8 +61,12 @@ struct WorkloadFacts {
   std::string plan_line;    // "llama-3.1-70b qlora, batch 1, seq 8192: peak 45.10 GiB"
   uint64_t peak_bytes = 0;
   uint64_t budget_bytes = 0;
-  std::string verdict;  // plan's: "fits", "tight", "does not fit"
-  std::vector<std::string> advice;  // plan's advice lines when it does not fit or is tight
+  std::string verdict;  // plan's Name(Verdict): "fits", "tight", "does not fit" (compared, never translated)
+  std::vector<std::string> advice;  // plan's advice lines (Advice::text, English) when it does not fit or is tight
+  // For the terminal only (env-report.json takes the fields above): the plan line and the
+  // advice in the user's language (Advice::shown_text).
+  std::string shown_plan_line;
+  std::vector<std::string> shown_advice;
 };
 
 struct BandwidthFacts {
@@ -129,6 +136,7 @@ inline constexpr int kHotGpuC = 85;
 
 enum class DoctorVerdict { kReady, kReadyWithWarnings, kBlocked };
 std::string_view DoctorVerdictName(DoctorVerdict v);  // "ready", "ready-with-warnings", "blocked"
+std::string_view DoctorVerdictLabel(DoctorVerdict v);  // the same, in the user's language
 // blocked: any fail, or the workload does not fit; ready-with-warnings: any warn or skip, or
 // the workload is tight; else ready.
 DoctorVerdict OverallVerdict(const std::vector<CheckResult>& checks, const std::optional<WorkloadFacts>& workload);
@@ -140,7 +148,8 @@ int ExitStatusFor(DoctorVerdict v);
 std::string PlatformLine(const DoctorFacts& f);
 
 // env-report.json (docs/doctor.md): schema_version, platform, checks {"G1": "pass",
-// "G3": "warn: ..."}, check_details, headroom_gb, verdict.
+// "G3": "warn: ..."}, check_details, headroom_gb, verdict. Always English: the checks'
+// words are made again from `f` inside an UntranslatedScope (`checks` gives the ids).
 nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckResult>& checks,
                                   DoctorVerdict verdict);
 

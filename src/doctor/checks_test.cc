@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/testing_messages.h"
+
 namespace headroom {
 namespace {
 
@@ -165,6 +167,32 @@ TEST(DoctorChecks, ReportShapeFollowsTheIssue) {
   w.verdict = "fits";
   f.workload = w;
   EXPECT_DOUBLE_EQ(ReportJson(f, checks, DoctorVerdict::kReady)["headroom_gb"].get<double>(), 60.0);
+}
+
+// env-report.json is data: made from checks shown in Chinese, it is still English.
+TEST(DoctorChecks, ReportStaysEnglishWhenTheChecksAreShownTranslated) {
+  testing::TranslatedThread zh;
+  HEADROOM_REQUIRE_ZH_TW(zh);
+  DoctorFacts f = Gb10Facts();
+  f.torch = Torch("2.7.0+cu128", "12.8");
+  const auto checks = RunChecks(f);
+  EXPECT_EQ(checks[0].summary, "torch CUDA 12.8 對驅動程式 CUDA 13.0：主版本不符");
+  EXPECT_EQ(checks[2].title, "統一記憶體餘裕");
+  EXPECT_EQ(CheckVerdictLabel(checks[0].verdict), "失敗");
+  EXPECT_EQ(CheckVerdictName(checks[0].verdict), "fail");
+  EXPECT_EQ(DoctorVerdictLabel(DoctorVerdict::kBlocked), "受阻");
+  const auto j = ReportJson(f, checks, OverallVerdict(checks, std::nullopt));
+  EXPECT_EQ(j["verdict"], "blocked");
+  EXPECT_EQ(j["checks"]["G1"], "fail: torch CUDA 12.8 vs driver CUDA 13.0: major mismatch");
+  EXPECT_EQ(j["checks"]["G8"], "info: offline: known breakage not checked (see the links to check by hand)");
+  EXPECT_EQ(j["check_details"][2]["title"], "UMA headroom");
+  for (const auto& c : j["check_details"]) {
+    for (const auto& d : c["details"]) {
+      const std::string line = d.get<std::string>();
+      // No CJK or full-width character (UTF-8 lead bytes 0xE0 and up; "°" is 0xC2 0xB0).
+      for (unsigned char ch : line) EXPECT_LT(ch, 0xE0) << c["id"] << ": " << line;
+    }
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "base/i18n.h"
 #include "base/text.h"
 #include "gpu/nvml.h"
 #include "sys/hwmon.h"
@@ -128,6 +129,9 @@ void GatherHolders(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) 
 }  // namespace
 
 DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& o) {
+  // Facts are data: their error texts go into env-report.json as they are, so they are
+  // read in English; the checks translate their own words around them.
+  const UntranslatedScope english;
   DoctorFacts f;
   f.arch = MachineArch(root);
   if (auto m = ReadMemInfo(root)) {

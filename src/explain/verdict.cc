@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/i18n.h"
 #include "gpu/clock_events.h"
 
 namespace headroom {
@@ -26,9 +27,10 @@ WallTime Shift(WallTime t, double seconds) {
 
 std::string Clock(WallTime t) { return FormatUtcIso8601(t); }
 
-std::string Join(const std::vector<std::string>& names) {
+// Clock-event reason names, for people (gpu/clock_events.h).
+std::string JoinReasons(const std::vector<std::string>& names) {
   std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + ClockEventReasonLabel(n);
   return out;
 }
 
@@ -97,15 +99,16 @@ bool Judge::ReasonBits() {
   out_.readings.reasons = DecodeClockEventReasons(seen);
   bool matched = false;
   if (known == 0) {
-    out_.unavailable.push_back("clock event reasons: no readings in the window");
+    out_.unavailable.push_back(Tr("clock event reasons: no readings in the window"));
   } else if (static_cast<double>(set) >= t_.reason_min_share * static_cast<double>(known)) {
-    Add(first, fmt::format("clock event reasons {} set in {} of {} samples",
-                           Join(out_.readings.reasons), set, known));
+    Add(first, TrFormat("clock event reasons {} set in {} of {} samples", JoinReasons(out_.readings.reasons), set,
+                        known));
     matched = true;
   }
   const RecordedEvent* e = nullptr;
   if (EventIn("throttle_set", 0, &e)) {
-    Add(e->time, "event throttle_set " + e->data_json);
+    // TRANSLATORS: "throttle_set" is an event type and {} its JSON data: keep both.
+    Add(e->time, TrFormat("event throttle_set {}", e->data_json));
     matched = true;
   }
   return matched;
@@ -115,9 +118,9 @@ bool Judge::Collapse() {
   const PlatformProfile& p = in_.profile;
   const RecordedEvent* e = nullptr;
   const bool event = EventIn("clock_collapse", 0, &e);
-  if (event) Add(e->time, "event clock_collapse " + e->data_json);
+  if (event) Add(e->time, TrFormat("event clock_collapse {}", e->data_json));
   if (!p.normal_sm_clock_mhz) {
-    out_.unavailable.push_back("clock collapse: no normal SM clock for this platform");
+    out_.unavailable.push_back(Tr("clock collapse: no normal SM clock for this platform"));
     return event;
   }
   size_t known = 0, low = 0;
@@ -140,23 +143,22 @@ bool Judge::Collapse() {
     }
   }
   if (known == 0) {
-    out_.unavailable.push_back("clock collapse: no SM clock readings in the window");
+    out_.unavailable.push_back(Tr("clock collapse: no SM clock readings in the window"));
     return event;
   }
   if (static_cast<double>(low) < t_.collapse_min_share * static_cast<double>(known)) return event;
+  // TRANSLATORS: {2} is empty or " (degraded band 500-850 MHz)".
   Add(first,
-      fmt::format("SM clock {:.0f} MHz (median) against a normal {} MHz{}, GPU busy, no "
-                  "clock event bit, in {} of {} samples",
-                  out_.readings.sm_clock_mhz_median.value_or(0), *p.normal_sm_clock_mhz,
-                  p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
-                      ? fmt::format(" (degraded band {}-{} MHz)", *p.degraded_sm_clock_min_mhz,
-                                    *p.degraded_sm_clock_max_mhz)
-                      : "",
-                  low, known));
+      TrFormat("SM clock {0:.0f} MHz (median) against a normal {1} MHz{2}, GPU busy, no clock event bit, in {3} of "
+               "{4} samples",
+               out_.readings.sm_clock_mhz_median.value_or(0), *p.normal_sm_clock_mhz,
+               p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
+                   ? TrFormat(" (degraded band {}-{} MHz)", *p.degraded_sm_clock_min_mhz, *p.degraded_sm_clock_max_mhz)
+                   : std::string(),
+               low, known));
   if (out_.readings.power_w_mean) {
-    Add(first, fmt::format("power {:.1f} W, under {:.0f}% of the rated {:.0f} W",
-                           *out_.readings.power_w_mean, t_.collapse_max_power_fraction * 100,
-                           p.rated_power_mw.value_or(0) / 1000.0));
+    Add(first, TrFormat("power {:.1f} W, under {:.0f}% of the rated {:.0f} W", *out_.readings.power_w_mean,
+                        t_.collapse_max_power_fraction * 100, p.rated_power_mw.value_or(0) / 1000.0));
   }
   return true;
 }
@@ -164,10 +166,10 @@ bool Judge::Collapse() {
 bool Judge::Plateau() {
   const RecordedEvent* e = nullptr;
   const bool event = EventIn("power_plateau", t_.event_lookback_s, &e);
-  if (event) Add(e->time, "event power_plateau " + e->data_json);
+  if (event) Add(e->time, TrFormat("event power_plateau {}", e->data_json));
   const auto& sustained = in_.profile.sustained_power_mw;
   if (!sustained) {
-    out_.unavailable.push_back("power plateau: no sustained power figure for this platform");
+    out_.unavailable.push_back(Tr("power plateau: no sustained power figure for this platform"));
     return event;
   }
   std::vector<double> watts;
@@ -177,7 +179,7 @@ bool Judge::Plateau() {
     if (s->power_mw && !first) first = s->time;
   }
   if (watts.empty() || !out_.readings.temperature_c_max) {
-    out_.unavailable.push_back("power plateau: no power or temperature readings in the window");
+    out_.unavailable.push_back(Tr("power plateau: no power or temperature readings in the window"));
     return event;
   }
   const double mean = *out_.readings.power_w_mean;
@@ -191,10 +193,10 @@ bool Judge::Plateau() {
       rise < t_.temperature_rise_c) {
     return event;
   }
-  Add(first, fmt::format("power flat at {:.1f} W ({} of {} samples within {:.0f}%), near the "
-                         "sustained {:.0f} W, while the temperature rose {} C ({} -> {} C)",
-                         mean, flat, watts.size(), t_.plateau_band * 100, *sustained / 1000.0, rise,
-                         *out_.readings.temperature_c_min, *out_.readings.temperature_c_max));
+  Add(first, TrFormat("power flat at {:.1f} W ({} of {} samples within {:.0f}%), near the sustained {:.0f} W, while "
+                      "the temperature rose {} C ({} -> {} C)",
+                      mean, flat, watts.size(), t_.plateau_band * 100, *sustained / 1000.0, rise,
+                      *out_.readings.temperature_c_min, *out_.readings.temperature_c_max));
   return true;
 }
 
@@ -202,14 +204,14 @@ bool Judge::Contention() {
   bool matched = false;
   const RecordedEvent* e = nullptr;
   if (!in_.events) {
-    out_.unavailable.push_back("other GPU processes: no --events file");
+    out_.unavailable.push_back(Tr("other GPU processes: no --events file"));
   } else {
     if (EventIn("gpu_process_started", t_.event_lookback_s, &e)) {
-      Add(e->time, "another process started using the GPU " + e->data_json);
+      Add(e->time, TrFormat("another process started using the GPU {}", e->data_json));
       matched = true;
     }
     if (EventIn("memory_pressure", t_.event_lookback_s, &e)) {
-      Add(e->time, "event memory_pressure " + e->data_json);
+      Add(e->time, TrFormat("event memory_pressure {}", e->data_json));
       matched = true;
     }
   }
@@ -222,19 +224,19 @@ bool Judge::Contention() {
         break;
       }
     }
-    Add(at, fmt::format("memory pressure: PSI some avg10 up to {:.1f}% (threshold {:.0f}%)",
-                        *r.psi_some_avg10_pct_max, t_.psi_some_avg10_pct));
+    Add(at, TrFormat("memory pressure: PSI some avg10 up to {:.1f}% (threshold {:.0f}%)", *r.psi_some_avg10_pct_max,
+                     t_.psi_some_avg10_pct));
     matched = true;
   }
   if (r.mem_available_change_bytes &&
       -*r.mem_available_change_bytes >= static_cast<int64_t>(t_.mem_fall_bytes)) {
     Add(span_.window.front()->time,
-        fmt::format("MemAvailable fell {:.1f} GiB across the window",
-                    -*r.mem_available_change_bytes / double(uint64_t{1} << 30)));
+        TrFormat("MemAvailable fell {:.1f} GiB across the window",
+                 -*r.mem_available_change_bytes / double(uint64_t{1} << 30)));
     matched = true;
   }
   if (!r.psi_some_avg10_pct_max && !r.mem_available_change_bytes) {
-    out_.unavailable.push_back("memory pressure: no PSI or MemAvailable readings in the window");
+    out_.unavailable.push_back(Tr("memory pressure: no PSI or MemAvailable readings in the window"));
   }
   return matched;
 }
@@ -242,9 +244,9 @@ bool Judge::Contention() {
 bool Judge::HostSide() {
   const auto& r = out_.readings;
   if (!r.gpu_utilization_pct_mean || !r.cpu_util_pct_mean) {
-    out_.unavailable.push_back(
-        fmt::format("host-side: no {} readings in the window",
-                    r.gpu_utilization_pct_mean ? "cpu.util" : "utilization.gpu"));
+    // TRANSLATORS: {} is a samples column: cpu.util or utilization.gpu.
+    out_.unavailable.push_back(TrFormat("host-side: no {} readings in the window",
+                                        r.gpu_utilization_pct_mean ? "cpu.util" : "utilization.gpu"));
     return false;
   }
   if (*r.gpu_utilization_pct_mean >= t_.underfed_utilization_pct) return false;
@@ -252,14 +254,13 @@ bool Judge::HostSide() {
   if (*r.cpu_util_pct_mean < t_.cpu_busy_pct) {
     // Not a verdict, but worth saying: the GPU waited on something that is not CPU time
     // (I/O, a single loader thread, a lock).
-    Add(at, fmt::format("GPU underfed ({:.0f}% utilization) while the CPUs were only {:.0f}% busy",
-                        *r.gpu_utilization_pct_mean, *r.cpu_util_pct_mean));
+    Add(at, TrFormat("GPU underfed ({:.0f}% utilization) while the CPUs were only {:.0f}% busy",
+                     *r.gpu_utilization_pct_mean, *r.cpu_util_pct_mean));
     return false;
   }
   Add(at,
-      fmt::format("GPU underfed ({:.0f}% utilization, under {:.0f}%) while the CPUs were "
-                  "{:.0f}% busy",
-                  *r.gpu_utilization_pct_mean, t_.underfed_utilization_pct, *r.cpu_util_pct_mean));
+      TrFormat("GPU underfed ({:.0f}% utilization, under {:.0f}%) while the CPUs were {:.0f}% busy",
+               *r.gpu_utilization_pct_mean, t_.underfed_utilization_pct, *r.cpu_util_pct_mean));
   return true;
 }
 
@@ -309,10 +310,10 @@ void Judge::Readings() {
 WindowVerdict Judge::Run() {
   if (!w_.start_time || !w_.end_time) {
     out_.unavailable.push_back(
-        "all: the log has no wall-clock times, so samples and events cannot be lined up with "
-        "the window (run the job under `headroom watch --log`, which stamps each line)");
+        Tr("all: the log has no wall-clock times, so samples and events cannot be lined up with "
+           "the window (run the job under `headroom watch --log`, which stamps each line)"));
   } else if (!in_.samples) {
-    out_.unavailable.push_back("samples: no --samples file");
+    out_.unavailable.push_back(Tr("samples: no --samples file"));
   } else {
     const double pad = in_.sample_interval_s / 2;
     const double length = std::chrono::duration<double>(*w_.end_time - *w_.start_time).count();
@@ -325,15 +326,14 @@ WindowVerdict Judge::Run() {
         span_.before.push_back(&s);
     }
     if (span_.window.empty()) {
-      out_.unavailable.push_back(
-          fmt::format("samples: none between {} and {}", Clock(from), Clock(to)));
+      out_.unavailable.push_back(TrFormat("samples: none between {} and {}", Clock(from), Clock(to)));
     }
   }
   bool bits = false, collapse = false, plateau = false, contention = false, host = false;
   if (!span_.window.empty()) {
     Readings();
     if (in_.profile.kind == PlatformKind::kNoGpu) {
-      out_.unavailable.push_back("GPU: platform none, GPU readings not judged");
+      out_.unavailable.push_back(Tr("GPU: platform none, GPU readings not judged"));
     } else {
       bits = ReasonBits();
       collapse = Collapse();
@@ -385,34 +385,53 @@ std::string_view SlowdownCauseName(SlowdownCause cause) {
   return "unexplained";
 }
 
+std::string_view SlowdownCauseLabel(SlowdownCause cause) {
+  switch (cause) {
+    // TRANSLATORS: explain's verdict: the GPU's power or thermal limit set the pace.
+    case SlowdownCause::kThermal:
+      return Tr(N_("thermal"));
+    // TRANSLATORS: explain's verdict: SM clocks collapsed with no throttle reason.
+    case SlowdownCause::kClockCollapse:
+      return Tr(N_("clock-collapse"));
+    case SlowdownCause::kContention:
+      return Tr(N_("contention"));
+    // TRANSLATORS: explain's verdict: the host (CPU, data loading) held the GPU back.
+    case SlowdownCause::kHostSide:
+      return Tr(N_("host-side"));
+    case SlowdownCause::kUnexplained:
+      break;
+  }
+  return Tr(N_("unexplained"));
+}
+
 std::string SlowdownCauseAdvice(SlowdownCause cause, PlatformKind platform) {
   switch (cause) {
     case SlowdownCause::kThermal:
       return platform == PlatformKind::kGb10
-                 ? "expected platform behaviour: GB10 sustains about 100 W against its 240 W "
-                   "rating and slows as it heats; do not retune batch size or precision for it "
-                   "(give the machine air, or accept the sustained rate)"
-                 : "expected behaviour at the GPU's power or thermal limit; do not retune batch "
-                   "size or precision for it (check cooling and the power limit instead)";
+                 ? Tr("expected platform behaviour: GB10 sustains about 100 W against its 240 W "
+                      "rating and slows as it heats; do not retune batch size or precision for it "
+                      "(give the machine air, or accept the sustained rate)")
+                 : Tr("expected behaviour at the GPU's power or thermal limit; do not retune batch "
+                      "size or precision for it (check cooling and the power limit instead)");
     case SlowdownCause::kClockCollapse:
       return platform == PlatformKind::kGb10
-                 ? "GB10's degraded clock state (500-850 MHz with no throttle bit): a reboot "
-                   "does not clear it; shut down, unplug the power for 60 s, then start again"
-                 : "clocks held far below normal with no reason bit: check application clocks "
-                   "and power delivery; a full power-off (unplug for 60 s) clears a stuck state "
-                   "that a reboot may not";
+                 ? Tr("GB10's degraded clock state (500-850 MHz with no throttle bit): a reboot "
+                      "does not clear it; shut down, unplug the power for 60 s, then start again")
+                 : Tr("clocks held far below normal with no reason bit: check application clocks "
+                      "and power delivery; a full power-off (unplug for 60 s) clears a stuck state "
+                      "that a reboot may not");
     case SlowdownCause::kContention:
-      return "another job shared the GPU or the memory pool: stop it or run the jobs one at a "
-             "time; under memory pressure drop the page cache or lower the other job's use";
+      return Tr("another job shared the GPU or the memory pool: stop it or run the jobs one at a "
+                "time; under memory pressure drop the page cache or lower the other job's use");
     case SlowdownCause::kHostSide:
-      return "the GPU waited for the host: the CPUs were busy (data loading, tokenization, "
-             "augmentation); pre-process the data set once, or check for host-side heat and "
-             "other CPU-heavy work";
+      return Tr("the GPU waited for the host: the CPUs were busy (data loading, tokenization, "
+                "augmentation); pre-process the data set once, or check for host-side heat and "
+                "other CPU-heavy work");
     case SlowdownCause::kUnexplained:
       break;
   }
-  return "no GPU, memory or host cause in the samples: check the data loader, evaluation and "
-         "checkpoint steps, and the config for what runs at these steps";
+  return Tr("no GPU, memory or host cause in the samples: check the data loader, evaluation and "
+            "checkpoint steps, and the config for what runs at these steps");
 }
 
 WindowVerdict ExplainWindow(const SlowdownWindow& window, const VerdictInputs& inputs,

@@ -40,9 +40,13 @@ namespace headroom {
 
 enum class SlowdownCause { kThermal, kClockCollapse, kContention, kHostSide, kUnexplained };
 
-// "thermal", "clock-collapse", "contention", "host-side", "unexplained".
+// "thermal", "clock-collapse", "contention", "host-side", "unexplained": identifiers
+// (explain --json, the report), never translated.
 std::string_view SlowdownCauseName(SlowdownCause cause);
-// One or two sentences of what to do; clock-collapse advice depends on the platform.
+// The same verdict in the user's language, for the terminal.
+std::string_view SlowdownCauseLabel(SlowdownCause cause);
+// One or two sentences of what to do, in the user's language; clock-collapse advice
+// depends on the platform.
 std::string SlowdownCauseAdvice(SlowdownCause cause, PlatformKind platform);
 
 struct VerdictThresholds {
@@ -77,6 +81,8 @@ struct VerdictThresholds {
   double cpu_busy_pct = 70;
 };
 
+// Evidence, `unavailable` and advice are for people, in the user's language: data writers
+// (the report) judge inside an UntranslatedScope.
 struct Evidence {
   std::optional<WallTime> time;  // the first sample or event behind it
   std::string text;
@@ -93,7 +99,7 @@ struct WindowReadings {
   std::optional<double> cpu_util_pct_mean;
   std::optional<double> psi_some_avg10_pct_max;
   std::optional<int64_t> mem_available_change_bytes;  // last minus first; negative: fell
-  std::vector<std::string> reasons;                   // slowdown bit names seen in the window
+  std::vector<std::string> reasons;                   // slowdown bit names seen in the window (identifiers)
 };
 
 struct WindowVerdict {

@@ -41,6 +41,12 @@ inline constexpr uint64_t kClockEventReasonsKnownMask = 0x1FFULL;
 // driver's) come out as "unknown_0x<hex>" with the unknown bits, so they are shown, not lost.
 std::vector<std::string> DecodeClockEventReasons(uint64_t mask);
 
+// A reason's name for people: in English the name itself (nvidia-smi's, which the docs
+// and forums use), in another language the name with a short explanation. Names the table
+// does not know (unknown_0x...) come back as they are. For the terminal only: CSV columns,
+// events, JSON and metric labels keep the names.
+std::string ClockEventReasonLabel(std::string_view name);
+
 // Whether any bit that means "clocks held below demand" is set: sw_power_cap, hw_slowdown,
 // sync_boost, sw/hw thermal, hw power brake. Idle and settings bits do not count.
 bool IsClockSlowdown(uint64_t mask);

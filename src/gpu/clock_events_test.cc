@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/testing_messages.h"
+
 namespace headroom {
 namespace {
 
@@ -40,6 +42,18 @@ TEST(ClockEventReasons, SlowdownExcludesIdleAndSettings) {
   for (const uint64_t bit : {0x04ULL, 0x08ULL, 0x10ULL, 0x20ULL, 0x40ULL, 0x80ULL}) {
     EXPECT_TRUE(IsClockSlowdown(bit)) << bit;
   }
+}
+
+// On screen a reason keeps its name (English: the name alone) and gains an explanation in
+// another language; the decoded names, which CSV, events, JSON and metrics use, never change.
+TEST(ClockEventReasons, LabelsTranslateButNamesDoNot) {
+  EXPECT_EQ(ClockEventReasonLabel("sw_power_cap"), "sw_power_cap");
+  EXPECT_EQ(ClockEventReasonLabel("unknown_0x200"), "unknown_0x200");
+  testing::TranslatedThread zh;
+  HEADROOM_REQUIRE_ZH_TW(zh);
+  EXPECT_EQ(ClockEventReasonLabel("sw_power_cap"), "sw_power_cap（軟體功耗上限）");
+  EXPECT_EQ(ClockEventReasonLabel("unknown_0x200"), "unknown_0x200");
+  EXPECT_EQ(DecodeClockEventReasons(0x004), Names{"sw_power_cap"});
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "base/i18n.h"
+
 namespace headroom {
 
 std::string_view LadderStepName(int step) {
@@ -18,10 +20,10 @@ std::string_view LadderStepName(int step) {
 
 std::string_view LadderStepTitle(int step) {
   switch (step) {
-    case 1: return "flush the page cache between runs";
-    case 2: return "shorten the packing length first, then reduce the batch size";
-    case 3: return "downgrade the method (QLoRA to bf16 LoRA)";
-    case 4: return "fall back: a smaller model, or a second machine (DDP/FSDP, never tensor parallelism)";
+    case 1: return Tr("flush the page cache between runs");
+    case 2: return Tr("shorten the packing length first, then reduce the batch size");
+    case 3: return Tr("downgrade the method (QLoRA to bf16 LoRA)");
+    case 4: return Tr("fall back: a smaller model, or a second machine (DDP/FSDP, never tensor parallelism)");
     default: return "";
   }
 }
@@ -31,7 +33,7 @@ std::string_view Name(LadderSymptom s) { return s == LadderSymptom::kLoad ? "loa
 Result<LadderSymptom> ParseLadderSymptom(std::string_view text) {
   if (text == "load") return LadderSymptom::kLoad;
   if (text == "step") return LadderSymptom::kStep;
-  return Error{fmt::format("'{}' is not load or step", text)};
+  return Error{TrFormat("'{}' is not load or step", text)};
 }
 
 std::string_view Name(LadderStatus s) {
@@ -47,7 +49,7 @@ Result<LadderStatus> ParseLadderStatus(std::string_view text) {
   if (text == "open") return LadderStatus::kOpen;
   if (text == "solved") return LadderStatus::kSolved;
   if (text == "exhausted") return LadderStatus::kExhausted;
-  return Error{fmt::format("'{}' is not open, solved or exhausted", text)};
+  return Error{TrFormat("'{}' is not open, solved or exhausted", text)};
 }
 
 std::string_view Name(LadderResult r) { return r == LadderResult::kOk ? "ok" : "oom"; }
@@ -55,15 +57,15 @@ std::string_view Name(LadderResult r) { return r == LadderResult::kOk ? "ok" : "
 Result<LadderResult> ParseLadderResult(std::string_view text) {
   if (text == "ok") return LadderResult::kOk;
   if (text == "oom") return LadderResult::kOom;
-  return Error{fmt::format("'{}' is not ok or oom", text)};
+  return Error{TrFormat("'{}' is not ok or oom", text)};
 }
 
 namespace {
 
 std::optional<Error> RefuseClosed(const LadderState& state) {
   if (state.status == LadderStatus::kOpen) return std::nullopt;
-  return Error{fmt::format("the ladder is already {} (at step {}); start a new one",
-                           Name(state.status), state.step)};
+  // TRANSLATORS: {0} is the ladder's status as stored: "solved" or "exhausted".
+  return Error{TrFormat("the ladder is already {0} (at step {1}); start a new one", Name(state.status), state.step)};
 }
 
 }  // namespace
@@ -78,10 +80,10 @@ Result<LadderState> AfterResult(const LadderState& state, LadderResult result) {
 Result<LadderState> AfterSkip(const LadderState& state, bool force) {
   if (auto closed = RefuseClosed(state)) return *closed;
   if (state.step >= kLadderLastStep) {
-    return Error{fmt::format("step {} is the last; record its result instead", state.step)};
+    return Error{TrFormat("step {} is the last; record its result instead", state.step)};
   }
   if (!force) {
-    return Error{fmt::format(
+    return Error{TrFormat(
         "step {} ({}) has no result: rerun the job and record one (ladder record JOB --result "
         "ok|oom), or skip it with --force (the skip is recorded)",
         state.step, LadderStepName(state.step))};
@@ -89,20 +91,25 @@ Result<LadderState> AfterSkip(const LadderState& state, bool force) {
   return LadderState{state.step + 1, LadderStatus::kOpen};
 }
 
-std::string SymptomNote(LadderSymptom symptom, int step) {
+std::string ShownSymptomNote(LadderSymptom symptom, int step) {
   if (symptom != LadderSymptom::kLoad) return "";
   switch (step) {
     case 1:
-      return "an OOM while loading meets the page cache at its fullest (the checkpoint was just "
-             "read), so a flush matters most here";
+      return Tr("an OOM while loading meets the page cache at its fullest (the checkpoint was just "
+                "read), so a flush matters most here");
     case 2:
-      return "packing and batch do not change the load peak (weights plus the load transient); "
-             "this step matters less for an OOM while loading, but the order is kept";
+      return Tr("packing and batch do not change the load peak (weights plus the load transient); "
+                "this step matters less for an OOM while loading, but the order is kept");
     case 3:
-      return "QLoRA quantizes while loading: its transient buffers can OOM where bf16 LoRA loads";
+      return Tr("QLoRA quantizes while loading: its transient buffers can OOM where bf16 LoRA loads");
     default:
       return "";
   }
+}
+
+std::string SymptomNote(LadderSymptom symptom, int step) {
+  const UntranslatedScope english;
+  return ShownSymptomNote(symptom, step);
 }
 
 }  // namespace headroom

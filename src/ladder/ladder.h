@@ -22,7 +22,8 @@ inline constexpr int kLadderLastStep = 4;
 
 // "flush-page-cache", "packing-then-batch", "downgrade-method", "fall-back"; "" outside 1..4.
 std::string_view LadderStepName(int step);
-// One line saying what the step is, for people.
+// One line saying what the step is, for people, in their language (ladder --json shows it
+// too, in English there since --json keeps the whole command English).
 std::string_view LadderStepTitle(int step);
 
 enum class LadderSymptom { kLoad, kStep };
@@ -52,7 +53,10 @@ Result<LadderState> AfterSkip(const LadderState& state, bool force);
 
 // What the symptom says about a step, or "" when nothing: an OOM while loading is a peak
 // that packing and batch never reach, so step 2 matters less for it (the order is kept:
-// a run that loads can still OOM at its first step).
+// a run that loads can still OOM at its first step). English: the journal stores it as
+// evidence.
 std::string SymptomNote(LadderSymptom symptom, int step);
+// The same note in the user's language, for the terminal.
+std::string ShownSymptomNote(LadderSymptom symptom, int step);
 
 }  // namespace headroom

@@ -1,6 +1,7 @@
 // What each step of the OOM ladder proposes, with the numbers behind it: meminfo figures
 // for the flush (step 1) and the planner's answers for steps 2 to 4. Each comes as lines
-// for people and a JSON object stored in the journal as the step's evidence.
+// and a JSON object stored in the journal as the step's evidence, both in English (data),
+// and as the same lines in the user's language for the terminal.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,9 @@
 namespace headroom {
 
 struct StepAdvice {
-  std::vector<std::string> lines;
+  std::vector<std::string> lines;  // English: the journal's entry text and evidence
   nlohmann::json evidence = nlohmann::json::object();
+  std::vector<std::string> shown_lines;  // `lines` in the user's language, for the terminal
 };
 
 // The command a flush runs, as a person would type it.

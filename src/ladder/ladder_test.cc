@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/testing_messages.h"
 #include "ladder/flush.h"
 #include "ladder/ladder_advice.h"
 #include "model/catalog.h"
@@ -116,6 +117,26 @@ TEST(LadderAdvice, StepThreeTurnsQloraIntoBf16Lora) {
   bool says_why = false;
   for (const auto& line : advice.lines) says_why = says_why || line.find("dequantization") != std::string::npos;
   EXPECT_TRUE(says_why);
+}
+
+// The journal keeps `lines` and the evidence: English on a translated thread, where only
+// `shown_lines` (the screen) changes language.
+TEST(LadderAdvice, JournalTextStaysEnglishOnATranslatedThread) {
+  testing::TranslatedThread zh;
+  HEADROOM_REQUIRE_ZH_TW(zh);
+  const auto advice = PlanStepAdvice(2, Over(Method::kLora, 65536, 8, 40'000'000'000));
+  ASSERT_EQ(advice.lines.size(), advice.shown_lines.size());
+  EXPECT_TRUE(advice.lines[0].starts_with("plan: ")) << advice.lines[0];
+  EXPECT_NE(advice.lines[0].find("(does not fit)"), std::string::npos) << advice.lines[0];
+  EXPECT_TRUE(advice.shown_lines[0].starts_with("規劃：")) << advice.shown_lines[0];
+  EXPECT_NE(advice.shown_lines[0].find("（無法容納）"), std::string::npos) << advice.shown_lines[0];
+  EXPECT_TRUE(advice.evidence["advice"][0]["text"].get<std::string>().starts_with("shorten the packing"));
+  EXPECT_EQ(advice.evidence["plan"]["verdict"], "does not fit");
+  EXPECT_EQ(SymptomNote(LadderSymptom::kLoad, 3),
+            "QLoRA quantizes while loading: its transient buffers can OOM where bf16 LoRA loads");
+  EXPECT_NE(ShownSymptomNote(LadderSymptom::kLoad, 3), SymptomNote(LadderSymptom::kLoad, 3));
+  EXPECT_EQ(LadderStepName(1), "flush-page-cache");
+  EXPECT_EQ(LadderStepTitle(1), "在兩次執行之間清除頁面快取");
 }
 
 TEST(LadderAdvice, StepFourNamesASecondMachineNeverTensorParallel) {

@@ -17,6 +17,7 @@
 #include <initializer_list>
 #include <map>
 
+#include "base/i18n.h"
 #include "model/json_reader.h"
 #include "model/safetensors.h"
 
@@ -95,15 +96,15 @@ bool ReadKnown(JsonReader& r, const std::string_view (&keys)[N], Fields* out) {
 Result<ConfigFields> ReadConfigFields(std::string_view text, std::string_view source) {
   ConfigFields c;
   JsonReader r(text);
-  auto not_json = [&]() { return Error{fmt::format("{}: not JSON: {}", source, r.error())}; };
+  auto not_json = [&]() { return Error{TrFormat("{}: not JSON: {}", source, r.error())}; };
   const Type top = r.Peek();
   if (top != Type::kObject) {
     if (!r.Skip() || !r.Finish()) return not_json();
-    const char* what = top == Type::kArray    ? "an array"
-                       : top == Type::kString ? "a string"
-                       : top == Type::kNumber ? "a number"
-                                              : "a literal";
-    return Error{fmt::format("{}: not a JSON object (the top level is {})", source, what)};
+    const char* what = top == Type::kArray    ? Tr("an array")
+                       : top == Type::kString ? Tr("a string")
+                       : top == Type::kNumber ? Tr("a number")
+                                              : Tr("a literal");
+    return Error{TrFormat("{}: not a JSON object (the top level is {})", source, what)};
   }
   r.BeginObject();
   std::string key;
@@ -131,13 +132,13 @@ std::string Describe(const Field& f) {
     case Type::kNumber:
       return f.text.size() > 40 ? f.text.substr(0, 40) + "..." : f.text;
     case Type::kString:
-      return "a string (" + QuoteForMessage(f.text, 40) + ")";
+      return TrFormat("a string ({})", QuoteForMessage(f.text, 40));
     case Type::kBool:
       return f.text;
     case Type::kObject:
-      return "an object";
+      return Tr("an object");
     case Type::kArray:
-      return "an array";
+      return Tr("an array");
     default:
       return "null";
   }
@@ -170,14 +171,14 @@ class Lookup {
       if (f == nullptr) continue;
       const std::optional<int64_t> v = f->type == Type::kNumber ? JsonInt64(f->text) : std::nullopt;
       if (!v || *v < min_value) {
-        Fail(fmt::format("{} must be a {} integer, got {}", name,
-                         min_value > 0 ? "positive" : "non-negative", Describe(*f)));
+        Fail(min_value > 0 ? TrFormat("{} must be a positive integer, got {}", name, Describe(*f))
+                           : TrFormat("{} must be a non-negative integer, got {}", name, Describe(*f)));
         return 0;
       }
       return *v;
     }
     if (fallback == kRequired) {
-      Fail(fmt::format("missing key {}", *names.begin()));
+      Fail(TrFormat("missing key {}", *names.begin()));
       return 0;
     }
     return fallback;
@@ -187,7 +188,7 @@ class Lookup {
     const Field* f = Find(name);
     if (f == nullptr) return fallback;
     if (f->type != Type::kBool) {
-      Fail(fmt::format("{} must be true or false, got {}", name, Describe(*f)));
+      Fail(TrFormat("{} must be true or false, got {}", name, Describe(*f)));
       return fallback;
     }
     return f->text == "true";
@@ -404,7 +405,7 @@ Result<ModelSpec> BuildSpec(const ConfigFields& c, std::string_view source) {
 
   if (!f.error().empty()) return Error{f.error()};
   if (s.intermediate_size == 0 && s.moe_intermediate_size == 0) {
-    return Error{fmt::format("{}: missing key intermediate_size", source)};
+    return Error{TrFormat("{}: missing key intermediate_size", source)};
   }
   const std::string invalid = CompleteAndValidate(&s);
   if (!invalid.empty()) return Error{fmt::format("{}: {}", source, invalid)};
@@ -425,7 +426,7 @@ Result<ModelSpec> ReadModelPath(const std::filesystem::path& path) {
   if (ec) return Error{fmt::format("{}: {}", path.string(), ec.message()), ec.value()};
   const bool folder = std::filesystem::is_directory(status);
   if (!folder && !std::filesystem::is_regular_file(status)) {
-    return Error{path.string() + ": not a config.json file or a model folder"};
+    return Error{TrFormat("{}: not a config.json file or a model folder", path.string())};
   }
   const std::filesystem::path config = folder ? path / "config.json" : path;
   Result<FileText> text = ReadJsonFileText(config, kMaxHfConfigBytes);

@@ -17,6 +17,8 @@
 #include <cstring>
 #include <utility>
 
+#include "base/i18n.h"
+
 namespace headroom {
 namespace {
 
@@ -94,7 +96,8 @@ int32_t Hex4(std::string_view s, size_t p) {
 }  // namespace
 
 bool JsonReader::FailAt(std::string_view what, size_t at) {
-  if (error_.empty()) error_ = fmt::format("{} at byte {}", what, at);
+  // TRANSLATORS: {0} is what the JSON parser found wrong ("unexpected end of input").
+  if (error_.empty()) error_ = TrFormat("{0} at byte {1}", Tr(std::string(what).c_str()), at);
   return false;
 }
 
@@ -126,11 +129,11 @@ bool JsonReader::Open(char open, char close) {
   if (failed()) return false;
   SkipSpace();
   if (pos_ >= text_.size() || text_[pos_] != open) {
-    return Fail(open == '{' ? "expected '{'" : "expected '['");
+    return Fail(open == '{' ? N_("expected '{'") : N_("expected '['"));
   }
   if (depth_ == kMaxDepth) {
     depth_exceeded_ = true;
-    return Fail(fmt::format("nesting deeper than {} levels", kMaxDepth));
+    return Fail(TrFormat("nesting deeper than {} levels", kMaxDepth));
   }
   ++pos_;
   ++depth_;
@@ -146,7 +149,7 @@ bool JsonReader::Next(char close, bool member) {
   if (failed()) return false;
   if (depth_ == 0 || close_[depth_] != close) return Fail("internal: no open container");
   SkipSpace();
-  if (pos_ >= text_.size()) return Fail("unexpected end of input");
+  if (pos_ >= text_.size()) return Fail(N_("unexpected end of input"));
   if (text_[pos_] == close) {
     // Only valid right after the opening bracket or a value, never after a comma: the
     // comma branch below consumes the comma and demands a member or element.
@@ -156,29 +159,29 @@ bool JsonReader::Next(char close, bool member) {
   }
   if (!first_[depth_]) {
     if (text_[pos_] != ',') {
-      return Fail(close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+      return Fail(close == '}' ? N_("expected ',' or '}'") : N_("expected ',' or ']'"));
     }
     ++pos_;
     SkipSpace();
   }
   first_[depth_] = false;
   if (!member && Peek() == Type::kNone) {
-    return Fail(pos_ < text_.size() ? "expected a value" : "unexpected end of input");
+    return Fail(pos_ < text_.size() ? N_("expected a value") : N_("unexpected end of input"));
   }
   return true;
 }
 
 bool JsonReader::NextMember(std::string* key) {
   if (!Next('}', true)) return false;
-  if (pos_ >= text_.size()) return Fail("unexpected end of input");
-  if (text_[pos_] != '"') return Fail("expected a string key");
+  if (pos_ >= text_.size()) return Fail(N_("unexpected end of input"));
+  if (text_[pos_] != '"') return Fail(N_("expected a string key"));
   if (!ScanString(key)) return false;
   SkipSpace();
-  if (pos_ >= text_.size() || text_[pos_] != ':') return Fail("expected ':'");
+  if (pos_ >= text_.size() || text_[pos_] != ':') return Fail(N_("expected ':'"));
   ++pos_;
   SkipSpace();
   if (Peek() == Type::kNone) {
-    return Fail(pos_ < text_.size() ? "expected a value" : "unexpected end of input");
+    return Fail(pos_ < text_.size() ? N_("expected a value") : N_("unexpected end of input"));
   }
   return true;
 }
@@ -286,12 +289,12 @@ bool JsonReader::ScanString(std::string* out) {
 }
 
 bool JsonReader::ReadString(std::string* out) {
-  if (Peek() != Type::kString) return Fail("expected a string");
+  if (Peek() != Type::kString) return Fail(N_("expected a string"));
   return ScanString(out);
 }
 
 bool JsonReader::ReadNumber(std::string_view* literal) {
-  if (Peek() != Type::kNumber) return Fail("expected a number");
+  if (Peek() != Type::kNumber) return Fail(N_("expected a number"));
   // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
   const size_t start = pos_;
   size_t p = pos_;
@@ -320,7 +323,7 @@ bool JsonReader::ReadNumber(std::string_view* literal) {
 }
 
 bool JsonReader::ReadBool(bool* out) {
-  if (Peek() != Type::kBool) return Fail("expected true or false");
+  if (Peek() != Type::kBool) return Fail(N_("expected true or false"));
   if (text_.substr(pos_, 4) == "true") {
     if (out) *out = true;
     pos_ += 4;
@@ -331,12 +334,12 @@ bool JsonReader::ReadBool(bool* out) {
     pos_ += 5;
     return true;
   }
-  return Fail("invalid literal");
+  return Fail(N_("invalid literal"));
 }
 
 bool JsonReader::ReadNull() {
-  if (Peek() != Type::kNull) return Fail("expected null");
-  if (text_.substr(pos_, 4) != "null") return Fail("invalid literal");
+  if (Peek() != Type::kNull) return Fail(N_("expected null"));
+  if (text_.substr(pos_, 4) != "null") return Fail(N_("invalid literal"));
   pos_ += 4;
   return true;
 }
@@ -367,14 +370,14 @@ bool JsonReader::Skip() {
       break;
   }
   if (failed()) return false;
-  return Fail(pos_ < text_.size() ? "expected a value" : "unexpected end of input");
+  return Fail(pos_ < text_.size() ? N_("expected a value") : N_("unexpected end of input"));
 }
 
 bool JsonReader::Finish() {
   if (failed()) return false;
   if (depth_ != 0) return Fail("internal: Finish inside an open container");
   SkipSpace();
-  if (pos_ != text_.size()) return Fail("trailing characters after the value");
+  if (pos_ != text_.size()) return Fail(N_("trailing characters after the value"));
   return true;
 }
 
@@ -439,11 +442,10 @@ Result<FileText> ReadJsonFileText(const std::filesystem::path& path, uint64_t ma
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) return ErrnoError(name + ": fstat");
-  if (!S_ISREG(st.st_mode)) return Error{name + ": not a regular file"};
+  if (!S_ISREG(st.st_mode)) return Error{TrFormat("{}: not a regular file", name)};
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes) {
-    return Error{
-        fmt::format("{}: file is {} bytes, over the {}-byte limit", name, size, max_bytes)};
+    return Error{TrFormat("{}: file is {} bytes, over the {}-byte limit", name, size, max_bytes)};
   }
   FileText out;
   if (size == 0) return out;

@@ -24,6 +24,8 @@
 //  - Load: Hugging Face writes shards of at most 5 GB; while one shard is read its mmap'd
 //    pages and the device copies coexist in the one pool; QLoRA quantizes each weight from
 //    a bf16 copy on the device, so the largest linear's bf16 copy is transient.
+//  - Labels, formulas and notes are for people, in the user's language (base/i18n.h);
+//    `key` is the identifier. plan --json re-plans in English (plan/plan.cc).
 #include "plan/footprint.h"
 
 #include <algorithm>
@@ -32,6 +34,7 @@
 #include <fmt/format.h>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "plan/activations.h"
 
 namespace headroom {
@@ -111,9 +114,9 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   f.total_params = TotalParams(s);
   f.trainable_params = TrainableParams(s, w);
   if (IsLora(w.method) && ExpertsAreFused(s)) {
-    f.notes.push_back("the experts are fused parameters, not Linear modules: LoRA targets reach "
-                      "the attention projections only (PEFT target_parameters would reach "
-                      "experts; not modelled)");
+    f.notes.push_back(Tr("the experts are fused parameters, not Linear modules: LoRA targets reach "
+                         "the attention projections only (PEFT target_parameters would reach "
+                         "experts; not modelled)"));
   }
 
   // Weights. Quantized formats cover the decoder linears (and lm_head on request); the rest
@@ -128,10 +131,14 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
     weights = static_cast<double>(f.quantized_params) * qb + static_cast<double>(rest) * c;
     weights_formula = fmt::format("{} x {:.4f} B ({}) + {} x {:g} B", P(f.quantized_params), qb,
                                   Name(w.weight_dtype), P(rest), c);
-    f.notes.push_back(fmt::format(
-        "{} covers the decoder's linear layers{}; embeddings{}, norms and biases stay {}",
-        Name(w.weight_dtype), w.quantize_lm_head ? " and lm_head" : "",
-        w.quantize_lm_head ? "" : " and lm_head", Name(w.compute_dtype)));
+    f.notes.push_back(
+        w.quantize_lm_head
+            ? TrFormat("{} covers the decoder's linear layers and lm_head; embeddings, norms and biases "
+                       "stay {}",
+                       Name(w.weight_dtype), Name(w.compute_dtype))
+            : TrFormat("{} covers the decoder's linear layers; embeddings and lm_head, norms and biases "
+                       "stay {}",
+                       Name(w.weight_dtype), Name(w.compute_dtype)));
   } else {
     const double b = DTypeBytes(w.weight_dtype);
     weights = static_cast<double>(f.total_params) * b;
@@ -142,7 +149,7 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
       w.method == Method::kFull ? DTypeBytes(w.weight_dtype) : DTypeBytes(DType::kFp32);
   if (IsLora(w.method)) {
     weights += static_cast<double>(f.trainable_params) * param_bytes;
-    weights_formula += fmt::format(" + adapters {} x {:g} B", P(f.trainable_params), param_bytes);
+    weights_formula += TrFormat(" + adapters {} x {:g} B", P(f.trainable_params), param_bytes);
   }
   // DPO with a full fine-tune needs a frozen reference copy; with LoRA the reference is the
   // base model with the adapter switched off (TRL's default), which costs nothing.
@@ -162,16 +169,16 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   switch (w.optimizer) {
     case Optimizer::kAdamW:
       states = 2 * trainable * state_bytes;
-      opt_formula = fmt::format("2 states x {} x {:g} B", P(f.trainable_params), state_bytes);
+      opt_formula = TrFormat("2 states x {} x {:g} B", P(f.trainable_params), state_bytes);
       break;
     case Optimizer::kAdamW8bit:
       states = trainable * kAdam8bitBytesPerParam;
-      opt_formula = fmt::format("{} x {:.4f} B (two 8-bit states + block absmax)",
-                                P(f.trainable_params), kAdam8bitBytesPerParam);
+      opt_formula = TrFormat("{} x {:.4f} B (two 8-bit states + block absmax)", P(f.trainable_params),
+                             kAdam8bitBytesPerParam);
       break;
     case Optimizer::kSgd:
       states = trainable * state_bytes;
-      opt_formula = fmt::format("momentum {} x {:g} B", P(f.trainable_params), state_bytes);
+      opt_formula = TrFormat("momentum {} x {:g} B", P(f.trainable_params), state_bytes);
       break;
     case Optimizer::kAdafactor: {
       // Factored second moment: rows + columns of every trainable matrix, in fp32.
@@ -191,13 +198,13 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
         });
       }
       states = 4 * factored;
-      opt_formula = fmt::format("rows + columns of each trainable matrix x 4 B");
+      opt_formula = Tr("rows + columns of each trainable matrix x 4 B");
       break;
     }
   }
   if (w.master_weights && param_bytes < 4) {
     states += 4 * trainable;
-    opt_formula += fmt::format(" + fp32 master copy {} x 4 B", P(f.trainable_params));
+    opt_formula += TrFormat(" + fp32 master copy {} x 4 B", P(f.trainable_params));
   }
   f.optimizer_bytes = Round(states);
 
@@ -208,23 +215,23 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
     switch (w.optimizer_step) {
       case OptimizerStep::kForeach:
         step = trainable * state_bytes;
-        step_formula = fmt::format("foreach: one buffer {} x {:g} B", P(f.trainable_params),
-                                   state_bytes);
+        // TRANSLATORS: foreach, loop and fused are values of --optimizer-step: keep them.
+        step_formula = TrFormat("foreach: one buffer {} x {:g} B", P(f.trainable_params), state_bytes);
         break;
       case OptimizerStep::kLoop: {
         const uint64_t largest = w.method == Method::kFull
                                      ? std::max(LargestLinearParams(s), EmbeddingParams(s))
                                      : f.trainable_params / std::max<int64_t>(1, s.num_layers);
         step = static_cast<double>(largest) * state_bytes;
-        step_formula = "loop: the largest tensor";
+        step_formula = Tr("loop: the largest tensor");
         break;
       }
       case OptimizerStep::kFused:
-        step_formula = "fused: none";
+        step_formula = Tr("fused: none");
         break;
     }
   } else {
-    step_formula = "8-bit: fused kernel, none";
+    step_formula = Tr("8-bit: fused kernel, none");
   }
   f.optimizer_step_bytes = Round(step);
 
@@ -274,58 +281,51 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   f.load_peak_bytes = f.weights_bytes + f.load_transient_bytes + load_overhead + f.rollout_bytes;
 
   // The breakdown, in display order.
-  const std::string tok = fmt::format("{} tokens ({} x {}{})", tokens, w.batch, w.seq,
-                                      w.kind == WorkloadKind::kDpo ? " x 2 chosen/rejected" : "");
-  f.terms.push_back({"weights", "weights", f.weights_bytes,
+  const std::string tok =
+      w.kind == WorkloadKind::kDpo ? TrFormat("{} tokens ({} x {} x 2 chosen/rejected)", tokens, w.batch, w.seq)
+                                   : TrFormat("{} tokens ({} x {})", tokens, w.batch, w.seq);
+  f.terms.push_back({"weights", Tr("weights"), f.weights_bytes,
                      weights_formula + (f.reference_bytes
-                                            ? fmt::format(" + DPO reference {} x {:g} B",
-                                                          P(f.total_params), c)
+                                            ? TrFormat(" + DPO reference {} x {:g} B", P(f.total_params), c)
                                             : "")});
-  f.terms.push_back({"gradients", "gradients", f.gradients_bytes,
-                     fmt::format("{} trainable x {:g} B", P(f.trainable_params), param_bytes)});
-  f.terms.push_back({"optimizer", fmt::format("optimizer ({})", Name(w.optimizer)),
-                     f.optimizer_bytes, opt_formula});
-  f.terms.push_back({"optimizer_step", "optimizer step transient", f.optimizer_step_bytes,
-                     step_formula});
+  f.terms.push_back({"gradients", Tr("gradients"), f.gradients_bytes,
+                     TrFormat("{} trainable x {:g} B", P(f.trainable_params), param_bytes)});
+  f.terms.push_back({"optimizer", TrFormat("optimizer ({})", Name(w.optimizer)), f.optimizer_bytes, opt_formula});
+  f.terms.push_back({"optimizer_step", Tr("optimizer step transient"), f.optimizer_step_bytes, step_formula});
   const std::string layer_formula =
       w.grad_ckpt
-          ? fmt::format("checkpointed: {} layers x {:g} B x {} + one layer recomputed "
-                        "({:.0f} B/token) beyond the loss peak",
-                        s.num_layers, am.checkpoint_bytes_per_token, tok,
-                        am.layer_bytes_per_token)
-          : fmt::format("{} layers x {:.0f} B/token x {}", s.num_layers, am.layer_bytes_per_token,
-                        tok);
+          ? TrFormat("checkpointed: {} layers x {:g} B x {} + one layer recomputed ({:.0f} B/token) beyond the "
+                     "loss peak",
+                     s.num_layers, am.checkpoint_bytes_per_token, tok, am.layer_bytes_per_token)
+          : TrFormat("{} layers x {:.0f} B/token x {}", s.num_layers, am.layer_bytes_per_token, tok);
   f.terms.push_back({"layer_activations",
-                     fmt::format("activations ({}, grad-ckpt {})", Name(w.attention),
-                                 w.grad_ckpt ? "on" : "off"),
+                     w.grad_ckpt ? TrFormat("activations ({}, grad-ckpt on)", Name(w.attention))
+                                 : TrFormat("activations ({}, grad-ckpt off)", Name(w.attention)),
                      f.layer_activations_bytes, layer_formula});
-  f.terms.push_back({"logits", fmt::format("logits and loss ({})", Name(w.loss)), f.logits_bytes,
+  f.terms.push_back({"logits", TrFormat("logits and loss ({})", Name(w.loss)), f.logits_bytes,
                      fmt::format("{} x {}", am.loss_formula, tok)});
   if (opt.overhead_bytes) {
-    f.terms.push_back({"overhead", "framework overhead", f.overhead_bytes, "--overhead"});
+    f.terms.push_back({"overhead", Tr("framework overhead"), f.overhead_bytes, "--overhead"});
   } else {
-    f.terms.push_back(
-        {"overhead", "framework overhead", f.overhead_bytes,
-         fmt::format("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
-                     FormatGiB(f.cuda_context_bytes), FormatGiB(f.allocator_slack_bytes),
-                     FormatGiB(f.host_process_bytes))});
+    f.terms.push_back({"overhead", Tr("framework overhead"), f.overhead_bytes,
+                       TrFormat("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
+                                FormatGiB(f.cuda_context_bytes), FormatGiB(f.allocator_slack_bytes),
+                                FormatGiB(f.host_process_bytes))});
   }
   if (w.kind == WorkloadKind::kGrpo) {
-    f.terms.push_back({"rollout", "rollout engine (GRPO)", f.rollout_bytes,
-                       fmt::format("{:g} x pool {}", w.rollout_fraction,
-                                   FormatGiB(opt.pool_bytes))});
+    f.terms.push_back({"rollout", Tr("rollout engine (GRPO)"), f.rollout_bytes,
+                       TrFormat("{:g} x pool {}", w.rollout_fraction, FormatGiB(opt.pool_bytes))});
   }
-  f.terms.push_back({"load_transient", "load transient", f.load_transient_bytes,
-                     fmt::format("one shard's pages {}{}", FormatGiB(shard),
-                                 quant_copy ? fmt::format(" + bf16 copy of the largest weight {}",
-                                                          FormatGiB(quant_copy))
-                                            : "")});
+  f.terms.push_back({"load_transient", Tr("load transient"), f.load_transient_bytes,
+                     quant_copy ? TrFormat("one shard's pages {} + bf16 copy of the largest weight {}",
+                                           FormatGiB(shard), FormatGiB(quant_copy))
+                                : TrFormat("one shard's pages {}", FormatGiB(shard))});
   if (!w.grad_ckpt && w.attention == Attention::kEager) {
-    f.notes.push_back("eager attention keeps a seq x seq softmax per head and layer; sdpa does not");
+    f.notes.push_back(Tr("eager attention keeps a seq x seq softmax per head and layer; sdpa does not"));
   }
   f.notes.push_back(
-      "load peak assumes the loader streams shards onto the device (device_map set); one that "
-      "builds the model on the host first peaks near twice the weights");
+      Tr("load peak assumes the loader streams shards onto the device (device_map set); one that "
+         "builds the model on the host first peaks near twice the weights"));
   return f;
 }
 

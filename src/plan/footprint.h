@@ -22,9 +22,9 @@ namespace headroom {
 // One line of the breakdown: a named amount with the formula that produced it.
 struct FootprintTerm {
   std::string key;      // stable identifier (JSON): "weights", "activations", ...
-  std::string label;    // for people: "weights (nf4 + absmax, embeddings bf16)"
+  std::string label;    // for people, in their language: "weights", "optimizer (adamw)"
   uint64_t bytes = 0;
-  std::string formula;  // "6.48B x 0.516 B + 0.26B x 2 B"
+  std::string formula;  // for people: "6.48B x 0.516 B + 0.26B x 2 B"
 };
 
 struct Footprint {

@@ -1,5 +1,7 @@
 #include "plan/plan.h"
 
+#include "base/i18n.h"
+
 namespace headroom {
 namespace {
 
@@ -25,6 +27,7 @@ PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budge
   p.spec = spec;
   p.workload = workload;
   p.budget = budget;
+  p.options = options;
   p.footprint = ComputeFootprint(spec, workload, options);
   p.verdict = Judge(p.footprint.peak_bytes(), budget.budget_bytes);
   p.anchor = ClosestAnchor(spec, workload, p.footprint.peak_bytes(), options);
@@ -36,7 +39,9 @@ PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budge
 
 nlohmann::json PlanToJson(const PlanResult& p) {
   using nlohmann::json;
-  const Footprint& f = p.footprint;
+  // The footprint's words are for people (plan/footprint.h); the numbers are the same.
+  const UntranslatedScope english;
+  const Footprint f = ComputeFootprint(p.spec, p.workload, p.options);
   const Workload& w = p.workload;
   json j;
   j["schema_version"] = kPlanSchemaVersion;

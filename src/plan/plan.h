@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/i18n.h"
 #include "model/model_spec.h"
 #include "plan/budget.h"
 #include "plan/footprint.h"
@@ -17,9 +18,10 @@ namespace headroom {
 
 inline constexpr int kPlanSchemaVersion = 1;
 
-inline constexpr const char* kPlanDisclaimer =
+// Marked for translation: the terminal shows Tr(kPlanDisclaimer); plan --json keeps it English.
+inline constexpr const char* kPlanDisclaimer = N_(
     "this is planning math, not a guarantee: frameworks differ by about 10 %; confirm with a "
-    "guarded trial (headroom guard / headroom sweep)";
+    "guarded trial (headroom guard / headroom sweep)");
 
 struct PlanResult {
   ModelSpec spec;
@@ -28,6 +30,7 @@ struct PlanResult {
   Workload workload;
   Footprint footprint;
   Budget budget;
+  FootprintOptions options;  // what the footprint was computed with (PlanToJson re-plans)
   Verdict verdict = Verdict::kFits;
   AnchorMatch anchor;
   std::vector<Advice> advice;
@@ -36,6 +39,8 @@ struct PlanResult {
 PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budget& budget,
                     const FootprintOptions& options);
 
+// Data, so English whatever the user's language: the footprint's labels, formulas and notes
+// are re-planned inside an UntranslatedScope, and the advice is its English text.
 nlohmann::json PlanToJson(const PlanResult& plan);
 
 }  // namespace headroom

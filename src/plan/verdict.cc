@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
+#include "base/messages.h"
 #include "model/catalog.h"
 
 namespace headroom {
@@ -38,6 +40,12 @@ int64_t LargestFitting(int64_t lo, int64_t hi, F fits) {
   return lo;
 }
 
+// One piece of advice, its text in English (data) and in the user's language.
+Advice Make(std::string step, const TextPair& text, std::optional<int64_t> value, std::string method,
+            std::string model, uint64_t peak_bytes) {
+  return {std::move(step), text.english, text.shown, value, std::move(method), std::move(model), peak_bytes};
+}
+
 std::optional<Method> CheaperMethod(Method m) {
   switch (m) {
     case Method::kFull: return Method::kLora;
@@ -57,6 +65,18 @@ std::string_view Name(Verdict v) {
   return "?";
 }
 
+std::string_view VerdictLabel(Verdict v) {
+  switch (v) {
+    // TRANSLATORS: plan's verdict: the run fits in the memory budget.
+    case Verdict::kFits: return Tr(N_("fits"));
+    // TRANSLATORS: plan's verdict: the run fits, but within the last 10 % of the budget.
+    case Verdict::kTight: return Tr(N_("tight"));
+    // TRANSLATORS: plan's verdict: the run's peak is over the memory budget.
+    case Verdict::kDoesNotFit: return Tr(N_("does not fit"));
+  }
+  return "?";
+}
+
 Verdict Judge(uint64_t peak, uint64_t budget) {
   if (peak > budget) return Verdict::kDoesNotFit;
   if (static_cast<double>(peak) > kTightFraction * static_cast<double>(budget)) {
@@ -67,17 +87,20 @@ Verdict Judge(uint64_t peak, uint64_t budget) {
 
 const std::vector<Anchor>& KnownAnchors() {
   static const std::vector<Anchor> anchors = {
-      {"70b-qlora", "70B QLoRA about 40 GB", "llama-3.3-70b", Method::kQlora, 2048,
+      // The statements are marked for translation; ShownStatement translates them.
+      {"70b-qlora", N_("70B QLoRA about 40 GB"), "llama-3.3-70b", Method::kQlora, 2048,
        40'000'000'000ULL, "DGX Spark owners' reports (NVIDIA playbook, Unsloth)"},
-      {"120b-moe-nvfp4-lora", "a ~120B MoE with NVFP4 LoRA about 68 GB", "gpt-oss-120b",
+      {"120b-moe-nvfp4-lora", N_("a ~120B MoE with NVFP4 LoRA about 68 GB"), "gpt-oss-120b",
        Method::kNvfp4Lora, 2048, 68'000'000'000ULL, "DGX Spark owners' reports"},
-      {"27b-lora-1024", "27B LoRA fits at packing 1024 or less", "gemma-3-27b", Method::kLora,
+      {"27b-lora-1024", N_("27B LoRA fits at packing 1024 or less"), "gemma-3-27b", Method::kLora,
        1024, std::nullopt, "DGX Spark owners' reports"},
-      {"9b-full", "9B full fine-tune fits comfortably", "gemma-2-9b", Method::kFull, 2048,
+      {"9b-full", N_("9B full fine-tune fits comfortably"), "gemma-2-9b", Method::kFull, 2048,
        std::nullopt, "DGX Spark owners' reports"},
   };
   return anchors;
 }
+
+std::string_view ShownStatement(const Anchor& anchor) { return Tr(anchor.statement.c_str()); }
 
 AnchorMatch ClosestAnchor(const ModelSpec& spec, const Workload& workload, uint64_t plan_peak,
                           const FootprintOptions& options) {
@@ -132,23 +155,23 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
   // 1. Shorter packing.
   if (workload.seq > 1) {
     if (const int64_t seq = shrink(&Workload::seq, &shrunk); seq > 0) {
-      out.push_back({"seq", fmt::format("shorten the packing: --seq {} is the largest that fits", seq),
-                     seq, "", "", Peak(spec, shrunk, options)});
+      out.push_back(Make("seq", TrPair(N_("shorten the packing: --seq {} is the largest that fits"), seq),
+                         seq, "", "", Peak(spec, shrunk, options)));
     } else {
-      out.push_back({"seq",
-                     "no shorter --seq fits: what is over does not depend on it (weights, "
-                     "optimizer states and step, or the load peak)",
-                     std::nullopt, "", "", 0});
+      out.push_back(Make("seq",
+                         TrPair(N_("no shorter --seq fits: what is over does not depend on it (weights, "
+                                   "optimizer states and step, or the load peak)")),
+                         std::nullopt, "", "", 0));
     }
   }
   // 2. Smaller batch.
   if (workload.batch > 1) {
     if (const int64_t batch = shrink(&Workload::batch, &shrunk); batch > 0) {
-      out.push_back({"batch",
-                     fmt::format("reduce the batch: --batch {} is the largest that fits at --seq {} "
-                                 "(raise gradient accumulation to keep the effective batch)",
-                                 batch, workload.seq),
-                     batch, "", "", Peak(spec, shrunk, options)});
+      out.push_back(Make("batch",
+                         TrPair(N_("reduce the batch: --batch {} is the largest that fits at --seq {} "
+                                   "(raise gradient accumulation to keep the effective batch)"),
+                                batch, workload.seq),
+                         batch, "", "", Peak(spec, shrunk, options)));
     }
   }
   // 3. A cheaper method.
@@ -157,10 +180,13 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
     w.method = *m;
     w.weight_dtype = DefaultWeightDType(*m);
     const uint64_t peak = Peak(spec, w, options);
-    out.push_back({"method",
-                   fmt::format("switch to --method {}: peak {} ({})", Name(*m), FormatGB(peak),
-                               peak <= target ? "fits" : "still over"),
-                   std::nullopt, std::string(Name(*m)), "", peak});
+    const std::string method(Name(*m));
+    const std::string peak_text = FormatGB(peak);
+    out.push_back(Make("method",
+                       peak <= target ? TrPair(N_("switch to --method {}: peak {} (fits)"), method, peak_text)
+                                      : TrPair(N_("switch to --method {}: peak {} (still over)"), method,
+                                               peak_text),
+                       std::nullopt, method, "", peak));
     if (peak <= target) break;
   }
   // 4. A smaller model of the same family.
@@ -171,15 +197,15 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
     if (!best || TotalParams(m) > TotalParams(*best)) best = &m;
   }
   if (best) {
-    out.push_back({"model",
-                   fmt::format("a smaller model: {} ({} parameters) fits with these settings",
-                               best->name, FormatParamCount(TotalParams(*best))),
-                   std::nullopt, "", best->name, Peak(*best, workload, options)});
+    out.push_back(Make("model",
+                       TrPair(N_("a smaller model: {} ({} parameters) fits with these settings"), best->name,
+                              FormatParamCount(TotalParams(*best))),
+                       std::nullopt, "", best->name, Peak(*best, workload, options)));
   } else {
-    out.push_back({"model",
-                   "a smaller model, or a second machine (DDP/FSDP across two Sparks, never "
-                   "tensor parallelism)",
-                   std::nullopt, "", "", 0});
+    out.push_back(Make("model",
+                       TrPair(N_("a smaller model, or a second machine (DDP/FSDP across two Sparks, never "
+                                 "tensor parallelism)")),
+                       std::nullopt, "", "", 0));
   }
   return out;
 }

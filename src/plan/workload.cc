@@ -1,5 +1,6 @@
 #include "plan/workload.h"
 
+#include "base/i18n.h"
 #include "base/text.h"
 
 #include <algorithm>
@@ -15,7 +16,7 @@ namespace {
 // Looks a spelling up in a table of {spelling, value}; the error lists the first spelling
 // of each value, which is the canonical one.
 template <typename T, size_t N>
-Result<T> Lookup(std::string_view what, std::string_view text,
+Result<T> Lookup(const char* what, std::string_view text,
                  const std::array<std::pair<std::string_view, T>, N>& table) {
   const std::string key = AsciiLower(text);
   for (const auto& [name, value] : table) {
@@ -29,7 +30,9 @@ Result<T> Lookup(std::string_view what, std::string_view text,
     if (!accepted.empty()) accepted += "|";
     accepted += table[i].first;
   }
-  return Error{fmt::format("unknown {} '{}' (expected {})", what, text, accepted)};
+  // TRANSLATORS: {0} is what was looked up ("method", "dtype", ...), {1} the value given,
+  // {2} the accepted values separated by '|'.
+  return Error{TrFormat("unknown {0} '{1}' (expected {2})", Tr(what), text, accepted)};
 }
 
 template <typename T, size_t N>
@@ -83,21 +86,21 @@ constexpr std::array<std::pair<std::string_view, LossKind>, 3> kLosses{{
 
 }  // namespace
 
-Result<Method> ParseMethod(std::string_view s) { return Lookup("method", s, kMethods); }
-Result<DType> ParseDType(std::string_view s) { return Lookup("dtype", s, kDTypes); }
+Result<Method> ParseMethod(std::string_view s) { return Lookup(N_("method"), s, kMethods); }
+Result<DType> ParseDType(std::string_view s) { return Lookup(N_("dtype"), s, kDTypes); }
 Result<Optimizer> ParseOptimizer(std::string_view s) {
-  return Lookup("optimizer", s, kOptimizers);
+  return Lookup(N_("optimizer"), s, kOptimizers);
 }
 Result<OptimizerStep> ParseOptimizerStep(std::string_view s) {
-  return Lookup("optimizer step", s, kSteps);
+  return Lookup(N_("optimizer step"), s, kSteps);
 }
 Result<Attention> ParseAttention(std::string_view s) {
-  return Lookup("attention", s, kAttention);
+  return Lookup(N_("attention"), s, kAttention);
 }
 Result<WorkloadKind> ParseWorkloadKind(std::string_view s) {
-  return Lookup("workload", s, kKinds);
+  return Lookup(N_("workload"), s, kKinds);
 }
-Result<LossKind> ParseLossKind(std::string_view s) { return Lookup("loss", s, kLosses); }
+Result<LossKind> ParseLossKind(std::string_view s) { return Lookup(N_("loss"), s, kLosses); }
 
 std::string_view Name(Method m) { return NameOf(m, kMethods); }
 std::string_view Name(DType d) { return NameOf(d, kDTypes); }
@@ -131,7 +134,7 @@ Result<std::vector<std::string>> ParseLoraTargets(std::string_view s) {
     auto it = std::find_if(kAliases.begin(), kAliases.end(),
                            [&](const auto& a) { return a.first == item; });
     if (it == kAliases.end()) {
-      return Error{fmt::format(
+      return Error{TrFormat(
           "unknown LoRA target '{}' (expected all-linear, attn, or a comma list of "
           "q,k,v,o,gate,up,down)",
           item)};

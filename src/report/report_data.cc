@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 
+#include "base/i18n.h"
 #include "gpu/clock_events.h"
 
 namespace headroom {
@@ -182,6 +183,9 @@ Json Bucketer::Finish() {
 }
 
 Result<Json> BuildReportData(const ReportInputs& in) {
+  // The page's data is data: explain's verdicts and evidence (made here, explain/verdict.h)
+  // come out in English whatever the user's language.
+  const UntranslatedScope english;
   const SampleSeries& s = *in.samples;
   if (s.samples.empty()) return Error{"the samples file has no rows"};
   const WallTime start = s.samples.front().time;

@@ -76,7 +76,8 @@ struct ReportInputs {
   std::vector<std::string> notes;
 };
 
-// The data object. An error when the samples have no row with a time.
+// The data object, in English (built inside an UntranslatedScope; `notes` and `plan_text`
+// are taken as given). An error when the samples have no row with a time.
 Result<nlohmann::ordered_json> BuildReportData(const ReportInputs& in);
 
 // The JSON as the page embeds it: compact, with '<', '>', '&', U+2028 and U+2029 escaped as

@@ -37,6 +37,8 @@
 #include <fmt/format.h>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
+#include "base/messages.h"
 #include "run/job_cgroup.h"
 #include "run/pidfd.h"
 #include "run/pool_holders.h"
@@ -90,7 +92,7 @@ class AvailableReader {
 
 // Opens a PSI trigger (Documentation/accounting/psi.rst): "<some|full> <stall us> <window
 // us>". A 1 s window needs CAP_SYS_RESOURCE; unprivileged triggers take 2 s windows.
-int OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms, std::string* window_note) {
+int OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms, bool* unprivileged_window) {
   const std::string path = root.Path("proc/pressure/memory").string();
   for (int window_ms : {1000, 2000}) {
     const int fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -98,9 +100,7 @@ int OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms, std::str
     const std::string spec = fmt::format("{} {} {}", kind, stall_ms * 1000 * window_ms / 1000,
                                          window_ms * 1000);
     if (::write(fd, spec.c_str(), spec.size() + 1) >= 0) {
-      if (window_ms != 1000) {
-        *window_note = "PSI trigger uses the unprivileged 2 s window (no CAP_SYS_RESOURCE)";
-      }
+      if (window_ms != 1000) *unprivileged_window = true;
       return fd;
     }
     ::close(fd);
@@ -211,6 +211,14 @@ class JobTree {
   std::vector<int> kill_pidfds_;
 };
 
+// A note in English (events, the journal) and in the user's language (the terminal).
+template <typename... Args>
+void AddNote(GuardSummary& sum, fmt::format_string<const Args&...> text, const Args&... args) {
+  TextPair note = TrPair(text, args...);
+  sum.notes.push_back(std::move(note.english));
+  sum.shown_notes.push_back(std::move(note.shown));
+}
+
 void WriteFileQuietly(const std::string& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return;
@@ -251,7 +259,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       sum.start_effective_available_bytes = sum.lowest_effective_available_bytes = *first + *pcp;
     } else {
       per_cpu.reset();
-      sum.notes.push_back("proc/zoneinfo has no per-CPU lists: the peak is from MemAvailable alone");
+      AddNote(sum, N_("proc/zoneinfo has no per-CPU lists: the peak is from MemAvailable alone"));
     }
   }
 
@@ -262,16 +270,16 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
   const int lock_flags = MCL_CURRENT | MCL_FUTURE;
 #endif
   if (::mlockall(lock_flags) != 0) {
-    sum.notes.push_back(fmt::format("mlockall: {} (the guard's pages may be reclaimed)", std::strerror(errno)));
+    AddNote(sum, N_("mlockall: {} (the guard's pages may be reclaimed)"), ErrnoText{errno});
   }
   if (::setpriority(PRIO_PROCESS, 0, -10) != 0) {
-    sum.notes.push_back(fmt::format("nice -10: {} (the watch loop runs at normal priority)", std::strerror(errno)));
+    AddNote(sum, N_("nice -10: {} (the watch loop runs at normal priority)"), ErrnoText{errno});
   }
   {
     const std::string adj = root.Path("proc/self/oom_score_adj").string();
     const int fd = ::open(adj.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0 || ::write(fd, "-500", 4) != 4) {
-      sum.notes.push_back("oom_score_adj -500 for the guard: not permitted");
+      AddNote(sum, N_("oom_score_adj -500 for the guard: not permitted"));
     }
     if (fd >= 0) ::close(fd);
   }
@@ -295,24 +303,30 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
       ::close(meminfo_fd);
       if (sig_fd >= 0) ::close(sig_fd);
-      return Error{fmt::format("--pid {}: no such process (or not permitted)", job)};
+      return Error{TrFormat("--pid {}: no such process (or not permitted)", job)};
     }
     job_pidfd = *fd;
     sum.cgroup = "none (--pid: the process was started elsewhere)";
-    sum.notes.push_back("--pid: descendants that re-parent away from the process (setsid and "
-                        "double fork) cannot be followed; run the job under the guard for that");
+    AddNote(sum, N_("--pid: descendants that re-parent away from the process (setsid and "
+                    "double fork) cannot be followed; run the job under the guard for that"));
   } else {
     if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
-      sum.notes.push_back(fmt::format("child subreaper: {}", std::strerror(errno)));
+      AddNote(sum, N_("child subreaper: {}"), ErrnoText{errno});
     }
     if (opt.use_cgroup) {
-      auto cg = JobCgroup::Create(root, fmt::format("headroom-guard-{}", ::getpid()));
+      // Its error text becomes sum.cgroup and a note, both data: read in English (strerror
+      // included, which glibc would otherwise translate).
+      auto cg = [&] {
+        const UntranslatedScope english;
+        return JobCgroup::Create(root, fmt::format("headroom-guard-{}", ::getpid()));
+      }();
       if (cg) {
         cgroup.emplace(std::move(*cg));
         sum.cgroup = (cgroup->is_v2() ? "cgroup v2 " : "cgroup v1 memory ") + cgroup->dir();
       } else {
         sum.cgroup = cg.error().message;
-        sum.notes.push_back(cg.error().message + "; the kill walks the process tree instead");
+        // The cgroup's error text is data (the events' "cgroup" field): English.
+        AddNote(sum, N_("{}; the kill walks the process tree instead"), cg.error().message);
       }
     } else {
       sum.cgroup = "none (--no-cgroup)";
@@ -358,19 +372,21 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       ::close(meminfo_fd);
       if (sig_fd >= 0) ::close(sig_fd);
       if (job_pidfd >= 0) ::close(job_pidfd);
-      return Error{fmt::format("cannot run {}: {}", opt.command[0], std::strerror(exec_errno))};
+      return Error{TrFormat("cannot run {}: {}", opt.command[0], std::strerror(exec_errno))};
     }
     ::close(err_pipe[0]);
   }
   JobTree tree(root, attach ? job : ::getpid(), job, job_pidfd, cgroup ? &*cgroup : nullptr, !attach);
 
   // PSI: thrashing as an event, and with --psi-kill sustained full pressure as a reason.
-  std::string psi_note;
-  const int psi_some = OpenPsiTrigger(root, "some", 150, &psi_note);
-  const int psi_full = opt.psi_kill ? OpenPsiTrigger(root, "full", 500, &psi_note) : -1;
-  if (psi_some < 0) sum.notes.push_back("no PSI trigger on proc/pressure/memory (kernel without PSI or not permitted)");
-  if (!psi_note.empty()) sum.notes.push_back(psi_note);
-  if (opt.psi_kill && psi_full < 0) sum.notes.push_back("--psi-kill: no full-pressure trigger could be set");
+  bool psi_unprivileged = false;
+  const int psi_some = OpenPsiTrigger(root, "some", 150, &psi_unprivileged);
+  const int psi_full = opt.psi_kill ? OpenPsiTrigger(root, "full", 500, &psi_unprivileged) : -1;
+  if (psi_some < 0) {
+    AddNote(sum, N_("no PSI trigger on proc/pressure/memory (kernel without PSI or not permitted)"));
+  }
+  if (psi_unprivileged) AddNote(sum, N_("PSI trigger uses the unprivileged 2 s window (no CAP_SYS_RESOURCE)"));
+  if (opt.psi_kill && psi_full < 0) AddNote(sum, N_("--psi-kill: no full-pressure trigger could be set"));
 
   const double start = MonoSeconds();
   events.Emit("start", fmt::format("\"pid\":{},\"available_bytes\":{},\"kill_below_bytes\":{},"
@@ -442,9 +458,11 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       events.Emit("warn", fmt::format("\"available_bytes\":{},\"warn_below_bytes\":{}", available,
                                       opt.warn_available_bytes));
       if (progress) {
-        std::fprintf(progress, "headroom guard: warning: MemAvailable %.2f GiB is below the warning level %.2f GiB\n",
-                     static_cast<double>(available) / (1 << 30),
-                     static_cast<double>(opt.warn_available_bytes) / (1 << 30));
+        std::fprintf(progress, "%s\n",
+                     TrFormat("headroom guard: warning: MemAvailable {:.2f} GiB is below the warning level {:.2f} GiB",
+                              static_cast<double>(available) / (1 << 30),
+                              static_cast<double>(opt.warn_available_bytes) / (1 << 30))
+                         .c_str());
       }
     } else if (available >= opt.warn_available_bytes) {
       warned = false;
@@ -568,8 +586,10 @@ uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes) {
 
 void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers) {
   for (const auto& l : leftovers) {
-    std::fprintf(out, "  pid %d  %-22s RSS %s  %s\n", l.pid, l.what.c_str(), FormatGiB(l.rss_bytes).c_str(),
-                 l.cmdline.c_str());
+    // TRANSLATORS: one process per line: {0} pid, {1} its kind padded to 22 columns
+    // ("vllm", "python+torch"), {2} its RSS, {3} its command line.
+    std::fprintf(out, "%s\n",
+                 TrFormat("  pid {0}  {1:<22} RSS {2}  {3}", l.pid, l.what, FormatGiB(l.rss_bytes), l.cmdline).c_str());
   }
 }
 

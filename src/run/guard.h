@@ -91,7 +91,10 @@ struct GuardSummary {
   std::optional<double> crossing_to_empty_ms;
   std::optional<uint64_t> available_after_bytes;  // right after the tree emptied
   std::string cgroup;                 // where the job's cgroup was, or why there is none
-  std::vector<std::string> notes;     // privileges it lacked, degradations
+  // Privileges it lacked, degradations: in English (the events file, the journal's
+  // summary_json), and the same notes in the user's language for the terminal.
+  std::vector<std::string> notes;
+  std::vector<std::string> shown_notes;
   uint64_t warnings = 0;
   uint64_t polls = 0;
 };
@@ -107,7 +110,8 @@ class GuardEvents {
 };
 
 // Runs the guard to the end. Errors (exit 2): the command cannot be run, the PID does not
-// exist, /proc/meminfo cannot be opened. `progress` gets the one-line warnings.
+// exist, /proc/meminfo cannot be opened. `progress` gets the one-line warnings, in the
+// user's language; the events file is written in English.
 Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& options,
                               GuardEvents& events, std::FILE* progress);
 

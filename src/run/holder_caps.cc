@@ -12,6 +12,8 @@
 
 #include <cstdlib>
 
+#include "base/i18n.h"
+
 namespace headroom {
 namespace {
 
@@ -55,7 +57,7 @@ void ReadFraction(HolderCap& cap, const std::vector<std::string>& words,
       cap.source = source;
       cap.settings.push_back({source, *text, source == env_name ? "environ" : "argv"});
     } else {
-      cap.notes.push_back(fmt::format("{} '{}' is not a fraction in (0, 1]; taken as no cap", source, *text));
+      cap.notes.push_back(TrFormat("{} '{}' is not a fraction in (0, 1]; taken as no cap", source, *text));
     }
     return;
   }
@@ -111,12 +113,12 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
       AddFlagSetting(cap, words, {"--kv-cache-memory", "--kv_cache_memory"});
       AddFlagSetting(cap, words, {"--max-model-len", "--max_model_len"});
       if (cap.source == "vLLM default" && HasFlag(words, {"--config"})) {
-        cap.notes.push_back("--config FILE may set another --gpu-memory-utilization; not read");
+        cap.notes.push_back(Tr("--config FILE may set another --gpu-memory-utilization; not read"));
       }
       if (cap.pool_fraction) {
         cap.notes.push_back(
-            "--gpu-memory-utilization is not a hard cap on unified memory: startup profiling "
-            "and CUDA-graph capture can go past it (vllm#46307)");
+            Tr("--gpu-memory-utilization is not a hard cap on unified memory: startup profiling "
+               "and CUDA-graph capture can go past it (vllm#46307)"));
       }
       break;
     case HolderKind::kSglang:
@@ -124,10 +126,10 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
                    std::nullopt, "");
       if (cap.pool_fraction) {
         cap.notes.push_back(
-            "--mem-fraction-static is not a hard cap: CUDA-graph capture and autotune allocate "
-            "outside it (sglang#35860)");
+            Tr("--mem-fraction-static is not a hard cap: CUDA-graph capture and autotune allocate "
+               "outside it (sglang#35860)"));
       } else {
-        cap.notes.push_back("no --mem-fraction-static: SGLang picks one from the GPU's size");
+        cap.notes.push_back(Tr("no --mem-fraction-static: SGLang picks one from the GPU's size"));
       }
       break;
     case HolderKind::kTgi:
@@ -140,8 +142,8 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
         AddEnvSetting(cap, environ, name);
       }
       cap.notes.push_back(
-          "ollama has no pool cap: it loads models on request (up to OLLAMA_MAX_LOADED_MODELS, "
-          "default 3 per GPU) and keeps them OLLAMA_KEEP_ALIVE (default 5m)");
+          Tr("ollama has no pool cap: it loads models on request (up to OLLAMA_MAX_LOADED_MODELS, "
+             "default 3 per GPU) and keeps them OLLAMA_KEEP_ALIVE (default 5m)"));
       break;
     case HolderKind::kLlamaCpp: {
       AddFlagSetting(cap, words, {"--ctx-size", "-c"});
@@ -178,7 +180,7 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
     }
   }
   if (!environ && kind != HolderKind::kGpuProcess) {
-    cap.notes.push_back("environment not readable (another user's process); settings made there are not shown");
+    cap.notes.push_back(Tr("environment not readable (another user's process); settings made there are not shown"));
   }
   return cap;
 }

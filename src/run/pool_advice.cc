@@ -11,6 +11,7 @@
 #include <map>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "run/guard.h"  // DefaultKillLevelBytes: the reserve is the guard's kill level
 
 namespace headroom {
@@ -29,6 +30,18 @@ std::string_view HolderActionName(HolderAction action) {
     case HolderAction::kKeep: return "keep";
     case HolderAction::kStop: return "stop";
     case HolderAction::kPartOf: return "part-of";
+  }
+  return "?";
+}
+
+std::string_view HolderActionLabel(HolderAction action) {
+  switch (action) {
+    // TRANSLATORS: ps --need's advice for a process: it can stay beside the job.
+    case HolderAction::kKeep: return Tr(N_("keep"));
+    // TRANSLATORS: ps --need's advice for a process: stop it before the job.
+    case HolderAction::kStop: return Tr(N_("stop"));
+    // TRANSLATORS: ps --need's advice: the process is part of another (a server's worker).
+    case HolderAction::kPartOf: return Tr(N_("part-of"));
   }
   return "?";
 }
@@ -81,7 +94,7 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
       adv.action = HolderAction::kPartOf;
       adv.part_of = holders[r].facts.pid;
       adv.held_bytes = HeldBytes(h);
-      adv.arithmetic = fmt::format("part of pid {}: counted there", holders[r].facts.pid);
+      adv.arithmetic = TrFormat("part of pid {}: counted there", holders[r].facts.pid);
       continue;
     }
     adv.held_bytes = group_held[i];
@@ -90,46 +103,52 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
     const std::string held = FormatGiB(group_held[i]);
     adv.stop_command = StopCommand(h);
     if (!h.in_proc) {
-      adv.arithmetic = fmt::format(
+      adv.arithmetic = TrFormat(
           "{} listed by NVML, not in this pid namespace (a container?): no cap known; stop it "
-          "where it runs before this run", name);
+          "where it runs before this run",
+          name);
       continue;
     }
     if (cap.pool_fraction) {
       const auto cap_size = static_cast<uint64_t>(*cap.pool_fraction * static_cast<double>(mem_total_bytes));
-      std::string what = fmt::format("{} cap {:.2f} x {} = {}", name, *cap.pool_fraction, total, FormatGiB(cap_size));
-      if (group_held[i] > cap_size) what += fmt::format(", but it holds {} now", held);
+      std::string what = TrFormat("{} cap {:.2f} x {} = {}", name, *cap.pool_fraction, total, FormatGiB(cap_size));
+      if (group_held[i] > cap_size) what += TrFormat(", but it holds {} now", held);
       candidates.push_back({i, std::max(cap_size, group_held[i]), what});
     } else if (cap.cap_bytes) {
-      std::string what = fmt::format("{} torch cap {}", name, FormatGiB(*cap.cap_bytes));
-      if (group_held[i] > *cap.cap_bytes) what += fmt::format(", but it holds {} now", held);
+      std::string what = TrFormat("{} torch cap {}", name, FormatGiB(*cap.cap_bytes));
+      if (group_held[i] > *cap.cap_bytes) what += TrFormat(", but it holds {} now", held);
       candidates.push_back({i, std::max(*cap.cap_bytes, group_held[i]), what});
     } else if (cap.fixed_after_load && (group_gpu_known[i] || cap.cpu_only)) {
-      candidates.push_back({i, group_held[i], fmt::format("{} holds {} (fixed after load)", name, held)});
+      candidates.push_back({i, group_held[i], TrFormat("{} holds {} (fixed after load)", name, held)});
     } else if (cap.fixed_after_load) {
-      adv.arithmetic = fmt::format(
+      adv.arithmetic = TrFormat(
           "{} holds {} in host memory, and its GPU memory is not known (no NVML figure for "
-          "it; CUDA pages appear in no RSS): size unknown: stop before this run", name, held);
+          "it; CUDA pages appear in no RSS): size unknown: stop before this run",
+          name, held);
     } else {
-      adv.arithmetic = fmt::format(
+      adv.arithmetic = TrFormat(
           "{} holds {} and has no cap: it grows to what it can get, one heavy job at a time: "
-          "stop before this run", name, held);
+          "stop before this run",
+          name, held);
     }
   }
 
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& x, const Candidate& y) { return x.size_bytes < y.size_bytes; });
-  const std::string budget = fmt::format("{} (MemTotal {} - reserve {})", FormatGiB(a.budget_bytes),
-                                         total, FormatGiB(a.reserve_bytes));
+  const std::string budget =
+      TrFormat("{} (MemTotal {} - reserve {})", FormatGiB(a.budget_bytes), total, FormatGiB(a.reserve_bytes));
   for (const auto& c : candidates) {
     HolderAdvice& adv = a.holders[c.index];
     adv.size_bytes = c.size_bytes;
     const uint64_t sum = a.kept_bytes + c.size_bytes + need_bytes;
-    const std::string kept = a.kept_bytes > 0 ? fmt::format(" + {} kept", FormatGiB(a.kept_bytes)) : "";
+    const std::string kept = a.kept_bytes > 0 ? TrFormat(" + {} kept", FormatGiB(a.kept_bytes)) : "";
     const bool keep = sum <= a.budget_bytes;
-    adv.arithmetic = fmt::format("{}{} + need {} = {} {} {}: {}", c.what, kept, FormatGiB(need_bytes),
-                                 FormatGiB(sum), keep ? "of" : ">", budget,
-                                 keep ? "keep" : "stop before this run");
+    // TRANSLATORS: {0} the holder and its size, {1} empty or " + 20.00 GiB kept", {2} the
+    // job's need, {3} the sum, {4} the budget with its arithmetic.
+    adv.arithmetic = keep ? TrFormat("{0}{1} + need {2} = {3} of {4}: keep", c.what, kept, FormatGiB(need_bytes),
+                                     FormatGiB(sum), budget)
+                          : TrFormat("{0}{1} + need {2} = {3} > {4}: stop before this run", c.what, kept,
+                                     FormatGiB(need_bytes), FormatGiB(sum), budget);
     if (keep) {
       adv.action = HolderAction::kKeep;
       adv.stop_command.clear();
@@ -142,16 +161,14 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
   const bool room = a.kept_bytes + need_bytes <= a.budget_bytes;
   a.fits = stops == 0 && room;
   if (!room) {
-    a.summary = fmt::format("the job's need {} alone is more than the budget {}: it does not fit",
-                            FormatGiB(need_bytes), budget);
+    a.summary = TrFormat("the job's need {} alone is more than the budget {}: it does not fit", FormatGiB(need_bytes),
+                         budget);
   } else if (stops > 0) {
-    a.summary = fmt::format("{} holder(s) to stop before this run; then need {} + kept {} = {} of {}",
-                            stops, FormatGiB(need_bytes), FormatGiB(a.kept_bytes),
-                            FormatGiB(need_bytes + a.kept_bytes), budget);
+    a.summary = TrFormat("{} holder(s) to stop before this run; then need {} + kept {} = {} of {}", stops,
+                         FormatGiB(need_bytes), FormatGiB(a.kept_bytes), FormatGiB(need_bytes + a.kept_bytes), budget);
   } else {
-    a.summary = fmt::format("fits beside everything kept: need {} + kept {} = {} of {}",
-                            FormatGiB(need_bytes), FormatGiB(a.kept_bytes),
-                            FormatGiB(need_bytes + a.kept_bytes), budget);
+    a.summary = TrFormat("fits beside everything kept: need {} + kept {} = {} of {}", FormatGiB(need_bytes),
+                         FormatGiB(a.kept_bytes), FormatGiB(need_bytes + a.kept_bytes), budget);
   }
   return a;
 }

@@ -25,7 +25,11 @@
 namespace headroom {
 
 enum class HolderAction { kKeep, kStop, kPartOf };
-std::string_view HolderActionName(HolderAction action);  // "keep", "stop", "part-of"
+std::string_view HolderActionName(HolderAction action);  // "keep", "stop", "part-of" (ps --json)
+std::string_view HolderActionLabel(HolderAction action);  // the same, in the user's language
+
+// `arithmetic` and `summary` are for people, in the user's language (ps --json is English
+// because --json keeps the whole command English; doctor's report makes them again).
 
 struct HolderAdvice {
   pid_t pid = 0;

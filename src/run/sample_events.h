@@ -63,7 +63,7 @@ struct EventThresholds {
 struct SampleEvent {
   std::string type;     // "throttle_set", "clock_collapse", ...
   WallTime time{};      // the sample's time
-  std::string message;  // one line for people
+  std::string message;  // one line for people, in their language (never in the events file)
   std::string data;     // JSON object text with the readings behind it: {"reason":"..."}
 };
 

@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/i18n.h"
 #include "gpu/clock_events.h"
 
 namespace headroom {
@@ -386,10 +387,10 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
         auto it = series.header.find("schema_version");
         auto v = it == series.header.end() ? std::nullopt : ParseNumber<int>(it->second);
         if (!v || *v < 1) {
-          return Error{fmt::format("samples: line {}: no schema_version in the header", line_no)};
+          return Error{TrFormat("samples: line {}: no schema_version in the header", line_no)};
         }
         if (*v > kSamplesSchemaVersion) {
-          return Error{fmt::format(
+          return Error{TrFormat(
               "samples: schema_version {} is newer than this reader's ({}); update headroom", *v,
               kSamplesSchemaVersion)};
         }
@@ -413,8 +414,8 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
     }
     if (!have_columns) {
       if (!have_header) {
-        return Error{"samples: not a headroom samples file (no '# headroom samples' line before "
-                     "the columns)"};
+        return Error{Tr("samples: not a headroom samples file (no '# headroom samples' line before "
+                     "the columns)")};
       }
       have_columns = true;
       std::set<std::string, std::less<>> seen;
@@ -422,7 +423,7 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
       for (std::string_view f : SplitFields(line, scratch)) {
         std::string name(Trim(f));
         if (!seen.insert(name).second) {
-          return Error{fmt::format("samples: line {}: column '{}' appears twice", line_no,
+          return Error{TrFormat("samples: line {}: column '{}' appears twice", line_no,
                                    name.substr(0, 64))};
         }
         size_t index = kFixedColumns;
@@ -443,7 +444,7 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
         series.columns.push_back(std::move(name));
       }
       if (!have_timestamp) {
-        return Error{fmt::format("samples: line {}: no 'timestamp' column", line_no)};
+        return Error{TrFormat("samples: line {}: no 'timestamp' column", line_no)};
       }
       continue;
     }
@@ -478,8 +479,8 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
     }
     series.samples.push_back(std::move(s));
   }
-  if (!have_header) return Error{"samples: not a headroom samples file (no '# headroom samples' line)"};
-  if (!have_columns) return Error{"samples: no column row after the header"};
+  if (!have_header) return Error{Tr("samples: not a headroom samples file (no '# headroom samples' line)")};
+  if (!have_columns) return Error{Tr("samples: no column row after the header")};
   return series;
 }
 
@@ -491,7 +492,7 @@ Result<SampleSeries> ReadSamplesCsv(const std::filesystem::path& path, size_t ma
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
     if (text.size() > max_bytes) {
-      return Error{fmt::format("samples: {}: larger than {} bytes", path.string(), max_bytes)};
+      return Error{TrFormat("samples: {}: larger than {} bytes", path.string(), max_bytes)};
     }
   }
   auto series = ParseSamplesCsv(text);

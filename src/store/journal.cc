@@ -26,6 +26,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "base/i18n.h"
+
 namespace headroom {
 namespace {
 
@@ -199,8 +201,8 @@ Result<fs::path> ResolveJournalPath(std::string_view flag,
     return fs::path(home) / ".local" / "state" / "headroom" / "journal.db";
   }
   return Error{
-      "journal: no place for it: HOME, XDG_STATE_HOME and HEADROOM_JOURNAL are unset; "
-      "pass --journal PATH"};
+      Tr("journal: no place for it: HOME, XDG_STATE_HOME and HEADROOM_JOURNAL are unset; "
+         "pass --journal PATH")};
 }
 
 std::string_view RunKindName(RunKind kind) {
@@ -274,9 +276,9 @@ std::optional<Error> Journal::CheckAndMigrate(bool& busy) {
   if (options_.read_only) {
     // Version 0 here is an empty file: nothing recorded yet, and readers say so.
     if (facts->user_version != 0 && facts->user_version < kJournalSchemaVersion) {
-      return Refuse("open", fmt::format("schema version {} is older than this headroom ({}); "
-                                        "a recording command upgrades it",
-                                        facts->user_version, kJournalSchemaVersion));
+      return Refuse("open", TrFormat("schema version {} is older than this headroom ({}); "
+                                     "a recording command upgrades it",
+                                     facts->user_version, kJournalSchemaVersion));
     }
     return std::nullopt;
   }
@@ -311,16 +313,16 @@ std::optional<Error> Journal::CheckAndMigrate(bool& busy) {
 std::optional<Error> Journal::RefuseForeignOrNewer(const JournalFileFacts& facts) const {
   if (facts.application_id != 0 && facts.application_id != kApplicationId) {
     return Refuse(
-        "open", fmt::format("not a headroom journal (application_id {:#x})", facts.application_id));
+        "open", TrFormat("not a headroom journal (application_id {:#x})", facts.application_id));
   }
   // Checked before any write: a newer headroom's file is left exactly as it is.
   if (facts.user_version > kJournalSchemaVersion) {
-    return Refuse("open", fmt::format("schema version {} is newer than this headroom ({}); "
-                                      "upgrade headroom",
-                                      facts.user_version, kJournalSchemaVersion));
+    return Refuse("open", TrFormat("schema version {} is newer than this headroom ({}); "
+                                   "upgrade headroom",
+                                   facts.user_version, kJournalSchemaVersion));
   }
   if (facts.user_version == 0 && facts.tables > 0) {
-    return Refuse("open", "not a headroom journal (it has tables but no schema version)");
+    return Refuse("open", Tr("not a headroom journal (it has tables but no schema version)"));
   }
   return std::nullopt;
 }
@@ -329,7 +331,7 @@ Error Journal::Fail(std::string_view operation) const {
   std::string reason = db_.ErrorText();
   if (db_.ErrorCode() == SQLITE_BUSY) {
     reason +=
-        fmt::format(" (another process held it longer than {} ms)", options_.busy_timeout.count());
+        TrFormat(" (another process held it longer than {} ms)", options_.busy_timeout.count());
   }
   return Refuse(operation, reason);
 }
@@ -339,7 +341,7 @@ Error Journal::Refuse(std::string_view operation, std::string_view reason) const
 }
 
 std::optional<Error> Journal::CheckWritable(std::string_view operation) const {
-  if (options_.read_only) return Refuse(operation, "opened read-only");
+  if (options_.read_only) return Refuse(operation, Tr("opened read-only"));
   return std::nullopt;
 }
 

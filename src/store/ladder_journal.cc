@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/i18n.h"
+
 namespace headroom {
 
 namespace {
@@ -62,7 +64,7 @@ Result<int64_t> LadderJournal::Start(const LadderRow& ladder,
   if (insert->Step() != SqliteStatement::StepResult::kDone) {
     // The partial unique index: this job has an open ladder already.
     if (sqlite3_extended_errcode(journal_.db_.get()) == SQLITE_CONSTRAINT_UNIQUE) {
-      return Error{fmt::format("job '{}' already has an open ladder", ladder.job)};
+      return Error{TrFormat("job '{}' already has an open ladder", ladder.job)};
     }
     return journal_.Fail("start ladder");
   }
@@ -95,7 +97,7 @@ Result<bool> LadderJournal::Advance(int64_t ladder_id, const LadderState& from,
   update->Bind(6, int64_t{from.step});
   if (update->Step() != SqliteStatement::StepResult::kDone) return journal_.Fail("advance ladder");
   if (journal_.db_.Changes() != 1) {
-    return Error{fmt::format("ladder {} changed meanwhile (another headroom recorded it); look "
+    return Error{TrFormat("ladder {} changed meanwhile (another headroom recorded it); look "
                              "again with `headroom ladder`",
                              ladder_id)};
   }

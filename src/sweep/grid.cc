@@ -6,6 +6,8 @@
 //    ...); HI is always the last coarse step so the top of the range is reachable.
 #include "sweep/grid.h"
 
+#include "base/i18n.h"
+
 #include <algorithm>
 #include <charconv>
 
@@ -21,7 +23,7 @@ Result<int64_t> ParseValue(std::string_view flag, std::string_view whole, std::s
   int64_t v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < 1 || v > kMaxValue) {
-    return Error{fmt::format("{}: '{}': '{}' is not a whole number from 1 to {}", flag, whole, text, kMaxValue)};
+    return Error{TrFormat("{}: '{}': '{}' is not a whole number from 1 to {}", flag, whole, text, kMaxValue)};
   }
   return v;
 }
@@ -89,9 +91,9 @@ Result<Knob> ParseKnob(std::string_view name, std::string_view flag, std::string
     if (!hi) return hi.error();
     auto step = ParseValue(flag, text, step_text);
     if (!step) return step.error();
-    if (*hi < *lo) return Error{fmt::format("{}: '{}': the range ends below its start", flag, text)};
+    if (*hi < *lo) return Error{TrFormat("{}: '{}': the range ends below its start", flag, text)};
     if ((*hi - *lo) % *step != 0) {
-      return Error{fmt::format("{}: '{}': {} is not {} plus a multiple of the step {}", flag, text, *hi, *lo, *step)};
+      return Error{TrFormat("{}: '{}': {} is not {} plus a multiple of the step {}", flag, text, *hi, *lo, *step)};
     }
     k.is_range = true;
     k.lo = *lo;
@@ -113,7 +115,7 @@ Result<Knob> ParseKnob(std::string_view name, std::string_view flag, std::string
     if (!v) return v.error();
     k.values.push_back(*v);
     if (k.values.size() > kMaxListValues) {
-      return Error{fmt::format("{}: more than {} values", flag, kMaxListValues)};
+      return Error{TrFormat("{}: more than {} values", flag, kMaxListValues)};
     }
     start = comma + 1;
   }
@@ -130,10 +132,10 @@ Result<Knob> ParseParamKnob(std::string_view text) {
   bool ok = !name.empty() && name.size() <= 64;
   for (size_t i = 0; ok && i < name.size(); ++i) ok = IsNameChar(name[i], i == 0);
   if (!ok) {
-    return Error{fmt::format("--param: '{}' is not NAME=VALUES (NAME: lower-case letters, digits and _)", text)};
+    return Error{TrFormat("--param: '{}' is not NAME=VALUES (NAME: lower-case letters, digits and _)", text)};
   }
   if (name == "batch" || name == "seq" || name == "grad_accum") {
-    return Error{fmt::format("--param: use --{} for {{{}}}", name == "grad_accum" ? "grad-accum" : name, name)};
+    return Error{TrFormat("--param: use --{} for {{{}}}", name == "grad_accum" ? "grad-accum" : name, name)};
   }
   return ParseKnob(name, fmt::format("--param {}", name), text.substr(eq + 1));
 }
@@ -195,8 +197,8 @@ Result<Grid> OrderGrid(std::vector<Knob> knobs, std::string_view order) {
     if (name == "grad-accum") name = "grad_accum";
     const auto it = std::find_if(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; });
     if (it == knobs.end()) {
-      if (g.Find(name)) return Error{fmt::format("--order: '{}' is named twice", name)};
-      return Error{fmt::format("--order: '{}' is not a knob of this sweep (give its values with --{} or --param)", name, name)};
+      if (g.Find(name)) return Error{TrFormat("--order: '{}' is named twice", name)};
+      return Error{TrFormat("--order: '{}' is not a knob of this sweep (give its values with --{} or --param)", name, name)};
     }
     g.knobs.push_back(std::move(*it));
     knobs.erase(it);
@@ -225,7 +227,7 @@ Result<bool> CheckTemplate(const Grid& grid, const std::vector<std::string>& com
   const auto names = Placeholders(command);
   for (const auto& k : grid.knobs) {
     if (std::find(names.begin(), names.end(), k.name) == names.end()) {
-      return Error{fmt::format("{} is given but the command has no {{{}}} to fill", k.flag, k.name)};
+      return Error{TrFormat("{} is given but the command has no {{{}}} to fill", k.flag, k.name)};
     }
   }
   for (const auto& n : names) {
@@ -233,7 +235,7 @@ Result<bool> CheckTemplate(const Grid& grid, const std::vector<std::string>& com
       const std::string flag = n == "batch" || n == "seq" ? "--" + n
                                : n == "grad_accum"        ? std::string("--grad-accum")
                                                           : fmt::format("--param {}=V1,V2", n);
-      return Error{fmt::format("the command has {{{}}} but no values for it: give {}", n, flag)};
+      return Error{TrFormat("the command has {{{}}} but no values for it: give {}", n, flag)};
     }
   }
   return true;

@@ -25,6 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
+#include "base/messages.h"
 #include "run/pidfd.h"
 #include "sweep/trial.h"
 #include "sys/meminfo.h"
@@ -122,6 +124,11 @@ class Progress {
     }
   }
   void ResetTrial() { last_plain_s_ = 0; }
+  // A warning: English in the result (sweep --json), in the user's language on the screen.
+  void Warn(const TextPair& warning, std::vector<std::string>& warnings) {
+    warnings.push_back(warning.english);
+    Line(TrFormat("sweep: warning: {}", warning.shown));
+  }
 
  private:
   SweepProgress p_;
@@ -150,11 +157,11 @@ std::vector<std::string> SignalLeftovers(const SysRoot& root, const std::vector<
     const auto stat = ReadProcStat(root, l.pid);
     auto fd = stat ? OpenVerifiedPidfd(root, l.pid, stat->starttime_ticks) : std::nullopt;
     if (!fd) {
-      done.push_back(fmt::format("pid {} ({}): already gone", l.pid, l.what));
+      done.push_back(TrFormat("pid {} ({}): already gone", l.pid, l.what));
       continue;
     }
     if (PidfdSendSignal(*fd, SIGTERM) != 0) {
-      done.push_back(fmt::format("pid {} ({}): SIGTERM: {}", l.pid, l.what, std::strerror(errno)));
+      done.push_back(TrFormat("pid {} ({}): SIGTERM: {}", l.pid, l.what, std::strerror(errno)));
       ::close(*fd);
       continue;
     }
@@ -165,10 +172,10 @@ std::vector<std::string> SignalLeftovers(const SysRoot& root, const std::vector<
     pollfd p{fd, POLLIN, 0};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) == 1) {
-      done.push_back(fmt::format("pid {}: ended after SIGTERM", pid));
+      done.push_back(TrFormat("pid {}: ended after SIGTERM", pid));
     } else {
       PidfdSendSignal(fd, SIGKILL);
-      done.push_back(fmt::format("pid {}: SIGKILL after {} ms", pid, grace.count()));
+      done.push_back(TrFormat("pid {}: SIGKILL after {} ms", pid, grace.count()));
     }
     ::close(fd);
   }
@@ -181,7 +188,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
   Progress progress(progress_out);
   PerCpuFreeReader per_cpu(root);
   const auto start_mem = ReadMemory(root, per_cpu);
-  if (!start_mem) return Error{"sweep: cannot read MemTotal and MemAvailable from proc/meminfo"};
+  if (!start_mem) return Error{Tr("sweep: cannot read MemTotal and MemAvailable from proc/meminfo")};
   const uint64_t baseline_available = start_mem->available;
 
   // The run: resumed, or new.
@@ -194,6 +201,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
   }
   SweepSearch search(opt.grid, {opt.limit_bytes, opt.margin_bytes, opt.bisect});
   std::vector<std::string> written_skips;
+  std::vector<TextPair> resume_warnings;  // printed after the resume line
   if (previous) {
     res.run_id = *previous;
     res.resumed = true;
@@ -206,7 +214,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
       const auto config = ConfigFromJson(opt.grid, t.config_json);
       const auto outcome = ParseOutcome(t.outcome);
       if (!config || !outcome) {
-        res.warnings.push_back(fmt::format("journal trial {} does not fit this sweep; ignored", t.id));
+        resume_warnings.push_back(TrPair(N_("journal trial {} does not fit this sweep; ignored"), t.id));
         continue;
       }
       finished.push_back(config->ToJson());
@@ -230,23 +238,24 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
         if (!j.is_object() || !j.contains("config")) continue;
         const std::string c = j["config"].dump();
         if (std::find(finished.begin(), finished.end(), c) == finished.end()) {
-          res.warnings.push_back(fmt::format("trial {} was interrupted when the previous sweep ended; it runs again", c));
+          resume_warnings.push_back(
+              TrPair(N_("trial {} was interrupted when the previous sweep ended; it runs again"), c));
           finished.push_back(c);
         }
       }
     }
-    progress.Line(fmt::format("sweep: resuming run {}: {} finished trial(s) from the journal, not repeated",
-                              res.run_id, res.reused));
+    progress.Line(TrFormat("sweep: resuming run {}: {} finished trial(s) from the journal, not repeated", res.run_id,
+                           res.reused));
   } else {
     auto id = journal.BeginRun(RunKind::kSweep, opt.command, std::chrono::system_clock::now(), "", key);
     if (!id) return id.error();
     res.run_id = *id;
   }
-  for (const auto& w : res.warnings) progress.Line("sweep: warning: " + w);
+  for (const auto& w : resume_warnings) progress.Warn(w, res.warnings);
   res.trial_log_dir = opt.log_dir / std::to_string(res.run_id);
   std::error_code ec;
   fs::create_directories(res.trial_log_dir, ec);
-  if (ec) return Error{fmt::format("sweep: cannot create {}: {}", res.trial_log_dir.string(), ec.message())};
+  if (ec) return Error{TrFormat("sweep: cannot create {}: {}", res.trial_log_dir.string(), ec.message())};
   res.launched_total = res.reused;  // skipped rows are not replayed, so these all ran
 
   const auto sweep_start = Clock::now();
@@ -278,17 +287,15 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
         }
       }
       if (!settled && m) {
-        const std::string w = fmt::format(
-            "MemAvailable {} did not settle within {} of the pre-sweep {} in {} s; going on",
-            FormatGB(m->available), FormatGB(opt.settle_tolerance_bytes), FormatGB(baseline_available),
-            opt.settle_timeout.count() / 1000);
-        res.warnings.push_back(w);
-        progress.Line("sweep: warning: " + w);
+        progress.Warn(TrPair(N_("MemAvailable {} did not settle within {} of the pre-sweep {} in {} s; going on"),
+                             FormatGB(m->available), FormatGB(opt.settle_tolerance_bytes),
+                             FormatGB(baseline_available), opt.settle_timeout.count() / 1000),
+                      res.warnings);
       }
       need_settle = false;
     }
     const auto mem = ReadMemory(root, per_cpu);
-    if (!mem) return Error{"sweep: proc/meminfo became unreadable"};
+    if (!mem) return Error{Tr("sweep: proc/meminfo became unreadable")};
     const uint64_t pool_use = mem->total > mem->available ? mem->total - mem->available : 0;
     const SearchStep step = search.Next(pool_use);
     if (step.kind == SearchStep::kDone) break;
@@ -307,7 +314,8 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
         written_skips.push_back(config_json);
       }
       res.rows.push_back(row);
-      progress.Line(fmt::format("sweep: skip {}: {}", step.config.ToText(), step.reason));
+      // TRANSLATORS: {1} is the search's reason, kept in English (the journal stores it).
+      progress.Line(TrFormat("sweep: skip {0}: {1}", step.config.ToText(), step.reason));
       continue;
     }
     if (res.launched_total >= opt.max_trials) {
@@ -325,10 +333,9 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
                            std::chrono::duration<double>(Clock::now().time_since_epoch()).count(), started_at,
                            start_data.dump());
     progress.ResetTrial();
-    const std::string head = fmt::format("sweep: trial {} of at most {}: {}", number, opt.max_trials,
-                                         step.config.ToText());
+    const std::string head = TrFormat("sweep: trial {} of at most {}: {}", number, opt.max_trials, step.config.ToText());
     progress.Line(head + (step.predicted_peak_bytes
-                              ? fmt::format(" (predicted peak {})", FormatGB(static_cast<uint64_t>(*step.predicted_peak_bytes)))
+                              ? TrFormat(" (predicted peak {})", FormatGB(static_cast<uint64_t>(*step.predicted_peak_bytes)))
                               : ""));
     TrialSpec spec;
     spec.command = FillTemplate(opt.command, step.config);
@@ -341,19 +348,19 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     uint64_t lowest = trial_start_available;
     spec.on_tick = [&](uint64_t available, double elapsed_s) {
       lowest = std::min(lowest, available);
-      progress.Live(fmt::format("{} | {:.1f} s | pool {} | trial peak {} | sweep {:.0f} s", head, elapsed_s,
-                                FormatGB(mem->total - std::min(mem->total, available)),
-                                FormatGB(trial_start_available - lowest),
-                                std::chrono::duration<double>(Clock::now() - sweep_start).count()),
+      progress.Live(TrFormat("{} | {:.1f} s | pool {} | trial peak {} | sweep {:.0f} s", head, elapsed_s,
+                             FormatGB(mem->total - std::min(mem->total, available)),
+                             FormatGB(trial_start_available - lowest),
+                             std::chrono::duration<double>(Clock::now() - sweep_start).count()),
                     elapsed_s);
     };
     auto run = RunTrial(root, spec);
-    if (!run) return Error{fmt::format("sweep: trial {}: {}", step.config.ToText(), run.error().message)};
+    if (!run) return Error{TrFormat("sweep: trial {}: {}", step.config.ToText(), run.error().message)};
     need_settle = true;
     if (run->guard.forwarded_signal) {
       res.stopped_early = fmt::format("interrupted by signal {}", *run->guard.forwarded_signal);
-      progress.Line(fmt::format("sweep: {} during trial {}; it is not recorded and reruns on resume",
-                                res.stopped_early, number));
+      progress.Line(TrFormat("sweep: interrupted by signal {} during trial {}; it is not recorded and reruns on resume",
+                             *run->guard.forwarded_signal, number));
       res.exit_status = kExitSweepInterrupted;
       break;
     }
@@ -384,13 +391,13 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     row.cgroup_peak_bytes = run->guard.cgroup_peak_bytes;
     if (step.predicted_peak_bytes) row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
     res.rows.push_back(row);
-    progress.Line(fmt::format("sweep: trial {}: {}: {}, peak {} above the baseline (pool {}, headroom {}), {:.1f} s",
-                              number, step.config.ToText(), TrialOutcomeName(run->outcome), FormatGB(run->peak_bytes),
-                              FormatGB(run->peak_pool_bytes),
-                              t.headroom_bytes.value_or(0) < 0
-                                  ? "-" + FormatGB(static_cast<uint64_t>(-*t.headroom_bytes))
-                                  : FormatGB(static_cast<uint64_t>(*t.headroom_bytes)),
-                              run->guard.duration_s));
+    // TRANSLATORS: {2} is the trial's outcome as recorded: ok, oom, ...
+    progress.Line(TrFormat("sweep: trial {0}: {1}: {2}, peak {3} above the baseline (pool {4}, headroom {5}), {6:.1f} s",
+                           number, step.config.ToText(), TrialOutcomeName(run->outcome), FormatGB(run->peak_bytes),
+                           FormatGB(run->peak_pool_bytes),
+                           t.headroom_bytes.value_or(0) < 0 ? "-" + FormatGB(static_cast<uint64_t>(-*t.headroom_bytes))
+                                                            : FormatGB(static_cast<uint64_t>(*t.headroom_bytes)),
+                           run->guard.duration_s));
   }
 
   res.best = search.best();

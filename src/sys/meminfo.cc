@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 
 namespace headroom {
 namespace {
@@ -150,8 +151,8 @@ Result<MemInfo> ReadMemInfo(const SysRoot& root) {
   if (!text) return text.error();
   MemInfo info = ParseMemInfo(*text);
   if (!info.total_bytes()) {
-    return Error{"cannot read " + root.Path(kRelative).string() +
-                 ": parse: no valid MemTotal line, not a meminfo file"};
+    return Error{TrFormat("cannot read {}: parse: no valid MemTotal line, not a meminfo file",
+                          root.Path(kRelative).string())};
   }
   return info;
 }

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <system_error>
 
+#include "base/i18n.h"
 #include "base/text.h"
 #include "sys/sysroot.h"
 
@@ -99,7 +100,7 @@ Result<PythonEnv> FindPythonEnv(const PythonEnvQuery& query) {
     if (IsDir(p)) return EnvAt(p, "--python");
     std::error_code ec;
     if (fs::exists(p, ec)) return EnvAt(PrefixOfInterpreter(p), "--python", p);
-    return Error{fmt::format("--python: {}: no such interpreter or environment directory", query.python_flag)};
+    return Error{TrFormat("--python: {}: no such interpreter or environment directory", query.python_flag)};
   }
   if (query.virtual_env && !query.virtual_env->empty() && IsDir(*query.virtual_env)) {
     return EnvAt(*query.virtual_env, "$VIRTUAL_ENV");
@@ -118,15 +119,15 @@ Result<PythonEnv> FindPythonEnv(const PythonEnvQuery& query) {
       if (IsFile(candidate) && ::access(candidate.c_str(), X_OK) == 0) {
         // pyenv and asdf put scripts named python3 on PATH that pick an interpreter when run.
         if (candidate.parent_path().filename() == "shims") {
-          return Error{fmt::format("python3 on PATH is a version-manager shim ({}): pass --python "
-                                   "\"$(pyenv which python3)\" or the environment's directory",
-                                   candidate.string())};
+          return Error{TrFormat("python3 on PATH is a version-manager shim ({}): pass --python "
+                                "\"$(pyenv which python3)\" or the environment's directory",
+                                candidate.string())};
         }
         return EnvAt(PrefixOfInterpreter(candidate), "python3 on PATH", candidate);
       }
     }
   }
-  return Error{"no Python environment found (no --python, $VIRTUAL_ENV, $CONDA_PREFIX, or python3 on PATH)"};
+  return Error{Tr("no Python environment found (no --python, $VIRTUAL_ENV, $CONDA_PREFIX, or python3 on PATH)")};
 }
 
 std::string NormalizeDistName(std::string_view name) {
