@@ -22,7 +22,7 @@ foreach(lang IN LISTS HEADROOM_LINGUAS)
     OUTPUT ${mo}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/po
             ${CMAKE_BINARY_DIR}/locale/${lang}/LC_MESSAGES
-    COMMAND ${HEADROOM_MSGCAT} --use-first --no-wrap -o ${merged} ${parts}
+    COMMAND ${HEADROOM_MSGCAT} --use-first --force-po --no-wrap -o ${merged} ${parts}
     COMMAND ${HEADROOM_MSGFMT} --check -o ${mo} ${merged}
     DEPENDS ${parts}
     COMMENT "Message catalog ${lang}")
