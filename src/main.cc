@@ -17,28 +17,28 @@ namespace headroom {
 namespace {
 
 constexpr Subcommand kSubcommands[] = {
-    {"plan", "will this model, method, batch and packing fit in the memory pool?", RunPlan},
-    {"guard", "run a job so that running out of memory kills the job, never the machine",
+    {"plan", N_("will this model, method, batch and packing fit in the memory pool?"), RunPlan},
+    {"guard", N_("run a job so that running out of memory kills the job, never the machine"),
      RunGuardCommand},
-    {"sweep", "find the largest batch or packing that fits, one guarded trial at a time",
+    {"sweep", N_("find the largest batch or packing that fits, one guarded trial at a time"),
      RunSweepCommand},
-    {"watch", "sample temperature, power, clocks and memory into a durable CSV, beside a job",
+    {"watch", N_("sample temperature, power, clocks and memory into a durable CSV, beside a job"),
      RunWatchCommand},
-    {"explain", "find where a run slowed down and say why, from its log and watch's samples",
+    {"explain", N_("find where a run slowed down and say why, from its log and watch's samples"),
      RunExplainCommand},
-    {"doctor", "preflight before a long run: checks G1-G10 of known failure modes, with a verdict",
+    {"doctor", N_("preflight before a long run: checks G1-G10 of known failure modes, with a verdict"),
      RunDoctorCommand},
-    {"bandwidth", "measure host and GPU memory copy bandwidth (GB/s, bytes read + written)",
+    {"bandwidth", N_("measure host and GPU memory copy bandwidth (GB/s, bytes read + written)"),
      RunBandwidthCommand},
-    {"ps", "who else holds the memory pool: servers, trainers, GPU processes, their caps",
+    {"ps", N_("who else holds the memory pool: servers, trainers, GPU processes, their caps"),
      RunPsCommand},
-    {"ladder", "walk an OOM through its remedies in order, one job at a time, recorded",
+    {"ladder", N_("walk an OOM through its remedies in order, one job at a time, recorded"),
      RunLadderCommand},
-    {"report", "draw a run as one self-contained HTML page: memory, power, clocks, step rate, events",
+    {"report", N_("draw a run as one self-contained HTML page: memory, power, clocks, step rate, events"),
      RunReportCommand},
-    {"export", "serve memory, pressure, GPU and guard metrics to Prometheus on /metrics (loopback)",
+    {"export", N_("serve memory, pressure, GPU and guard metrics to Prometheus on /metrics (loopback)"),
      RunExportCommand},
-    {"history", "list recent guarded runs and sweeps from the journal", RunHistory},
+    {"history", N_("list recent guarded runs and sweeps from the journal"), RunHistory},
 };
 
 // Where the message catalogs are: beside the binary in a build tree (build/locale), or
@@ -67,17 +67,18 @@ bool AsksForJson(int argc, char** argv) {
 }
 
 void PrintUsage(std::FILE* out) {
-  std::fprintf(out,
-               "headroom %s: keeps long ML training jobs alive on unified-memory machines\n\n"
-               "usage: headroom <command> [options]   (headroom help <command>, or headroom <command> --help)\n\n"
-               "commands:\n",
-               HEADROOM_VERSION);
+  std::fprintf(out, "%s\n\n%s\n\n%s\n",
+               TrFormat("headroom {}: keeps long ML training jobs alive on unified-memory machines",
+                        std::string(HeadroomVersion())).c_str(),
+               // TRANSLATORS: keep "headroom <command> [options]" and "--help" as they are.
+               Tr("usage: headroom <command> [options]   (headroom help <command>, or headroom <command> --help)"),
+               Tr("commands:"));
   for (const auto& c : kSubcommands) {
-    std::fprintf(out, "  %-10s %s\n", std::string(c.name).c_str(), std::string(c.summary).c_str());
+    // The summaries are NUL-terminated literals (N_ above), translated here.
+    std::fprintf(out, "  %-10s %s\n", std::string(c.name).c_str(), Tr(c.summary.data()));
   }
-  std::fprintf(out,
-               "\nexit status: 0 success, 1 a negative answer (e.g. does not fit), "
-               "2 usage or input error\n");
+  std::fprintf(out, "\n%s\n",
+               Tr("exit status: 0 success, 1 a negative answer (e.g. does not fit), 2 usage or input error"));
 }
 
 }  // namespace
@@ -109,6 +110,6 @@ int main(int argc, char** argv) {
   for (const auto& c : kSubcommands) {
     if (c.name == first) return c.run(env, std::vector<std::string>(argv + 2, argv + argc));
   }
-  PrintError(env, "unknown command '" + std::string(first) + "' (see headroom --help)");
+  PrintError(env, TrFormat("unknown command '{}' (see headroom --help)", first));
   return kExitUsage;
 }

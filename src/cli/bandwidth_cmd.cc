@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "cli/cli.h"
 #include "doctor/bandwidth.h"
 #include "gpu/cuda_driver.h"
@@ -31,15 +32,21 @@ nlohmann::ordered_json CopyJson(const CopyMeasurement& m) {
           {"worst_gbps", m.worst_gbps}};
 }
 
+// The device figure against GB10's measured range: shown, and --json's "gb10_band" (English
+// there: --json loads no messages).
 std::string Gb10Line(const CopyMeasurement& m) {
-  const char* band = "";
   switch (CompareWithGb10(m.median_gbps)) {
-    case Gb10Band::kBelow: band = "below"; break;
-    case Gb10Band::kWithin: band = "within"; break;
-    case Gb10Band::kAbove: band = "above"; break;
+    case Gb10Band::kBelow:
+      return TrFormat("below GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by copies)",
+                      kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
+    case Gb10Band::kWithin:
+      return TrFormat("within GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by copies)",
+                      kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
+    case Gb10Band::kAbove:
+      return TrFormat("above GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by copies)",
+                      kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
   }
-  return fmt::format("{} GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by copies)", band,
-                     kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
+  return "";
 }
 
 }  // namespace
@@ -50,25 +57,25 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
   int repeats = 10;
   bool json = false, host_only = false, device_only = false;
   CLI::App app{
-      "Measure memory copy bandwidth: host memory (memcpy across threads, each copying its own slice of two "
+      Tr("Measure memory copy bandwidth: host memory (memcpy across threads, each copying its own slice of two "
       "buffers sized past the caches) and, with an NVIDIA GPU, device-to-device copies through the CUDA driver "
       "API (libcuda.so.1, loaded at run time). GB/s with GB = 1e9 bytes, counting bytes read + bytes written "
       "(as STREAM's Copy and CUDA's bandwidthTest do). On GB10 the device figure is compared with the 180-192 "
       "GB/s measured in copy tests, not the 273 GB/s spec.\n\n"
       "exit status: 0 measured; 1 a measurement failed (no GPU with --device-only, allocation failed); "
-      "2 usage error",
+      "2 usage error"),
       "headroom bandwidth"};
-  app.add_option("--size", size_text, "host buffer size, two are allocated (default 1GiB; at most 1/8 of MemAvailable each)");
-  app.add_option("--device-size", device_size_text, "device buffer size, two are allocated (default 1GiB)");
-  app.add_option("--threads", threads, "host copy threads (default: the CPUs)")->check(CLI::Range(1, 1024));
-  app.add_option("--repeats", repeats, "timed copies after one warm-up (default 10)")->check(CLI::Range(1, 10000));
-  app.add_flag("--host-only", host_only, "measure host memory only");
-  app.add_flag("--device-only", device_only, "measure the GPU only");
-  app.add_option("--cuda-lib", cuda_lib, "load this libcuda (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)");
-  app.add_flag("--json", json, "print JSON (schema_version 1)");
+  app.add_option("--size", size_text, Tr("host buffer size, two are allocated (default 1GiB; at most 1/8 of MemAvailable each)"));
+  app.add_option("--device-size", device_size_text, Tr("device buffer size, two are allocated (default 1GiB)"));
+  app.add_option("--threads", threads, Tr("host copy threads (default: the CPUs)"))->check(CLI::Range(1, 1024));
+  app.add_option("--repeats", repeats, Tr("timed copies after one warm-up (default 10)"))->check(CLI::Range(1, 10000));
+  app.add_flag("--host-only", host_only, Tr("measure host memory only"));
+  app.add_flag("--device-only", device_only, Tr("measure the GPU only"));
+  app.add_option("--cuda-lib", cuda_lib, Tr("load this libcuda (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
+  app.add_flag("--json", json, Tr("print JSON (schema_version 1)"));
   if (auto status = ParseFlags(app, env, "bandwidth", args)) return *status;
   try {
-    if (host_only && device_only) throw UsageError{"--host-only and --device-only exclude each other"};
+    if (host_only && device_only) throw UsageError{Tr("--host-only and --device-only exclude each other")};
     const SysRoot root(env.default_root);
     const auto meminfo = ReadMemInfo(root);
     // 0: MemAvailable unknown. A plain integer, not an optional: aarch64 g++ 12 at -O2 warns
@@ -79,12 +86,12 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
     }
     uint64_t host_bytes = SizeOrPercentFlag(size_text, avail, "--size");
     const uint64_t device_bytes = SizeOrPercentFlag(device_size_text, avail, "--device-size");
-    if (host_bytes < (1 << 20)) throw UsageError{"--size: at least 1MiB"};
-    if (device_bytes < (1 << 20)) throw UsageError{"--device-size: at least 1MiB"};
+    if (host_bytes < (1 << 20)) throw UsageError{Tr("--size: at least 1MiB")};
+    if (device_bytes < (1 << 20)) throw UsageError{Tr("--device-size: at least 1MiB")};
     std::string host_note;
     if (avail > 0 && host_bytes > avail / 8) {
       host_bytes = avail / 8;
-      host_note = fmt::format("--size lowered to {} (1/8 of MemAvailable {})", FormatGiB(host_bytes), FormatGiB(avail));
+      host_note = TrFormat("--size lowered to {} (1/8 of MemAvailable {})", FormatGiB(host_bytes), FormatGiB(avail));
     }
     bool failed = false;
     nlohmann::ordered_json out = {{"schema_version", 1},
@@ -94,7 +101,9 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
       auto host = MeasureHostCopy({host_bytes, threads, repeats});
       if (host) {
         out["host"] = CopyJson(*host);
-        if (!json) std::fprintf(env.out, "host copy, %s: %s\n", host->what.c_str(), DescribeCopy(*host).c_str());
+        if (!json) {
+          std::fprintf(env.out, "%s\n", TrFormat("host copy, {}: {}", host->what, DescribeCopy(*host)).c_str());
+        }
       } else {
         failed = true;
         out["host"] = {{"error", host.error().message}};
@@ -107,7 +116,7 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
       if (!cuda) {
         error = cuda.error().message;
       } else if ((*cuda)->device_count() == 0) {
-        error = "cuda: no device";
+        error = Tr("cuda: no device");
       } else {
         out["device"] = nlohmann::ordered_json::array();
         for (int i = 0; i < (*cuda)->device_count(); ++i) {
@@ -125,7 +134,7 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
           j["gb10_band"] = gb10 ? nlohmann::ordered_json(Gb10Line(*m)) : nlohmann::ordered_json(nullptr);
           out["device"].push_back(j);
           if (!json) {
-            std::fprintf(env.out, "device copy, %s: %s\n", m->what.c_str(), DescribeCopy(*m).c_str());
+            std::fprintf(env.out, "%s\n", TrFormat("device copy, {}: {}", m->what, DescribeCopy(*m)).c_str());
             if (gb10) std::fprintf(env.out, "  %s\n", Gb10Line(*m).c_str());
           }
         }
@@ -136,12 +145,12 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
           failed = true;
           PrintError(env, "bandwidth: " + error);
         } else if (!json) {
-          std::fprintf(env.out, "device copy: not measured (%s)\n", error.c_str());
+          std::fprintf(env.out, "%s\n", TrFormat("device copy: not measured ({})", error).c_str());
         }
       }
     }
     if (json) std::fprintf(env.out, "%s\n", out.dump(2).c_str());
-    else std::fputs("GB/s: GB = 1e9 bytes, counting bytes read + bytes written\n", env.out);
+    else std::fprintf(env.out, "%s\n", Tr("GB/s: GB = 1e9 bytes, counting bytes read + bytes written"));
     return failed ? kExitNegative : kExitOk;
   } catch (const UsageError& e) {
     PrintError(env, "bandwidth: " + e.message);

@@ -3,6 +3,8 @@
 #include <cstdlib>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
+#include "cli/cli11_i18n.h"
 
 #include <filesystem>
 #include <fstream>
@@ -23,6 +25,11 @@ void PrintError(const CliEnv& env, std::string_view message) {
   std::fprintf(env.err, "headroom: %s\n", line.c_str());
 }
 
+std::string TrText(std::string_view english) {
+  const std::string msgid(english);
+  return Tr(msgid.c_str());  // copied before msgid goes: Tr may return its argument
+}
+
 std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view command,
                               const std::vector<std::string>& args) {
   // `headroom help --man` and `--completion` read each command's flags this way (help_docs.h).
@@ -32,6 +39,7 @@ std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view
     std::fputs((spec.dump(2) + "\n").c_str(), env.out);
     return kExitOk;
   }
+  LocalizeHelp(app);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses it reversed
   try {
     app.parse(reversed);
@@ -39,7 +47,7 @@ std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view
     std::fputs(app.help().c_str(), env.out);
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    PrintError(env, fmt::format("{}: {}", command, e.what()));
+    PrintError(env, fmt::format("{}: {}", command, ParseErrorText(e)));
     return kExitUsage;
   }
   return std::nullopt;
@@ -55,7 +63,7 @@ uint64_t SizeOrPercentFlag(const std::string& text, uint64_t total, std::string_
     const std::string num = text.substr(0, text.size() - 1);
     const double pct = std::strtod(num.c_str(), &end);
     if (num.empty() || end != num.c_str() + num.size() || !(pct > 0) || pct >= 100) {
-      throw UsageError{fmt::format("{}: '{}' is not a percentage in (0, 100)", flag, text)};
+      throw UsageError{TrFormat("{}: '{}' is not a percentage in (0, 100)", flag, text)};
     }
     return static_cast<uint64_t>(pct / 100.0 * static_cast<double>(total));
   }
@@ -68,16 +76,16 @@ void WriteFileAtomically(const std::string& path, const std::string& text, std::
   const std::filesystem::path tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError{fmt::format("{}: cannot write {}", flag, tmp.string())};
+    if (!out) throw UsageError{TrFormat("{}: cannot write {}", flag, tmp.string())};
     out << text;
     out.flush();
-    if (!out) throw UsageError{fmt::format("{}: write to {} failed", flag, tmp.string())};
+    if (!out) throw UsageError{TrFormat("{}: write to {} failed", flag, tmp.string())};
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::filesystem::remove(tmp, ec);
-    throw UsageError{fmt::format("{}: cannot rename onto {}: {}", flag, path, ec.message())};
+    throw UsageError{TrFormat("{}: cannot rename onto {}: {}", flag, path, ec.message())};
   }
 }
 

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/i18n.h"
+
 namespace CLI {
 class App;
 }
@@ -36,6 +38,20 @@ struct Subcommand {
   int (*run)(const CliEnv& env, const std::vector<std::string>& args);
 };
 
+// TrFormat with a plural: the form for `n` of singular/plural, translated, formatted with
+// `args` (English, and the English form, when the translation's placeholders do not fit).
+// Extracted by scripts/update-pot as TrPluralFormat:1,2.
+template <typename... Args>
+std::string TrPluralFormat(const char* singular, const char* plural, unsigned long n, Args&&... args) {
+  return i18n_detail::FormatOrFallBack(TrPlural(singular, plural, n), n == 1 ? singular : plural,
+                                       fmt::make_format_args(args...));
+}
+
+// The translation of `english`, or `english` itself: for text not written as a literal
+// here, such as a library's names and titles (marked N_ where they are defined, and kept
+// English in JSON) or an English record read back from the journal.
+std::string TrText(std::string_view english);
+
 // Prints "headroom: <message>" on one line to env.err (newlines in message are replaced).
 void PrintError(const CliEnv& env, std::string_view message);
 
@@ -46,7 +62,8 @@ struct UsageError {
 };
 
 // Parses a subcommand's arguments. nullopt: go on. Otherwise the handler returns the value:
-// 0 after printing --help, kExitUsage after printing a one-line parse error.
+// 0 after printing --help, kExitUsage after printing a one-line parse error. Help screens
+// and parse errors are in the user's language (cli/cli11_i18n.h).
 std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view command,
                               const std::vector<std::string>& args);
 

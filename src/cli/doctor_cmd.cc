@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
+#include "cli/cli11_i18n.h"
 #include "cli/cli.h"
 #include "cli/plan_args.h"
 #include "doctor/checks.h"
@@ -63,22 +65,32 @@ std::vector<std::string> WorkloadWords(const std::string& text) {
     bool paired = false;
     for (const auto& [name, flag] : kPairs) {
       if (word == name) {
-        if (i + 1 >= words.size()) throw UsageError{fmt::format("--workload: '{}' needs a number after it", word)};
+        if (i + 1 >= words.size()) throw UsageError{TrFormat("--workload: '{}' needs a number after it", word)};
         out.insert(out.end(), {flag, words[++i]});
         paired = true;
       }
     }
     if (paired) continue;
     if (!model.empty()) {
-      throw UsageError{fmt::format("--workload: '{}' is not a method (full, lora, qlora, nvfp4-lora), 'seq N', "
-                                   "'batch N' or a plan flag, and the model is already '{}'",
-                                   word, model)};
+      throw UsageError{TrFormat("--workload: '{}' is not a method (full, lora, qlora, nvfp4-lora), 'seq N', "
+                                "'batch N' or a plan flag, and the model is already '{}'",
+                                word, model)};
     }
     model = word;
     out.insert(out.begin(), word);  // the positional model goes first
   }
-  if (model.empty()) throw UsageError{"--workload: no model named (e.g. \"qlora llama-3.1-70b seq 8192\")"};
+  if (model.empty()) throw UsageError{Tr("--workload: no model named (e.g. \"qlora llama-3.1-70b seq 8192\")")};
   return out;
+}
+
+// plan's verdict as people read it (WorkloadFacts::verdict keeps Name(Verdict), the JSON's).
+const char* PlanVerdictWord(Verdict v) {
+  switch (v) {
+    case Verdict::kFits: return Tr("fits");
+    case Verdict::kTight: return Tr("tight");
+    case Verdict::kDoesNotFit: return Tr("does not fit");
+  }
+  return "?";
 }
 
 WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir, const CliEnv& env) {
@@ -89,22 +101,50 @@ WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
   w.peak_bytes = plan.footprint.peak_bytes();
   w.budget_bytes = plan.budget.budget_bytes;
   w.verdict = std::string(Name(plan.verdict));
-  w.plan_line = fmt::format("{} {}, batch {}, seq {}: peak {} against a budget of {} ({}): {}", in.spec.name,
-                            Name(in.workload.method), in.workload.batch, in.workload.seq, FormatGiB(w.peak_bytes),
-                            FormatGiB(w.budget_bytes), plan.budget.source, w.verdict);
+  // TRANSLATORS: doctor's workload line: model, method, batch, seq, the plan's peak, the
+  // budget and where it came from (/proc/meminfo or --budget), then the verdict.
+  w.plan_line = TrFormat("{0} {1}, batch {2}, seq {3}: peak {4} against a budget of {5} ({6}): {7}", in.spec.name,
+                         Name(in.workload.method), in.workload.batch, in.workload.seq, FormatGiB(w.peak_bytes),
+                         FormatGiB(w.budget_bytes), plan.budget.source, PlanVerdictWord(plan.verdict));
   for (const auto& a : plan.advice) w.advice.push_back(a.text);
   return w;
 }
 
+// The words people read for the verdicts; CheckVerdictName, DoctorVerdictName and
+// Name(Verdict) are env-report.json's and stay English.
+const char* CheckVerdictWord(CheckVerdict v) {
+  switch (v) {
+    // TRANSLATORS: a doctor check's verdict, in a 4-column field (two CJK characters).
+    case CheckVerdict::kPass: return Tr("pass");
+    case CheckVerdict::kWarn: return Tr("warn");
+    case CheckVerdict::kFail: return Tr("fail");
+    case CheckVerdict::kSkip: return Tr("skip");
+    case CheckVerdict::kInfo: return Tr("info");
+  }
+  return "?";
+}
+
+const char* DoctorVerdictWord(DoctorVerdict v) {
+  switch (v) {
+    // TRANSLATORS: doctor's overall verdict.
+    case DoctorVerdict::kReady: return Tr("ready");
+    case DoctorVerdict::kReadyWithWarnings: return Tr("ready-with-warnings");
+    case DoctorVerdict::kBlocked: return Tr("blocked");
+  }
+  return "?";
+}
+
 void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckResult>& checks, DoctorVerdict verdict,
                bool verbose) {
-  std::fprintf(env.out, "platform: %s\n", PlatformLine(f).c_str());
-  if (f.kernel_driver) std::fprintf(env.out, "kernel module: %s\n", f.kernel_driver->c_str());
+  std::fprintf(env.out, "%s\n", TrFormat("platform: {}", PlatformLine(f)).c_str());
+  if (f.kernel_driver) std::fprintf(env.out, "%s\n", TrFormat("kernel module: {}", *f.kernel_driver).c_str());
   std::fputc('\n', env.out);
   int fails = 0, warns = 0, skips = 0;
   for (const auto& c : checks) {
-    const std::string v(CheckVerdictName(c.verdict));
-    std::fprintf(env.out, "%-4s %-4s %s: %s\n", c.id.c_str(), v.c_str(), c.title.c_str(), c.summary.c_str());
+    // Padded by display width: a translated verdict is two CJK characters, four columns.
+    std::fprintf(env.out, "%s %s %s: %s\n", PadToWidth(c.id, 4).c_str(),
+                 PadToWidth(CheckVerdictWord(c.verdict), 4).c_str(), c.title.c_str(),
+                 c.summary.c_str());
     const bool show = verbose || c.verdict == CheckVerdict::kFail || c.verdict == CheckVerdict::kWarn ||
                       c.verdict == CheckVerdict::kSkip;
     if (show) {
@@ -115,13 +155,26 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
     skips += c.verdict == CheckVerdict::kSkip;
   }
   if (f.workload) {
-    std::fprintf(env.out, "\nworkload: %s\n  %s\n", f.workload->description.c_str(), f.workload->plan_line.c_str());
+    std::fprintf(env.out, "\n%s\n  %s\n", TrFormat("workload: {}", f.workload->description).c_str(),
+                 f.workload->plan_line.c_str());
     const double h = (static_cast<double>(f.workload->budget_bytes) - static_cast<double>(f.workload->peak_bytes)) / 1e9;
-    std::fprintf(env.out, "  headroom: %.2f GB (GB = 1e9 bytes; budget minus the plan's peak)\n", h);
-    for (const auto& a : f.workload->advice) std::fprintf(env.out, "  advice: %s\n", a.c_str());
+    // TRANSLATORS: headroom here is the memory left over, not the program's name.
+    std::fprintf(
+        env.out, "  %s\n",
+        TrFormat("headroom: {:.2f} GB (GB = 1e9 bytes; budget minus the plan's peak)", h).c_str());
+    for (const auto& a : f.workload->advice) std::fprintf(env.out, "  %s\n", TrFormat("advice: {}", a).c_str());
   }
-  std::fprintf(env.out, "\nverdict: %s (%d fail, %d warn, %d skip)%s\n", std::string(DoctorVerdictName(verdict)).c_str(),
-               fails, warns, skips, verbose ? "" : "; --verbose shows every check's details");
+  // TRANSLATORS: doctor's last line: the overall verdict, then how many checks failed,
+  // warned and were skipped.
+  std::fprintf(
+      env.out, "\n%s\n",
+      (verbose
+           ? TrFormat("verdict: {} ({} fail, {} warn, {} skip)", DoctorVerdictWord(verdict), fails,
+                      warns, skips)
+           : TrFormat(
+                 "verdict: {} ({} fail, {} warn, {} skip); --verbose shows every check's details",
+                 DoctorVerdictWord(verdict), fails, warns, skips))
+          .c_str());
 }
 
 }  // namespace
@@ -131,7 +184,7 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::vector<std::string> configs;
   bool json = false, no_bandwidth = false, verbose = false;
   CLI::App app{
-      "Preflight before a long run: the platform's identity, then ten checks of known failure modes, each "
+      Tr("Preflight before a long run: the platform's identity, then ten checks of known failure modes, each "
       "pass / warn / fail / skip / info with its evidence:\n"
       "  G1 CUDA ABI (torch's CUDA from torch/version.py, libcudart registered, the driver's CUDA)\n"
       "  G2 flash-attn   G3 UMA headroom (MemAvailable, page cache)   G4 thermal snapshot\n"
@@ -141,35 +194,35 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "Read-only: it signals nothing and changes no setting; G5 copies memory between two of its own buffers "
       "for about a second.\n\n"
       "exit status: 0 ready, 1 ready with warnings (any warn or skip), 2 blocked (any fail, or the workload does "
-      "not fit), 3 usage error",
+      "not fit), 3 usage error"),
       "headroom doctor"};
-  app.add_option("--workload", workload, "plan this too: \"qlora llama-3.1-70b seq 8192 [batch N]\" (plan flags allowed)");
-  app.add_option("--python", python, "the Python environment: an interpreter or a prefix (default: $VIRTUAL_ENV, "
-                                     "$CONDA_PREFIX, python3 on PATH)");
-  app.add_option("--config", configs, "a training or serving config (yaml, json, a launch script) to check for "
-                                      "tensor parallelism; repeatable");
-  app.add_option("--report", report, "write env-report.json here (schema in docs/doctor.md)");
-  app.add_flag("--json", json, "print the report as JSON instead of text");
-  app.add_flag("--no-bandwidth", no_bandwidth, "skip G5's copy measurement (about a second)");
-  app.add_flag("-v,--verbose", verbose, "show every check's details, not only those of fail / warn / skip");
-  app.add_option("--nvml-lib", nvml_lib, "load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)");
-  app.add_option("--cuda-lib", cuda_lib, "load this libcuda for G5 (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)");
-  app.add_option("--root", root_dir, "read proc/, sys/ and etc/ below this directory instead of /");
+  app.add_option("--workload", workload, Tr("plan this too: \"qlora llama-3.1-70b seq 8192 [batch N]\" (plan flags allowed)"));
+  app.add_option("--python", python, Tr("the Python environment: an interpreter or a prefix (default: $VIRTUAL_ENV, "
+                                     "$CONDA_PREFIX, python3 on PATH)"));
+  app.add_option("--config", configs, Tr("a training or serving config (yaml, json, a launch script) to check for "
+                                      "tensor parallelism; repeatable"));
+  app.add_option("--report", report, Tr("write env-report.json here (schema in docs/doctor.md)"));
+  app.add_flag("--json", json, Tr("print the report as JSON instead of text"));
+  app.add_flag("--no-bandwidth", no_bandwidth, Tr("skip G5's copy measurement (about a second)"));
+  app.add_flag("-v,--verbose", verbose, Tr("show every check's details, not only those of fail / warn / skip"));
+  app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
+  app.add_option("--cuda-lib", cuda_lib, Tr("load this libcuda for G5 (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
+  app.add_option("--root", root_dir, Tr("read proc/, sys/ and etc/ below this directory instead of /"));
   if (auto status = ParseFlags(app, env, "doctor", args)) return *status == kExitUsage ? kDoctorExitUsage : *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
-      throw UsageError{fmt::format("--root: {} has no proc/ directory", root_dir)};
+      throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
     }
     for (const auto& c : configs) {
       std::error_code ec;
-      if (!std::filesystem::is_regular_file(c, ec)) throw UsageError{fmt::format("--config: {}: no such file", c)};
+      if (!std::filesystem::is_regular_file(c, ec)) throw UsageError{TrFormat("--config: {}: no such file", c)};
     }
     if (!report.empty()) {
       const auto parent = std::filesystem::path(report).parent_path();
       std::error_code ec;
       if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-        throw UsageError{fmt::format("--report: {}: directory {} does not exist", report, parent.string())};
+        throw UsageError{TrFormat("--report: {}: directory {} does not exist", report, parent.string())};
       }
     }
     GatherOptions o;
@@ -189,23 +242,42 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     o.host_copy.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     o.host_copy.repeats = 5;
     o.self = ::getpid();
-    std::optional<WorkloadFacts> planned;
-    if (!workload.empty()) planned = PlanWorkload(workload, root.root().string(), env);
-    if (o.measure_bandwidth && isatty(fileno(env.err))) {
-      std::fputs("measuring copy bandwidth for G5 (about a second; --no-bandwidth skips it)...\n", env.err);
+    // env-report.json and --json are data: the facts, the checks and the workload line in them
+    // are built untranslated (with --json main never loads the messages at all); the text on
+    // screen runs the checks again in the user's language. Facts gathered for a --report are
+    // English, so their words inside the translated checks stay English.
+    std::optional<WorkloadFacts> planned, planned_english;
+    if (!workload.empty()) {
+      planned = PlanWorkload(workload, root.root().string(), env);
+      const UntranslatedScope english;
+      planned_english = PlanWorkload(workload, root.root().string(), env);
     }
-    DoctorFacts facts = GatherFacts(root, o);
-    facts.workload = planned;
-    const auto checks = RunChecks(facts);
-    const DoctorVerdict verdict = OverallVerdict(checks, facts.workload);
-    const auto j = ReportJson(facts, checks, verdict);
-    const std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    if (o.measure_bandwidth && isatty(fileno(env.err))) {
+      std::fprintf(env.err, "%s\n", Tr("measuring copy bandwidth for G5 (about a second; --no-bandwidth skips it)..."));
+    }
+    DoctorFacts facts = [&] {
+      std::optional<UntranslatedScope> english;
+      if (!report.empty()) english.emplace();
+      return GatherFacts(root, o);
+    }();
+    facts.workload = planned_english;
+    DoctorVerdict verdict{};
+    std::string text;
+    {
+      const UntranslatedScope english;
+      const auto checks = RunChecks(facts);
+      verdict = OverallVerdict(checks, facts.workload);
+      text = ReportJson(facts, checks, verdict)
+                 .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+             "\n";
+    }
     if (!report.empty()) WriteFileAtomically(report, text, "--report");
     if (json) {
       std::fputs(text.c_str(), env.out);
     } else {
-      PrintText(env, facts, checks, verdict, verbose);
-      if (!report.empty()) std::fprintf(env.out, "report: %s\n", report.c_str());
+      facts.workload = planned;
+      PrintText(env, facts, RunChecks(facts), verdict, verbose);
+      if (!report.empty()) std::fprintf(env.out, "%s\n", TrFormat("report: {}", report).c_str());
     }
     return ExitStatusFor(verdict);
   } catch (const UsageError& e) {

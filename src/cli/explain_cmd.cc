@@ -27,7 +27,9 @@
 #include <string>
 #include <vector>
 
+#include "base/i18n.h"
 #include "base/table.h"
+#include "cli/cli11_i18n.h"
 #include "cli/cli.h"
 #include "cli/run_files.h"
 #include "store/journal.h"
@@ -162,30 +164,58 @@ nlohmann::ordered_json ToJson(const Report& r) {
           {"notes", r.notes}};
 }
 
+// A verdict as people read it; SlowdownCauseName is the JSON's word and stays English.
+const char* CauseWord(SlowdownCause cause) {
+  switch (cause) {
+    // TRANSLATORS: explain's verdicts: why a stretch of training slowed down.
+    case SlowdownCause::kThermal: return Tr("thermal");
+    case SlowdownCause::kClockCollapse: return Tr("clock-collapse");
+    case SlowdownCause::kContention: return Tr("contention");
+    case SlowdownCause::kHostSide: return Tr("host-side");
+    case SlowdownCause::kUnexplained: return Tr("unexplained");
+  }
+  return Tr("unexplained");
+}
+
+// "  log:       ": a label padded to the summary's value column (display width, so a
+// translated label lines up too).
+std::string Label(const char* label) { return "  " + PadToWidth(label, 11); }
+
 std::string ToText(const Report& r) {
   const auto& a = r.analysis;
   std::string out = fmt::format("headroom explain: {}\n", r.log_path);
-  out +=
-      fmt::format("  log:       {}, {} steps in {} intervals (timed by {}), {} segment{}\n",
-                  r.format, a.steps, a.intervals, r.timing, a.segments, a.segments == 1 ? "" : "s");
+  // TRANSLATORS: the summary's labels; the values start in the 14th column.
+  out += Label(Tr("log:")) +
+         TrPluralFormat("{0}, {1} steps in {2} intervals (timed by {3}), {4} segment",
+                        "{0}, {1} steps in {2} intervals (timed by {3}), {4} segments", a.segments, r.format,
+                        a.steps, a.intervals, r.timing, a.segments) +
+         "\n";
   if (r.samples) {
-    out += fmt::format("  samples:   {}, {} rows, platform {} (from {})\n", r.samples_path,
-                       r.samples->samples.size(), PlatformKindName(r.profile.kind),
-                       PlatformSourceName(r.platform_source));
+    out += Label(Tr("samples:")) +
+           TrFormat("{}, {} rows, platform {} (from {})", r.samples_path, r.samples->samples.size(),
+                    PlatformKindName(r.profile.kind), PlatformSourceName(r.platform_source)) +
+           "\n";
   } else {
-    out += "  samples:   none (--samples not given): no GPU, memory or host evidence\n";
+    out += Label(Tr("samples:")) + Tr("none (--samples not given): no GPU, memory or host evidence") + "\n";
   }
-  if (r.events)
-    out += fmt::format("  events:    {}, {} event{}\n", r.events_path, r.events->events.size(),
-                       r.events->events.size() == 1 ? "" : "s");
-  out += fmt::format("  baseline:  {:.3f} s/step (fastest stretch, steps {}-{})\n",
-                     a.baseline_seconds_per_step, a.baseline_first_step, a.baseline_last_step);
-  for (const auto& n : r.notes) out += "  note:      " + n + "\n";
+  if (r.events) {
+    out += Label(Tr("events:")) +
+           TrPluralFormat("{}, {} event", "{}, {} events", r.events->events.size(), r.events_path,
+                          r.events->events.size()) +
+           "\n";
+  }
+  out += Label(Tr("baseline:")) +
+         TrFormat("{:.3f} s/step (fastest stretch, steps {}-{})", a.baseline_seconds_per_step,
+                  a.baseline_first_step, a.baseline_last_step) +
+         "\n";
+  for (const auto& n : r.notes) out += Label(Tr("note:")) + n + "\n";
 
-  out += "\nstep rate:\n";
+  out += "\n" + std::string(Tr("step rate:")) + "\n";
   TextTable series({TextTable::Align::kLeft, TextTable::Align::kLeft, TextTable::Align::kRight,
                     TextTable::Align::kRight});
-  series.AddRow({"steps", "from", "s/step", "x baseline"});
+  // TRANSLATORS: headings of the step-rate table: a range of steps, its start time, seconds
+  // per step, and that as a multiple of the baseline.
+  series.AddRow({Tr("steps"), Tr("from"), "s/step", Tr("x baseline")});
   for (const auto& b : a.series) {
     series.AddRow({fmt::format("{}-{}", b.first_step, b.last_step), Iso(b.start_time).value_or("-"),
                    fmt::format("{:.3f}", b.seconds_per_step), fmt::format("{:.2f}", b.factor)});
@@ -193,27 +223,34 @@ std::string ToText(const Report& r) {
   out += series.Render();
 
   const auto& t = r.thresholds;
-  out += fmt::format("\nslowdowns (>= {:.1f}x baseline for >= {} intervals and >= {} steps): {}\n",
-                     t.slow_factor, t.min_intervals, t.min_steps,
-                     a.windows.empty() ? std::string("none") : std::to_string(a.windows.size()));
+  // TRANSLATORS: {3} is the number of slowdowns found, or the word "none".
+  out += "\n" +
+         TrFormat("slowdowns (>= {0:.1f}x baseline for >= {1} intervals and >= {2} steps): {3}", t.slow_factor,
+                  t.min_intervals, t.min_steps,
+                  a.windows.empty() ? std::string(Tr("none")) : std::to_string(a.windows.size())) +
+         "\n";
   for (size_t i = 0; i < a.windows.size(); ++i) {
     const auto& w = a.windows[i];
     const auto& v = r.verdicts[i];
-    out += fmt::format(
-        "  #{} steps {}-{}, {} to {} ({:.0f} s), {:.3f} s/step, {:.1f}x baseline "
-        "(peak {:.1f}x)\n",
-        i + 1, w.first_step, w.last_step, Iso(w.start_time).value_or("?"),
-        Iso(w.end_time).value_or("?"), w.seconds, w.seconds_per_step, w.factor, w.peak_factor);
+    // TRANSLATORS: one slowdown: its number, steps, start and end time, length, seconds per
+    // step, and how many times the baseline (on average and at its worst).
+    out += "  " +
+           TrFormat("#{0} steps {1}-{2}, {3} to {4} ({5:.0f} s), {6:.3f} s/step, {7:.1f}x baseline (peak {8:.1f}x)",
+                    i + 1, w.first_step, w.last_step, Iso(w.start_time).value_or("?"), Iso(w.end_time).value_or("?"),
+                    w.seconds, w.seconds_per_step, w.factor, w.peak_factor) +
+           "\n";
     std::string also;
-    for (auto c : v.also) also += (also.empty() ? "" : ", ") + std::string(SlowdownCauseName(c));
-    out += fmt::format("     verdict: {}{}\n", SlowdownCauseName(v.cause),
-                       also.empty() ? "" : " (also: " + also + ")");
+    for (auto c : v.also) also += (also.empty() ? "" : ", ") + std::string(CauseWord(c));
+    out += "     " +
+           (also.empty() ? TrFormat("verdict: {}", CauseWord(v.cause))
+                         // TRANSLATORS: {1} lists other causes that were seen in the same stretch.
+                         : TrFormat("verdict: {0} (also: {1})", CauseWord(v.cause), also)) +
+           "\n";
     for (const auto& e : v.evidence) {
-      out += fmt::format("     evidence: {}{}\n", e.time ? FormatUtcIso8601(*e.time) + " " : "",
-                         e.text);
+      out += "     " + TrFormat("evidence: {}", (e.time ? FormatUtcIso8601(*e.time) + " " : "") + e.text) + "\n";
     }
-    for (const auto& u : v.unavailable) out += "     unavailable: " + u + "\n";
-    out += "     advice: " + v.advice + "\n";
+    for (const auto& u : v.unavailable) out += "     " + TrFormat("unavailable: {}", u) + "\n";
+    out += "     " + TrFormat("advice: {}", v.advice) + "\n";
   }
   return out;
 }
@@ -226,7 +263,7 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
   int64_t run_id = 0;
   bool json = false;
   CLI::App app{
-      "Find where a training run slowed down and say why, from its log and the samples of "
+      Tr("Find where a training run slowed down and say why, from its log and the samples of "
       "`headroom watch`.\n\n"
       "  headroom explain --log train.log --samples samples.csv [--events events.jsonl]\n"
       "  headroom explain --run ID     (a `headroom watch` run recorded in the journal)\n\n"
@@ -234,26 +271,26 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "step; each gets a verdict (thermal, clock-collapse, contention, host-side, "
       "unexplained) with its evidence and advice (docs/explain.md).\n\n"
       "exit status: 0 analysis printed (with or without slowdowns); 1 no step series in the "
-      "log; 2 usage or input error",
+      "log; 2 usage or input error"),
       "headroom explain"};
-  app.add_option("--log", log_path, "the training log (ideally written by `headroom watch --log`)");
-  app.add_option("--run", run_id, "take the log, samples and events of this `headroom watch` run from the journal (the flags above override)")
+  app.add_option("--log", log_path, Tr("the training log (ideally written by `headroom watch --log`)"));
+  app.add_option("--run", run_id, Tr("take the log, samples and events of this `headroom watch` run from the journal (the flags above override)"))
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
-  app.add_option("--journal", journal_flag, "the journal for --run (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)");
-  app.add_option("--samples", samples_path, "the samples CSV of `headroom watch --out`");
-  app.add_option("--events", events_path, "the events file of `headroom watch --events`");
+  app.add_option("--journal", journal_flag, Tr("the journal for --run (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--samples", samples_path, Tr("the samples CSV of `headroom watch --out`"));
+  app.add_option("--events", events_path, Tr("the events file of `headroom watch --events`"));
   app.add_option(
       "--step-regex", step_regex,
-      "read steps with this pattern instead of the built-in formats (docs/explain-logs.md)");
+      Tr("read steps with this pattern instead of the built-in formats (docs/explain-logs.md)"));
   app.add_option(
       "--platform", platform_text,
-      "gb10, discrete or none: judge the samples as this platform (default: from the samples)");
-  app.add_flag("--json", json, "print JSON (schema_version 1) instead of the table");
+      Tr("gb10, discrete or none: judge the samples as this platform (default: from the samples)"));
+  app.add_flag("--json", json, Tr("print JSON (schema_version 1) instead of the table"));
   if (auto status = ParseFlags(app, env, "explain", args)) return *status;
   try {
     const std::optional<PlatformKind> forced = PlatformFlag(platform_text);
     if (run_id > 0) FilesFromRun(run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/true, "explain");
-    if (log_path.empty()) throw UsageError{"--log: give the training log, or --run ID of a watch run"};
+    if (log_path.empty()) throw UsageError{Tr("--log: give the training log, or --run ID of a watch run")};
     std::optional<StepPattern> pattern;
     if (!step_regex.empty()) {
       auto compiled = StepPattern::Compile(step_regex);
@@ -277,10 +314,9 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
     const std::vector<StepTiming> timings = StepTimes(records);
     if (timings.empty()) {
       PrintError(
-          env, fmt::format(
-                   "explain: no step series in {}: {} step records; the built-in formats are tqdm, "
-                   "hf-dict, megatron, torchtune, jsonl (try --step-regex)",
-                   log_path, records.size()));
+          env, "explain: " + TrFormat("no step series in {}: {} step records; the built-in formats are tqdm, "
+                                      "hf-dict, megatron, torchtune, jsonl (try --step-regex)",
+                                      log_path, records.size()));
       return kExitNegative;
     }
 
@@ -299,8 +335,8 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
     r.local_times = records[timings.front().record_index].time_source == StepTimeSource::kLineLocal;
     if (r.local_times) {
       r.notes.push_back(
-          "the log's timestamps have no zone and are read as UTC; if they are local "
-          "time the samples are misaligned (watch --log stamps lines in UTC)");
+          Tr("the log's timestamps have no zone and are read as UTC; if they are local "
+             "time the samples are misaligned (watch --log stamps lines in UTC)"));
     }
     r.analysis = FindSlowdowns(timings, r.thresholds);
 
@@ -312,7 +348,7 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
       const auto interval = samples->header.find("interval_ms");
       if (interval != samples->header.end())
         in.sample_interval_s = std::atof(interval->second.c_str()) / 1000;
-      if (samples->samples.empty()) r.notes.push_back("the samples file has no rows");
+      if (samples->samples.empty()) r.notes.push_back(Tr("the samples file has no rows"));
     } else if (forced) {
       r.profile.kind = *forced;
       r.platform_source = PlatformSource::kFlag;
@@ -322,7 +358,7 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
       r.events = &*events;
       in.events = &events->events;
       if (events->skipped_lines) {
-        r.notes.push_back(fmt::format("{} lines of {} were not events and were skipped",
+        r.notes.push_back(TrFormat("{} lines of {} were not events and were skipped",
                                       events->skipped_lines, events_path));
       }
     }

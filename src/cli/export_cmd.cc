@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/duration.h"
+#include "base/i18n.h"
 #include "base/text.h"
 #include "cli/cli.h"
 #include "export/http.h"
@@ -95,7 +96,9 @@ class Sampler {
   }
   const std::string& nvml_error() const { return nvml_error_; }
 
+  // Untranslated: metric names, HELP text and label values are data for Prometheus.
   void SampleOnce() {
+    const UntranslatedScope english;
     const auto start = std::chrono::steady_clock::now();
     ExportSnapshot s;
     if (auto m = ReadMemInfo(config_.root)) s.meminfo = *m;
@@ -169,22 +172,22 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::string listen = "127.0.0.1:9464", interval_text = "1s", nvml_lib, journal_flag, root_dir;
   bool no_journal = false;
   CLI::App app{
-      "Serve this machine's readings as Prometheus metrics on /metrics: memory (MemTotal, MemAvailable, free, "
+      Tr("Serve this machine's readings as Prometheus metrics on /metrics: memory (MemTotal, MemAvailable, free, "
       "cached, swap), memory pressure (PSI), GPU temperature, power (with GB10's sustained and rated figures), "
       "energy, clocks, throttle reasons and time throttled per reason, utilization, per-process GPU memory, the "
       "journal's guard kills and warnings, and the platform. GPU memory on GB10 comes from /proc/meminfo, "
       "labelled source=\"meminfo\". Prometheus text format, or OpenMetrics when the scraper asks for it.\n\n"
       "Read-only; loopback only unless --listen names another address (a warning is printed). SIGTERM, SIGINT "
       "or SIGHUP stop it cleanly.\n\n"
-      "exit status: 0 stopped by a signal; 1 could not listen; 2 usage error",
+      "exit status: 0 stopped by a signal; 1 could not listen; 2 usage error"),
       "headroom export"};
-  app.add_option("--listen", listen, "HOST:PORT to serve on (default 127.0.0.1:9464; port 0 picks a free one)");
-  app.add_option("--interval", interval_text, "sampling period (default 1s)");
-  app.add_option("--nvml-lib", nvml_lib, "load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)");
-  app.add_option("--journal", journal_flag, "read guard counters from this journal (default: $HEADROOM_JOURNAL, else "
-                                            "$XDG_STATE_HOME/headroom/journal.db)");
-  app.add_flag("--no-journal", no_journal, "export no guard counters");
-  app.add_option("--root", root_dir, "read proc/ and sys/ below this directory instead of /");
+  app.add_option("--listen", listen, Tr("HOST:PORT to serve on (default 127.0.0.1:9464; port 0 picks a free one)"));
+  app.add_option("--interval", interval_text, Tr("sampling period (default 1s)"));
+  app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
+  app.add_option("--journal", journal_flag, Tr("read guard counters from this journal (default: $HEADROOM_JOURNAL, else "
+                                            "$XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_flag("--no-journal", no_journal, Tr("export no guard counters"));
+  app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
   if (auto status = ParseFlags(app, env, "export", args)) return *status;
   try {
     auto address = ParseListenAddress(listen);
@@ -192,11 +195,11 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     auto interval = ParseDuration(interval_text);
     if (!interval) throw UsageError{"--interval: " + interval.error().message};
     if (*interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1)) {
-      throw UsageError{fmt::format("--interval: '{}' is outside 100ms..1h", interval_text)};
+      throw UsageError{TrFormat("--interval: '{}' is outside 100ms..1h", interval_text)};
     }
     SamplerConfig config{SysRoot(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir))};
     if (!root_dir.empty() && !std::filesystem::is_directory(config.root.Path("proc"))) {
-      throw UsageError{fmt::format("--root: {} has no proc/ directory", root_dir)};
+      throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
     }
     config.nvml_lib = ResolveNvmlLibrary(nvml_lib, std::getenv);
     config.interval = *interval;
@@ -214,7 +217,7 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     pthread_sigmask(SIG_BLOCK, &mask, nullptr);
     const int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
     if (sfd < 0) {
-      PrintError(env, "export: signalfd failed");
+      PrintError(env, "export: " + std::string(Tr("signalfd failed")));
       return kExitNegative;
     }
     HttpServerOptions opts;
@@ -227,17 +230,22 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
       return kExitNegative;
     }
     if (!IsLoopbackHost(opts.host)) {
-      PrintError(env, fmt::format("export: warning: listening on {}, reachable from other machines: /metrics is "
-                                  "read-only but shows process names, memory and GPU figures",
-                                  opts.host));
+      PrintError(env, "export: " + TrFormat("warning: listening on {}, reachable from other machines: /metrics is "
+                                            "read-only but shows process names, memory and GPU figures",
+                                            opts.host));
     }
     ExportState state;
     Sampler sampler(config, state);
     sampler.SampleOnce();  // the first scrape has data
     const std::string shown_host = opts.host.find(':') != std::string::npos ? "[" + opts.host + "]" : opts.host;
-    std::fprintf(env.err, "headroom export: serving http://%s:%u/metrics, sampling every %s%s\n", shown_host.c_str(),
-                 server->port(), interval_text.c_str(),
-                 sampler.nvml_error().empty() ? "" : fmt::format(" (no GPU metrics: {})", sampler.nvml_error()).c_str());
+    const std::string url = fmt::format("http://{}:{}/metrics", shown_host, server->port());
+    std::fprintf(env.err, "headroom export: %s\n",
+                 (sampler.nvml_error().empty()
+                      ? TrFormat("serving {}, sampling every {}", url, interval_text)
+                      // TRANSLATORS: {2} says why NVML could not be used.
+                      : TrFormat("serving {0}, sampling every {1} (no GPU metrics: {2})", url, interval_text,
+                                 sampler.nvml_error()))
+                     .c_str());
     std::fflush(env.err);
     std::thread sampling([&] { sampler.Run(); });
     auto served = server->Serve(
@@ -260,7 +268,7 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
       PrintError(env, "export: " + served.error().message);
       return kExitNegative;
     }
-    std::fputs("headroom export: stopped\n", env.err);
+    std::fprintf(env.err, "headroom export: %s\n", Tr("stopped"));
     return kExitOk;
   } catch (const UsageError& e) {
     PrintError(env, "export: " + e.message);

@@ -11,6 +11,7 @@
 
 #include "base/bytes.h"
 #include "base/duration.h"
+#include "base/i18n.h"
 #include "cli/cli.h"
 #include "run/guard.h"
 #include "run/torch_cap.h"
@@ -24,29 +25,37 @@ constexpr int kExitRefused = 3;  // --require-available: not enough memory to st
 
 std::string GiB(uint64_t b) { return FormatGiB(b); }
 
+// The summary line, for people (SummaryJson is the record). Its kill reason, signal path and
+// notes come from RunGuard, which runs untranslated (see RunGuardCommand), so they are English.
 void PrintSummary(std::FILE* out, const GuardSummary& s) {
   std::string head;
   if (s.killed) {
-    head = fmt::format("killed the job ({}: MemAvailable {} against the level; {}", s.kill_reason,
-                       GiB(s.trigger_available_bytes.value_or(0)), s.signal_path);
-    if (s.crossing_to_signal_ms) head += fmt::format("; signal {:.1f} ms after the reading", *s.crossing_to_signal_ms);
-    if (s.crossing_to_empty_ms) head += fmt::format(", empty tree after {:.0f} ms", *s.crossing_to_empty_ms);
-    head += ")";
+    // TRANSLATORS: optional clauses inside "killed the job (...)", after the signal path.
+    const std::string signal_after =
+        s.crossing_to_signal_ms ? TrFormat("; signal {:.1f} ms after the reading", *s.crossing_to_signal_ms) : "";
+    const std::string empty_after =
+        s.crossing_to_empty_ms ? TrFormat(", empty tree after {:.0f} ms", *s.crossing_to_empty_ms) : "";
+    // TRANSLATORS: {0} is the kill reason (e.g. memavailable), {2} how the job was signalled;
+    // {3} and {4} are the optional clauses above, or empty.
+    head = TrFormat("killed the job ({0}: MemAvailable {1} against the level; {2}{3}{4})", s.kill_reason,
+                    GiB(s.trigger_available_bytes.value_or(0)), s.signal_path, signal_after, empty_after);
   } else if (s.job_exit_code) {
-    head = fmt::format("job exited with status {}", *s.job_exit_code);
+    head = TrFormat("job exited with status {}", *s.job_exit_code);
   } else if (s.job_signal) {
-    head = fmt::format("job died of signal {}", *s.job_signal);
+    head = TrFormat("job died of signal {}", *s.job_signal);
   } else {
-    head = "job ended";
+    head = Tr("job ended");
   }
-  std::fprintf(out,
-               "headroom guard: %s after %.1f s; lowest MemAvailable %s; peak pool use %s "
-               "(MemTotal - lowest MemAvailable); peak job RSS %s (GPU memory on unified memory "
-               "is not in RSS); cgroup peak %s; MemAvailable after %s\n",
-               head.c_str(), s.duration_s, GiB(s.lowest_available_bytes).c_str(),
-               GiB(s.peak_pool_use_bytes).c_str(), GiB(s.peak_tree_rss_bytes).c_str(),
-               s.cgroup_peak_bytes ? GiB(*s.cgroup_peak_bytes).c_str() : "n/a",
-               s.available_after_bytes ? GiB(*s.available_after_bytes).c_str() : "n/a");
+  // TRANSLATORS: guard's closing line; {0} is one of "killed the job (...)", "job exited with
+  // status N", "job died of signal N", "job ended".
+  std::fprintf(out, "%s\n",
+               TrFormat("headroom guard: {0} after {1:.1f} s; lowest MemAvailable {2}; peak pool use {3} "
+                        "(MemTotal - lowest MemAvailable); peak job RSS {4} (GPU memory on unified memory "
+                        "is not in RSS); cgroup peak {5}; MemAvailable after {6}",
+                        head, s.duration_s, GiB(s.lowest_available_bytes), GiB(s.peak_pool_use_bytes),
+                        GiB(s.peak_tree_rss_bytes), s.cgroup_peak_bytes ? GiB(*s.cgroup_peak_bytes) : Tr("n/a"),
+                        s.available_after_bytes ? GiB(*s.available_after_bytes) : Tr("n/a"))
+                   .c_str());
 }
 
 nlohmann::json SummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn) {
@@ -87,7 +96,7 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
   bool no_journal = false;
   bool json = false, psi_kill = false, no_cgroup = false, torch_cap = false;
   std::vector<std::string> command;
-  CLI::App app{fmt::format(
+  CLI::App app{TrFormat(
       "Run a job so that running out of memory kills the job, never the machine.\n\n"
       "  headroom guard [options] -- CMD [ARGS...]\n  headroom guard [options] --pid PID\n\n"
       "The guard reads MemAvailable every 10-100 ms (10 ms near the level) and, below the "
@@ -97,31 +106,31 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "exit status: the job's own (its exit code, or 128 + signal); {} when the guard killed "
       "it; {} when --require-available refused to start; 2 usage error",
       kExitGuardKilled, kExitRefused), "headroom guard"};
-  app.add_option("--min-available", min_available, "kill below this MemAvailable: SIZE or PCT of MemTotal (default: the larger of 4GiB and 8%)");
-  app.add_option("--warn-available", warn_available, "one warning line per crossing below this (default: twice the kill level)");
-  app.add_option("--require-available", require_available, "refuse to start when MemAvailable is below SIZE; lists the usual holders of the pool");
-  app.add_option("--grace", grace, "SIGTERM first, SIGKILL when this runs out (default 3s)");
-  app.add_option("--events", events_path, "append JSON lines (start, warn, trigger, term, kill, exit) to FILE");
-  app.add_option("--pid", pid, "guard an existing process and its descendants");
-  app.add_flag("--psi-kill", psi_kill, "sustained full memory pressure (PSI) is a kill reason too");
-  app.add_flag("--no-cgroup", no_cgroup, "do not create a cgroup for the job");
-  app.add_flag("--json", json, "print the summary as JSON");
-  app.add_flag("--torch-cap", torch_cap, "PyTorch jobs: cap torch's allocator below the kill level (set_per_process_memory_fraction), so the job gets a catchable OOM first");
-  app.add_option("--root", root_dir, "read proc/ below this directory instead of /");
-  app.add_option("--journal", journal_flag, "record the run in this journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db; see headroom history)");
-  app.add_flag("--no-journal", no_journal, "do not record the run");
-  app.add_option("command", command, "the job, after --");
+  app.add_option("--min-available", min_available, Tr("kill below this MemAvailable: SIZE or PCT of MemTotal (default: the larger of 4GiB and 8%)"));
+  app.add_option("--warn-available", warn_available, Tr("one warning line per crossing below this (default: twice the kill level)"));
+  app.add_option("--require-available", require_available, Tr("refuse to start when MemAvailable is below SIZE; lists the usual holders of the pool"));
+  app.add_option("--grace", grace, Tr("SIGTERM first, SIGKILL when this runs out (default 3s)"));
+  app.add_option("--events", events_path, Tr("append JSON lines (start, warn, trigger, term, kill, exit) to FILE"));
+  app.add_option("--pid", pid, Tr("guard an existing process and its descendants"));
+  app.add_flag("--psi-kill", psi_kill, Tr("sustained full memory pressure (PSI) is a kill reason too"));
+  app.add_flag("--no-cgroup", no_cgroup, Tr("do not create a cgroup for the job"));
+  app.add_flag("--json", json, Tr("print the summary as JSON"));
+  app.add_flag("--torch-cap", torch_cap, Tr("PyTorch jobs: cap torch's allocator below the kill level (set_per_process_memory_fraction), so the job gets a catchable OOM first"));
+  app.add_option("--root", root_dir, Tr("read proc/ below this directory instead of /"));
+  app.add_option("--journal", journal_flag, Tr("record the run in this journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db; see headroom history)"));
+  app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
+  app.add_option("command", command, Tr("the job, after --"));
   if (auto status = ParseFlags(app, env, "guard", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (command.empty() == pid.empty()) {
-      throw UsageError{"give a command after -- or --pid PID (one of them)"};
+      throw UsageError{Tr("give a command after -- or --pid PID (one of them)")};
     }
     auto info = ReadMemInfo(root);
     if (!info) throw UsageError{info.error().message};
     const uint64_t total = info->total_bytes().value_or(0);
     const auto available = info->available_bytes();
-    if (!available) throw UsageError{"proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it"};
+    if (!available) throw UsageError{Tr("proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it")};
     GuardOptions opt;
     opt.min_available_bytes = min_available.empty()
                                   ? DefaultKillLevelBytes(total)
@@ -137,28 +146,30 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
     opt.command = command;
     if (!pid.empty()) {
       auto p = ParsePositiveInt(pid);
-      if (!p || *p > (1 << 22)) throw UsageError{"--pid: '" + pid + "' is not a process id"};
+      if (!p || *p > (1 << 22)) throw UsageError{TrFormat("--pid: '{}' is not a process id", pid)};
       opt.attach_pid = static_cast<pid_t>(*p);
     }
     if (!require_available.empty()) {
       const uint64_t need = SizeOrPercentFlag(require_available, total, "--require-available");
       if (*available < need) {
-        std::fprintf(env.err,
-                     "headroom: guard: refusing to start: MemAvailable %s is below "
-                     "--require-available %s\n",
-                     FormatGiB(*available).c_str(), FormatGiB(need).c_str());
+        std::fprintf(env.err, "headroom: guard: %s\n",
+                     TrFormat("refusing to start: MemAvailable {} is below --require-available {}",
+                              FormatGiB(*available), FormatGiB(need))
+                         .c_str());
         const auto leftovers = FindLeftovers(root);
         if (leftovers.empty()) {
-          std::fprintf(env.err, "  no known holders of the pool found (vllm, ollama, ray::, python with torch)\n");
+          std::fprintf(
+              env.err, "  %s\n",
+              Tr("no known holders of the pool found (vllm, ollama, ray::, python with torch)"));
         }
         PrintLeftovers(env.err, leftovers);
-        std::fprintf(env.err, "  (nothing was signalled; stop them yourself, e.g. kill PID)\n");
+        std::fprintf(env.err, "  %s\n", Tr("(nothing was signalled; stop them yourself, e.g. kill PID)"));
         return kExitRefused;
       }
     }
     std::optional<TorchCap> cap;
     if (torch_cap) {
-      if (opt.attach_pid) throw UsageError{"--torch-cap: applies to a job started by the guard, not --pid"};
+      if (opt.attach_pid) throw UsageError{Tr("--torch-cap: applies to a job started by the guard, not --pid")};
       const char* tmp = std::getenv("TMPDIR");
       const char* pythonpath = std::getenv("PYTHONPATH");
       const uint64_t cap_bytes = *available > opt.min_available_bytes ? *available - opt.min_available_bytes : 0;
@@ -171,7 +182,7 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!events_path.empty()) {
       events_file = std::fopen(events_path.c_str(), "ae");
       if (!events_file) {
-        throw UsageError{fmt::format("--events: cannot open {}: {}", events_path, std::strerror(errno))};
+        throw UsageError{TrFormat("--events: cannot open {}: {}", events_path, std::strerror(errno))};
       }
     }
     // The journal records the run; a journal that cannot be opened or written is a note,
@@ -194,7 +205,13 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
       }
     }
     GuardEvents events(events_file);
-    auto summary = RunGuard(root, opt, events, env.err);
+    // RunGuard writes data as it goes (the --events lines, the summary's notes and reasons
+    // that the journal records and history --json shows), so it runs untranslated; its
+    // warning lines on stderr are then English too.
+    auto summary = [&] {
+      const UntranslatedScope english;
+      return RunGuard(root, opt, events, env.err);
+    }();
     if (events_file) std::fclose(events_file);
     if (cap) cap->Remove();
     if (!summary) {
@@ -211,12 +228,14 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
                                      std::chrono::system_clock::now());
       if (!done) journal_note = done.error().message;
     }
-    if (!journal_note.empty()) summary->notes.push_back("not recorded in the journal: " + journal_note);
+    if (!journal_note.empty()) summary->notes.push_back(TrFormat("not recorded in the journal: {}", journal_note));
     if (json) {
       std::fprintf(env.out, "%s\n", SummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(2).c_str());
     } else {
       PrintSummary(env.err, *summary);
-      for (const auto& n : summary->notes) std::fprintf(env.err, "headroom guard: note: %s\n", n.c_str());
+      for (const auto& n : summary->notes) {
+        std::fprintf(env.err, "headroom guard: %s\n", TrFormat("note: {}", n).c_str());
+      }
     }
     return summary->exit_status;
   } catch (const UsageError& e) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "base/table.h"
 #include "base/wall_time.h"
 #include "cli/cli.h"
@@ -95,7 +96,9 @@ void PrintTable(const CliEnv& env, const std::filesystem::path& path,
                 const std::vector<RunRow>& runs) {
   using A = TextTable::Align;
   TextTable table({A::kRight, A::kLeft, A::kLeft, A::kRight, A::kLeft, A::kRight, A::kLeft});
-  table.AddRow({"ID", "KIND", "STARTED (UTC)", "DURATION", "STATUS", "EXIT", "COMMAND"});
+  // TRANSLATORS: headings of the history table; the KIND and STATUS cells are the journal's
+  // own words (guard, sweep, watch; exited, killed-by-guard, ...) and stay as recorded.
+  table.AddRow({Tr("ID"), Tr("KIND"), Tr("STARTED (UTC)"), Tr("DURATION"), Tr("STATUS"), Tr("EXIT"), Tr("COMMAND")});
   for (const RunRow& run : runs) {
     const auto seconds = DurationSeconds(run);
     table.AddRow({std::to_string(run.id), Printable(run.kind), ShowStarted(run.started_at),
@@ -103,7 +106,7 @@ void PrintTable(const CliEnv& env, const std::filesystem::path& path,
                   run.exit_status ? std::to_string(*run.exit_status) : "-",
                   Shorten(JoinCommand(run.command), kCommandColumnChars)});
   }
-  std::fprintf(env.out, "journal: %s\n", path.c_str());
+  std::fprintf(env.out, "%s\n", TrFormat("journal: {}", path.string()).c_str());
   std::fputs(table.Render(0).c_str(), env.out);
 }
 
@@ -147,16 +150,17 @@ int RunHistory(const CliEnv& env, const std::vector<std::string>& args) {
   std::string journal_flag, limit_text = std::to_string(kDefaultLimit);
   bool json = false;
   CLI::App app{
-      "List recent guarded runs and sweeps from the journal, newest first.\n\n"
-      "  headroom history [--journal PATH] [--limit N] [--json]\n\n"
-      "The journal is --journal PATH, else $HEADROOM_JOURNAL, else "
-      "$XDG_STATE_HOME/headroom/journal.db, else ~/.local/state/headroom/journal.db. "
-      "A journal that does not exist yet lists nothing and is not created.\n\n"
-      "exit status: 0 (also when nothing is recorded); 2 usage error or unreadable journal",
+      Tr("List recent guarded runs and sweeps from the journal, newest first.\n\n"
+         "  headroom history [--journal PATH] [--limit N] [--json]\n\n"
+         "The journal is --journal PATH, else $HEADROOM_JOURNAL, else "
+         "$XDG_STATE_HOME/headroom/journal.db, else ~/.local/state/headroom/journal.db. "
+         "A journal that does not exist yet lists nothing and is not created.\n\n"
+         "exit status: 0 (also when nothing is recorded); 2 usage error or unreadable journal"),
       "headroom history"};
-  app.add_option("--journal", journal_flag, "the journal file (see above for the default)");
-  app.add_option("--limit", limit_text, fmt::format("at most N runs (default {})", kDefaultLimit));
-  app.add_flag("--json", json, "print {\"schema_version\": 1, \"runs\": [...]} on stdout");
+  app.add_option("--journal", journal_flag, Tr("the journal file (see above for the default)"));
+  app.add_option("--limit", limit_text, TrFormat("at most N runs (default {})", kDefaultLimit));
+  // TRANSLATORS: keep the JSON as it is.
+  app.add_flag("--json", json, Tr("print {\"schema_version\": 1, \"runs\": [...]} on stdout"));
   if (auto status = ParseFlags(app, env, "history", args)) return *status;
   try {
     const auto limit = ParsePositiveInt(limit_text);
@@ -175,12 +179,12 @@ int RunHistory(const CliEnv& env, const std::vector<std::string>& args) {
       if (!recent) throw UsageError{recent.error().message};
       runs = std::move(*recent);
     } else if (ec) {
-      throw UsageError{fmt::format("journal: stat({}): {}", path->string(), ec.message())};
+      throw UsageError{TrFormat("journal: stat({}): {}", path->string(), ec.message())};
     }
     if (json) {
       PrintJson(env, *path, runs);
     } else if (runs.empty()) {
-      std::fprintf(env.out, "no runs recorded in %s\n", path->c_str());
+      std::fprintf(env.out, "%s\n", TrFormat("no runs recorded in {}", path->string()).c_str());
     } else {
       PrintTable(env, *path, runs);
     }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/ladder_view.h"
 #include "cli/plan_args.h"
@@ -63,16 +64,16 @@ LadderPlanInput PlanFromArgs(const std::string& plan_args, const SysRoot& root, 
   return {in.spec, in.workload, in.budget.budget_bytes, in.options};
 }
 
-// The "entered" entry of `step`: what the step proposes, computed now.
-LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env) {
+// What `step` proposes, computed now: its advice and that advice as one line.
+std::pair<StepAdvice, std::string> AdviseStep(int step, const LadderRow& ladder, const SysRoot& root,
+                                              const CliEnv& env) {
   StepAdvice advice;
   if (step == 1) {
     auto info = ReadMemInfo(root);
     if (info) {
       advice = FlushAdvice(*info);
     } else {
-      advice.lines.push_back(fmt::format("{}; the flush command: {}", info.error().message,
-                                         kFlushCommand));
+      advice.lines.push_back(TrFormat("{}; the flush command: {}", info.error().message, kFlushCommand));
       advice.evidence["error"] = info.error().message;
     }
   } else if (ladder.plan_args.empty()) {
@@ -88,12 +89,27 @@ LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, co
   }
   std::string text;
   for (const auto& line : advice.lines) text += (text.empty() ? "" : "; ") + line;
-  const auto symptom = ParseLadderSymptom(ladder.symptom);
-  if (symptom) {
-    if (auto note = SymptomNote(*symptom, step); !note.empty()) advice.evidence["symptom_note"] = note;
+  return {std::move(advice), std::move(text)};
+}
+
+// The "entered" entry of `step`. The entry is the journal's record (ladder --json shows it),
+// so it is built untranslated; `shown` gets the same advice again in the user's language
+// (read a moment later: a live MemAvailable may differ by what changed in between).
+LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env,
+                      std::string* shown) {
+  LadderEntry entry;
+  {
+    const UntranslatedScope english;
+    auto [advice, text] = AdviseStep(step, ladder, root, env);
+    const auto symptom = ParseLadderSymptom(ladder.symptom);
+    if (symptom) {
+      if (auto note = SymptomNote(*symptom, step); !note.empty()) advice.evidence["symptom_note"] = note;
+    }
+    advice.evidence["lines"] = advice.lines;
+    entry = LadderEntry{step, "entered", text, std::nullopt, "", advice.evidence.dump(), ""};
   }
-  advice.evidence["lines"] = advice.lines;
-  return LadderEntry{step, "entered", text, std::nullopt, "", advice.evidence.dump(), ""};
+  if (shown) *shown = AdviseStep(step, ladder, root, env).second;
+  return entry;
 }
 
 Journal OpenJournal(const LadderFlags& fl, bool read_only) {
@@ -108,9 +124,8 @@ LadderRow NeedOpenLadder(LadderJournal& ladders, const std::string& job) {
   auto found = ladders.FindOpen(job);
   if (!found) throw Refusal{found.error().message};
   if (!*found) {
-    throw Refusal{fmt::format("job '{}' has no open ladder (start one: headroom ladder start {} "
-                              "--symptom load|step)",
-                              job, job)};
+    throw Refusal{TrFormat("job '{0}' has no open ladder (start one: headroom ladder start {0} --symptom load|step)",
+                           job)};
   }
   return **found;
 }
@@ -130,13 +145,16 @@ int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   row.plan_args = fl.plan_args;
   Journal journal = OpenJournal(fl, false);
   LadderJournal ladders(journal);
-  const LadderEntry entry = EnterStep(kLadderFirstStep, row, root, env);
+  std::string shown;
+  const LadderEntry entry = EnterStep(kLadderFirstStep, row, root, env, &shown);
   auto id = ladders.Start(row, {entry}, std::chrono::system_clock::now());
   if (!id) throw Refusal{id.error().message};
-  std::fprintf(env.out, "ladder %lld for job '%s' (OOM at %s): step 1 of 4: %s\n",
-               static_cast<long long>(*id), row.job.c_str(), row.symptom.c_str(),
-               std::string(LadderStepTitle(1)).c_str());
-  std::fprintf(env.out, "  %s\n", entry.text.c_str());
+  // TRANSLATORS: {2} is the symptom as given to --symptom (load or step); {3} the step's title.
+  std::fprintf(env.out, "%s\n",
+               TrFormat("ladder {0} for job '{1}' (OOM at {2}): step 1 of 4: {3}", *id, row.job, row.symptom,
+                        TrText(LadderStepTitle(1)))
+                   .c_str());
+  std::fprintf(env.out, "  %s\n", shown.c_str());
   return kExitOk;
 }
 
@@ -152,19 +170,26 @@ int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
                                     fmt::format("step {} ({}): {}", ladder.state.step,
                                                 LadderStepName(ladder.state.step), Name(*result)),
                                     std::string(Name(*result)), fl.note, "{}", ""}};
-  if (next->status == LadderStatus::kOpen) entries.push_back(EnterStep(next->step, ladder, root, env));
+  std::string shown;
+  if (next->status == LadderStatus::kOpen) entries.push_back(EnterStep(next->step, ladder, root, env, &shown));
   Must(ladders.Advance(ladder.id, ladder.state, *next, entries, std::chrono::system_clock::now()));
   if (next->status == LadderStatus::kSolved) {
-    std::fprintf(env.out, "ladder %lld for job '%s': solved at step %d (%s)\n",
-                 static_cast<long long>(ladder.id), fl.job.c_str(), next->step,
-                 std::string(LadderStepName(next->step)).c_str());
+    // TRANSLATORS: {3} is the step's name (flush-page-cache, packing-then-batch, ...), kept as it is.
+    std::fprintf(env.out, "%s\n",
+                 TrFormat("ladder {0} for job '{1}': solved at step {2} ({3})", ladder.id, fl.job, next->step,
+                          LadderStepName(next->step))
+                     .c_str());
   } else if (next->status == LadderStatus::kExhausted) {
-    std::fprintf(env.out, "ladder %lld for job '%s': exhausted: every step ended in an OOM\n",
-                 static_cast<long long>(ladder.id), fl.job.c_str());
+    std::fprintf(env.out, "%s\n",
+                 TrFormat("ladder {0} for job '{1}': exhausted: every step ended in an OOM",
+                          ladder.id, fl.job)
+                     .c_str());
   } else {
-    std::fprintf(env.out, "ladder %lld for job '%s': step %d of 4: %s\n  %s\n",
-                 static_cast<long long>(ladder.id), fl.job.c_str(), next->step,
-                 std::string(LadderStepTitle(next->step)).c_str(), entries.back().text.c_str());
+    std::fprintf(env.out, "%s\n  %s\n",
+                 TrFormat("ladder {0} for job '{1}': step {2} of 4: {3}", ladder.id, fl.job, next->step,
+                          TrText(LadderStepTitle(next->step)))
+                     .c_str(),
+                 shown.c_str());
   }
   return kExitOk;
 }
@@ -175,23 +200,28 @@ int Next(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
   auto next = AfterSkip(ladder.state, fl.force);
   if (!next) throw Refusal{next.error().message};
+  std::string shown;
   std::vector<LadderEntry> entries{
       {ladder.state.step, "skipped",
        fmt::format("step {} ({}) skipped with --force, without a result", ladder.state.step,
                    LadderStepName(ladder.state.step)),
        std::nullopt, fl.note, "{}", ""},
-      EnterStep(next->step, ladder, root, env)};
+      EnterStep(next->step, ladder, root, env, &shown)};
   Must(ladders.Advance(ladder.id, ladder.state, *next, entries, std::chrono::system_clock::now()));
-  std::fprintf(env.out, "ladder %lld for job '%s': step %d skipped (recorded); step %d of 4: %s\n  %s\n",
-               static_cast<long long>(ladder.id), fl.job.c_str(), ladder.state.step, next->step,
-               std::string(LadderStepTitle(next->step)).c_str(), entries.back().text.c_str());
+  std::fprintf(env.out, "%s\n  %s\n",
+               TrFormat("ladder {0} for job '{1}': step {2} skipped (recorded); step {3} of 4: {4}", ladder.id, fl.job,
+                        ladder.state.step, next->step, TrText(LadderStepTitle(next->step)))
+                   .c_str(),
+               shown.c_str());
   return kExitOk;
 }
 
 // A yes from the terminal; false on anything else or end of input.
 bool Confirm(const CliEnv& env, const SysRoot& root) {
-  std::fprintf(env.err, "headroom: ladder: apply: flush the page cache now (sync; echo 3 > %s)? [y/N] ",
-               root.Path(kDropCachesPath).c_str());
+  // TRANSLATORS: the confirmation prompt; the answer is read as y, Y or yes, so keep [y/N].
+  std::fprintf(env.err, "headroom: ladder: apply: %s ",
+               TrFormat("flush the page cache now (sync; echo 3 > {})? [y/N]", root.Path(kDropCachesPath).string())
+                   .c_str());
   std::fflush(env.err);
   std::string answer;
   if (!std::getline(std::cin, answer)) return false;
@@ -203,25 +233,24 @@ int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   LadderJournal ladders(journal);
   const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
   if (ladder.state.step != 1) {
-    throw Refusal{fmt::format("apply runs step 1 (the flush) only; job '{}' is at step {} ({}), "
-                              "which is a change to the training command",
-                              fl.job, ladder.state.step, LadderStepName(ladder.state.step))};
+    throw Refusal{TrFormat("apply runs step 1 (the flush) only; job '{}' is at step {} ({}), "
+                           "which is a change to the training command",
+                           fl.job, ladder.state.step, LadderStepName(ladder.state.step))};
   }
   // Between runs only: while the job runs, a flush drops its own file pages, which it reads
   // back, and frees nothing it will not take again.
   const auto running = FindJobProcesses(root, ladder.match_text, ::getpid());
   if (!running.empty()) {
-    throw Refusal{fmt::format("job '{}' is running (pid {}: {}); flush between runs only",
-                              fl.job, running.front().pid, running.front().cmdline.substr(0, 80))};
+    throw Refusal{TrFormat("job '{}' is running (pid {}: {}); flush between runs only",
+                           fl.job, running.front().pid, running.front().cmdline.substr(0, 80))};
   }
   if (::geteuid() != 0) {
-    throw Refusal{fmt::format("apply needs root to write {}; run as root, or by hand: sudo sh -c "
-                              "'{}'",
-                              root.Path(kDropCachesPath).string(), kFlushCommand)};
+    throw Refusal{TrFormat("apply needs root to write {}; run as root, or by hand: sudo sh -c '{}'",
+                           root.Path(kDropCachesPath).string(), kFlushCommand)};
   }
   if (!fl.yes) {
-    if (!::isatty(STDIN_FILENO)) throw Refusal{"stdin is not a terminal to confirm on; pass --yes"};
-    if (!Confirm(env, root)) throw Refusal{"not confirmed; nothing done"};
+    if (!::isatty(STDIN_FILENO)) throw Refusal{Tr("stdin is not a terminal to confirm on; pass --yes")};
+    if (!Confirm(env, root)) throw Refusal{Tr("not confirmed; nothing done")};
   }
   auto before = ReadMemInfo(root);
   if (!before) throw Refusal{before.error().message};
@@ -233,16 +262,25 @@ int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   nlohmann::json evidence = {{"mem_available_before_bytes", b ? nlohmann::json(*b) : nlohmann::json(nullptr)},
                              {"mem_available_after_bytes", a ? nlohmann::json(*a) : nlohmann::json(nullptr)},
                              {"drop_caches", root.Path(kDropCachesPath).string()}};
-  const std::string text =
-      fmt::format("flushed the page cache: MemAvailable {} before, {} after",
-                  b ? FormatGB(*b) : "?", a ? FormatGB(*a) : "?");
+  // Recorded in English (the journal's entry); shown in the user's language.
+  const auto flushed = [&] {
+    return TrFormat("flushed the page cache: MemAvailable {} before, {} after", b ? FormatGB(*b) : "?",
+                    a ? FormatGB(*a) : "?");
+  };
+  const std::string text = [&] {
+    const UntranslatedScope english;
+    return flushed();
+  }();
   // The state does not move: the result comes from the next run (`ladder record`).
   Must(ladders.Advance(ladder.id, ladder.state, ladder.state,
                        {{1, "applied", text, std::nullopt, fl.note, evidence.dump(), ""}},
                        std::chrono::system_clock::now()));
-  std::fprintf(env.out, "ladder %lld for job '%s': %s; rerun the job, then: headroom ladder record %s "
-               "--result ok|oom\n",
-               static_cast<long long>(ladder.id), fl.job.c_str(), text.c_str(), fl.job.c_str());
+  // TRANSLATORS: {2} is "flushed the page cache: ..."; keep the command as it is.
+  std::fprintf(env.out, "%s\n",
+               TrFormat("ladder {0} for job '{1}': {2}; rerun the job, then: headroom ladder "
+                        "record {1} --result ok|oom",
+                        ladder.id, fl.job, flushed())
+                   .c_str());
   return kExitOk;
 }
 
@@ -251,36 +289,36 @@ int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
 int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args) {
   LadderFlags fl;
   CLI::App app{
-      "The OOM ladder, one job at a time, recorded in the journal: 1 flush the page cache, "
+      Tr("The OOM ladder, one job at a time, recorded in the journal: 1 flush the page cache, "
       "2 shorter packing then smaller batch, 3 QLoRA to bf16 LoRA, 4 a smaller model or a "
       "second machine. Steps go in order; a skip needs --force and is recorded. Without a "
       "subcommand: every open ladder, with its evidence. Only `apply` changes the system.\n\n"
       "exit status: 0 done, 1 refused or a precondition not met (no open ladder, a skip "
       "without --force, not root, the job running, no confirmation, journal unusable), "
-      "2 usage error",
+      "2 usage error"),
       "headroom ladder"};
   app.fallthrough();
   app.require_subcommand(0, 1);
-  app.add_option("--journal", fl.journal, "the journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)");
-  app.add_option("--root", fl.root, "read proc/ (meminfo, processes, drop_caches) below this directory instead of / (fixture trees)");
-  app.add_flag("--json", fl.json, "status view as JSON (schema in docs/ladder.md)");
-  auto* start = app.add_subcommand("start", "begin a ladder for JOB after an OOM");
-  start->add_option("job", fl.job, "the job's name")->required();
-  start->add_option("--symptom", fl.symptom, "load (OOM while loading the model) or step (in a training step)")->required();
-  start->add_option("--plan-args", fl.plan_args, "plan's flags for this job, e.g. \"llama-3.1-8b --method qlora --seq 4096 --batch 4\": steps 2-4 are planned from them");
-  start->add_option("--match", fl.match, "text in the job's command line (default: JOB): a process with it means the job is running");
-  auto* record = app.add_subcommand("record", "record the result of rerunning JOB at its current step");
-  record->add_option("job", fl.job, "the job's name")->required();
-  record->add_option("--result", fl.result, "ok (closes the ladder, solved) or oom (on to the next step)")->required();
-  record->add_option("--note", fl.note, "free text kept with the result");
-  auto* next = app.add_subcommand("next", "skip JOB's current step without a result (needs --force; recorded)");
-  next->add_option("job", fl.job, "the job's name")->required();
-  next->add_flag("--force", fl.force, "skip even though the step has no result");
-  next->add_option("--note", fl.note, "why it was skipped");
-  auto* apply = app.add_subcommand("apply", "step 1: flush the page cache (root, between runs, after confirming)");
-  apply->add_option("job", fl.job, "the job's name")->required();
-  apply->add_flag("--yes", fl.yes, "do not ask (needed when stdin is not a terminal)");
-  apply->add_option("--note", fl.note, "free text kept with the flush");
+  app.add_option("--journal", fl.journal, Tr("the journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--root", fl.root, Tr("read proc/ (meminfo, processes, drop_caches) below this directory instead of / (fixture trees)"));
+  app.add_flag("--json", fl.json, Tr("status view as JSON (schema in docs/ladder.md)"));
+  auto* start = app.add_subcommand("start", Tr("begin a ladder for JOB after an OOM"));
+  start->add_option("job", fl.job, Tr("the job's name"))->required();
+  start->add_option("--symptom", fl.symptom, Tr("load (OOM while loading the model) or step (in a training step)"))->required();
+  start->add_option("--plan-args", fl.plan_args, Tr("plan's flags for this job, e.g. \"llama-3.1-8b --method qlora --seq 4096 --batch 4\": steps 2-4 are planned from them"));
+  start->add_option("--match", fl.match, Tr("text in the job's command line (default: JOB): a process with it means the job is running"));
+  auto* record = app.add_subcommand("record", Tr("record the result of rerunning JOB at its current step"));
+  record->add_option("job", fl.job, Tr("the job's name"))->required();
+  record->add_option("--result", fl.result, Tr("ok (closes the ladder, solved) or oom (on to the next step)"))->required();
+  record->add_option("--note", fl.note, Tr("free text kept with the result"));
+  auto* next = app.add_subcommand("next", Tr("skip JOB's current step without a result (needs --force; recorded)"));
+  next->add_option("job", fl.job, Tr("the job's name"))->required();
+  next->add_flag("--force", fl.force, Tr("skip even though the step has no result"));
+  next->add_option("--note", fl.note, Tr("why it was skipped"));
+  auto* apply = app.add_subcommand("apply", Tr("step 1: flush the page cache (root, between runs, after confirming)"));
+  apply->add_option("job", fl.job, Tr("the job's name"))->required();
+  apply->add_flag("--yes", fl.yes, Tr("do not ask (needed when stdin is not a terminal)"));
+  apply->add_option("--note", fl.note, Tr("free text kept with the flush"));
 
   if (auto status = ParseFlags(app, env, "ladder", args)) return *status;
   const SysRoot root(fl.root.empty() ? env.default_root : std::filesystem::path(fl.root));

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/i18n.h"
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
 #include "store/ladder_journal.h"
@@ -20,6 +21,18 @@ constexpr int kLadderJsonSchemaVersion = 1;
 nlohmann::json ParseObject(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   return j.is_object() ? j : nlohmann::json::object();
+}
+
+// An entry's kind as people read it; the journal's word (entered, result, skipped, applied)
+// is what --json shows. The entries' texts are shown as recorded: English.
+std::string EntryKindWord(const std::string& kind) {
+  // TRANSLATORS: kinds of entries in a ladder's history: a step was entered, its result was
+  // recorded, it was skipped, its change (the flush) was applied.
+  if (kind == "entered") return Tr("entered");
+  if (kind == "result") return Tr("result");
+  if (kind == "skipped") return Tr("skipped");
+  if (kind == "applied") return Tr("applied");
+  return kind;
 }
 
 }  // namespace
@@ -37,7 +50,7 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
   }
   nlohmann::json out = {{"schema_version", kLadderJsonSchemaVersion},
                         {"ladders", nlohmann::json::array()}};
-  if (open.empty() && !json) std::fprintf(env.out, "no open ladders\n");
+  if (open.empty() && !json) std::fprintf(env.out, "%s\n", Tr("no open ladders"));
   for (const auto& l : open) {
     LadderJournal ladders(*journal);
     auto entries = ladders.Entries(l.id);
@@ -56,11 +69,19 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
                         {"step_title", std::string(LadderStepTitle(l.state.step))},
                         {"started_at", l.started_at},
                         {"entries", nlohmann::json::array()}};
-    std::fprintf(env.out, "%s", json ? "" : fmt::format(
-        "ladder {}: job '{}' (OOM at {}), step {} of 4: {}\n  started {}; the job is running "
-        "when a command line contains '{}'{}\n",
-        l.id, l.job, l.symptom, l.state.step, LadderStepTitle(l.state.step), l.started_at,
-        l.match_text, l.plan_args.empty() ? "" : "; plan: " + l.plan_args).c_str());
+    if (!json) {
+      std::fprintf(env.out, "%s\n  %s\n",
+                   TrFormat("ladder {0}: job '{1}' (OOM at {2}), step {3} of 4: {4}", l.id, l.job, l.symptom,
+                            l.state.step, TrText(LadderStepTitle(l.state.step)))
+                       .c_str(),
+                   (l.plan_args.empty()
+                        ? TrFormat("started {}; the job is running when a command line contains '{}'", l.started_at,
+                                   l.match_text)
+                        // TRANSLATORS: {2} is the ladder's --plan-args, as given.
+                        : TrFormat("started {0}; the job is running when a command line contains '{1}'; plan: {2}",
+                                   l.started_at, l.match_text, l.plan_args))
+                       .c_str());
+    }
     const LadderEntryRow* current = nullptr;
     for (const auto& e : *entries) {
       j["entries"].push_back({{"step", e.step},
@@ -72,30 +93,39 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
                               {"at", e.at}});
       if (e.kind == "entered" && e.step == l.state.step) current = &e;
       if (!json) {
-        std::fprintf(env.out, "  %s step %d %s: %s%s\n", e.at.c_str(), e.step, e.kind.c_str(),
-                     e.text.c_str(), e.note.empty() ? "" : (" (note: " + e.note + ")").c_str());
+        // TRANSLATORS: one entry of a ladder's history: when, the step, the entry's kind, its
+        // recorded text (English) and the user's --note.
+        std::fprintf(env.out, "  %s\n",
+                     (e.note.empty() ? TrFormat("{0} step {1} {2}: {3}", e.at, e.step, EntryKindWord(e.kind), e.text)
+                                     : TrFormat("{0} step {1} {2}: {3} (note: {4})", e.at, e.step,
+                                                EntryKindWord(e.kind), e.text, e.note))
+                         .c_str());
       }
     }
     if (l.state.step == 1) {
       if (auto info = ReadMemInfo(root)) {
         const StepAdvice now = FlushAdvice(*info);
         j["live"] = now.evidence;
-        if (!json) std::fprintf(env.out, "  now: %s\n", now.lines.front().c_str());
+        if (!json) std::fprintf(env.out, "  %s\n", TrFormat("now: {}", now.lines.front()).c_str());
       }
     }
     if (current && !json) {
       const auto evidence = ParseObject(current->evidence_json);
       if (evidence.contains("symptom_note")) {
-        std::fprintf(env.out, "  note: %s\n", evidence["symptom_note"].get<std::string>().c_str());
+        std::fprintf(env.out, "  %s\n",
+                     TrFormat("note: {}", TrText(evidence["symptom_note"].get<std::string>())).c_str());
       }
     }
     if (!json) {
-      std::fprintf(env.out, "  next: %s, rerun the job, then: headroom ladder record %s --result "
-                   "ok|oom\n",
-                   (l.state.step == 1 ? "flush (headroom ladder apply " + l.job + ", as root)"
-                                      : std::string("change the settings as above"))
-                       .c_str(),
-                   l.job.c_str());
+      std::fprintf(env.out, "  %s\n",
+                   (l.state.step == 1
+                        ? TrFormat("next: flush (headroom ladder apply {0}, as root), rerun the job, then: headroom "
+                                   "ladder record {0} --result ok|oom",
+                                   l.job)
+                        : TrFormat("next: change the settings as above, rerun the job, then: headroom ladder record {} "
+                                   "--result ok|oom",
+                                   l.job))
+                       .c_str());
     }
     out["ladders"].push_back(std::move(j));
   }

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
+#include "cli/cli11_i18n.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "sys/meminfo.h"
@@ -30,14 +32,14 @@ T Need(Result<T> r, std::string_view flag) {
 bool OnOff(const std::string& v, std::string_view flag) {
   if (v == "on" || v == "true" || v == "yes" || v == "1") return true;
   if (v == "off" || v == "false" || v == "no" || v == "0") return false;
-  throw UsageError{fmt::format("{}: '{}' is not on or off", flag, v)};
+  throw UsageError{TrFormat("{}: '{}' is not on or off", flag, v)};
 }
 
 double Fraction(const std::string& v, std::string_view flag, double lo, double hi) {
   char* end = nullptr;
   const double d = std::strtod(v.c_str(), &end);
   if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(d) || d < lo || d >= hi) {
-    throw UsageError{fmt::format("{}: '{}' is not a number in [{:g}, {:g})", flag, v, lo, hi)};
+    throw UsageError{TrFormat("{}: '{}' is not a number in [{:g}, {:g})", flag, v, lo, hi)};
   }
   return d;
 }
@@ -83,15 +85,15 @@ ModelSpec SpecFromParams(const PlanFlags& fl, std::vector<std::string>* notes) {
                               ? std::min<int64_t>(2, s.num_experts)
                               : Need(ParsePositiveInt(fl.active_experts), "--active-experts");
   } else if (!fl.active_experts.empty()) {
-    throw UsageError{"--active-experts: needs --experts"};
+    throw UsageError{Tr("--active-experts: needs --experts")};
   }
   s.extra_params = 0;
   s.exact_params = params;  // the count the user gave wins over the shape's
   if (std::string err = CompleteAndValidate(&s); !err.empty()) {
-    throw UsageError{fmt::format("--params: the architecture is not valid: {}", err)};
+    throw UsageError{TrFormat("--params: the architecture is not valid: {}", err)};
   }
   if (borrowed && nearest) {
-    notes->push_back(fmt::format(
+    notes->push_back(TrFormat(
         "architecture fields not given were taken from {} (the catalog's nearest dense model); "
         "give --hidden --layers --heads --kv-heads --intermediate --vocab for exact activations",
         nearest->name));
@@ -102,25 +104,25 @@ ModelSpec SpecFromParams(const PlanFlags& fl, std::vector<std::string>* notes) {
 ModelSpec ResolveModel(const PlanFlags& fl, std::string* source, std::vector<std::string>* notes) {
   const int given = !fl.model.empty() + !fl.config.empty() + !fl.params.empty();
   if (given == 0) {
-    throw UsageError{"no model: give a catalog name, --config PATH or --params N "
-                     "(headroom plan --list-models lists the catalog)"};
+    throw UsageError{Tr("no model: give a catalog name, --config PATH or --params N "
+                        "(headroom plan --list-models lists the catalog)")};
   }
   if (given > 1) {
-    throw UsageError{"conflicting flags: give only one of a catalog name, --config and --params"};
+    throw UsageError{Tr("conflicting flags: give only one of a catalog name, --config and --params")};
   }
   const bool shape_flags = !fl.hidden.empty() || !fl.layers.empty() || !fl.heads.empty() ||
                            !fl.kv_heads.empty() || !fl.intermediate.empty() ||
                            !fl.vocab.empty() || !fl.experts.empty() || !fl.active_experts.empty();
   if (shape_flags && fl.params.empty()) {
-    throw UsageError{"conflicting flags: --hidden, --layers, --heads, --kv-heads, "
-                     "--intermediate, --vocab, --experts and --active-experts go with --params"};
+    throw UsageError{Tr("conflicting flags: --hidden, --layers, --heads, --kv-heads, "
+                        "--intermediate, --vocab, --experts and --active-experts go with --params")};
   }
   if (!fl.model.empty()) {
     *source = "catalog";
     if (const ModelSpec* m = FindModel(fl.model)) return *m;
     std::string names;
     for (const auto& n : ClosestModelNames(fl.model, 3)) names += (names.empty() ? "" : ", ") + n;
-    throw UsageError{fmt::format("unknown model '{}' (closest: {}; see --list-models, or use "
+    throw UsageError{TrFormat("unknown model '{}' (closest: {}; see --list-models, or use "
                                  "--config or --params)",
                                  fl.model, names)};
   }
@@ -129,7 +131,7 @@ ModelSpec ResolveModel(const PlanFlags& fl, std::string* source, std::vector<std
     auto spec = ReadModelPath(fl.config);
     if (!spec) throw UsageError{fmt::format("--config: {}", spec.error().message)};
     if (spec->exact_params) {
-      notes->push_back(fmt::format("exact parameter count {} read from safetensors headers",
+      notes->push_back(TrFormat("exact parameter count {} read from safetensors headers",
                                    *spec->exact_params));
     }
     return std::move(spec).value();
@@ -143,8 +145,8 @@ Workload BuildWorkload(const PlanFlags& fl) {
   w.method = Need(ParseMethod(fl.method), "--method");
   if (!IsLora(w.method) && (!fl.lora_rank.empty() || !fl.lora_targets.empty() ||
                             !fl.lora_dropout.empty())) {
-    throw UsageError{"conflicting flags: --lora-rank, --lora-targets and --lora-dropout need a "
-                     "LoRA method (lora, qlora, nvfp4-lora), not --method full"};
+    throw UsageError{Tr("conflicting flags: --lora-rank, --lora-targets and --lora-dropout need a "
+                        "LoRA method (lora, qlora, nvfp4-lora), not --method full")};
   }
   if (!fl.lora_rank.empty()) w.lora_rank = Need(ParsePositiveInt(fl.lora_rank), "--lora-rank");
   if (!fl.lora_targets.empty()) w.lora_targets = Need(ParseLoraTargets(fl.lora_targets), "--lora-targets");
@@ -155,19 +157,19 @@ Workload BuildWorkload(const PlanFlags& fl) {
   const bool four_bit = d == DType::kNf4 || d == DType::kInt4 || d == DType::kNvfp4;
   const bool eight_bit = d == DType::kFp8 || d == DType::kInt8;
   if (w.method == Method::kFull && (four_bit || eight_bit)) {
-    throw UsageError{fmt::format("conflicting flags: --method full trains every weight, which "
+    throw UsageError{TrFormat("conflicting flags: --method full trains every weight, which "
                                  "cannot be stored as {}; use --method qlora or a 16/32-bit dtype",
                                  Name(d))};
   }
   if (w.method == Method::kQlora && !four_bit && !eight_bit) {
-    throw UsageError{fmt::format("conflicting flags: --method qlora quantizes the base weights; "
+    throw UsageError{TrFormat("conflicting flags: --method qlora quantizes the base weights; "
                                  "--weight-dtype {} is plain LoRA (use --method lora)", Name(d))};
   }
   if (w.method == Method::kNvfp4Lora && d != DType::kNvfp4) {
-    throw UsageError{"conflicting flags: --method nvfp4-lora needs --weight-dtype nvfp4"};
+    throw UsageError{Tr("conflicting flags: --method nvfp4-lora needs --weight-dtype nvfp4")};
   }
   if (w.method == Method::kLora && (four_bit || eight_bit)) {
-    throw UsageError{fmt::format("conflicting flags: --weight-dtype {} quantizes the base "
+    throw UsageError{TrFormat("conflicting flags: --weight-dtype {} quantizes the base "
                                  "weights: use --method qlora", Name(d))};
   }
   if (d == DType::kFp32) w.compute_dtype = DType::kFp32;
@@ -179,15 +181,15 @@ Workload BuildWorkload(const PlanFlags& fl) {
   w.seq = Need(ParsePositiveInt(fl.seq), "--seq");
   // 2^24 tokens per sample and 2^20 samples per batch are far past any real run and keep
   // the products inside 64-bit arithmetic.
-  if (w.seq > (1 << 24)) throw UsageError{fmt::format("--seq: {} is absurdly large", w.seq)};
-  if (w.batch > (1 << 20)) throw UsageError{fmt::format("--batch: {} is absurdly large", w.batch)};
+  if (w.seq > (1 << 24)) throw UsageError{TrFormat("--seq: {} is absurdly large", w.seq)};
+  if (w.batch > (1 << 20)) throw UsageError{TrFormat("--batch: {} is absurdly large", w.batch)};
   w.grad_ckpt = OnOff(fl.grad_ckpt, "--grad-ckpt");
   w.attention = Need(ParseAttention(fl.attention), "--attention");
   w.loss = Need(ParseLossKind(fl.loss), "--loss");
   w.kind = Need(ParseWorkloadKind(fl.workload), "--workload");
   if (!fl.rollout_fraction.empty()) {
     if (w.kind != WorkloadKind::kGrpo) {
-      throw UsageError{"conflicting flags: --rollout-fraction goes with --workload grpo"};
+      throw UsageError{Tr("conflicting flags: --rollout-fraction goes with --workload grpo")};
     }
     w.rollout_fraction = Fraction(fl.rollout_fraction, "--rollout-fraction", 0, 1);
   }
@@ -198,8 +200,8 @@ Budget BuildBudget(const PlanFlags& fl, const CliEnv& env) {
   const SysRoot root(fl.root.empty() ? env.default_root : std::filesystem::path(fl.root));
   if (!fl.budget.empty()) {
     if (!fl.reserve.empty()) {
-      throw UsageError{"conflicting flags: --reserve applies to MemAvailable; --budget is "
-                       "already the whole budget"};
+      throw UsageError{Tr("conflicting flags: --reserve applies to MemAvailable; --budget is "
+                          "already the whole budget")};
     }
     const uint64_t size = Need(ParseBytes(fl.budget), "--budget");
     auto info = ReadMemInfo(root);
@@ -208,9 +210,9 @@ Budget BuildBudget(const PlanFlags& fl, const CliEnv& env) {
   const uint64_t reserve = fl.reserve.empty() ? kDefaultReserveBytes
                                               : Need(ParseBytes(fl.reserve, true), "--reserve");
   auto info = ReadMemInfo(root);
-  if (!info) throw UsageError{info.error().message + " (or give --budget SIZE)"};
+  if (!info) throw UsageError{TrFormat("{} (or give --budget SIZE)", info.error().message)};
   if (!info->EstimatedAvailable()) {
-    throw UsageError{fmt::format("{}: no MemAvailable and no MemFree to estimate it from "
+    throw UsageError{TrFormat("{}: no MemAvailable and no MemFree to estimate it from "
                                  "(give --budget SIZE)",
                                  root.Path("proc/meminfo").string())};
   }
@@ -220,37 +222,37 @@ Budget BuildBudget(const PlanFlags& fl, const CliEnv& env) {
 }  // namespace
 
 void AddPlanInputFlags(CLI::App& app, PlanFlags& fl) {
-  app.add_option("model", fl.model, "catalog name, e.g. llama-3.1-70b (see --list-models)");
-  app.add_option("--config", fl.config, "a Hugging Face config.json, or a model folder holding one (safetensors headers are read for the exact count)");
-  app.add_option("--params", fl.params, "parameter count: 70B, 1.5e9, 350M");
-  app.add_option("--hidden", fl.hidden, "with --params: hidden size");
-  app.add_option("--layers", fl.layers, "with --params: decoder layers");
-  app.add_option("--heads", fl.heads, "with --params: attention heads");
-  app.add_option("--kv-heads", fl.kv_heads, "with --params: key/value heads");
-  app.add_option("--intermediate", fl.intermediate, "with --params: MLP width");
-  app.add_option("--vocab", fl.vocab, "with --params: vocabulary size");
-  app.add_option("--experts", fl.experts, "with --params: MoE experts");
-  app.add_option("--active-experts", fl.active_experts, "with --params: experts per token");
-  app.add_option("--method", fl.method, "full|lora|qlora|nvfp4-lora (default lora)");
-  app.add_option("--lora-rank", fl.lora_rank, "LoRA rank (default 16)");
-  app.add_option("--lora-targets", fl.lora_targets, "all-linear|attn|q,k,v,o,gate,up,down (default all-linear)");
-  app.add_option("--lora-dropout", fl.lora_dropout, "LoRA dropout (default 0.05; 0 saves its tensors)");
-  app.add_option("--weight-dtype", fl.weight_dtype, "fp32|bf16|fp16|fp8|int8|nf4|int4|nvfp4 (default from the method)");
-  app.add_option("--double-quant", fl.double_quant, "on|off: NF4 double quantization (default on)");
-  app.add_option("--optimizer", fl.optimizer, "adamw|adamw-8bit|sgd|adafactor (default adamw)");
-  app.add_option("--optimizer-step", fl.optimizer_step, "foreach|fused|loop: how PyTorch runs the step (default foreach)");
-  app.add_flag("--master-weights", fl.master_weights, "keep an fp32 master copy (fp32 optimizer states)");
-  app.add_option("--batch", fl.batch, "micro-batch size (default 1)");
-  app.add_option("--seq", fl.seq, "sequence or packing length in tokens (default 2048)");
-  app.add_option("--grad-ckpt", fl.grad_ckpt, "on|off: gradient checkpointing (default on)");
-  app.add_option("--attention", fl.attention, "sdpa|eager (default sdpa)");
-  app.add_option("--loss", fl.loss, "standard|chunked|fused: how the loss meets the logits (default standard)");
-  app.add_option("--workload", fl.workload, "sft|dpo|grpo (default sft)");
-  app.add_option("--rollout-fraction", fl.rollout_fraction, "GRPO: share of the pool the inference engine reserves, as vLLM's gpu-memory-utilization");
-  app.add_option("--reserve", fl.reserve, "kept back for the OS and driver (default 4GiB)");
-  app.add_option("--budget", fl.budget, "use this budget instead of MemAvailable - reserve");
-  app.add_option("--overhead", fl.overhead, "replace the framework overhead estimate (CUDA context, allocator slack, host process)");
-  app.add_option("--root", fl.root, "read proc/ below this directory instead of / (fixture trees)");
+  app.add_option("model", fl.model, Tr("catalog name, e.g. llama-3.1-70b (see --list-models)"));
+  app.add_option("--config", fl.config, Tr("a Hugging Face config.json, or a model folder holding one (safetensors headers are read for the exact count)"));
+  app.add_option("--params", fl.params, Tr("parameter count: 70B, 1.5e9, 350M"));
+  app.add_option("--hidden", fl.hidden, Tr("with --params: hidden size"));
+  app.add_option("--layers", fl.layers, Tr("with --params: decoder layers"));
+  app.add_option("--heads", fl.heads, Tr("with --params: attention heads"));
+  app.add_option("--kv-heads", fl.kv_heads, Tr("with --params: key/value heads"));
+  app.add_option("--intermediate", fl.intermediate, Tr("with --params: MLP width"));
+  app.add_option("--vocab", fl.vocab, Tr("with --params: vocabulary size"));
+  app.add_option("--experts", fl.experts, Tr("with --params: MoE experts"));
+  app.add_option("--active-experts", fl.active_experts, Tr("with --params: experts per token"));
+  app.add_option("--method", fl.method, Tr("full|lora|qlora|nvfp4-lora (default lora)"));
+  app.add_option("--lora-rank", fl.lora_rank, Tr("LoRA rank (default 16)"));
+  app.add_option("--lora-targets", fl.lora_targets, Tr("all-linear|attn|q,k,v,o,gate,up,down (default all-linear)"));
+  app.add_option("--lora-dropout", fl.lora_dropout, Tr("LoRA dropout (default 0.05; 0 saves its tensors)"));
+  app.add_option("--weight-dtype", fl.weight_dtype, Tr("fp32|bf16|fp16|fp8|int8|nf4|int4|nvfp4 (default from the method)"));
+  app.add_option("--double-quant", fl.double_quant, Tr("on|off: NF4 double quantization (default on)"));
+  app.add_option("--optimizer", fl.optimizer, Tr("adamw|adamw-8bit|sgd|adafactor (default adamw)"));
+  app.add_option("--optimizer-step", fl.optimizer_step, Tr("foreach|fused|loop: how PyTorch runs the step (default foreach)"));
+  app.add_flag("--master-weights", fl.master_weights, Tr("keep an fp32 master copy (fp32 optimizer states)"));
+  app.add_option("--batch", fl.batch, Tr("micro-batch size (default 1)"));
+  app.add_option("--seq", fl.seq, Tr("sequence or packing length in tokens (default 2048)"));
+  app.add_option("--grad-ckpt", fl.grad_ckpt, Tr("on|off: gradient checkpointing (default on)"));
+  app.add_option("--attention", fl.attention, Tr("sdpa|eager (default sdpa)"));
+  app.add_option("--loss", fl.loss, Tr("standard|chunked|fused: how the loss meets the logits (default standard)"));
+  app.add_option("--workload", fl.workload, Tr("sft|dpo|grpo (default sft)"));
+  app.add_option("--rollout-fraction", fl.rollout_fraction, Tr("GRPO: share of the pool the inference engine reserves, as vLLM's gpu-memory-utilization"));
+  app.add_option("--reserve", fl.reserve, Tr("kept back for the OS and driver (default 4GiB)"));
+  app.add_option("--budget", fl.budget, Tr("use this budget instead of MemAvailable - reserve"));
+  app.add_option("--overhead", fl.overhead, Tr("replace the framework overhead estimate (CUDA context, allocator slack, host process)"));
+  app.add_option("--root", fl.root, Tr("read proc/ below this directory instead of / (fixture trees)"));
 }
 
 PlanInputs ResolvePlanInputs(const PlanFlags& fl, const CliEnv& env) {
@@ -287,7 +289,7 @@ std::vector<std::string> SplitWords(std::string_view text, std::string_view flag
       in_word = true;
     }
   }
-  if (quote) throw UsageError{fmt::format("{}: unterminated quote", flag)};
+  if (quote) throw UsageError{TrFormat("{}: unterminated quote", flag)};
   if (in_word) words.push_back(std::move(word));
   return words;
 }
@@ -301,7 +303,7 @@ PlanInputs ResolvePlanWords(const std::vector<std::string>& words, std::string_v
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    throw UsageError{fmt::format("{}: {}", flag, e.what())};
+    throw UsageError{fmt::format("{}: {}", flag, ParseErrorText(e))};
   }
   if (fl.root.empty()) fl.root = default_root;
   try {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
 #include "cli/plan_args.h"
@@ -30,6 +31,16 @@ namespace {
 std::string Gb(uint64_t b) { return fmt::format("{:.2f}", static_cast<double>(b) / 1e9); }
 std::string Gib(uint64_t b) { return fmt::format("{:.2f}", static_cast<double>(b) / static_cast<double>(kGiB)); }
 
+// The verdict as people read it; Name(Verdict) is the JSON's word and stays English.
+const char* VerdictWord(Verdict v) {
+  switch (v) {
+    case Verdict::kFits: return Tr("fits");
+    case Verdict::kTight: return Tr("tight");
+    case Verdict::kDoesNotFit: return Tr("does not fit");
+  }
+  return "?";
+}
+
 void PrintPlan(const CliEnv& env, const PlanResult& p) {
   const Footprint& f = p.footprint;
   const Workload& w = p.workload;
@@ -37,45 +48,51 @@ void PrintPlan(const CliEnv& env, const PlanResult& p) {
   if (IsLora(w.method)) {
     std::string targets;
     for (const auto& t : w.lora_targets) targets += (targets.empty() ? "" : ",") + t;
-    how += fmt::format(" r{} on {}", w.lora_rank, targets);
+    // TRANSLATORS: "lora r16 on all-linear": the method, the LoRA rank, the target modules.
+    how = TrFormat("{0} r{1} on {2}", how, w.lora_rank, targets);
   }
-  std::fprintf(env.out, "headroom plan: %s (%s parameters, %s trainable; from %s)\n",
-               p.spec.name.c_str(), FormatParamCount(f.total_params).c_str(),
-               FormatParamCount(f.trainable_params).c_str(), p.model_source.c_str());
-  std::fprintf(env.out,
-               "  %s, weights %s, %s (%s step)%s, batch %lld x seq %lld, grad-ckpt %s, "
-               "%s attention, %s loss, %s\n\n",
-               how.c_str(), std::string(Name(w.weight_dtype)).c_str(),
-               std::string(Name(w.optimizer)).c_str(), std::string(Name(w.optimizer_step)).c_str(),
-               w.master_weights ? " + fp32 master" : "", static_cast<long long>(w.batch),
-               static_cast<long long>(w.seq), w.grad_ckpt ? "on" : "off",
-               std::string(Name(w.attention)).c_str(), std::string(Name(w.loss)).c_str(),
-               std::string(Name(w.kind)).c_str());
+  std::fprintf(env.out, "%s\n",
+               TrFormat("headroom plan: {} ({} parameters, {} trainable; from {})", p.spec.name,
+                        FormatParamCount(f.total_params), FormatParamCount(f.trainable_params), p.model_source)
+                   .c_str());
+  // TRANSLATORS: the workload line under the plan's title. {4} is empty or " + fp32 master";
+  // {7} is on or off (the values of --grad-ckpt); the other values are names of flags' values.
+  std::fprintf(env.out, "  %s\n\n",
+               TrFormat("{0}, weights {1}, {2} ({3} step){4}, batch {5} x seq {6}, grad-ckpt {7}, "
+                        "{8} attention, {9} loss, {10}",
+                        how, Name(w.weight_dtype), Name(w.optimizer), Name(w.optimizer_step),
+                        // TRANSLATORS: appended to the optimizer in the workload line.
+                        w.master_weights ? Tr(" + fp32 master") : "", w.batch, w.seq, w.grad_ckpt ? "on" : "off",
+                        Name(w.attention), Name(w.loss), Name(w.kind))
+                   .c_str());
 
   using A = TextTable::Align;
   TextTable t({A::kLeft, A::kRight, A::kRight, A::kLeft});
-  t.AddRow({"term", "GB", "GiB", "formula"});
+  // TRANSLATORS: headings of plan's table: a footprint term, its size, the formula behind it.
+  t.AddRow({Tr("term"), "GB", "GiB", Tr("formula")});
   t.AddRule();
   for (const auto& term : f.terms) {
     if (term.key == "load_transient") continue;
     t.AddRow({term.label, Gb(term.bytes), Gib(term.bytes), term.formula});
   }
   t.AddRule();
-  t.AddRow({"tensor peak", Gb(f.tensor_peak_bytes), Gib(f.tensor_peak_bytes),
-            f.backward_peak_bytes >= f.step_peak_bytes ? "at the start of backward"
-                                                       : "during the optimizer step"});
-  t.AddRow({"steady peak", Gb(f.steady_peak_bytes), Gib(f.steady_peak_bytes),
-            "tensor peak + overhead" + std::string(f.rollout_bytes ? " + rollout" : "")});
+  t.AddRow({Tr("tensor peak"), Gb(f.tensor_peak_bytes), Gib(f.tensor_peak_bytes),
+            f.backward_peak_bytes >= f.step_peak_bytes ? Tr("at the start of backward")
+                                                       : Tr("during the optimizer step")});
+  t.AddRow({Tr("steady peak"), Gb(f.steady_peak_bytes), Gib(f.steady_peak_bytes),
+            f.rollout_bytes ? Tr("tensor peak + overhead + rollout") : Tr("tensor peak + overhead")});
   const FootprintTerm* load = nullptr;
   for (const auto& term : f.terms) {
     if (term.key == "load_transient") load = &term;
   }
-  t.AddRow({"load peak", Gb(f.load_peak_bytes), Gib(f.load_peak_bytes),
-            "weights + " + (load ? load->formula : std::string()) + " + context + host"});
+  t.AddRow({Tr("load peak"), Gb(f.load_peak_bytes), Gib(f.load_peak_bytes),
+            // TRANSLATORS: {} is the load transient's formula, from the plan's terms.
+            TrFormat("weights + {} + context + host", load ? load->formula : std::string())});
   std::fputs(t.Render().c_str(), env.out);
 
   const Budget& b = p.budget;
-  std::fprintf(env.out, "\nbudget (%s):\n", b.source.c_str());
+  // TRANSLATORS: {} is where the budget came from: a path such as /proc/meminfo, or --budget.
+  std::fprintf(env.out, "\n%s\n", TrFormat("budget ({}):", b.source).c_str());
   TextTable bt({A::kLeft, A::kRight, A::kRight, A::kLeft});
   auto opt_row = [&](const char* name, const std::optional<uint64_t>& v, const std::string& note) {
     if (v) bt.AddRow({name, Gb(*v), Gib(*v), note});
@@ -84,45 +101,56 @@ void PrintPlan(const CliEnv& env, const PlanResult& p) {
   opt_row("MemTotal", b.mem_total_bytes, "");
   opt_row("MemAvailable", b.mem_available_bytes,
           b.available_source == "MemAvailable" ? "" : b.available_source);
-  opt_row("page cache (reclaimable)", b.reclaimable_cache_bytes,
-          "counted in MemAvailable; nvidia-smi/cudaMemGetInfo would call it used");
-  if (b.source != "--budget") bt.AddRow({"reserve", Gb(b.reserve_bytes), Gib(b.reserve_bytes), "--reserve"});
-  bt.AddRow({"budget", Gb(b.budget_bytes), Gib(b.budget_bytes), ""});
+  opt_row(Tr("page cache (reclaimable)"), b.reclaimable_cache_bytes,
+          Tr("counted in MemAvailable; nvidia-smi/cudaMemGetInfo would call it used"));
+  if (b.source != "--budget") bt.AddRow({Tr("reserve"), Gb(b.reserve_bytes), Gib(b.reserve_bytes), "--reserve"});
+  bt.AddRow({Tr("budget"), Gb(b.budget_bytes), Gib(b.budget_bytes), ""});
   std::fputs(bt.Render().c_str(), env.out);
 
   const uint64_t peak = f.peak_bytes();
   const double share = b.budget_bytes ? 100.0 * static_cast<double>(peak) / static_cast<double>(b.budget_bytes) : 0;
-  std::fprintf(env.out, "\nverdict: %s: peak %s (the %s peak) is %s of the %s budget\n",
-               std::string(Name(p.verdict)).c_str(), FormatBoth(peak).c_str(),
-               f.load_peak_bytes > f.steady_peak_bytes ? "load" : "steady",
-               b.budget_bytes ? fmt::format("{:.0f} %", share).c_str() : "all",
-               FormatGB(b.budget_bytes).c_str());
+  // TRANSLATORS: replaces the percentage in the verdict line when the budget is zero.
+  const std::string share_text = b.budget_bytes ? fmt::format("{:.0f} %", share) : std::string(Tr("all"));
+  // TRANSLATORS: "verdict: fits: peak 45.2 GB (42.1 GiB) (the load peak) is 40 % of the 112.6 GB
+  // budget"; {0} is the verdict (fits, tight, does not fit).
+  std::fprintf(env.out, "\n%s\n",
+               (f.load_peak_bytes > f.steady_peak_bytes
+                    ? TrFormat("verdict: {0}: peak {1} (the load peak) is {2} of the {3} budget",
+                               VerdictWord(p.verdict), FormatBoth(peak), share_text,
+                               FormatGB(b.budget_bytes))
+                    : TrFormat("verdict: {0}: peak {1} (the steady peak) is {2} of the {3} budget",
+                               VerdictWord(p.verdict), FormatBoth(peak), share_text,
+                               FormatGB(b.budget_bytes)))
+                   .c_str());
   if (p.anchor.anchor) {
     const Anchor& a = *p.anchor.anchor;
+    // TRANSLATORS: an anchor is a published measurement of a similar setup; {0} quotes it as
+    // published (English), {1} is the model, {2} the method, {3} the sequence length.
     if (a.reported_bytes) {
-      std::fprintf(env.out,
-                   "anchor: \"%s\" (%s, %s, seq %lld): this planner estimates that setup at %s, "
-                   "%.2fx the reported figure; this plan is %.2fx it\n",
-                   a.statement.c_str(), a.model.c_str(), std::string(Name(a.method)).c_str(),
-                   static_cast<long long>(a.seq), FormatGB(p.anchor.anchor_estimate_bytes).c_str(),
-                   p.anchor.ratio, p.anchor.plan_ratio);
+      std::fprintf(env.out, "%s\n",
+                   TrFormat("anchor: \"{0}\" ({1}, {2}, seq {3}): this planner estimates that setup at {4}, "
+                            "{5:.2f}x the reported figure; this plan is {6:.2f}x it",
+                            a.statement, a.model, Name(a.method), a.seq, FormatGB(p.anchor.anchor_estimate_bytes),
+                            p.anchor.ratio, p.anchor.plan_ratio)
+                       .c_str());
     } else {
-      std::fprintf(env.out,
-                   "anchor: \"%s\" (%s, %s, seq %lld): this planner estimates that setup at %s; "
-                   "this plan is %.2fx that estimate\n",
-                   a.statement.c_str(), a.model.c_str(), std::string(Name(a.method)).c_str(),
-                   static_cast<long long>(a.seq), FormatGB(p.anchor.anchor_estimate_bytes).c_str(),
-                   p.anchor.plan_ratio);
+      std::fprintf(env.out, "%s\n",
+                   TrFormat("anchor: \"{0}\" ({1}, {2}, seq {3}): this planner estimates that setup at {4}; "
+                            "this plan is {5:.2f}x that estimate",
+                            a.statement, a.model, Name(a.method), a.seq, FormatGB(p.anchor.anchor_estimate_bytes),
+                            p.anchor.plan_ratio)
+                       .c_str());
     }
   }
   if (!p.advice.empty()) {
-    std::fprintf(env.out, "advice, in the OOM ladder's order:\n");
+    std::fprintf(env.out, "%s\n", Tr("advice, in the OOM ladder's order:"));
     int i = 1;
     for (const auto& a : p.advice) std::fprintf(env.out, "  %d. %s\n", i++, a.text.c_str());
   }
-  for (const auto& n : p.model_notes) std::fprintf(env.out, "note: %s\n", n.c_str());
-  for (const auto& n : f.notes) std::fprintf(env.out, "note: %s\n", n.c_str());
-  std::fprintf(env.out, "%s\n", kPlanDisclaimer);
+  for (const auto& n : p.model_notes) std::fprintf(env.out, "%s\n", TrFormat("note: {}", n).c_str());
+  for (const auto& n : f.notes) std::fprintf(env.out, "%s\n", TrFormat("note: {}", n).c_str());
+  // The disclaimer is also the JSON's "disclaimer" (English); marked where it is defined.
+  std::fprintf(env.out, "%s\n", Tr(kPlanDisclaimer));
 }
 
 // The answers of finished sweeps for this model (or unlabelled ones), with this planner's
@@ -179,18 +207,21 @@ nlohmann::json LocalAnchorsJson(const std::vector<ShownAnchor>& anchors) {
 
 void PrintLocalAnchors(const CliEnv& env, const std::vector<ShownAnchor>& anchors) {
   if (anchors.empty()) return;
-  std::fprintf(env.out, "your measured anchors (finished `headroom sweep` runs in the journal):\n");
+  std::fprintf(env.out, "%s\n", Tr("your measured anchors (finished `headroom sweep` runs in the journal):"));
   for (const auto& s : anchors) {
     const auto& a = s.anchor;
     std::string what = a.model.empty() ? fmt::format("{}", fmt::join(a.command, " ")).substr(0, 60) : a.model;
     if (!a.method.empty()) what += " " + a.method;
-    std::string line = fmt::format("  run {}: {}: {}: peak {} above the baseline", a.run_id, what, a.config_text,
-                                   FormatGB(a.peak_bytes));
-    if (s.estimate_bytes && a.peak_bytes) {
-      line += fmt::format("; this planner estimates {} for it ({:.2f}x)", FormatGB(*s.estimate_bytes),
-                          static_cast<double>(*s.estimate_bytes) / static_cast<double>(a.peak_bytes));
-    }
-    std::fprintf(env.out, "%s\n", line.c_str());
+    // TRANSLATORS: one finished sweep: its run id, the model and method (or its command), the
+    // chosen configuration (e.g. "batch=8 seq=2048") and its measured peak.
+    const std::string line =
+        s.estimate_bytes && a.peak_bytes
+            ? TrFormat("run {0}: {1}: {2}: peak {3} above the baseline; this planner estimates {4} for it ({5:.2f}x)",
+                       a.run_id, what, a.config_text, FormatGB(a.peak_bytes), FormatGB(*s.estimate_bytes),
+                       static_cast<double>(*s.estimate_bytes) / static_cast<double>(a.peak_bytes))
+            : TrFormat("run {0}: {1}: {2}: peak {3} above the baseline", a.run_id, what, a.config_text,
+                       FormatGB(a.peak_bytes));
+    std::fprintf(env.out, "  %s\n", line.c_str());
   }
 }
 
@@ -209,12 +240,13 @@ int ListModels(const CliEnv& env, bool json) {
   }
   using A = TextTable::Align;
   TextTable t({A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kLeft});
-  t.AddRow({"name", "family", "params", "layers", "hidden", "experts"});
+  // TRANSLATORS: headings of --list-models: parameter count, decoder layers, hidden size, MoE experts.
+  t.AddRow({Tr("name"), Tr("family"), Tr("params"), Tr("layers"), Tr("hidden"), Tr("experts")});
   t.AddRule();
   for (const ModelSpec& m : Catalog()) {
     t.AddRow({m.name, m.family, FormatParamCount(ArchitectureParams(m)), std::to_string(m.num_layers),
               std::to_string(m.hidden_size),
-              m.num_experts ? fmt::format("{} ({} active)", m.num_experts, m.experts_per_token) : ""});
+              m.num_experts ? TrFormat("{} ({} active)", m.num_experts, m.experts_per_token) : ""});
   }
   std::fputs(t.Render(0).c_str(), env.out);
   return kExitOk;
@@ -225,15 +257,15 @@ int ListModels(const CliEnv& env, bool json) {
 int RunPlan(const CliEnv& env, const std::vector<std::string>& args) {
   PlanFlags fl;
   CLI::App app{
-      "Will this training run fit in the memory pool? Sums weights, gradients, optimizer "
-      "states, activations, logits, framework overhead and the model-load transient, against "
-      "MemAvailable from /proc/meminfo (never nvidia-smi).\n\n"
-      "exit status: 0 fits or tight, 1 does not fit, 2 usage or input error",
+      Tr("Will this training run fit in the memory pool? Sums weights, gradients, optimizer "
+         "states, activations, logits, framework overhead and the model-load transient, against "
+         "MemAvailable from /proc/meminfo (never nvidia-smi).\n\n"
+         "exit status: 0 fits or tight, 1 does not fit, 2 usage or input error"),
       "headroom plan"};
   AddPlanInputFlags(app, fl);
-  app.add_flag("--json", fl.json, "print the plan as JSON (schema in docs/plan-json.md)");
-  app.add_flag("--list-models", fl.list_models, "list the catalog and exit");
-  app.add_option("--journal", fl.journal, "read measured anchors (finished sweeps) from this journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)");
+  app.add_flag("--json", fl.json, Tr("print the plan as JSON (schema in docs/plan-json.md)"));
+  app.add_flag("--list-models", fl.list_models, Tr("list the catalog and exit"));
+  app.add_option("--journal", fl.journal, Tr("read measured anchors (finished sweeps) from this journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
 
   if (auto status = ParseFlags(app, env, "plan", args)) return *status;
   if (fl.list_models) return ListModels(env, fl.json);

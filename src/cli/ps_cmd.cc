@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
 #include "gpu/nvml.h"
@@ -49,7 +50,7 @@ GpuList ReadGpuProcesses(const std::string& library) {
     if (r.processes) {
       out.processes->insert(out.processes->end(), r.processes->begin(), r.processes->end());
     } else {
-      out.note = fmt::format("nvml: device {}: process list not readable", i);
+      out.note = TrFormat("nvml: device {}: process list not readable", i);
     }
   }
   return out;
@@ -58,11 +59,27 @@ GpuList ReadGpuProcesses(const std::string& library) {
 std::string OptBytes(const std::optional<uint64_t>& bytes) { return bytes ? FormatGiB(*bytes) : "-"; }
 
 std::string CapCell(const PoolHolder& h, const HolderCap& cap) {
-  if (h.part_of) return fmt::format("(of pid {})", *h.part_of);
+  // TRANSLATORS: the CAP cell of a server's worker: its cap is the server's (pid {}).
+  if (h.part_of) return TrFormat("(of pid {})", *h.part_of);
   if (cap.pool_fraction) return fmt::format("{:.2f} ({})", *cap.pool_fraction, cap.source);
-  if (cap.cap_bytes) return fmt::format("{} (torch cap)", FormatGiB(*cap.cap_bytes));
-  if (cap.fixed_after_load) return "fixed at load";
-  return "none";
+  if (cap.cap_bytes) return TrFormat("{} (torch cap)", FormatGiB(*cap.cap_bytes));
+  // TRANSLATORS: the CAP cell: the holder takes its memory when it loads and keeps it.
+  if (cap.fixed_after_load) return Tr("fixed at load");
+  // TRANSLATORS: the CAP cell: no cap at all.
+  return Tr("none");
+}
+
+// The ADVICE cell as people read it; HolderActionName is the JSON's word.
+const char* ActionWord(HolderAction action) {
+  switch (action) {
+    // TRANSLATORS: ps --need's advice for a holder: it can stay beside the job.
+    case HolderAction::kKeep: return Tr("keep");
+    // TRANSLATORS: ps --need's advice for a holder: stop it before the job starts.
+    case HolderAction::kStop: return Tr("stop");
+    // TRANSLATORS: ps --need's advice for a server's worker: counted with its server.
+    case HolderAction::kPartOf: return Tr("part-of");
+  }
+  return "?";
 }
 
 std::string Shorten(const std::string& text, size_t max_chars) {
@@ -108,13 +125,15 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders, const 
                const std::optional<PoolAdvice>& advice, const GpuList& gpu) {
   using A = TextTable::Align;
   std::vector<A> aligns = {A::kRight, A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kLeft};
-  std::vector<std::string> head = {"PID", "USER", "KIND", "RSS", "PSS", "GPU", "CAP"};
+  // TRANSLATORS: headings of the ps table; RSS, PSS and GPU are kept as they are. KIND cells
+  // are detection names (vllm, ollama, python-torch, ...) and stay as they are.
+  std::vector<std::string> head = {"PID", Tr("USER"), Tr("KIND"), "RSS", "PSS", "GPU", Tr("CAP")};
   if (advice) {
     aligns.push_back(A::kLeft);
-    head.push_back("ADVICE");
+    head.push_back(Tr("ADVICE"));
   }
   aligns.push_back(A::kLeft);
-  head.push_back("COMMAND");
+  head.push_back(Tr("COMMAND"));
   TextTable table(aligns);
   table.AddRow(head);
   for (size_t i = 0; i < holders.size(); ++i) {
@@ -122,14 +141,16 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders, const 
     std::vector<std::string> row = {std::to_string(h.facts.pid), h.user, std::string(HolderKindName(h.kind)),
                                     OptBytes(h.facts.rss_bytes), OptBytes(h.facts.pss_bytes),
                                     OptBytes(h.gpu_bytes), CapCell(h, caps[i])};
-    if (advice) row.push_back(std::string(HolderActionName(advice->holders[i].action)));
-    row.push_back(h.in_proc ? Shorten(DisplayCommand(h.facts), kCommandColumnChars) : "(not in this pid namespace)");
+    if (advice) row.push_back(ActionWord(advice->holders[i].action));
+    row.push_back(h.in_proc ? Shorten(DisplayCommand(h.facts), kCommandColumnChars)
+                            : Tr("(not in this pid namespace)"));
     table.AddRow(std::move(row));
   }
   if (holders.empty()) {
-    std::fputs("no process holds the pool or will grab it (none of: vllm, sglang, ollama, llama.cpp, tgi, "
-               "tensorrt-llm, trl, axolotl, torchrun, accelerate, deepspeed, ray workers, python with torch, "
-               "NVML's GPU processes)\n", env.out);
+    std::fprintf(env.out, "%s\n",
+                 Tr("no process holds the pool or will grab it (none of: vllm, sglang, ollama, llama.cpp, tgi, "
+                    "tensorrt-llm, trl, axolotl, torchrun, accelerate, deepspeed, ray workers, python with torch, "
+                    "NVML's GPU processes)"));
   } else {
     std::fputs(table.Render(0).c_str(), env.out);
   }
@@ -144,24 +165,29 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders, const 
     if (!settings.empty()) lines.push_back(settings);
     for (const auto& n : caps[i].notes) lines.push_back(n);
     for (const auto& l : lines) {
-      if (first) std::fputs("\nsettings and notes:\n", env.out);
+      if (first) std::fprintf(env.out, "\n%s\n", Tr("settings and notes:"));
       first = false;
-      std::fprintf(env.out, "  pid %d: %s\n", holders[i].facts.pid, l.c_str());
+      std::fprintf(env.out, "  %s\n", TrFormat("pid {}: {}", holders[i].facts.pid, l).c_str());
     }
   }
   if (advice) {
-    std::fprintf(env.out, "\nbeside a job that needs %s:\n", FormatGiB(advice->need_bytes).c_str());
+    std::fprintf(env.out, "\n%s\n", TrFormat("beside a job that needs {}:", FormatGiB(advice->need_bytes)).c_str());
     for (const auto& a : advice->holders) {
       if (a.action == HolderAction::kPartOf) continue;
-      std::fprintf(env.out, "  pid %d: %s\n", a.pid, a.arithmetic.c_str());
+      std::fprintf(env.out, "  %s\n", TrFormat("pid {}: {}", a.pid, a.arithmetic).c_str());
       if (a.action == HolderAction::kStop) {
-        std::fprintf(env.out, "    to stop it (not done by headroom): %s\n",
-                     a.stop_command.empty() ? "stop it where it runs" : a.stop_command.c_str());
+        std::fprintf(env.out, "    %s\n",
+                     TrFormat("to stop it (not done by headroom): {}",
+                              a.stop_command.empty() ? std::string(Tr("stop it where it runs")) : a.stop_command)
+                         .c_str());
       }
     }
     std::fprintf(env.out, "%s\n", advice->summary.c_str());
   }
-  if (!gpu.note.empty()) std::fprintf(env.out, "\ngpu: %s; the GPU column is empty where NVML gave nothing\n", gpu.note.c_str());
+  if (!gpu.note.empty()) {
+    std::fprintf(env.out, "\n%s\n",
+                 TrFormat("gpu: {}; the GPU column is empty where NVML gave nothing", gpu.note).c_str());
+  }
 }
 
 }  // namespace
@@ -170,33 +196,34 @@ int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::string need_text, nvml_lib, root_dir;
   bool json = false;
   CLI::App app{
-      "List the processes that hold the memory pool or will grab it: NVML's GPU processes, "
-      "inference servers (vllm, sglang, ollama, llama.cpp, tgi, tensorrt-llm), trainers and "
-      "launchers (trl, axolotl, torchrun, accelerate, deepspeed), ray workers and python with "
-      "torch loaded, with RSS, PSS, GPU memory and the cap each was started with.\n\n"
-      "With --need, says for each whether it can stay beside a job of that size (keep) or "
-      "should stop first, with the arithmetic, and prints the command to stop it. Nothing is "
-      "ever signalled.\n\n"
-      "exit status: 0 listed (with --need: the job fits beside everything kept); 1 with --need: "
-      "something must stop first, or the job does not fit at all; 2 usage error",
+      Tr("List the processes that hold the memory pool or will grab it: NVML's GPU processes, "
+         "inference servers (vllm, sglang, ollama, llama.cpp, tgi, tensorrt-llm), trainers and "
+         "launchers (trl, axolotl, torchrun, accelerate, deepspeed), ray workers and python with "
+         "torch loaded, with RSS, PSS, GPU memory and the cap each was started with.\n\n"
+         "With --need, says for each whether it can stay beside a job of that size (keep) or "
+         "should stop first, with the arithmetic, and prints the command to stop it. Nothing is "
+         "ever signalled.\n\n"
+         "exit status: 0 listed (with --need: the job fits beside everything kept); 1 with --need: "
+         "something must stop first, or the job does not fit at all; 2 usage error"),
       "headroom ps"};
-  app.add_option("--need", need_text, "the job's memory: SIZE or PCT of MemTotal (e.g. 4GiB, 10%)");
-  app.add_flag("--json", json, "print JSON (schema_version 1) instead of a table");
-  app.add_option("--nvml-lib", nvml_lib, "load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)");
-  app.add_option("--root", root_dir, "read proc/ (and etc/passwd) below this directory instead of /");
+  app.add_option("--need", need_text, Tr("the job's memory: SIZE or PCT of MemTotal (e.g. 4GiB, 10%)"));
+  app.add_flag("--json", json, Tr("print JSON (schema_version 1) instead of a table"));
+  app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
+  app.add_option("--root", root_dir, Tr("read proc/ (and etc/passwd) below this directory instead of /"));
   if (auto status = ParseFlags(app, env, "ps", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
-      throw UsageError{fmt::format("--root: {} has no proc/ directory", root_dir)};
+      throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
     }
     const auto meminfo = ReadMemInfo(root);
     const std::optional<uint64_t> total = meminfo ? meminfo->total_bytes() : std::nullopt;
     std::optional<uint64_t> need;
     if (app.count("--need") > 0) {
       if (!total) {
-        throw UsageError{"--need: MemTotal unknown: " +
-                         (meminfo ? std::string("no MemTotal in proc/meminfo") : meminfo.error().message)};
+        throw UsageError{TrFormat(
+            "--need: MemTotal unknown: {}",
+            meminfo ? std::string(Tr("no MemTotal in proc/meminfo")) : meminfo.error().message)};
       }
       need = SizeOrPercentFlag(need_text, *total, "--need");
     }

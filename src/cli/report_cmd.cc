@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/plan_args.h"
 #include "cli/run_files.h"
@@ -44,31 +46,32 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
   int64_t run_id = 0;
   bool json = false;
   CLI::App app{
-      "Draw a run as one self-contained HTML page that opens offline: memory (used, available, page cache, the "
+      Tr("Draw a run as one self-contained HTML page that opens offline: memory (used, available, page cache, the "
       "guard's kill level, the plan's estimate), power against the platform's sustained and rated figures, "
       "temperature, SM clock and step rate on one zoomable time axis, with throttle, clock-collapse, contention "
       "and guard events, explain's slowdown windows and their verdicts, and a summary table. Long runs are drawn "
       "from at most 2000 buckets per series, each keeping its min and max, so spikes survive.\n\n"
-      "exit status: 0 written; 2 usage or input error",
+      "exit status: 0 written; 2 usage or input error"),
       "headroom report"};
-  app.add_option("--run", run_id, "a `headroom watch` run in the journal: its samples, log and events");
-  app.add_option("--samples", samples_path, "watch's samples CSV");
-  app.add_option("--log", log_path, "the job's log (step rate and slowdown windows)");
-  app.add_option("--events", events_path, "watch's or guard's events (JSON lines)");
-  app.add_option("-o,--output", out_path, "the page to write (default report.html)");
-  app.add_option("--plan-args", plan_args, "draw the plan's estimate: plan's flags, e.g. \"llama-3.1-8b --method qlora\"");
-  app.add_option("--title", title, "the page's heading (default: run ID or the samples file)");
-  app.add_option("--platform", platform_text, "judge the samples as gb10, discrete or none (default: detect)");
-  app.add_option("--step-regex", step_regex, "a pattern for the log's step lines (see explain --help)");
-  app.add_option("--journal", journal_flag, "the journal for --run");
-  app.add_flag("--json", json, "print the page's data (docs/report-data.md) instead of writing the page");
+  app.add_option("--run", run_id, Tr("a `headroom watch` run in the journal: its samples, log and events"));
+  app.add_option("--samples", samples_path, Tr("watch's samples CSV"));
+  app.add_option("--log", log_path, Tr("the job's log (step rate and slowdown windows)"));
+  app.add_option("--events", events_path, Tr("watch's or guard's events (JSON lines)"));
+  app.add_option("-o,--output", out_path, Tr("the page to write (default report.html)"));
+  app.add_option("--plan-args", plan_args, Tr("draw the plan's estimate: plan's flags, e.g. \"llama-3.1-8b --method qlora\""));
+  app.add_option("--title", title, Tr("the page's heading (default: run ID or the samples file)"));
+  app.add_option("--platform", platform_text, Tr("judge the samples as gb10, discrete or none (default: detect)"));
+  app.add_option("--step-regex", step_regex, Tr("a pattern for the log's step lines (see explain --help)"));
+  app.add_option("--journal", journal_flag, Tr("the journal for --run"));
+  app.add_flag("--json", json, Tr("print the page's data (docs/report-data.md) instead of writing the page"));
   if (auto status = ParseFlags(app, env, "report", args)) return *status;
   try {
+    std::optional<UntranslatedScope> english;  // while the page's data is built (below)
     if (run_id > 0) {
       FilesFromRun(run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/false, "report");
       if (title.empty()) title = fmt::format("run {}", run_id);
     }
-    if (samples_path.empty()) throw UsageError{"--samples: give watch's samples CSV, or --run ID of a watch run"};
+    if (samples_path.empty()) throw UsageError{Tr("--samples: give watch's samples CSV, or --run ID of a watch run")};
     const std::optional<PlatformKind> forced = PlatformFlag(platform_text);
     std::optional<StepPattern> pattern;
     if (!step_regex.empty()) {
@@ -80,11 +83,15 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
       const auto parent = std::filesystem::path(out_path).parent_path();
       std::error_code ec;
       if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-        throw UsageError{fmt::format("-o: {}: directory {} does not exist", out_path, parent.string())};
+        throw UsageError{TrFormat("-o: {}: directory {} does not exist", out_path, parent.string())};
       }
     }
     auto samples = ReadSamplesCsv(samples_path, kMaxFileBytes);
     if (!samples) throw UsageError{"--samples: " + samples.error().message};
+    // The page's data (report --json prints it; the page's script and tests read it): its notes,
+    // verdicts, advice and the plan's line are built untranslated. Errors found on the way are
+    // English too.
+    english.emplace();
     ReportInputs in;
     in.samples = &*samples;
     in.samples_path = std::filesystem::absolute(samples_path).string();
@@ -128,6 +135,7 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
       in.plan_text = text;
     }
     auto data = BuildReportData(in);
+    english.reset();
     if (!data) throw UsageError{"--samples: " + samples_path + ": " + data.error().message};
     if (json) {
       std::fprintf(env.out, "%s\n", data->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
@@ -137,10 +145,20 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!page) throw UsageError{page.error().message};
     WriteFileAtomically(out_path, *page, "-o");
     const auto& sampling = (*data)["sampling"];
-    std::fprintf(env.out, "wrote %s (%.2f MB): %s rows in %s buckets of %.3g s, %zu events%s\n", out_path.c_str(),
-                 static_cast<double>(page->size()) / 1e6, sampling["rows"].dump().c_str(),
-                 sampling["buckets"].dump().c_str(), sampling["bucket_s"].get<double>(), (*data)["events"].size(),
-                 log_path.empty() ? "" : fmt::format(", {} slowdowns", (*data)["slowdowns"].size()).c_str());
+    const double megabytes = static_cast<double>(page->size()) / 1e6;
+    const std::string rows = sampling["rows"].dump(), buckets = sampling["buckets"].dump();
+    const double bucket_s = sampling["bucket_s"].get<double>();
+    const size_t events = (*data)["events"].size();
+    std::fprintf(
+        env.out, "%s\n",
+        (log_path.empty()
+             ? TrFormat("wrote {} ({:.2f} MB): {} rows in {} buckets of {:.3g} s, {} events",
+                        out_path, megabytes, rows, buckets, bucket_s, events)
+             : TrFormat("wrote {} ({:.2f} MB): {} rows in {} buckets of {:.3g} s, {} events, {} "
+                        "slowdowns",
+                        out_path, megabytes, rows, buckets, bucket_s, events,
+                        (*data)["slowdowns"].size()))
+            .c_str());
     return kExitOk;
   } catch (const UsageError& e) {
     PrintError(env, "report: " + e.message);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "base/i18n.h"
 #include "store/journal.h"
 
 namespace headroom {
@@ -18,16 +19,16 @@ namespace headroom {
 // The whole file, or a UsageError naming the flag and the file.
 std::string ReadWhole(const std::string& flag, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError{fmt::format("{}: open({}): {}", flag, path, std::strerror(errno))};
+  if (!in) throw UsageError{TrFormat("{}: open({}): {}", flag, path, std::strerror(errno))};
   std::string text;
   char buf[1 << 16];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
     if (text.size() > kMaxFileBytes) {
-      throw UsageError{fmt::format("{}: {}: larger than {} bytes", flag, path, kMaxFileBytes)};
+      throw UsageError{TrFormat("{}: {}: larger than {} bytes", flag, path, kMaxFileBytes)};
     }
   }
-  if (in.bad()) throw UsageError{fmt::format("{}: read({}): {}", flag, path, std::strerror(errno))};
+  if (in.bad()) throw UsageError{TrFormat("{}: read({}): {}", flag, path, std::strerror(errno))};
   return text;
 }
 
@@ -37,14 +38,16 @@ void FilesFromRun(int64_t id, const std::string& journal_flag, std::string& log,
                   std::string& events, bool need_log, std::string_view reader) {
   auto path = ResolveJournalPath(journal_flag, std::getenv);
   if (!path) throw UsageError{"--run: " + path.error().message};
-  if (!std::filesystem::exists(*path)) throw UsageError{fmt::format("--run {}: no journal at {}", id, path->string())};
+  if (!std::filesystem::exists(*path)) throw UsageError{TrFormat("--run {}: no journal at {}", id, path->string())};
   auto journal = Journal::Open(*path, JournalOptions{.read_only = true});
   if (!journal) throw UsageError{"--run: " + journal.error().message};
   auto run = journal->FindRun(id);
   if (!run) throw UsageError{"--run: " + run.error().message};
-  if (!*run) throw UsageError{fmt::format("--run {}: no such run in {}", id, path->string())};
+  if (!*run) throw UsageError{TrFormat("--run {}: no such run in {}", id, path->string())};
   if ((*run)->kind != "watch") {
-    throw UsageError{fmt::format("--run {}: a {} run, not a watch run ({} reads watch's files)", id, (*run)->kind, reader)};
+    // TRANSLATORS: {1} is the run's kind (guard, sweep), {2} the command (explain, report).
+    throw UsageError{TrFormat("--run {0}: a {1} run, not a watch run ({2} reads watch's files)", id,
+                              (*run)->kind, reader)};
   }
   auto recorded = journal->Events(id);
   if (!recorded) throw UsageError{"--run: " + recorded.error().message};
@@ -57,10 +60,10 @@ void FilesFromRun(int64_t id, const std::string& journal_flag, std::string& log,
     take("log", log);
     take("samples", samples);
     take("events", events);
-    if (need_log && log.empty()) throw UsageError{fmt::format("--run {}: the watch ran without --log; give --log", id)};
+    if (need_log && log.empty()) throw UsageError{TrFormat("--run {}: the watch ran without --log; give --log", id)};
     return;
   }
-  throw UsageError{fmt::format("--run {}: no files recorded for this run", id)};
+  throw UsageError{TrFormat("--run {}: no files recorded for this run", id)};
 }
 
 std::optional<PlatformKind> PlatformFlag(const std::string& text) {
@@ -68,7 +71,7 @@ std::optional<PlatformKind> PlatformFlag(const std::string& text) {
   if (text == "gb10") return PlatformKind::kGb10;
   if (text == "discrete") return PlatformKind::kDiscrete;
   if (text == "none") return PlatformKind::kNoGpu;
-  throw UsageError{fmt::format("--platform: '{}' is not one of gb10, discrete, none", text)};
+  throw UsageError{TrFormat("--platform: '{}' is not one of gb10, discrete, none", text)};
 }
 
 }  // namespace headroom

@@ -15,6 +15,7 @@
 
 #include "base/bytes.h"
 #include "base/duration.h"
+#include "base/i18n.h"
 #include "cli/cli.h"
 #include "run/guard.h"
 #include "store/journal.h"
@@ -85,20 +86,27 @@ void PrintMarkdown(std::FILE* out, const SweepOptions& o, const SweepResult& r) 
     std::string line = "|";
     for (const auto& [name, title] : cols) line += " " + Value(row.config, name) + " |";
     std::string notes = row.notes;
-    if (row.from_journal) notes = notes.empty() ? "from the journal" : "from the journal; " + notes;
+    // TRANSLATORS: in the notes cell of a trial reused from the journal (resumed sweep).
+    if (row.from_journal)
+      notes = notes.empty() ? std::string(Tr("from the journal"))
+                            : TrFormat("from the journal; {}", notes);
     std::fprintf(out, "%s %s | %s | %s | %s |\n", line.c_str(),
                  row.peak_bytes ? FormatGB(*row.peak_bytes).c_str() : "-", SignedGB(row.headroom_bytes).c_str(),
                  std::string(TrialOutcomeName(row.outcome)).c_str(), Cell(notes).c_str());
   }
-  std::fprintf(out, "\npeak_mem: the trial's peak pool use above the MemAvailable it started from; "
-                    "headroom: the limit %s minus the trial's pool peak (GB = 1e9 bytes)\n",
-               FormatGB(o.limit_bytes).c_str());
+  // TRANSLATORS: the legend under the results table; peak_mem and headroom are its column
+  // names and stay as they are.
+  std::fprintf(out, "\n%s\n",
+               TrFormat("peak_mem: the trial's peak pool use above the MemAvailable it started from; "
+                        "headroom: the limit {} minus the trial's pool peak (GB = 1e9 bytes)",
+                        FormatGB(o.limit_bytes))
+                   .c_str());
 }
 
 bool WriteCsv(const std::string& path, const SweepOptions& o, const SweepResult& r, std::string& error) {
   std::ofstream f(path, std::ios::trunc);
   if (!f) {
-    error = fmt::format("--csv: cannot write {}: {}", path, std::strerror(errno));
+    error = TrFormat("--csv: cannot write {}: {}", path, std::strerror(errno));
     return false;
   }
   const auto cols = Columns(o.grid);
@@ -116,7 +124,7 @@ bool WriteCsv(const std::string& path, const SweepOptions& o, const SweepResult&
   }
   f.flush();
   if (!f) {
-    error = fmt::format("--csv: writing {} failed", path);
+    error = TrFormat("--csv: writing {} failed", path);
     return false;
   }
   return true;
@@ -165,7 +173,7 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::vector<std::string> params, command;
   int max_trials = 30;
   bool no_bisect = false, fresh = false, kill_leftovers = false, json = false;
-  CLI::App app{fmt::format(
+  CLI::App app{TrFormat(
       "Find the largest batch or packing that fits, one guarded trial at a time.\n\n"
       "  headroom sweep --batch 1..64 --seq 1024 -- python train.py --bs {{batch}} --max-len {{seq}}\n\n"
       "Each trial fills the placeholders ({{batch}}, {{seq}}, {{grad_accum}}, and any {{name}} given "
@@ -179,35 +187,37 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "exit status: 0 an answer was found; 1 no config ran ok; 2 usage error; {} refused to "
       "start (MemAvailable below --require-available); {} interrupted",
       kExitRefused, kExitSweepInterrupted), "headroom sweep"};
-  app.add_option("--batch", batch, "values for {batch}");
-  app.add_option("--seq", seq, "values for {seq}");
-  app.add_option("--grad-accum", grad_accum, "values for {grad_accum}");
-  app.add_option("--param", params, "NAME=VALUES for {NAME} (repeatable)");
-  app.add_option("--order", order, "which knob grows first, e.g. batch,seq (default: batch, seq, grad_accum, then --param order)");
-  app.add_option("--limit", limit, "the peak pool use (MemTotal - MemAvailable) a trial may reach (default: MemTotal minus 28 GB, scaled for smaller machines)");
-  app.add_option("--margin", margin, "skip a trial when its predicted peak plus this passes the limit (default: 3% of the limit, at least 256MiB)");
-  app.add_option("--min-available", min_available, "the guard's kill level in every trial: SIZE or PCT (default: the larger of 4GiB and 8%)");
-  app.add_option("--require-available", require_available, "refuse to start below this MemAvailable (default: the limit plus the kill level, at most MemTotal)");
-  app.add_flag("--kill-leftovers", kill_leftovers, "signal the listed holders of the pool (SIGTERM, then SIGKILL) before starting");
-  app.add_option("--max-trials", max_trials, "launch at most N trials in all (default 30)")->check(CLI::Range(1, 10000));
-  app.add_option("--trial-timeout", trial_timeout, "end a trial that runs longer than this (e.g. 20m; default: none)");
-  app.add_option("--grace", grace, "SIGTERM first, SIGKILL after this (default 3s)");
-  app.add_option("--settle-timeout", settle_timeout, "wait at most this for MemAvailable to recover between trials (default 60s)");
-  app.add_option("--settle-tolerance", settle_tolerance, "recovered means within this of the pre-sweep MemAvailable (default: 2% of MemTotal, at least 512MiB)");
-  app.add_flag("--no-bisect", no_bisect, "do not narrow between the last good and the first bad value");
-  app.add_flag("--fresh", fresh, "start over instead of resuming an earlier run of this sweep");
-  app.add_option("--state,--journal", state, "the journal that holds the sweep's state (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)");
-  app.add_option("--logs", logs, "trial logs go to DIR/<run id>/ (default: sweeps/ beside the journal)");
-  app.add_option("--csv", csv, "also write the results table to FILE");
-  app.add_flag("--json", json, "print the results as JSON (progress still goes to stderr)");
-  app.add_option("--model", model, "label the sweep with a model name, for plan's measured anchors");
-  app.add_option("--method", method, "label the sweep with a method (full, lora, qlora), for plan's measured anchors");
-  app.add_option("--root", root_dir, "read proc/ below this directory instead of /");
-  app.add_option("command", command, "the command template, after --");
+  app.add_option("--batch", batch, Tr("values for {batch}"));
+  app.add_option("--seq", seq, Tr("values for {seq}"));
+  app.add_option("--grad-accum", grad_accum, Tr("values for {grad_accum}"));
+  app.add_option("--param", params, Tr("NAME=VALUES for {NAME} (repeatable)"));
+  app.add_option("--order", order, Tr("which knob grows first, e.g. batch,seq (default: batch, seq, grad_accum, then --param order)"));
+  app.add_option("--limit", limit, Tr("the peak pool use (MemTotal - MemAvailable) a trial may reach (default: MemTotal minus 28 GB, scaled for smaller machines)"));
+  app.add_option("--margin", margin, Tr("skip a trial when its predicted peak plus this passes the limit (default: 3% of the limit, at least 256MiB)"));
+  app.add_option("--min-available", min_available, Tr("the guard's kill level in every trial: SIZE or PCT (default: the larger of 4GiB and 8%)"));
+  app.add_option("--require-available", require_available, Tr("refuse to start below this MemAvailable (default: the limit plus the kill level, at most MemTotal)"));
+  app.add_flag("--kill-leftovers", kill_leftovers, Tr("signal the listed holders of the pool (SIGTERM, then SIGKILL) before starting"));
+  app.add_option("--max-trials", max_trials, Tr("launch at most N trials in all (default 30)"))->check(CLI::Range(1, 10000));
+  app.add_option("--trial-timeout", trial_timeout, Tr("end a trial that runs longer than this (e.g. 20m; default: none)"));
+  app.add_option("--grace", grace, Tr("SIGTERM first, SIGKILL after this (default 3s)"));
+  app.add_option("--settle-timeout", settle_timeout, Tr("wait at most this for MemAvailable to recover between trials (default 60s)"));
+  app.add_option("--settle-tolerance", settle_tolerance, Tr("recovered means within this of the pre-sweep MemAvailable (default: 2% of MemTotal, at least 512MiB)"));
+  app.add_flag("--no-bisect", no_bisect, Tr("do not narrow between the last good and the first bad value"));
+  app.add_flag("--fresh", fresh, Tr("start over instead of resuming an earlier run of this sweep"));
+  app.add_option("--state,--journal", state, Tr("the journal that holds the sweep's state (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--logs", logs, Tr("trial logs go to DIR/<run id>/ (default: sweeps/ beside the journal)"));
+  app.add_option("--csv", csv, Tr("also write the results table to FILE"));
+  app.add_flag("--json", json, Tr("print the results as JSON (progress still goes to stderr)"));
+  app.add_option("--model", model, Tr("label the sweep with a model name, for plan's measured anchors"));
+  app.add_option("--method", method, Tr("label the sweep with a method (full, lora, qlora), for plan's measured anchors"));
+  app.add_option("--root", root_dir, Tr("read proc/ below this directory instead of /"));
+  app.add_option("command", command, Tr("the command template, after --"));
   if (auto status = ParseFlags(app, env, "sweep", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
-    if (command.empty()) throw UsageError{"give the command template after --, e.g. -- python train.py --bs {batch}"};
+    if (command.empty())
+      throw UsageError{
+          Tr("give the command template after --, e.g. -- python train.py --bs {batch}")};
     std::vector<Knob> knobs;
     auto add = [&](const std::string& text, const char* name, const char* flag) {
       if (text.empty()) return;
@@ -222,11 +232,11 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
       auto k = ParseParamKnob(p);
       if (!k) throw UsageError{k.error().message};
       if (std::any_of(knobs.begin(), knobs.end(), [&](const Knob& o) { return o.name == k->name; })) {
-        throw UsageError{fmt::format("--param {}: given twice", k->name)};
+        throw UsageError{TrFormat("--param {}: given twice", k->name)};
       }
       knobs.push_back(std::move(*k));
     }
-    if (knobs.empty()) throw UsageError{"nothing to sweep: give --batch, --seq, --grad-accum or --param"};
+    if (knobs.empty()) throw UsageError{Tr("nothing to sweep: give --batch, --seq, --grad-accum or --param")};
     auto grid = OrderGrid(std::move(knobs), order);
     if (!grid) throw UsageError{grid.error().message};
     if (auto ok = CheckTemplate(*grid, command); !ok) throw UsageError{ok.error().message};
@@ -235,7 +245,8 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!info) throw UsageError{info.error().message};
     const uint64_t total = info->total_bytes().value_or(0);
     const auto available = info->available_bytes();
-    if (!available || total == 0) throw UsageError{"proc/meminfo has no MemTotal or MemAvailable; the sweep needs both"};
+    if (!available || total == 0)
+      throw UsageError{Tr("proc/meminfo has no MemTotal or MemAvailable; the sweep needs both")};
 
     SweepOptions o;
     o.grid = std::move(*grid);
@@ -243,7 +254,7 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     const double reserve = kSparkReserveBytes * std::min(1.0, static_cast<double>(total) / kSparkMemTotalBytes);
     o.limit_bytes = limit.empty() ? total - static_cast<uint64_t>(reserve) : SizeOrPercentFlag(limit, total, "--limit");
     if (o.limit_bytes > total) {
-      throw UsageError{fmt::format("--limit: {} is more than MemTotal {}", FormatGB(o.limit_bytes), FormatGB(total))};
+      throw UsageError{TrFormat("--limit: {} is more than MemTotal {}", FormatGB(o.limit_bytes), FormatGB(total))};
     }
     o.margin_bytes = margin.empty()
                          ? std::max(kMinMarginBytes, static_cast<uint64_t>(kMarginShare * static_cast<double>(o.limit_bytes)))
@@ -277,14 +288,17 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     // Preflight, as the owners do it: who holds the pool, and is there room to start?
     const auto leftovers = FindLeftovers(root);
     if (!leftovers.empty()) {
-      std::fprintf(env.err, "headroom: sweep: %zu process(es) that usually hold the pool are running:\n", leftovers.size());
+      std::fprintf(env.err, "headroom: sweep: %s\n",
+                   TrFormat("{} process(es) that usually hold the pool are running:", leftovers.size()).c_str());
       PrintLeftovers(env.err, leftovers);
       if (kill_leftovers) {
         for (const auto& line : SignalLeftovers(root, leftovers, o.grace)) {
           std::fprintf(env.err, "  --kill-leftovers: %s\n", line.c_str());
         }
       } else {
-        std::fprintf(env.err, "  (nothing was signalled; --kill-leftovers stops them, or stop them yourself)\n");
+        std::fprintf(
+            env.err, "  %s\n",
+            Tr("(nothing was signalled; --kill-leftovers stops them, or stop them yourself)"));
       }
     }
     const uint64_t need = require_available.empty() ? std::min(total, o.limit_bytes + o.min_available_bytes)
@@ -292,22 +306,32 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     const auto now_available = ReadMemInfo(root);
     const uint64_t avail_now = now_available && now_available->available_bytes() ? *now_available->available_bytes() : *available;
     if (avail_now < need) {
-      std::fprintf(env.err,
-                   "headroom: sweep: refusing to start: MemAvailable %s is below --require-available %s "
-                   "(default: the limit %s plus the kill level %s)\n",
-                   FormatGB(avail_now).c_str(), FormatGB(need).c_str(), FormatGB(o.limit_bytes).c_str(),
-                   FormatGB(o.min_available_bytes).c_str());
-      if (leftovers.empty()) std::fprintf(env.err, "  no known holders of the pool found (vllm, ollama, ray::, python with torch)\n");
+      std::fprintf(env.err, "headroom: sweep: %s\n",
+                   TrFormat("refusing to start: MemAvailable {} is below --require-available {} "
+                            "(default: the limit {} plus the kill level {})",
+                            FormatGB(avail_now), FormatGB(need), FormatGB(o.limit_bytes),
+                            FormatGB(o.min_available_bytes))
+                       .c_str());
+      if (leftovers.empty()) {
+        std::fprintf(
+            env.err, "  %s\n",
+            Tr("no known holders of the pool found (vllm, ollama, ray::, python with torch)"));
+      }
       return kExitRefused;
     }
-    std::fprintf(env.err,
-                 "headroom: sweep: limit %s pool use (MemTotal %s), margin %s, guard kill level %s "
-                 "MemAvailable, journal %s\n",
-                 FormatGB(o.limit_bytes).c_str(), FormatGB(total).c_str(), FormatGB(o.margin_bytes).c_str(),
-                 FormatGB(o.min_available_bytes).c_str(), path->string().c_str());
+    std::fprintf(env.err, "headroom: sweep: %s\n",
+                 TrFormat("limit {} pool use (MemTotal {}), margin {}, guard kill level {} MemAvailable, journal {}",
+                          FormatGB(o.limit_bytes), FormatGB(total), FormatGB(o.margin_bytes),
+                          FormatGB(o.min_available_bytes), path->string())
+                     .c_str());
 
     const SweepProgress progress{env.err, ::isatty(::fileno(env.err)) == 1};
-    auto result = RunSweep(root, o, *journal, progress);
+    // RunSweep records every trial (its notes and the stop reasons) in the journal, which a
+    // resumed sweep and --json read back: it runs untranslated, progress lines included.
+    auto result = [&] {
+      const UntranslatedScope english;
+      return RunSweep(root, o, *journal, progress);
+    }();
     if (!result) throw UsageError{result.error().message};
     const SweepResult& r = *result;
     if (!csv.empty()) {
@@ -321,19 +345,25 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     PrintMarkdown(env.out, o, r);
     std::fprintf(env.out, "\n");
     if (r.best) {
-      std::fprintf(env.out, "answer: %s: peak %s above the baseline, headroom %s to the limit %s\n",
-                   r.best->ToText().c_str(), r.best_peak_bytes ? FormatGB(*r.best_peak_bytes).c_str() : "n/a",
-                   SignedGB(r.best_headroom_bytes).c_str(), FormatGB(o.limit_bytes).c_str());
+      // TRANSLATORS: {0} is the configuration found, e.g. "batch=16 seq=1024".
+      std::fprintf(env.out, "%s\n",
+                   TrFormat("answer: {0}: peak {1} above the baseline, headroom {2} to the limit {3}", r.best->ToText(),
+                            r.best_peak_bytes ? FormatGB(*r.best_peak_bytes) : Tr("n/a"),
+                            SignedGB(r.best_headroom_bytes), FormatGB(o.limit_bytes))
+                       .c_str());
     } else {
-      std::fprintf(env.out, "answer: none: no config ran ok under the limit %s\n", FormatGB(o.limit_bytes).c_str());
+      std::fprintf(env.out, "%s\n",
+                   TrFormat("answer: none: no config ran ok under the limit {}", FormatGB(o.limit_bytes)).c_str());
     }
-    for (const auto& why : r.stop_reasons) std::fprintf(env.out, "stopped by: %s\n", why.c_str());
+    for (const auto& why : r.stop_reasons) std::fprintf(env.out, "%s\n", TrFormat("stopped by: {}", why).c_str());
     if (!r.stopped_early.empty()) {
-      std::fprintf(env.out, "stopped early: %s; rerun the same command to resume\n", r.stopped_early.c_str());
+      std::fprintf(env.out, "%s\n",
+                   TrFormat("stopped early: {}; rerun the same command to resume", r.stopped_early).c_str());
     }
-    std::fprintf(env.out, "run %lld in %s (%d trial(s) launched now, %d reused from the journal); trial logs in %s\n",
-                 static_cast<long long>(r.run_id), path->string().c_str(), r.launched, r.reused,
-                 r.trial_log_dir.string().c_str());
+    std::fprintf(env.out, "%s\n",
+                 TrFormat("run {} in {} ({} trial(s) launched now, {} reused from the journal); trial logs in {}",
+                          r.run_id, path->string(), r.launched, r.reused, r.trial_log_dir.string())
+                     .c_str());
     return r.exit_status;
   } catch (const UsageError& e) {
     PrintError(env, "sweep: " + e.message);

@@ -36,6 +36,7 @@
 #include "base/bytes.h"
 #include "base/duration.h"
 #include "base/durable_lines.h"
+#include "base/i18n.h"
 #include "cli/cli.h"
 #include "store/journal.h"
 #include "gpu/nvml.h"
@@ -71,7 +72,10 @@ class WatchLoop {
       : sampler_(sampler), csv_(csv), detector_(sampler.platform()), events_(events),
         err_fd_(err_fd) {}
 
+  // Untranslated: the rows and the events' JSON are data, and an event's message is the same
+  // text on stderr and in --events.
   void SampleOnce() {
+    const UntranslatedScope english;
     const Sample s = sampler_.Read(std::chrono::system_clock::now());
     if (auto wrote = csv_.Append(s); !wrote && !write_failed_) {
       write_failed_ = true;
@@ -185,8 +189,8 @@ class WatchRecord {
     if (auto added = journal_->AddEvent(*run_id_, "files", 0, std::chrono::system_clock::now(), files_.dump()); !added) {
       Note(added.error().message);
     }
-    std::fprintf(env_.err, "headroom watch: run %lld in %s (headroom explain --run %lld)\n",
-                 static_cast<long long>(*run_id_), path->string().c_str(), static_cast<long long>(*run_id_));
+    std::fprintf(env_.err, "headroom watch: %s\n",
+                 TrFormat("run {0} in {1} (headroom explain --run {0})", *run_id_, path->string()).c_str());
   }
   void Finish(const char* status, int exit_status, uint64_t rows) {
     if (!journal_ || !run_id_) return;
@@ -200,7 +204,7 @@ class WatchRecord {
 
  private:
   void Note(const std::string& message) {
-    std::fprintf(env_.err, "headroom watch: note: not recorded in the journal: %s\n", message.c_str());
+    std::fprintf(env_.err, "headroom watch: %s\n", TrFormat("note: not recorded in the journal: {}", message).c_str());
   }
   const CliEnv& env_;
   std::optional<Journal> journal_;
@@ -215,7 +219,7 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
               root_dir, journal_flag;
   bool guard = false, no_journal = false;
   std::vector<std::string> command;
-  CLI::App app{fmt::format(
+  CLI::App app{TrFormat(
       "Sample GPU temperature, power, clocks, throttle reasons, memory and pressure into a CSV, "
       "with events as they happen.\n\n"
       "  headroom watch [options]                 until SIGINT/SIGTERM (exit 0)\n"
@@ -227,16 +231,16 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "exit status: with a command, the command's own (its exit code, or 128 + signal; {} "
       "when --guard killed it); without, 0 when stopped by a signal; 2 usage error",
       kSyncPeriod.count() / 1000, kExitGuardKilled), "headroom watch"};
-  app.add_option("--interval", interval_text, "time between samples, at least 100ms (default 30s)");
-  app.add_option("--out", out_path, "the samples CSV (default samples.csv; replaced if it exists)");
-  app.add_option("--events", events_path, "write events as JSON lines to FILE");
-  app.add_option("--log", log_path, "with a command: tee its stdout and stderr to FILE, each line stamped on arrival");
-  app.add_flag("--guard", guard, "with a command: kill the job when MemAvailable falls below the guard's default level (the larger of 4GiB and 8% of MemTotal)");
-  app.add_option("--nvml-lib", nvml_lib, "load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)");
-  app.add_option("--root", root_dir, "read proc/ and sys/ below this directory instead of /");
-  app.add_option("--journal", journal_flag, "record the run and its files here, for `headroom explain --run ID` (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)");
-  app.add_flag("--no-journal", no_journal, "do not record the run");
-  app.add_option("command", command, "the job, after --");
+  app.add_option("--interval", interval_text, Tr("time between samples, at least 100ms (default 30s)"));
+  app.add_option("--out", out_path, Tr("the samples CSV (default samples.csv; replaced if it exists)"));
+  app.add_option("--events", events_path, Tr("write events as JSON lines to FILE"));
+  app.add_option("--log", log_path, Tr("with a command: tee its stdout and stderr to FILE, each line stamped on arrival"));
+  app.add_flag("--guard", guard, Tr("with a command: kill the job when MemAvailable falls below the guard's default level (the larger of 4GiB and 8% of MemTotal)"));
+  app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
+  app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
+  app.add_option("--journal", journal_flag, Tr("record the run and its files here, for `headroom explain --run ID` (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
+  app.add_option("command", command, Tr("the job, after --"));
   if (auto status = ParseFlags(app, env, "watch", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
@@ -244,15 +248,19 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!parsed) throw UsageError{"--interval: " + parsed.error().message};
     const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
     if (interval < kMinInterval) {
-      throw UsageError{fmt::format("--interval: {} is below the minimum of 100ms", interval_text)};
+      throw UsageError{TrFormat("--interval: {} is below the minimum of 100ms", interval_text)};
     }
     if (command.empty() && (guard || !log_path.empty())) {
-      throw UsageError{guard ? "--guard: needs a command after --" : "--log: needs a command after --"};
+      throw UsageError{guard ? Tr("--guard: needs a command after --") : Tr("--log: needs a command after --")};
     }
 
-    // The GPU: optional. Without it the GPU columns are empty and the header says why.
+    // The GPU: optional. Without it the GPU columns are empty and the header says why. The
+    // header's notes are data (the CSV's comment lines), so the backend and the sampler are
+    // opened untranslated, and the error on stderr is the header's English text.
     std::vector<std::string> notes;
     std::unique_ptr<GpuBackend> gpu;
+    std::optional<UntranslatedScope> english;
+    english.emplace();
     auto nvml = Nvml::Open(ResolveNvmlLibrary(nvml_lib, std::getenv));
     if (nvml) {
       gpu = std::move(*nvml);
@@ -262,6 +270,7 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     }
     Sampler sampler(root, std::move(gpu));
     for (const auto& n : sampler.notes()) notes.push_back(n);
+    english.reset();
 
     SamplesHeader header;
     header.host = HostName();
@@ -294,15 +303,16 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
       for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
       ::sigprocmask(SIG_BLOCK, &mask, nullptr);
       const int sig_fd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-      if (sig_fd < 0) throw UsageError{fmt::format("signalfd: {}", std::strerror(errno))};
+      if (sig_fd < 0) throw UsageError{TrFormat("signalfd: {}", std::strerror(errno))};
       loop.Run(interval, sig_fd);
       signalfd_siginfo si{};
       const bool got = ::read(sig_fd, &si, sizeof si) == sizeof si;
       ::close(sig_fd);
       (void)csv->Sync();
-      std::fprintf(env.err, "headroom watch: stopped%s; %llu samples in %s\n",
-                   got ? fmt::format(" by signal {}", si.ssi_signo).c_str() : "",
-                   static_cast<unsigned long long>(csv->rows()), out_path.c_str());
+      std::fprintf(env.err, "headroom watch: %s\n",
+                   (got ? TrFormat("stopped by signal {}; {} samples in {}", si.ssi_signo, csv->rows(), out_path)
+                        : TrFormat("stopped; {} samples in {}", csv->rows(), out_path))
+                       .c_str());
       record.Finish("stopped", kExitOk, csv->rows());
       return kExitOk;
     }
@@ -319,12 +329,12 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     }
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
     if (log && (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)) {
-      throw UsageError{fmt::format("pipe: {}", std::strerror(errno))};
+      throw UsageError{TrFormat("pipe: {}", std::strerror(errno))};
     }
     opt.stdout_fd = out_pipe[1];
     opt.stderr_fd = err_pipe[1];
     int stop_pipe[2];
-    if (::pipe2(stop_pipe, O_CLOEXEC) != 0) throw UsageError{fmt::format("pipe: {}", std::strerror(errno))};
+    if (::pipe2(stop_pipe, O_CLOEXEC) != 0) throw UsageError{TrFormat("pipe: {}", std::strerror(errno))};
     std::atomic<bool> stop_tee{false};
 
     // Threads start with the signals blocked (see the notes above), then the main thread's
@@ -343,7 +353,11 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
 
     std::FILE* guard_events_file = events_path.empty() ? nullptr : std::fopen(events_path.c_str(), "ae");
     GuardEvents guard_events(guard_events_file);
-    auto summary = RunGuard(root, opt, guard_events, env.err);
+    // As in `headroom guard`: RunGuard writes --events lines as it goes, so it runs untranslated.
+    auto summary = [&] {
+      const UntranslatedScope untranslated;
+      return RunGuard(root, opt, guard_events, env.err);
+    }();
     if (guard_events_file) std::fclose(guard_events_file);
 
     // The job tree is empty: stop sampling after one last row, then drain the tee.
@@ -361,12 +375,20 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (events) (void)events->Sync();
     if (log) (void)log->Sync();
     if (!summary) throw UsageError{summary.error().message};
-    std::string how = summary->killed ? "killed by the guard (MemAvailable below the level)"
-                      : summary->job_exit_code ? fmt::format("exited with status {}", *summary->job_exit_code)
-                      : summary->job_signal    ? fmt::format("died of signal {}", *summary->job_signal)
-                                               : "ended";
-    std::fprintf(env.err, "headroom watch: job %s after %.1f s; %llu samples in %s\n", how.c_str(),
-                 summary->duration_s, static_cast<unsigned long long>(csv->rows()), out_path.c_str());
+    const double seconds = summary->duration_s;
+    const uint64_t rows = csv->rows();
+    const std::string line =
+        summary->killed
+            ? TrFormat("job killed by the guard (MemAvailable below the level) after {:.1f} s; {} samples in {}",
+                       seconds, rows, out_path)
+        : summary->job_exit_code
+            ? TrFormat("job exited with status {} after {:.1f} s; {} samples in {}", *summary->job_exit_code, seconds,
+                       rows, out_path)
+        : summary->job_signal
+            ? TrFormat("job died of signal {} after {:.1f} s; {} samples in {}", *summary->job_signal, seconds, rows,
+                       out_path)
+            : TrFormat("job ended after {:.1f} s; {} samples in {}", seconds, rows, out_path);
+    std::fprintf(env.err, "headroom watch: %s\n", line.c_str());
     record.Finish(summary->killed ? "killed-by-guard" : "exited", summary->exit_status, csv->rows());
     return summary->exit_status;
   } catch (const UsageError& e) {
