@@ -31,6 +31,8 @@ constexpr Subcommand kSubcommands[] = {
      RunBandwidthCommand},
     {"ps", "who else holds the memory pool: servers, trainers, GPU processes, their caps",
      RunPsCommand},
+    {"top", "a live view: pool, pressure, GPU, the processes holding the pool, guards, events",
+     RunTopCommand},
     {"ladder", "walk an OOM through its remedies in order, one job at a time, recorded",
      RunLadderCommand},
     {"report", "draw a run as one self-contained HTML page: memory, power, clocks, step rate, events",
