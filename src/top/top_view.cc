@@ -2,7 +2,8 @@
 //  - Rows above the process table carry a priority; when the height is short the rows of
 //    the lowest priority go first (the last rows of readings, then the guards' details), and
 //    the pool bar, its figures and the GPU line stay to the end. The process table keeps at
-//    least its title, head and one row; the events get a share only from 8 free rows on.
+//    least its title, head and two rows; the events get a share from 8 free rows on, and
+//    whatever rows the processes do not need.
 //  - Readings are cells of about kCellColumns: label, value, and a sparkline in what is
 //    left of the cell. A row holds width / kCellColumns cells (1 to 4), so 80 columns give
 //    two per row and 120 three; the first cells are the most important ones.
@@ -39,7 +40,10 @@ namespace {
 
 constexpr size_t kCellColumns = 40;
 constexpr size_t kMaxCellsPerRow = 4;
-constexpr size_t kLabelColumns = 9;  // 8 for the label, 1 blank after it
+// Labels take the width of the widest one plus a blank, at least 9 columns ("SM clock"
+// and a blank) and at most 14, so a translation with longer words still lines up.
+constexpr size_t kMinLabelColumns = 9;
+constexpr size_t kMaxLabelColumns = 14;
 constexpr size_t kMinGraphColumns = 4;
 
 struct Cell {
@@ -56,6 +60,15 @@ struct RankedRow {
   int priority = 0;
   FrameRow row;
 };
+
+size_t LabelColumns(const ViewOptions& o) {
+  size_t widest = 0;
+  for (const char* label : {Tr("pool"), Tr("memory"), Tr("guard"), Tr("avail"), Tr("power"), Tr("SM clock"),
+                            Tr("temp"), Tr("GPU util"), Tr("GPU mem")}) {
+    widest = std::max(widest, DisplayWidth(TerminalSafe(label, o.utf8)));
+  }
+  return std::clamp(widest + 1, kMinLabelColumns, kMaxLabelColumns);
+}
 
 // The value with its monochrome severity mark.
 std::string Marked(std::string value, Role role, const ViewOptions& o) {
@@ -107,11 +120,12 @@ FrameRow TitleRow(const TopSnapshot& s, const UiState& ui, const ViewOptions& o)
 }
 
 std::vector<RankedRow> MemoryRows(const TopSnapshot& s, const ViewOptions& o) {
+  const size_t label_cols = LabelColumns(o);
   std::vector<RankedRow> rows;
   const auto& m = s.sample;
   const std::string label = UnifiedPool(s) ? Tr("pool") : Tr("memory");
   RowBuilder bar(o.width, o.utf8);
-  bar.AddCell(label, kLabelColumns - 1, Role::kLabel).Add(" ");
+  bar.AddCell(label, label_cols - 1, Role::kLabel).Add(" ");
   if (m.mem_total_bytes && m.mem_available_bytes && *m.mem_total_bytes > 0) {
     const double total = static_cast<double>(*m.mem_total_bytes);
     const double available = static_cast<double>(*m.mem_available_bytes);
@@ -134,7 +148,7 @@ std::vector<RankedRow> MemoryRows(const TopSnapshot& s, const ViewOptions& o) {
   rows.push_back({0, bar.Take()});
 
   RowBuilder fig(o.width, o.utf8);
-  fig.PadTo(kLabelColumns);
+  fig.PadTo(label_cols);
   const Role avail_role = AvailableRole(s);
   std::optional<uint64_t> used;
   if (m.mem_total_bytes && m.mem_available_bytes && *m.mem_total_bytes >= *m.mem_available_bytes) {
@@ -155,7 +169,7 @@ std::vector<RankedRow> MemoryRows(const TopSnapshot& s, const ViewOptions& o) {
   for (size_t i = 0; i < shown; ++i) {
     const auto& g = s.guards[i];
     RowBuilder r(o.width, o.utf8);
-    r.AddCell(Tr("guard"), kLabelColumns - 1, Role::kLabel).Add(" ");
+    r.AddCell(Tr("guard"), label_cols - 1, Role::kLabel).Add(" ");
     r.Add(TrFormat("run {} pid {}: ", g.run_id, g.guard_pid), Role::kValue);
     r.Add(TrFormat("warn level {} (W)", FormatGiB(g.warn_below_bytes)), Role::kWarn);
     r.Add(" · ", Role::kDim);
@@ -163,17 +177,17 @@ std::vector<RankedRow> MemoryRows(const TopSnapshot& s, const ViewOptions& o) {
     rows.push_back({i == 0 ? 2 : 4, r.Take()});
   }
   if (s.guards.size() > shown) {
-    rows.push_back({4, TextRow(std::string(kLabelColumns, ' ') +
+    rows.push_back({4, TextRow(std::string(label_cols, ' ') +
                                    TrFormat("and {} more running guards", s.guards.size() - shown),
                                Role::kDim, o)});
   }
   if (s.guards.empty()) {
     RowBuilder r(o.width, o.utf8);
-    r.AddCell(Tr("guard"), kLabelColumns - 1, Role::kLabel).Add(" ");
+    r.AddCell(Tr("guard"), label_cols - 1, Role::kLabel).Add(" ");
     r.Add(s.guards_note.empty() ? Tr("none running (headroom guard marks its levels here)")
                                 : TrFormat("not known: {}", s.guards_note),
           Role::kDim);
-    rows.push_back({5, r.Take()});
+    rows.push_back({6, r.Take()});  // the first row to go: it says only what is not there
   }
   return rows;
 }
@@ -237,6 +251,7 @@ std::vector<Cell> ReadingCells(const TopSnapshot& s, const History& h, const Vie
 }
 
 std::vector<RankedRow> ReadingRows(const TopSnapshot& s, const History& h, const ViewOptions& o) {
+  const size_t label_cols = LabelColumns(o);
   const std::vector<Cell> cells = ReadingCells(s, h, o);
   const size_t per_row = std::clamp<size_t>(o.width / kCellColumns, 1, kMaxCellsPerRow);
   const size_t cell_width = o.width / per_row;
@@ -246,7 +261,7 @@ std::vector<RankedRow> ReadingRows(const TopSnapshot& s, const History& h, const
     for (size_t i = first; i < std::min(first + per_row, cells.size()); ++i) {
       const Cell& c = cells[i];
       const size_t end = (i - first + 1 == per_row) ? o.width : (i - first + 1) * cell_width;
-      b.AddCell(c.label, kLabelColumns - 1, Role::kLabel).Add(" ");
+      b.AddCell(c.label, label_cols - 1, Role::kLabel).Add(" ");
       b.Add(c.value, c.role);
       const size_t room = end > b.used() + 2 ? end - b.used() - 2 : 0;
       if (c.graph && room >= kMinGraphColumns) {
@@ -263,8 +278,9 @@ std::vector<RankedRow> ReadingRows(const TopSnapshot& s, const History& h, const
 }
 
 RankedRow GpuRow(const TopSnapshot& s, const ViewOptions& o) {
+  const size_t label_cols = LabelColumns(o);
   RowBuilder b(o.width, o.utf8);
-  b.AddCell("GPU", kLabelColumns - 1, Role::kLabel).Add(" ");
+  b.AddCell("GPU", label_cols - 1, Role::kLabel).Add(" ");
   if (!s.has_gpu) {
     b.Add(Tr("none"), Role::kWarn);
     if (!s.gpu_note.empty()) b.Add(": " + s.gpu_note, Role::kDim);
@@ -331,10 +347,10 @@ FrameRow KeysRow(const UiState& ui, const ViewOptions& o) {
 
 Frame TooSmall(const ViewOptions& o) {
   Frame f{o.width, o.height, {}};
-  const std::string text = TrFormat("terminal too small ({}x{}); top needs {}x{}", o.width, o.height, kMinWidth,
-                                    kMinHeight);
-  // Cut to the width whatever it is; a one-row terminal still gets the first line.
-  for (std::string line : {text, std::string(Tr("q quits"))}) {
+  // Short lines, cut to the width whatever it is; a one-row terminal gets the first.
+  const std::string lines[] = {TrFormat("terminal too small: {}x{}", o.width, o.height),
+                               TrFormat("top needs {}x{}", kMinWidth, kMinHeight), Tr("q quits")};
+  for (const std::string& line : lines) {
     if (f.rows.size() >= o.height) break;
     RowBuilder b(o.width, o.utf8);
     b.Add(line, Role::kWarn);
@@ -382,9 +398,9 @@ Frame LayoutTop(const TopSnapshot& s, const History& h, const UiState& ui, const
   std::vector<RankedRow> top = MemoryRows(s, o);
   for (RankedRow& r : ReadingRows(s, h, o)) top.push_back(std::move(r));
   top.push_back(GpuRow(s, o));
-  // Keep the process table's title, head and one row in view: drop top rows, least
+  // Keep the process table's title, head and two rows in view: drop top rows, least
   // important first, until they fit above it.
-  constexpr size_t kMinProcessRows = 3;
+  constexpr size_t kMinProcessRows = 4;
   const size_t top_budget = body > kMinProcessRows ? body - kMinProcessRows : 0;
   std::vector<size_t> order(top.size());
   std::iota(order.begin(), order.end(), 0);
@@ -395,22 +411,23 @@ Frame LayoutTop(const TopSnapshot& s, const History& h, const UiState& ui, const
     if (keep[i]) f.rows.push_back(std::move(top[i].row));
   }
 
+  // Below: the processes, then the events. The events' share is a quarter of what is left
+  // (from 8 rows on), and what the processes do not need goes to the events too.
   const size_t left = o.height - keys - f.rows.size();
+  const size_t events_want = 1 + std::max<size_t>(s.events.size(), 1);
   size_t event_rows = 0;
   if (o.batch) {
-    event_rows = left;  // batch: EventRows stops at what there is
+    event_rows = events_want;
   } else if (left >= 8) {
-    event_rows = std::min<size_t>(1 + std::max<size_t>(s.events.size(), 1), std::min<size_t>(left / 4 + 1, 7));
+    const size_t share = std::min<size_t>(events_want, std::min<size_t>(left / 4 + 1, 7));
+    const size_t processes_want = 2 + std::max<size_t>(s.holders.size(), 1);
+    const size_t spare = left > processes_want + share ? left - processes_want - share : 0;
+    event_rows = std::min(events_want, share + spare);
   }
   const size_t process_rows = o.batch ? left : left - event_rows;
   for (FrameRow& r : top_view::ProcessRows(s, ui, process_rows, o)) f.rows.push_back(std::move(r));
-  if (event_rows > 0) {
-    if (!o.batch) {
-      while (f.rows.size() < o.height - keys - event_rows) f.rows.push_back({});
-    }
-    const size_t room = o.height - keys - f.rows.size();
-    for (FrameRow& r : top_view::EventRows(s, std::min(event_rows, room), o)) f.rows.push_back(std::move(r));
-  }
+  const size_t room = o.height - keys - f.rows.size();
+  for (FrameRow& r : top_view::EventRows(s, std::min(event_rows, room), o)) f.rows.push_back(std::move(r));
   if (keys) {
     while (f.rows.size() < o.height - 1) f.rows.push_back({});
     f.rows.push_back(KeysRow(ui, o));
