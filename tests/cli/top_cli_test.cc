@@ -265,6 +265,13 @@ TEST(TopTmux, WithoutAGpuShowsMemoryPsiAndProcessesAndSaysWhy) {
   EXPECT_TRUE(Contains(screen, "none: nvml: nvmlInit_v2(): driver not loaded")) << screen;
   failing.tmux().SendKeys("q");
   failing.ExpectTerminalRestored();
+
+  TopInTmux deviceless(120, 40, {"--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, "", "no-device");
+  ASSERT_TRUE(deviceless.tmux().WaitForText("processes holding", 8000, &screen)) << screen;
+  EXPECT_TRUE(Contains(screen, "GPU      none: nvml: no GPU device")) << screen;
+  EXPECT_TRUE(Contains(screen, "PSI      some 0.00%")) << screen;
+  deviceless.tmux().SendKeys("q");
+  deviceless.ExpectTerminalRestored();
 }
 
 TEST(TopTmux, SigtermAndSighupRestoreTheTerminalAndExitZero) {
