@@ -1,3 +1,7 @@
+// Implementation notes. The record is written once per run, as it begins, so its cost does
+// not matter; what matters is that a reader never mistakes something else for it: every
+// field is checked for its type, and a record without a pid or levels is no record (an
+// older headroom's run, or another program's event of the same name).
 #include "run/guard_record.h"
 
 #include <unistd.h>

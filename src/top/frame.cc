@@ -1,3 +1,7 @@
+// Implementation notes. Every span's text is made safe and cut by the builder as it is
+// added (top/text_width.h), so a frame can be drawn or printed as it is: nothing later has
+// to measure it again. A row's width is the sum of its spans' columns, which is what the
+// view's tests hold to the terminal's width.
 #include "top/frame.h"
 
 #include "top/text_width.h"
@@ -38,6 +42,8 @@ std::string RowText(const FrameRow& row) {
 }
 
 std::string FrameText(const Frame& frame) {
+  // Trailing blanks (padding of the title bar and the table head) would make every line of
+  // --once as wide as the frame; a reader of the text gains nothing from them.
   std::string out;
   for (const FrameRow& row : frame.rows) {
     std::string line = RowText(row);

@@ -1,3 +1,6 @@
+// Implementation notes. A vector of `capacity` points written round-robin: one allocation
+// at construction, none per sample. Points are kept as doubles in the graphs' units (W, not
+// mW) so a sparkline reads them without knowing the Sample's integer types.
 #include "top/history.h"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// Implementation notes. ordered_json keeps the keys in the order written here, so the
+// output is stable for diffs and for readers that look at it. An event's data is kept as
+// the detector wrote it (a JSON object's text) and parsed back into the object, so --json
+// nests it rather than quoting it as a string.
 #include "top/top_json.h"
 
 #include "base/wall_time.h"

@@ -51,12 +51,16 @@ HolderRow MakeHolderRow(const PoolHolder& h, const HolderCap& cap) {
   return row;
 }
 
+// NVML first: on GB10 a CUDA allocation lowers MemAvailable but appears in no process's
+// RSS or PSS (ARCHITECTURE.md), so the GPU figure is the one that says who holds the pool.
 uint64_t HolderMemoryBytes(const HolderRow& row) {
   if (row.gpu_bytes) return *row.gpu_bytes;
   if (row.pss_bytes) return *row.pss_bytes;
   return row.rss_bytes.value_or(0);
 }
 
+// stable_sort with pid as the last key: rows with the same memory (or kind) keep one order
+// from refresh to refresh, so the table does not shuffle under the reader's eyes.
 void SortHolders(std::vector<HolderRow>& rows, SortOrder order) {
   switch (order) {
     case SortOrder::kMemory:

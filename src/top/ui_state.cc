@@ -22,6 +22,8 @@ TopKey KeyFromChar(int ch) {
   }
 }
 
+// The help page swallows the key that closes it: a reader pressing q to leave the help
+// would not expect top itself to quit.
 KeyAction ApplyKey(UiState& ui, TopKey key) {
   if (key == TopKey::kResize) return KeyAction::kRedraw;
   if (ui.help) {
@@ -32,6 +34,8 @@ KeyAction ApplyKey(UiState& ui, TopKey key) {
     case TopKey::kQuit:
       return KeyAction::kQuit;
     case TopKey::kPause:
+      // Freezing asks the caller to copy the current snapshot and history: the view then
+      // lays out that copy while the collector goes on.
       ui.paused = !ui.paused;
       return ui.paused ? KeyAction::kFreeze : KeyAction::kRedraw;
     case TopKey::kSort:
