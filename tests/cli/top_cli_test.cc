@@ -431,6 +431,17 @@ TEST(TopCli, UsageErrorsAreOneLineWithStatusTwo) {
 // A real `headroom guard` running a real child: top shows its levels while it lives and
 // forgets them when it ends, and a guard killed with SIGKILL (its run left "running" in the
 // journal) is not shown either.
+// Kills what is left of a guard and its job when a test ends early (a failed ASSERT).
+struct GuardCleanup {
+  std::vector<pid_t> guards;
+  ~GuardCleanup() {
+    for (pid_t g : guards) {
+      for (const auto& p : Descendants(SysRoot("/"), g)) ::kill(p.pid, SIGKILL);
+      if (::kill(g, SIGKILL) == 0) ::waitpid(g, nullptr, 0);
+    }
+  }
+};
+
 pid_t StartGuard(const fs::path& journal, const std::string& kill_level, const std::string& warn_level) {
   const pid_t pid = ::fork();
   if (pid == 0) {
@@ -463,8 +474,10 @@ nlohmann::json WaitForGuards(const fs::path& journal, size_t n) {
 TEST(TopCli, ShowsTheLevelsOfARealRunningGuard) {
   testing::TempDir dir("top-guard");
   const fs::path journal = dir / "journal.db";
+  GuardCleanup cleanup;
   const pid_t guard = StartGuard(journal, "1GiB", "2GiB");
   ASSERT_GT(guard, 0);
+  cleanup.guards.push_back(guard);
   auto j = WaitForGuards(journal, 1);
   ASSERT_EQ(j["guards"].size(), 1u) << j.dump();
   EXPECT_EQ(j["guards"][0]["guard_pid"], guard);
@@ -479,11 +492,14 @@ TEST(TopCli, ShowsTheLevelsOfARealRunningGuard) {
   // A second guard, killed with SIGKILL: its run stays "running" in the journal, its pid is
   // gone, and top does not show it. Its job (sleep) is found first, to be cleaned up.
   const pid_t killed = StartGuard(journal, "1GiB", "3GiB");
+  ASSERT_GT(killed, 0);
+  cleanup.guards.push_back(killed);
   j = WaitForGuards(journal, 2);
   ASSERT_EQ(j["guards"].size(), 2u) << j.dump();
   const auto job = Descendants(SysRoot("/"), killed);
   ASSERT_EQ(::kill(killed, SIGKILL), 0);
   ::waitpid(killed, nullptr, 0);
+  cleanup.guards.pop_back();
   for (const auto& p : job) ::kill(p.pid, SIGKILL);
   j = WaitForGuards(journal, 1);
   ASSERT_EQ(j["guards"].size(), 1u) << j.dump();
@@ -493,6 +509,7 @@ TEST(TopCli, ShowsTheLevelsOfARealRunningGuard) {
   ASSERT_EQ(::kill(guard, SIGTERM), 0);
   int status = 0;
   ::waitpid(guard, &status, 0);
+  cleanup.guards.clear();
   j = WaitForGuards(journal, 0);
   EXPECT_EQ(j["guards"].size(), 0u) << j.dump();
 }
