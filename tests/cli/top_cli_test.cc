@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -28,6 +29,13 @@ const std::string kPsBox = kSource + "/tests/fixtures/ps-box";
 const std::string kGb10Idle = kSource + "/tests/fixtures/gb10-idle";
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Both parts on screen. ncurses updates the screen top to bottom, so waiting for a change in
+// the last row (the keys) as well as the one of interest means the whole frame is drawn:
+// a capture taken while tmux is still reading an update would hold half of each frame.
+std::function<bool(const std::string&)> Both(std::string a, std::string b) {
+  return [a = std::move(a), b = std::move(b)](const std::string& s) { return Contains(s, a) && Contains(s, b); };
+}
 
 std::string Slurp(const fs::path& p) {
   std::ifstream in(p);
@@ -114,7 +122,7 @@ TEST(TopTmux, FirstFrameKeysAndQuitRestoreTheTerminal) {
   const auto& t = top.tmux();
   ASSERT_TRUE(t.started());
   std::string screen;
-  ASSERT_TRUE(t.WaitForText("processes holding the pool: 5", 8000, &screen)) << screen;
+  ASSERT_TRUE(t.WaitFor(Both("processes holding the pool: 5", "h help"), 8000, &screen)) << screen;
   for (const char* part : {"headroom top", "NVIDIA H200", "memory ", "used 6.70 GiB", "page cache 3.13 GiB",
                            "available 114.99 GiB", "power    350.0/700 W", "SM clock 1980 MHz",
                            "throttle: power cap (software), thermal slowdown (software)", "0.50 (--gpu-memory-ut",
@@ -126,7 +134,8 @@ TEST(TopTmux, FirstFrameKeysAndQuitRestoreTheTerminal) {
   EXPECT_LT(LineOf(screen, "   2222 "), LineOf(screen, "   1112 "));
 
   t.SendKeys("h");
-  ASSERT_TRUE(t.WaitForText("this help; any key closes it", 5000, &screen)) << screen;
+  ASSERT_TRUE(t.WaitFor(Both("this help; any key closes it", "press any key to close the help"), 5000, &screen))
+      << screen;
   EXPECT_FALSE(Contains(screen, "processes holding"));
   t.SendKeys("x");
   ASSERT_TRUE(t.WaitFor([](const std::string& s) { return Contains(s, "processes holding") && !Contains(s, "this help"); },
@@ -134,11 +143,10 @@ TEST(TopTmux, FirstFrameKeysAndQuitRestoreTheTerminal) {
       << screen;
 
   t.SendKeys("s");
-  ASSERT_TRUE(t.WaitForText("sorted by pid", 5000, &screen)) << screen;
+  ASSERT_TRUE(t.WaitFor(Both("sorted by pid", "s sort (pid)"), 5000, &screen)) << screen;
   EXPECT_LT(LineOf(screen, "   1112 "), LineOf(screen, "   2222 "));
-  EXPECT_TRUE(Contains(screen, "s sort (pid)"));
   t.SendKeys("s");
-  ASSERT_TRUE(t.WaitForText("sorted by name", 5000, &screen)) << screen;
+  ASSERT_TRUE(t.WaitFor(Both("sorted by name", "s sort (name)"), 5000, &screen)) << screen;
   EXPECT_LT(LineOf(screen, "   4444 "), LineOf(screen, "   3333 "));  // llama.cpp before ollama
 
   t.SendKeys("q");
@@ -152,14 +160,14 @@ TEST(TopTmux, PauseFreezesTheDisplayWhileSamplingGoesOn) {
   std::string screen;
   ASSERT_TRUE(t.WaitForText("processes holding", 8000, &screen)) << screen;
   t.SendKeys("p");
-  ASSERT_TRUE(t.WaitForText("PAUSED", 5000, &screen)) << screen;
-  EXPECT_TRUE(Contains(screen, "p resume"));
+  ASSERT_TRUE(t.WaitFor(Both("PAUSED", "p resume"), 5000, &screen)) << screen;
   const std::string frozen = t.Capture();
   // Frozen: a second of samples (five temperature steps) changes nothing on screen.
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   EXPECT_EQ(t.Capture(), frozen);
   t.SendKeys("p");
-  ASSERT_TRUE(t.WaitFor([&](const std::string& s) { return !Contains(s, "PAUSED") && s != frozen; }, 5000, &screen))
+  ASSERT_TRUE(t.WaitFor([&](const std::string& s) { return !Contains(s, "PAUSED") && Contains(s, "p pause") && s != frozen; },
+                        5000, &screen))
       << screen;
   t.SendKeys("q");
   top.ExpectTerminalRestored();
@@ -170,7 +178,7 @@ TEST(TopTmux, ResizeLaysOutAgain) {
                 "gb10");
   const auto& t = top.tmux();
   std::string screen;
-  ASSERT_TRUE(t.WaitForText("processes holding the pool: 1", 8000, &screen)) << screen;
+  ASSERT_TRUE(t.WaitFor(Both("processes holding the pool: 1", "h help"), 8000, &screen)) << screen;
   EXPECT_TRUE(Contains(screen, "pool     [")) << screen;  // GB10: the GPU's memory is the pool
   EXPECT_TRUE(Contains(screen, "power 100 W sustained, 240 W rated")) << screen;
   EXPECT_TRUE(Contains(screen, "PSS"));
@@ -245,7 +253,7 @@ TEST(TopTmux, WithoutAGpuShowsMemoryPsiAndProcessesAndSaysWhy) {
   TopInTmux top(120, 40, {"--root", kGb10Idle, "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"}, "");
   const auto& t = top.tmux();
   std::string screen;
-  ASSERT_TRUE(t.WaitForText("processes holding the pool: 0", 8000, &screen)) << screen;
+  ASSERT_TRUE(t.WaitFor(Both("processes holding the pool: 0", "h help"), 8000, &screen)) << screen;
   EXPECT_TRUE(Contains(screen, "GPU      none: nvml: dlopen(/nonexistent/libnvidia-ml.so.1)")) << screen;
   EXPECT_TRUE(Contains(screen, "no GPU"));
   EXPECT_TRUE(Contains(screen, "PSI      some 0.00% full 0.00%")) << screen;
@@ -293,7 +301,7 @@ TEST(TopTmux, TraditionalChineseKeepsTheLayout) {
                 "export LANG=zh_TW.UTF-8", "gb10");
   const auto& t = top.tmux();
   std::string screen;
-  ASSERT_TRUE(t.WaitForText("記憶體池", 8000, &screen)) << screen;
+  ASSERT_TRUE(t.WaitFor(Both("記憶體池", "h 說明"), 8000, &screen)) << screen;
   testing::ScopedUtf8Locale utf8;
   ASSERT_TRUE(utf8.ok());
   std::istringstream lines(screen);
