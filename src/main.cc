@@ -32,6 +32,8 @@ constexpr Subcommand kSubcommands[] = {
      RunBandwidthCommand},
     {"ps", N_("who else holds the memory pool: servers, trainers, GPU processes, their caps"),
      RunPsCommand},
+    {"top", N_("a live view: pool, pressure, GPU, the processes holding the pool, guards, events"),
+     RunTopCommand},
     {"ladder", N_("walk an OOM through its remedies in order, one job at a time, recorded"),
      RunLadderCommand},
     {"report", N_("draw a run as one self-contained HTML page: memory, power, clocks, step rate, events"),

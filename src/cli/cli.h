@@ -81,6 +81,7 @@ int RunHistory(const CliEnv& env, const std::vector<std::string>& args);
 int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args);

@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,9 +17,11 @@
 #include "base/i18n.h"
 #include "cli/cli.h"
 #include "run/guard.h"
+#include "run/guard_record.h"
 #include "run/torch_cap.h"
 #include "store/journal.h"
 #include "sys/meminfo.h"
+#include "sys/processes.h"
 
 namespace headroom {
 namespace {
@@ -200,6 +205,21 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
         auto id = journal->BeginRun(RunKind::kGuard, recorded, std::chrono::system_clock::now());
         if (id) run_id = *id;
         else journal_note = id.error().message;
+        // Who guards, where, at which levels: what `headroom top` shows while the run lasts
+        // (run/guard_record.h). The identity is read from the real /proc, not --root's.
+        if (run_id) {
+          GuardStartRecord start{::getpid(), std::nullopt, LocalHostName(), opt.min_available_bytes,
+                                 opt.warn_available_bytes};
+          if (auto self = ReadProcStat(SysRoot(env.default_root), ::getpid())) {
+            start.guard_start_ticks = self->starttime_ticks;
+          }
+          timespec mono{};
+          ::clock_gettime(CLOCK_MONOTONIC, &mono);
+          auto added = journal->AddEvent(*run_id, kGuardStartEvent,
+                                         static_cast<double>(mono.tv_sec) + static_cast<double>(mono.tv_nsec) * 1e-9,
+                                         std::chrono::system_clock::now(), GuardStartJson(start));
+          if (!added) journal_note = added.error().message;
+        }
       } else {
         journal_note = opened.error().message;
       }

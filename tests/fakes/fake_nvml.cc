@@ -12,7 +12,9 @@
 //
 // Scripting: nvmlInit_v2 reads the file named by HEADROOM_FAKE_NVML_SCRIPT (unset: the
 // "discrete" scenario with defaults). One "key value" per line, '#' starts a comment:
-//   scenario gb10|discrete|init-fail   which device to be (default discrete)
+//   scenario gb10|discrete|init-fail|no-device   which device to be (default discrete);
+//                     no-device: init succeeds and nvmlDeviceGetCount_v2 answers 0 (a
+//                     driver with every GPU hidden, e.g. CUDA_VISIBLE_DEVICES in a container)
 //   degrade_after N   gb10: SM clock 2405 MHz for samples 0..N-1, 700 MHz from N (default 3)
 //   lost_after N      every device call answers GPU_IS_LOST from sample N (default never)
 //   temp_start_c T    temperature at sample 0 (default 45)
@@ -35,7 +37,7 @@ namespace abi = headroom::nvml_abi;
 
 namespace {
 
-enum class Scenario { kDiscrete, kGb10, kInitFail };
+enum class Scenario { kDiscrete, kGb10, kInitFail, kNoDevice };
 
 struct FakeState {
   int init_count = 0;
@@ -68,6 +70,7 @@ void LoadScript() {
       if (std::strcmp(value, "gb10") == 0) g_state.scenario = Scenario::kGb10;
       if (std::strcmp(value, "discrete") == 0) g_state.scenario = Scenario::kDiscrete;
       if (std::strcmp(value, "init-fail") == 0) g_state.scenario = Scenario::kInitFail;
+      if (std::strcmp(value, "no-device") == 0) g_state.scenario = Scenario::kNoDevice;
     } else if (std::strcmp(key, "degrade_after") == 0) {
       g_state.degrade_after = std::strtol(value, nullptr, 10);
     } else if (std::strcmp(key, "lost_after") == 0) {
@@ -177,7 +180,7 @@ const char* nvmlErrorString(abi::Return code) {
 
 abi::Return nvmlDeviceGetCount_v2(unsigned* count) {
   if (g_state.init_count == 0) return abi::kErrorUninitialized;
-  *count = 1;
+  *count = g_state.scenario == Scenario::kNoDevice ? 0 : 1;
   return abi::kSuccess;
 }
 

@@ -1,0 +1,44 @@
+// What a running guard leaves in the journal for other processes to read: the "start"
+// event of its run, with the guard's own pid and start time (its identity: a pid alone may
+// be reused), the host it runs on and its levels. `headroom top` shows the levels of the
+// guarded runs whose guard is still alive; before this record the levels were written only
+// at the end of the run (the summary) or into a --events file no one else knew the path of.
+//
+// Event data (a JSON object in events.data_json, docs/journal.md):
+//   {"guard_pid": 4242, "guard_start_ticks": 123456, "host": "spark-1",
+//    "kill_below_bytes": 10453460582, "warn_below_bytes": 20906921164}
+// guard_start_ticks is field 22 of /proc/PID/stat (clock ticks after boot), null when it
+// could not be read; host is empty when gethostname failed.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace headroom {
+
+// The journal event type of the record (a guard run's events table).
+inline constexpr std::string_view kGuardStartEvent = "start";
+
+struct GuardStartRecord {
+  pid_t guard_pid = 0;
+  std::optional<uint64_t> guard_start_ticks;
+  std::string host;
+  uint64_t kill_below_bytes = 0;
+  uint64_t warn_below_bytes = 0;
+};
+
+// The record as the event's data, a JSON object.
+std::string GuardStartJson(const GuardStartRecord& record);
+
+// The record from an event's data; nullopt when it is not one (not JSON, a field missing or
+// of the wrong type, a pid that is not positive). Unknown fields are ignored.
+std::optional<GuardStartRecord> ParseGuardStartJson(std::string_view data_json);
+
+// This machine's name (gethostname), empty when it cannot be had.
+std::string LocalHostName();
+
+}  // namespace headroom

@@ -1,0 +1,136 @@
+// Implementation notes. The decoder is written out rather than taken from mbrtowc so that
+// it does not depend on the locale (the fixture tests run in "C") and so a bad byte costs
+// one '?' rather than the rest of the string. wcwidth is only asked about code points that
+// decoded cleanly; its answer for the combining marks (0) and East Asian wide and fullwidth
+// characters (2) is glibc's table, which follows Unicode's EastAsianWidth.txt.
+#include "top/text_width.h"
+
+#include <wchar.h>
+
+namespace headroom {
+namespace {
+
+constexpr char32_t kReplacement = 0xFFFD;
+
+// The columns of one decoded code point; -1 when it is not drawable.
+int CodePointColumns(char32_t c) {
+  if (c < 0x20 || c == 0x7F) return -1;  // C0 controls and DEL
+  if (c < 0x7F) return 1;                // ASCII needs no table
+  if (c >= 0x80 && c < 0xA0) return -1;  // C1 controls (a lone 0x9B is CSI on some terminals)
+  return ::wcwidth(static_cast<wchar_t>(c));
+}
+
+void AppendUtf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+}  // namespace
+
+char32_t DecodeUtf8(std::string_view text, size_t& pos) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char b0 = byte(pos);
+  size_t len = 0;
+  char32_t c = 0, min = 0;
+  if (b0 < 0x80) {
+    ++pos;
+    return b0;
+  } else if ((b0 & 0xE0) == 0xC0) {
+    len = 2, c = b0 & 0x1F, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3, c = b0 & 0x0F, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4, c = b0 & 0x07, min = 0x10000;
+  } else {
+    ++pos;
+    return kReplacement;
+  }
+  if (pos + len > text.size()) {
+    ++pos;
+    return kReplacement;
+  }
+  for (size_t k = 1; k < len; ++k) {
+    if ((byte(pos + k) & 0xC0) != 0x80) {
+      ++pos;
+      return kReplacement;
+    }
+    c = (c << 6) | (byte(pos + k) & 0x3F);
+  }
+  // Overlong forms, UTF-16 surrogates and values past Unicode are not UTF-8.
+  if (c < min || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF) {
+    ++pos;
+    return kReplacement;
+  }
+  pos += len;
+  return c;
+}
+
+std::string TerminalSafe(std::string_view text, bool utf8) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t start = pos;
+    const char32_t c = DecodeUtf8(text, pos);
+    const bool bad = c == kReplacement && !(pos - start == 3 && text.substr(start, 3) == "\xEF\xBF\xBD");
+    if (bad || CodePointColumns(c) < 0 || (!utf8 && c >= 0x80)) {
+      out += '?';
+    } else {
+      AppendUtf8(out, c);
+    }
+  }
+  return out;
+}
+
+size_t DisplayWidth(std::string_view text) {
+  size_t cols = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    const int w = CodePointColumns(DecodeUtf8(text, pos));
+    cols += w > 0 ? static_cast<size_t>(w) : 0;
+  }
+  return cols;
+}
+
+std::string FitWidth(std::string_view text, size_t cols, bool utf8) {
+  std::string safe = TerminalSafe(text, utf8);
+  if (DisplayWidth(safe) <= cols) return safe;
+  if (cols == 0) return {};
+  const std::string_view ellipsis = utf8 ? "\xE2\x80\xA6" : "~";  // U+2026, one column
+  const size_t budget = cols - 1;
+  std::string out;
+  size_t used = 0;
+  for (size_t pos = 0; pos < safe.size();) {
+    const size_t start = pos;
+    const int w = CodePointColumns(DecodeUtf8(safe, pos));
+    const size_t width = w > 0 ? static_cast<size_t>(w) : 0;
+    if (used + width > budget) break;
+    out.append(safe, start, pos - start);
+    used += width;
+  }
+  // A wide character that did not fit leaves a column: filled, so the width is exact.
+  out.append(budget - used, ' ');
+  out += ellipsis;
+  return out;
+}
+
+std::string PadToWidth(std::string_view text, size_t cols, bool utf8, bool align_right) {
+  std::string fitted = FitWidth(text, cols, utf8);
+  const size_t pad = cols - DisplayWidth(fitted);
+  if (align_right) return std::string(pad, ' ') + fitted;
+  fitted.append(pad, ' ');
+  return fitted;
+}
+
+}  // namespace headroom
