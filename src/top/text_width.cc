@@ -94,7 +94,7 @@ std::string TerminalSafe(std::string_view text, bool utf8) {
   return out;
 }
 
-size_t DisplayWidth(std::string_view text) {
+size_t TerminalWidth(std::string_view text) {
   size_t cols = 0;
   for (size_t pos = 0; pos < text.size();) {
     const int w = CodePointColumns(DecodeUtf8(text, pos));
@@ -105,7 +105,7 @@ size_t DisplayWidth(std::string_view text) {
 
 std::string FitWidth(std::string_view text, size_t cols, bool utf8) {
   std::string safe = TerminalSafe(text, utf8);
-  if (DisplayWidth(safe) <= cols) return safe;
+  if (TerminalWidth(safe) <= cols) return safe;
   if (cols == 0) return {};
   const std::string_view ellipsis = utf8 ? "\xE2\x80\xA6" : "~";  // U+2026, one column
   const size_t budget = cols - 1;
@@ -127,7 +127,7 @@ std::string FitWidth(std::string_view text, size_t cols, bool utf8) {
 
 std::string PadToWidth(std::string_view text, size_t cols, bool utf8, bool align_right) {
   std::string fitted = FitWidth(text, cols, utf8);
-  const size_t pad = cols - DisplayWidth(fitted);
+  const size_t pad = cols - TerminalWidth(fitted);
   if (align_right) return std::string(pad, ' ') + fitted;
   fitted.append(pad, ' ');
   return fitted;

@@ -25,8 +25,10 @@ char32_t DecodeUtf8(std::string_view text, size_t& pos);
 // width (wcwidth -1) become '?'; with `utf8` false, so does every non-ASCII code point.
 std::string TerminalSafe(std::string_view text, bool utf8);
 
-// Columns taken by `text`, which must be TerminalSafe (every code point drawable).
-size_t DisplayWidth(std::string_view text);
+// Columns taken by `text` as this terminal draws it (wcwidth under LC_CTYPE); `text` must be
+// TerminalSafe (every code point drawable). Not base/table's width: that one is fixed tables,
+// for text that is not drawn by ncurses.
+size_t TerminalWidth(std::string_view text);
 
 // `text` made safe and cut to at most `cols` columns: when it is longer, it ends in an
 // ellipsis ("…" with utf8, "~" without) and never splits a wide character (a column left
