@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "config/config_file.h"
+
 namespace CLI {
 class App;
 }
@@ -26,6 +28,9 @@ struct CliEnv {
   std::filesystem::path default_root;
   std::FILE* out = stdout;
   std::FILE* err = stderr;
+  // config.toml and the HEADROOM_* variables, loaded once by main (docs/config.md); the
+  // defaults a command uses when its flag is not given (cli/config_defaults.h).
+  LoadedConfig config;
 };
 
 // One row of the subcommand table in main.cc.
@@ -69,5 +74,6 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunConfigCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace headroom

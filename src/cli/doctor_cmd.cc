@@ -189,6 +189,7 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     o.host_copy.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     o.host_copy.repeats = 5;
     o.self = ::getpid();
+    o.platform = env.config.settings.platform_override();
     std::optional<WorkloadFacts> planned;
     if (!workload.empty()) planned = PlanWorkload(workload, root.root().string(), env);
     if (o.measure_bandwidth && isatty(fileno(env.err))) {
