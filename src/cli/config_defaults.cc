@@ -27,6 +27,11 @@ uint64_t WarnLevelBytes(const CliEnv& env, const std::string& flag_value, std::s
   return level ? MemLevelBytes(*level, mem_total_bytes) : 2 * kill_level_bytes;
 }
 
+std::string ConfiguredText(const CliEnv& env, SettingId id) {
+  const std::string& text = env.config.settings.TextOf(id);
+  return text.empty() ? std::string(InfoOf(id).default_text) : text;
+}
+
 std::optional<PlatformKind> PlatformKindFor(const CliEnv& env, const std::string& flag_value,
                                             bool* from_settings) {
   *from_settings = false;

@@ -30,6 +30,11 @@ uint64_t KillLevelBytes(const CliEnv& env, const std::string& flag_value, std::s
 uint64_t WarnLevelBytes(const CliEnv& env, const std::string& flag_value, std::string_view flag,
                         uint64_t mem_total_bytes, uint64_t kill_level_bytes);
 
+// A setting as text, for a command that parses it like its own flag: as written in the
+// environment or config.toml, else its default ("30s"). Used for intervals, whose flag
+// parsing and limits the commands keep (the configuration holds them to the same limits).
+std::string ConfiguredText(const CliEnv& env, SettingId id);
+
 // The platform kind for explain and report: --platform when given (cli/run_files.h
 // PlatformFlag), else [platform] kind (nullopt for "auto"). `from_settings` says which.
 std::optional<PlatformKind> PlatformKindFor(const CliEnv& env, const std::string& flag_value,

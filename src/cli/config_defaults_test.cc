@@ -60,6 +60,12 @@ TEST(ConfigDefaults, PlatformKindFlagThenSetting) {
   EXPECT_FALSE(from_settings);
 }
 
+TEST(ConfigDefaults, ConfiguredTextOrTheDefault) {
+  EXPECT_EQ(ConfiguredText(CliEnv{}, SettingId::kWatchInterval), "30s");
+  EXPECT_EQ(ConfiguredText(CliEnv{}, SettingId::kExportInterval), "1s");
+  EXPECT_EQ(ConfiguredText(WithSettings({{SettingId::kWatchInterval, "250ms"}}), SettingId::kWatchInterval), "250ms");
+}
+
 TEST(ConfigDefaults, ConfiguredPowerReplacesTheProfilesFigures) {
   const CliEnv env = WithSettings({{SettingId::kSustainedPower, "150"}});
   PlatformProfile p;

@@ -194,10 +194,7 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!address) throw UsageError{address.error().message};
     // --interval, else HEADROOM_EXPORT_INTERVAL or [export] interval (held to the same
     // 100ms..1h when loaded), else 1s.
-    if (interval_text.empty()) {
-      const auto& configured = env.config.settings.export_interval;
-      interval_text = configured.text.empty() ? "1s" : configured.text;
-    }
+    if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kExportInterval);
     auto interval = ParseDuration(interval_text);
     if (!interval) throw UsageError{"--interval: " + interval.error().message};
     if (*interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1)) {

@@ -242,16 +242,14 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
   if (auto status = ParseFlags(app, env, "watch", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
-    // --interval, else HEADROOM_WATCH_INTERVAL or [watch] interval (checked against the
-    // same 100ms minimum when loaded), else 30s.
-    auto interval = env.config.settings.watch_interval.value;
-    if (!interval_text.empty()) {
-      auto parsed = ParseDuration(interval_text);
-      if (!parsed) throw UsageError{"--interval: " + parsed.error().message};
-      interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
-      if (interval < kMinInterval) {
-        throw UsageError{fmt::format("--interval: {} is below the minimum of 100ms", interval_text)};
-      }
+    // --interval, else HEADROOM_WATCH_INTERVAL or [watch] interval (held to the same
+    // 100ms minimum when loaded), else 30s.
+    if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kWatchInterval);
+    auto parsed = ParseDuration(interval_text);
+    if (!parsed) throw UsageError{"--interval: " + parsed.error().message};
+    const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+    if (interval < kMinInterval) {
+      throw UsageError{fmt::format("--interval: {} is below the minimum of 100ms", interval_text)};
     }
     if (command.empty() && (guard || !log_path.empty())) {
       throw UsageError{guard ? "--guard: needs a command after --" : "--log: needs a command after --"};
