@@ -2,6 +2,7 @@
 // main holds the table of subcommands (STYLE.md point 14) and is the only place that names
 // the real system root.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -41,7 +42,22 @@ constexpr Subcommand kSubcommands[] = {
     {"export", N_("serve memory, pressure, GPU and guard metrics to Prometheus on /metrics (loopback)"),
      RunExportCommand},
     {"history", N_("list recent guarded runs and sweeps from the journal"), RunHistory},
+    {"config", N_("show the configuration: each setting's value and where it came from (config.toml, environment)"),
+     RunConfigCommand},
 };
+
+// The usage-error status of a command, for a broken configuration: 2, except doctor's 3
+// (its 2 means "blocked"; docs/doctor.md).
+int UsageStatusOf(std::string_view command) { return command == "doctor" ? 3 : kExitUsage; }
+
+// Whether the words ask for a command's --help (which needs no configuration).
+bool AsksForHelp(const std::vector<std::string>& args) {
+  for (const auto& arg : args) {
+    if (arg == "--") return false;
+    if (arg == "--help" || arg == "-h") return true;
+  }
+  return false;
+}
 
 // Where the message catalogs are: beside the binary in a build tree (build/locale), or
 // ../share/locale from an installed bin/ (PREFIX/share/locale). Relative to the binary, so an
@@ -91,7 +107,9 @@ int main(int argc, char** argv) {
   if (!AsksForJson(argc, argv)) {
     if (const std::string dir = FindLocaleDir(); !dir.empty()) InitMessages(dir);
   }
-  const CliEnv env{"/", stdout, stderr};
+  // The configuration is read once, here; a broken file or variable stops every command
+  // but `config` (which shows what is wrong), --help and --version.
+  const CliEnv env{"/", stdout, stderr, LoadConfig(std::getenv)};
   if (argc < 2) {
     PrintUsage(stderr);
     return kExitUsage;
@@ -99,6 +117,7 @@ int main(int argc, char** argv) {
   const std::string_view first = argv[1];
   if (first == "--help" || first == "-h") {
     PrintUsage(stdout);
+    for (const auto& e : env.config.errors) PrintError(env, e);
     return kExitOk;
   }
   if (first == "help") {
@@ -110,7 +129,13 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   for (const auto& c : kSubcommands) {
-    if (c.name == first) return c.run(env, std::vector<std::string>(argv + 2, argv + argc));
+    if (c.name != first) continue;
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    if (!env.config.errors.empty() && c.name != "config" && !AsksForHelp(args)) {
+      PrintError(env, env.config.errors.front());
+      return UsageStatusOf(c.name);
+    }
+    return c.run(env, args);
   }
   PrintError(env, TrFormat("unknown command '{}' (see headroom --help)", first));
   return kExitUsage;

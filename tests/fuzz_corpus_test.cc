@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "../fuzz/config_targets.h"
 #include "../fuzz/doctor_targets.h"
 #include "../fuzz/explain_targets.h"
 #include "../fuzz/http_targets.h"
@@ -41,6 +42,13 @@ TEST(DoctorInputsFuzzCorpus, Replays) {
 TEST(HttpRequestFuzzCorpus, Replays) {
   for (const char* target : {"http_request", "doctor_inputs", "json_reader"}) {
     EXPECT_GT(Replay(target, fuzz::HttpRequestHolds), 0) << target;
+  }
+}
+
+TEST(ConfigFuzzCorpus, Replays) {
+  // Its own seeds, and the other corpora as text that is no TOML (or, by chance, is).
+  for (const char* target : {"config", "hf_config", "http_request", "step_log"}) {
+    EXPECT_GT(Replay(target, fuzz::ConfigTomlHolds), 0) << target;
   }
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/i18n.h"
+#include "config/config_file.h"
 
 namespace CLI {
 class App;
@@ -29,6 +30,9 @@ struct CliEnv {
   std::filesystem::path default_root;
   std::FILE* out = stdout;
   std::FILE* err = stderr;
+  // config.toml and the HEADROOM_* variables, loaded once by main (docs/config.md); the
+  // defaults a command uses when its flag is not given (cli/config_defaults.h).
+  LoadedConfig config;
 };
 
 // One row of the subcommand table in main.cc.
@@ -88,6 +92,7 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args);
 int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args);
+int RunConfigCommand(const CliEnv& env, const std::vector<std::string>& args);
 
 // `headroom help [COMMAND]`, `--man`, `--man-dir`, `--completion`: over the table in main.cc;
 // `print_usage` prints the command list (headroom --help).

@@ -242,6 +242,7 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     o.host_copy.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     o.host_copy.repeats = 5;
     o.self = ::getpid();
+    o.platform = env.config.settings.platform_override();
     // env-report.json and --json are data: the facts, the checks and the workload line in them
     // are built untranslated (with --json main never loads the messages at all); the text on
     // screen runs the checks again in the user's language. Facts gathered for a --report are

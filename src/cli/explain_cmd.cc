@@ -30,7 +30,9 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli11_i18n.h"
+#include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "cli/run_files.h"
 #include "store/journal.h"
 #include "explain/slowdown.h"
@@ -276,7 +278,7 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_option("--log", log_path, Tr("the training log (ideally written by `headroom watch --log`)"));
   app.add_option("--run", run_id, Tr("take the log, samples and events of this `headroom watch` run from the journal (the flags above override)"))
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
-  app.add_option("--journal", journal_flag, Tr("the journal for --run (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--journal", journal_flag, Tr("the journal for --run (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
   app.add_option("--samples", samples_path, Tr("the samples CSV of `headroom watch --out`"));
   app.add_option("--events", events_path, Tr("the events file of `headroom watch --events`"));
   app.add_option(
@@ -284,12 +286,14 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
       Tr("read steps with this pattern instead of the built-in formats (docs/explain-logs.md)"));
   app.add_option(
       "--platform", platform_text,
-      Tr("gb10, discrete or none: judge the samples as this platform (default: from the samples)"));
+      Tr("gb10, discrete or none: judge the samples as this platform (default: [platform] kind in config.toml, else from the samples)"));
   app.add_flag("--json", json, Tr("print JSON (schema_version 1) instead of the table"));
   if (auto status = ParseFlags(app, env, "explain", args)) return *status;
   try {
-    const std::optional<PlatformKind> forced = PlatformFlag(platform_text);
-    if (run_id > 0) FilesFromRun(run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/true, "explain");
+    // --platform, else [platform] kind / HEADROOM_PLATFORM, else detected from the samples.
+    bool platform_from_config = false;
+    const std::optional<PlatformKind> forced = PlatformKindFor(env, platform_text, &platform_from_config);
+    if (run_id > 0) FilesFromRun(env, run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/true, "explain");
     if (log_path.empty()) throw UsageError{Tr("--log: give the training log, or --run ID of a watch run")};
     std::optional<StepPattern> pattern;
     if (!step_regex.empty()) {
@@ -353,6 +357,8 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
       r.profile.kind = *forced;
       r.platform_source = PlatformSource::kFlag;
     }
+    if (platform_from_config && r.platform_source == PlatformSource::kFlag) r.platform_source = PlatformSource::kConfig;
+    r.profile = WithConfiguredPower(env, r.profile);
     in.profile = r.profile;
     if (events) {
       r.events = &*events;

@@ -23,7 +23,9 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "base/text.h"
+#include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "export/http.h"
 #include "export/metrics.h"
 #include "gpu/nvml.h"
@@ -84,6 +86,7 @@ struct SamplerConfig {
   std::string nvml_lib{};
   std::optional<std::filesystem::path> journal{};
   std::chrono::microseconds interval{1'000'000};
+  PlatformOverride platform{};  // config.toml [platform]
 };
 
 class Sampler {
@@ -104,7 +107,7 @@ class Sampler {
     if (auto m = ReadMemInfo(config_.root)) s.meminfo = *m;
     if (auto p = ReadMemoryPsi(config_.root); p && *p) s.psi = **p;
     if (nvml_) s.gpus = SampleAllDevices(*nvml_);
-    s.platform = DetectPlatform(s.gpus);
+    s.platform = ApplyPlatformOverride(DetectPlatform(s.gpus), config_.platform);
     const double period = std::chrono::duration<double>(config_.interval).count();
     throttle_.Add(s.gpus, samples_ == 0 ? 0.0 : period);
     s.throttle_seconds = throttle_.seconds();
@@ -169,7 +172,7 @@ class Sampler {
 }  // namespace
 
 int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string listen = "127.0.0.1:9464", interval_text = "1s", nvml_lib, journal_flag, root_dir;
+  std::string listen = "127.0.0.1:9464", interval_text, nvml_lib, journal_flag, root_dir;
   bool no_journal = false;
   CLI::App app{
       Tr("Serve this machine's readings as Prometheus metrics on /metrics: memory (MemTotal, MemAvailable, free, "
@@ -182,16 +185,19 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "exit status: 0 stopped by a signal; 1 could not listen; 2 usage error"),
       "headroom export"};
   app.add_option("--listen", listen, Tr("HOST:PORT to serve on (default 127.0.0.1:9464; port 0 picks a free one)"));
-  app.add_option("--interval", interval_text, Tr("sampling period (default 1s)"));
+  app.add_option("--interval", interval_text, Tr("sampling period, 100ms to 1h (default 1s, or [export] interval in config.toml)"));
   app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
   app.add_option("--journal", journal_flag, Tr("read guard counters from this journal (default: $HEADROOM_JOURNAL, else "
-                                            "$XDG_STATE_HOME/headroom/journal.db)"));
+                                               "journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
   app.add_flag("--no-journal", no_journal, Tr("export no guard counters"));
   app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
   if (auto status = ParseFlags(app, env, "export", args)) return *status;
   try {
     auto address = ParseListenAddress(listen);
     if (!address) throw UsageError{address.error().message};
+    // --interval, else HEADROOM_EXPORT_INTERVAL or [export] interval (held to the same
+    // 100ms..1h when loaded), else 1s.
+    if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kExportInterval);
     auto interval = ParseDuration(interval_text);
     if (!interval) throw UsageError{"--interval: " + interval.error().message};
     if (*interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1)) {
@@ -203,8 +209,9 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     }
     config.nvml_lib = ResolveNvmlLibrary(nvml_lib, std::getenv);
     config.interval = *interval;
+    config.platform = env.config.settings.platform_override();
     if (!no_journal) {
-      auto path = ResolveJournalPath(journal_flag, std::getenv);
+      auto path = JournalPath(env, journal_flag);
       if (!path) throw UsageError{"--journal: " + path.error().message};
       config.journal = *path;
     }

@@ -16,6 +16,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
 #include "run/torch_cap.h"
@@ -111,8 +112,8 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "exit status: the job's own (its exit code, or 128 + signal); {} when the guard killed "
       "it; {} when --require-available refused to start; 2 usage error",
       kExitGuardKilled, kExitRefused), "headroom guard"};
-  app.add_option("--min-available", min_available, Tr("kill below this MemAvailable: SIZE or PCT of MemTotal (default: the larger of 4GiB and 8%)"));
-  app.add_option("--warn-available", warn_available, Tr("one warning line per crossing below this (default: twice the kill level)"));
+  app.add_option("--min-available", min_available, Tr("kill below this MemAvailable: SIZE or PCT of MemTotal (default: [guard] kill_level in config.toml, else the larger of 4GiB and 8%)"));
+  app.add_option("--warn-available", warn_available, Tr("one warning line per crossing below this (default: [guard] warn_level in config.toml, else twice the kill level)"));
   app.add_option("--require-available", require_available, Tr("refuse to start when MemAvailable is below SIZE; lists the usual holders of the pool"));
   app.add_option("--grace", grace, Tr("SIGTERM first, SIGKILL when this runs out (default 3s)"));
   app.add_option("--events", events_path, Tr("append JSON lines (start, warn, trigger, term, kill, exit) to FILE"));
@@ -122,7 +123,7 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_flag("--json", json, Tr("print the summary as JSON"));
   app.add_flag("--torch-cap", torch_cap, Tr("PyTorch jobs: cap torch's allocator below the kill level (set_per_process_memory_fraction), so the job gets a catchable OOM first"));
   app.add_option("--root", root_dir, Tr("read proc/ below this directory instead of /"));
-  app.add_option("--journal", journal_flag, Tr("record the run in this journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db; see headroom history)"));
+  app.add_option("--journal", journal_flag, Tr("record the run in this journal (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db; see headroom history)"));
   app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
   app.add_option("command", command, Tr("the job, after --"));
   if (auto status = ParseFlags(app, env, "guard", args)) return *status;
@@ -137,12 +138,11 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
     const auto available = info->available_bytes();
     if (!available) throw UsageError{Tr("proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it")};
     GuardOptions opt;
-    opt.min_available_bytes = min_available.empty()
-                                  ? DefaultKillLevelBytes(total)
-                                  : SizeOrPercentFlag(min_available, total, "--min-available");
-    opt.warn_available_bytes = warn_available.empty()
-                                   ? 2 * opt.min_available_bytes
-                                   : SizeOrPercentFlag(warn_available, total, "--warn-available");
+    // The flags, else the configuration (HEADROOM_KILL_LEVEL, [guard] kill_level, ...),
+    // else the larger of 4 GiB and 8 % and twice that.
+    opt.min_available_bytes = KillLevelBytes(env, min_available, "--min-available", total);
+    opt.warn_available_bytes =
+        WarnLevelBytes(env, warn_available, "--warn-available", total, opt.min_available_bytes);
     auto g = ParseDuration(grace, true);
     if (!g) throw UsageError{"--grace: " + g.error().message};
     opt.grace = std::chrono::duration_cast<std::chrono::milliseconds>(*g);
@@ -196,7 +196,7 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
     std::optional<int64_t> run_id;
     std::string journal_note;
     if (!no_journal) {
-      auto path = ResolveJournalPath(journal_flag, std::getenv);
+      auto path = JournalPath(env, journal_flag);
       auto opened = path ? Journal::Open(*path) : Result<Journal>(path.error());
       if (opened) {
         journal.emplace(std::move(*opened));

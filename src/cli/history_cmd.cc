@@ -18,6 +18,7 @@
 #include "base/table.h"
 #include "base/wall_time.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "store/journal.h"
 
 namespace headroom {
@@ -152,7 +153,7 @@ int RunHistory(const CliEnv& env, const std::vector<std::string>& args) {
   CLI::App app{
       Tr("List recent guarded runs and sweeps from the journal, newest first.\n\n"
          "  headroom history [--journal PATH] [--limit N] [--json]\n\n"
-         "The journal is --journal PATH, else $HEADROOM_JOURNAL, else "
+         "The journal is --journal PATH, else $HEADROOM_JOURNAL, else journal in config.toml, else "
          "$XDG_STATE_HOME/headroom/journal.db, else ~/.local/state/headroom/journal.db. "
          "A journal that does not exist yet lists nothing and is not created.\n\n"
          "exit status: 0 (also when nothing is recorded); 2 usage error or unreadable journal"),
@@ -167,7 +168,7 @@ int RunHistory(const CliEnv& env, const std::vector<std::string>& args) {
     if (!limit) throw UsageError{"--limit: " + limit.error().message};
     // More than an int can hold is as good as "all of them".
     const int max_runs = static_cast<int>(std::min<int64_t>(*limit, 1'000'000'000));
-    auto path = ResolveJournalPath(journal_flag, std::getenv);
+    auto path = JournalPath(env, journal_flag);
     if (!path) throw UsageError{path.error().message};
 
     std::vector<RunRow> runs;

@@ -24,6 +24,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "cli/ladder_view.h"
 #include "cli/plan_args.h"
 #include "ladder/flush.h"
@@ -112,8 +113,8 @@ LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, co
   return entry;
 }
 
-Journal OpenJournal(const LadderFlags& fl, bool read_only) {
-  auto path = ResolveJournalPath(fl.journal, std::getenv);
+Journal OpenJournal(const CliEnv& env, const LadderFlags& fl, bool read_only) {
+  auto path = JournalPath(env, fl.journal);
   if (!path) throw Refusal{path.error().message};
   auto journal = Journal::Open(*path, JournalOptions{.read_only = read_only});
   if (!journal) throw Refusal{journal.error().message};
@@ -143,7 +144,7 @@ int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   row.symptom = std::string(Name(*symptom));
   row.match_text = fl.match.empty() ? fl.job : fl.match;
   row.plan_args = fl.plan_args;
-  Journal journal = OpenJournal(fl, false);
+  Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
   std::string shown;
   const LadderEntry entry = EnterStep(kLadderFirstStep, row, root, env, &shown);
@@ -161,7 +162,7 @@ int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
 int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   const auto result = ParseLadderResult(fl.result);
   if (!result) throw UsageError{"--result: " + result.error().message};
-  Journal journal = OpenJournal(fl, false);
+  Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
   const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
   auto next = AfterResult(ladder.state, *result);
@@ -195,7 +196,7 @@ int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
 }
 
 int Next(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
-  Journal journal = OpenJournal(fl, false);
+  Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
   const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
   auto next = AfterSkip(ladder.state, fl.force);
@@ -229,7 +230,7 @@ bool Confirm(const CliEnv& env, const SysRoot& root) {
 }
 
 int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
-  Journal journal = OpenJournal(fl, false);
+  Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
   const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
   if (ladder.state.step != 1) {
@@ -299,7 +300,7 @@ int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "headroom ladder"};
   app.fallthrough();
   app.require_subcommand(0, 1);
-  app.add_option("--journal", fl.journal, Tr("the journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--journal", fl.journal, Tr("the journal (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
   app.add_option("--root", fl.root, Tr("read proc/ (meminfo, processes, drop_caches) below this directory instead of / (fixture trees)"));
   app.add_flag("--json", fl.json, Tr("status view as JSON (schema in docs/ladder.md)"));
   auto* start = app.add_subcommand("start", Tr("begin a ladder for JOB after an OOM"));
@@ -330,10 +331,10 @@ int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (next->parsed()) return Next(fl, root, env);
     if (apply->parsed()) return Apply(fl, root, env);
     // Only reads: a journal that does not exist yet holds no ladders and is not created.
-    auto path = ResolveJournalPath(fl.journal, std::getenv);
+    auto path = JournalPath(env, fl.journal);
     if (!path) throw Refusal{path.error().message};
     if (!std::filesystem::exists(*path)) return ShowLadders(env, nullptr, root, fl.json);
-    Journal journal = OpenJournal(fl, true);
+    Journal journal = OpenJournal(env, fl, true);
     return ShowLadders(env, &journal, root, fl.json);
   } catch (const UsageError& e) {
     PrintError(env, fmt::format("ladder: {}{}", *which ? std::string(which) + ": " : "", e.message));

@@ -207,7 +207,8 @@ Budget BuildBudget(const PlanFlags& fl, const CliEnv& env) {
     auto info = ReadMemInfo(root);
     return BudgetFromSize(size, info ? std::optional<MemInfo>(*info) : std::nullopt);
   }
-  const uint64_t reserve = fl.reserve.empty() ? kDefaultReserveBytes
+  // --reserve, else HEADROOM_RESERVE or [plan] reserve, else 4 GiB (config/settings.h).
+  const uint64_t reserve = fl.reserve.empty() ? env.config.settings.reserve_bytes.value
                                               : Need(ParseBytes(fl.reserve, true), "--reserve");
   auto info = ReadMemInfo(root);
   if (!info) throw UsageError{TrFormat("{} (or give --budget SIZE)", info.error().message)};
@@ -249,7 +250,7 @@ void AddPlanInputFlags(CLI::App& app, PlanFlags& fl) {
   app.add_option("--loss", fl.loss, Tr("standard|chunked|fused: how the loss meets the logits (default standard)"));
   app.add_option("--workload", fl.workload, Tr("sft|dpo|grpo (default sft)"));
   app.add_option("--rollout-fraction", fl.rollout_fraction, Tr("GRPO: share of the pool the inference engine reserves, as vLLM's gpu-memory-utilization"));
-  app.add_option("--reserve", fl.reserve, Tr("kept back for the OS and driver (default 4GiB)"));
+  app.add_option("--reserve", fl.reserve, Tr("kept back for the OS and driver (default 4GiB, or [plan] reserve in config.toml)"));
   app.add_option("--budget", fl.budget, Tr("use this budget instead of MemAvailable - reserve"));
   app.add_option("--overhead", fl.overhead, Tr("replace the framework overhead estimate (CUDA context, allocator slack, host process)"));
   app.add_option("--root", fl.root, Tr("read proc/ below this directory instead of / (fixture trees)"));

@@ -18,6 +18,7 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "cli/plan_args.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
@@ -163,8 +164,9 @@ struct ShownAnchor {
 
 constexpr size_t kMaxLocalAnchors = 5;
 
-std::vector<ShownAnchor> LocalAnchors(const PlanFlags& fl, const ModelSpec& spec, const Workload& workload) {
-  auto path = ResolveJournalPath(fl.journal, std::getenv);
+std::vector<ShownAnchor> LocalAnchors(const CliEnv& env, const PlanFlags& fl, const ModelSpec& spec,
+                                      const Workload& workload) {
+  auto path = JournalPath(env, fl.journal);
   if (!path || !std::filesystem::exists(*path)) return {};
   auto journal = Journal::Open(*path, JournalOptions{.read_only = true});
   if (!journal) return {};
@@ -277,7 +279,7 @@ int RunPlan(const CliEnv& env, const std::vector<std::string>& args) {
     PlanResult plan = MakePlan(spec, workload, in.budget, in.options);
     plan.model_source = in.model_source;
     plan.model_notes = in.model_notes;
-    const auto local = LocalAnchors(fl, spec, workload);
+    const auto local = LocalAnchors(env, fl, spec, workload);
     if (fl.json) {
       auto j = PlanToJson(plan);
       j["measured_anchors"] = LocalAnchorsJson(local);

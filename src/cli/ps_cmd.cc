@@ -20,6 +20,7 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "gpu/nvml.h"
 #include "run/holder_caps.h"
 #include "run/pool_advice.h"
@@ -239,7 +240,8 @@ int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args) {
       caps.push_back(h.part_of ? HolderCap{} : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
     }
     std::optional<PoolAdvice> advice;
-    if (need) advice = AdviseBesideJob(holders, caps, *need, *total);
+    // The reserve kept free is the guard's kill level: [guard] kill_level where configured.
+    if (need) advice = AdviseBesideJob(holders, caps, *need, *total, KillLevelBytes(env, "", "--need", *total));
 
     if (json) {
       using Json = nlohmann::ordered_json;

@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "cli/plan_args.h"
 #include "cli/run_files.h"
 #include "explain/run_inputs.h"
@@ -60,7 +61,7 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_option("-o,--output", out_path, Tr("the page to write (default report.html)"));
   app.add_option("--plan-args", plan_args, Tr("draw the plan's estimate: plan's flags, e.g. \"llama-3.1-8b --method qlora\""));
   app.add_option("--title", title, Tr("the page's heading (default: run ID or the samples file)"));
-  app.add_option("--platform", platform_text, Tr("judge the samples as gb10, discrete or none (default: detect)"));
+  app.add_option("--platform", platform_text, Tr("judge the samples as gb10, discrete or none (default: [platform] kind in config.toml, else detect)"));
   app.add_option("--step-regex", step_regex, Tr("a pattern for the log's step lines (see explain --help)"));
   app.add_option("--journal", journal_flag, Tr("the journal for --run"));
   app.add_flag("--json", json, Tr("print the page's data (docs/report-data.md) instead of writing the page"));
@@ -68,11 +69,12 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
   try {
     std::optional<UntranslatedScope> english;  // while the page's data is built (below)
     if (run_id > 0) {
-      FilesFromRun(run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/false, "report");
+      FilesFromRun(env, run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/false, "report");
       if (title.empty()) title = fmt::format("run {}", run_id);
     }
     if (samples_path.empty()) throw UsageError{Tr("--samples: give watch's samples CSV, or --run ID of a watch run")};
-    const std::optional<PlatformKind> forced = PlatformFlag(platform_text);
+    bool platform_from_config = false;  // the report's data names no source; the profile is what counts
+    const std::optional<PlatformKind> forced = PlatformKindFor(env, platform_text, &platform_from_config);
     std::optional<StepPattern> pattern;
     if (!step_regex.empty()) {
       auto compiled = StepPattern::Compile(step_regex);
@@ -96,7 +98,7 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     in.samples = &*samples;
     in.samples_path = std::filesystem::absolute(samples_path).string();
     PlatformSource source = PlatformSource::kNone;
-    in.profile = ProfileFromSamples(*samples, forced, &source);
+    in.profile = WithConfiguredPower(env, ProfileFromSamples(*samples, forced, &source));
     in.title = title.empty() ? std::filesystem::path(samples_path).filename().string() : title;
     in.generator = std::string("headroom ") + HEADROOM_VERSION;
     in.generated = std::chrono::system_clock::now();

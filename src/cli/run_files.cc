@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/i18n.h"
+#include "cli/config_defaults.h"
 #include "store/journal.h"
 
 namespace headroom {
@@ -34,9 +35,9 @@ std::string ReadWhole(const std::string& flag, const std::string& path) {
 
 // The files of a `headroom watch` run, from its "files" event in the journal; a path given
 // by flag wins. Errors name --run: no such run, not a watch run, no files recorded.
-void FilesFromRun(int64_t id, const std::string& journal_flag, std::string& log, std::string& samples,
+void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag, std::string& log, std::string& samples,
                   std::string& events, bool need_log, std::string_view reader) {
-  auto path = ResolveJournalPath(journal_flag, std::getenv);
+  auto path = JournalPath(env, journal_flag);
   if (!path) throw UsageError{"--run: " + path.error().message};
   if (!std::filesystem::exists(*path)) throw UsageError{TrFormat("--run {}: no journal at {}", id, path->string())};
   auto journal = Journal::Open(*path, JournalOptions{.read_only = true});

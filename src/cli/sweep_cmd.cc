@@ -17,6 +17,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "run/guard.h"
 #include "store/journal.h"
 #include "sweep/sweep.h"
@@ -194,7 +195,7 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_option("--order", order, Tr("which knob grows first, e.g. batch,seq (default: batch, seq, grad_accum, then --param order)"));
   app.add_option("--limit", limit, Tr("the peak pool use (MemTotal - MemAvailable) a trial may reach (default: MemTotal minus 28 GB, scaled for smaller machines)"));
   app.add_option("--margin", margin, Tr("skip a trial when its predicted peak plus this passes the limit (default: 3% of the limit, at least 256MiB)"));
-  app.add_option("--min-available", min_available, Tr("the guard's kill level in every trial: SIZE or PCT (default: the larger of 4GiB and 8%)"));
+  app.add_option("--min-available", min_available, Tr("the guard's kill level in every trial: SIZE or PCT (default: [guard] kill_level in config.toml, else the larger of 4GiB and 8%)"));
   app.add_option("--require-available", require_available, Tr("refuse to start below this MemAvailable (default: the limit plus the kill level, at most MemTotal)"));
   app.add_flag("--kill-leftovers", kill_leftovers, Tr("signal the listed holders of the pool (SIGTERM, then SIGKILL) before starting"));
   app.add_option("--max-trials", max_trials, Tr("launch at most N trials in all (default 30)"))->check(CLI::Range(1, 10000));
@@ -204,7 +205,7 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_option("--settle-tolerance", settle_tolerance, Tr("recovered means within this of the pre-sweep MemAvailable (default: 2% of MemTotal, at least 512MiB)"));
   app.add_flag("--no-bisect", no_bisect, Tr("do not narrow between the last good and the first bad value"));
   app.add_flag("--fresh", fresh, Tr("start over instead of resuming an earlier run of this sweep"));
-  app.add_option("--state,--journal", state, Tr("the journal that holds the sweep's state (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--state,--journal", state, Tr("the journal that holds the sweep's state (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
   app.add_option("--logs", logs, Tr("trial logs go to DIR/<run id>/ (default: sweeps/ beside the journal)"));
   app.add_option("--csv", csv, Tr("also write the results table to FILE"));
   app.add_flag("--json", json, Tr("print the results as JSON (progress still goes to stderr)"));
@@ -259,8 +260,7 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     o.margin_bytes = margin.empty()
                          ? std::max(kMinMarginBytes, static_cast<uint64_t>(kMarginShare * static_cast<double>(o.limit_bytes)))
                          : SizeOrPercentFlag(margin, o.limit_bytes, "--margin");
-    o.min_available_bytes = min_available.empty() ? DefaultKillLevelBytes(total)
-                                                  : SizeOrPercentFlag(min_available, total, "--min-available");
+    o.min_available_bytes = KillLevelBytes(env, min_available, "--min-available", total);
     o.bisect = !no_bisect;
     o.max_trials = max_trials;
     o.fresh = fresh;
@@ -279,7 +279,7 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
 
     // The journal holds the sweep's state: without it there is no resuming, so it is
     // required (unlike guard, which only records).
-    auto path = ResolveJournalPath(state, std::getenv);
+    auto path = JournalPath(env, state);
     if (!path) throw UsageError{"--state: " + path.error().message};
     auto journal = Journal::Open(*path);
     if (!journal) throw UsageError{journal.error().message};

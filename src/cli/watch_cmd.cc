@@ -38,6 +38,7 @@
 #include "base/durable_lines.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "store/journal.h"
 #include "gpu/nvml.h"
 #include "run/guard.h"
@@ -166,7 +167,7 @@ class WatchRecord {
               const std::vector<std::pair<std::string, std::string>>& files)
       : env_(env) {
     if (off) return;
-    auto path = ResolveJournalPath(flag, std::getenv);
+    auto path = JournalPath(env, flag);
     auto opened = path ? Journal::Open(*path) : Result<Journal>(path.error());
     if (!opened) {
       Note(opened.error().message);
@@ -215,7 +216,7 @@ class WatchRecord {
 }  // namespace
 
 int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string interval_text = "30s", out_path = "samples.csv", events_path, log_path, nvml_lib,
+  std::string interval_text, out_path = "samples.csv", events_path, log_path, nvml_lib,
               root_dir, journal_flag;
   bool guard = false, no_journal = false;
   std::vector<std::string> command;
@@ -231,19 +232,22 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "exit status: with a command, the command's own (its exit code, or 128 + signal; {} "
       "when --guard killed it); without, 0 when stopped by a signal; 2 usage error",
       kSyncPeriod.count() / 1000, kExitGuardKilled), "headroom watch"};
-  app.add_option("--interval", interval_text, Tr("time between samples, at least 100ms (default 30s)"));
+  app.add_option("--interval", interval_text, Tr("time between samples, at least 100ms (default 30s, or [watch] interval in config.toml)"));
   app.add_option("--out", out_path, Tr("the samples CSV (default samples.csv; replaced if it exists)"));
   app.add_option("--events", events_path, Tr("write events as JSON lines to FILE"));
   app.add_option("--log", log_path, Tr("with a command: tee its stdout and stderr to FILE, each line stamped on arrival"));
-  app.add_flag("--guard", guard, Tr("with a command: kill the job when MemAvailable falls below the guard's default level (the larger of 4GiB and 8% of MemTotal)"));
+  app.add_flag("--guard", guard, Tr("with a command: kill the job when MemAvailable falls below the guard's default level ([guard] kill_level in config.toml, else the larger of 4GiB and 8% of MemTotal)"));
   app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
   app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
-  app.add_option("--journal", journal_flag, Tr("record the run and its files here, for `headroom explain --run ID` (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--journal", journal_flag, Tr("record the run and its files here, for `headroom explain --run ID` (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
   app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
   app.add_option("command", command, Tr("the job, after --"));
   if (auto status = ParseFlags(app, env, "watch", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
+    // --interval, else HEADROOM_WATCH_INTERVAL or [watch] interval (held to the same
+    // 100ms minimum when loaded), else 30s.
+    if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kWatchInterval);
     auto parsed = ParseDuration(interval_text);
     if (!parsed) throw UsageError{"--interval: " + parsed.error().message};
     const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
@@ -269,6 +273,7 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
       notes.push_back(nvml.error().message + "; GPU columns are empty");
     }
     Sampler sampler(root, std::move(gpu));
+    sampler.OverridePlatform(env.config.settings.platform_override());
     for (const auto& n : sampler.notes()) notes.push_back(n);
     english.reset();
 
@@ -324,8 +329,8 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     opt.command = command;
     if (guard) {
       const uint64_t total = info->total_bytes().value_or(0);
-      opt.min_available_bytes = DefaultKillLevelBytes(total);
-      opt.warn_available_bytes = 2 * opt.min_available_bytes;
+      opt.min_available_bytes = KillLevelBytes(env, "", "--guard", total);
+      opt.warn_available_bytes = WarnLevelBytes(env, "", "--guard", total, opt.min_available_bytes);
     }
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
     if (log && (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)) {

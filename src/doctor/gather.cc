@@ -67,7 +67,7 @@ void GatherGpu(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) {
   } else {
     f.gpus = SampleAllDevices(**nvml);
   }
-  f.platform = DetectPlatform(f.gpus);
+  f.platform = ApplyPlatformOverride(DetectPlatform(f.gpus), o.platform);
 }
 
 void GatherTemperatures(const SysRoot& root, DoctorFacts& f) {

@@ -30,6 +30,8 @@ struct GatherOptions {
   uint64_t device_copy_bytes = 256ULL << 20;
   int device_repeats = 5;
   pid_t self = 0;  // left out of the holders
+  // The user's word on the platform (config.toml [platform]), applied to what is detected.
+  PlatformOverride platform;
 };
 
 DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& options);

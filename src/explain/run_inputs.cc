@@ -49,6 +49,8 @@ std::string_view PlatformSourceName(PlatformSource source) {
       return "header";
     case PlatformSource::kValues:
       return "values";
+    case PlatformSource::kConfig:
+      return "config";
     case PlatformSource::kNone:
       break;
   }

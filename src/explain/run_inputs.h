@@ -29,9 +29,11 @@ struct RecordedEvents {
 // Parses an events file (blank lines ignored). Never fails: bad lines are counted.
 RecordedEvents ParseEventLines(std::string_view text);
 
-// Where the platform profile came from.
-enum class PlatformSource { kFlag, kHeader, kValues, kNone };
-std::string_view PlatformSourceName(PlatformSource source);  // "flag", "header", "values", "none"
+// Where the platform profile came from; kConfig: config.toml [platform] kind or
+// HEADROOM_PLATFORM (docs/config.md), set by the CLI in place of kFlag.
+enum class PlatformSource { kFlag, kHeader, kValues, kNone, kConfig };
+// "flag", "header", "values", "none", "config"
+std::string_view PlatformSourceName(PlatformSource source);
 
 // The profile to judge samples by. GB10: the platform's constants (gpu/platform.h), detected
 // from the header's device= (or platform=gb10), else from the values: GPU readings present,

@@ -52,6 +52,46 @@ bool InDegradedClockBand(const PlatformProfile& profile, uint32_t sm_clock_mhz) 
          sm_clock_mhz <= *profile.degraded_sm_clock_max_mhz;
 }
 
+PlatformProfile ApplyPlatformOverride(PlatformProfile p, const PlatformOverride& o) {
+  if (o.kind && *o.kind != p.kind) {
+    if (p.kind == PlatformKind::kGb10) {
+      // GB10's constants describe GB10, not whatever the user says this device is.
+      p.sustained_power_mw.reset();
+      p.rated_power_mw.reset();
+      p.normal_sm_clock_mhz.reset();
+    }
+    p.degraded_sm_clock_min_mhz.reset();
+    p.degraded_sm_clock_max_mhz.reset();
+    p.kind = *o.kind;
+    switch (*o.kind) {
+      case PlatformKind::kGb10:
+        p.memory_source = MemorySource::kMemInfo;
+        p.gpu_memory_bytes.reset();
+        p.sustained_power_mw = kGb10SustainedPowerMw;
+        p.rated_power_mw = kGb10RatedPowerMw;
+        p.normal_sm_clock_mhz = kGb10NormalSmClockMhz;
+        p.degraded_sm_clock_min_mhz = kGb10DegradedSmClockMinMhz;
+        p.degraded_sm_clock_max_mhz = kGb10DegradedSmClockMaxMhz;
+        break;
+      case PlatformKind::kDiscrete:
+        // Device memory is the budget only where NVML gave one.
+        p.memory_source = p.gpu_memory_bytes ? MemorySource::kNvml : MemorySource::kMemInfo;
+        break;
+      case PlatformKind::kIntegrated:
+        p.memory_source = MemorySource::kMemInfo;
+        p.gpu_memory_bytes.reset();
+        break;
+      case PlatformKind::kNoGpu:
+        p = PlatformProfile{};
+        break;
+    }
+  }
+  if (p.kind == PlatformKind::kNoGpu) return p;
+  if (o.sustained_power_mw) p.sustained_power_mw = o.sustained_power_mw;
+  if (o.rated_power_mw) p.rated_power_mw = o.rated_power_mw;
+  return p;
+}
+
 std::string_view PlatformKindName(PlatformKind kind) {
   switch (kind) {
     case PlatformKind::kGb10:

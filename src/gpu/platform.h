@@ -72,4 +72,19 @@ bool InDegradedClockBand(const PlatformProfile& profile, uint32_t sm_clock_mhz);
 // "gb10", "discrete", "integrated", "none".
 std::string_view PlatformKindName(PlatformKind kind);
 
+// What the user says about the platform (config.toml [platform], HEADROOM_PLATFORM, ...;
+// docs/config.md), for machines detection gets wrong or figures it cannot know: a discrete
+// GPU's sustained power, a GB10 whose NVML name a shim hides.
+struct PlatformOverride {
+  std::optional<PlatformKind> kind;            // nullopt: keep the detected kind
+  std::optional<uint32_t> sustained_power_mw;  // replaces the profile's figure
+  std::optional<uint32_t> rated_power_mw;
+};
+
+// `detected` as the override describes it. A new kind brings that kind's known figures
+// (GB10's 100 W / 240 W / 2400 MHz and degraded band; none clears every GPU figure) and
+// drops the figures that belonged to the old kind (GB10's constants are no discrete GPU's).
+// The power figures then replace the profile's, except on "none" (no GPU to judge).
+PlatformProfile ApplyPlatformOverride(PlatformProfile detected, const PlatformOverride& override_);
+
 }  // namespace headroom

@@ -118,5 +118,95 @@ TEST(Platform, Gb10DegradedBandIsInclusive) {
   EXPECT_FALSE(InDegradedClockBand(p, 2'405));
 }
 
+// The override (config.toml [platform]) on each detected kind.
+TEST(PlatformOverride, NothingGivenKeepsTheProfile) {
+  const std::vector<GpuReading> gpus = {H200Reading()};
+  const PlatformProfile detected = DetectPlatform(gpus);
+  const PlatformProfile p = ApplyPlatformOverride(detected, {});
+  EXPECT_EQ(p.kind, PlatformKind::kDiscrete);
+  EXPECT_EQ(p.sustained_power_mw, 700'000u);
+  EXPECT_EQ(p.gpu_memory_bytes, detected.gpu_memory_bytes);
+  EXPECT_EQ(p.memory_source, MemorySource::kNvml);
+}
+
+TEST(PlatformOverride, DiscretePowerFiguresReplaceTheEnforcedLimit) {
+  const std::vector<GpuReading> gpus = {H200Reading()};
+  const PlatformProfile p =
+      ApplyPlatformOverride(DetectPlatform(gpus), {std::nullopt, 550'000u, 700'000u});
+  EXPECT_EQ(p.kind, PlatformKind::kDiscrete);
+  EXPECT_EQ(p.sustained_power_mw, 550'000u);
+  EXPECT_EQ(p.rated_power_mw, 700'000u);
+  EXPECT_EQ(p.normal_sm_clock_mhz, 1'980u);  // untouched: not an override
+}
+
+TEST(PlatformOverride, Gb10KindBringsGb10Figures) {
+  // A GB10 behind a shim that reports a made-up name and a total near MemTotal: detected as
+  // discrete, told it is a GB10.
+  GpuReading shim = H200Reading();
+  shim.name = "NVIDIA Graphics Device";
+  shim.memory_total_bytes = 130'000'000'000ULL;
+  const std::vector<GpuReading> gpus = {shim};
+  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kGb10, {}, {}});
+  EXPECT_EQ(p.kind, PlatformKind::kGb10);
+  EXPECT_EQ(p.memory_source, MemorySource::kMemInfo);
+  EXPECT_FALSE(p.gpu_memory_bytes);
+  EXPECT_EQ(p.sustained_power_mw, kGb10SustainedPowerMw);
+  EXPECT_EQ(p.rated_power_mw, kGb10RatedPowerMw);
+  EXPECT_EQ(p.normal_sm_clock_mhz, kGb10NormalSmClockMhz);
+  EXPECT_TRUE(InDegradedClockBand(p, 700));
+  EXPECT_EQ(p.gpu_name, "NVIDIA Graphics Device");
+}
+
+TEST(PlatformOverride, Gb10WithOwnPowerFigures) {
+  const std::vector<GpuReading> gpus = {Gb10Reading()};
+  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kGb10, 120'000u, {}});
+  EXPECT_EQ(p.sustained_power_mw, 120'000u);
+  EXPECT_EQ(p.rated_power_mw, kGb10RatedPowerMw);
+}
+
+TEST(PlatformOverride, LeavingGb10DropsItsConstants) {
+  const std::vector<GpuReading> gpus = {Gb10Reading()};
+  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kDiscrete, {}, {}});
+  EXPECT_EQ(p.kind, PlatformKind::kDiscrete);
+  EXPECT_FALSE(p.sustained_power_mw);
+  EXPECT_FALSE(p.rated_power_mw);
+  EXPECT_FALSE(p.normal_sm_clock_mhz);
+  EXPECT_FALSE(InDegradedClockBand(p, 700));
+  EXPECT_EQ(p.memory_source, MemorySource::kMemInfo);  // no device memory from NVML
+}
+
+TEST(PlatformOverride, IntegratedUsesMeminfo) {
+  const std::vector<GpuReading> gpus = {H200Reading()};
+  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kIntegrated, {}, {}});
+  EXPECT_EQ(p.kind, PlatformKind::kIntegrated);
+  EXPECT_EQ(p.memory_source, MemorySource::kMemInfo);
+  EXPECT_FALSE(p.gpu_memory_bytes);
+  EXPECT_EQ(p.sustained_power_mw, 700'000u);  // the device's own limit stays
+}
+
+TEST(PlatformOverride, NoneClearsEveryGpuFigureAndIgnoresPower) {
+  const std::vector<GpuReading> gpus = {Gb10Reading()};
+  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kNoGpu, 100'000u, 240'000u});
+  EXPECT_EQ(p.kind, PlatformKind::kNoGpu);
+  EXPECT_EQ(p.gpu_name, "");
+  EXPECT_FALSE(p.sustained_power_mw);
+  EXPECT_FALSE(p.rated_power_mw);
+  EXPECT_FALSE(p.normal_sm_clock_mhz);
+  EXPECT_EQ(p.memory_source, MemorySource::kMemInfo);
+}
+
+TEST(PlatformOverride, PowerOnAMachineWithoutGpuIsIgnored) {
+  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform({}), {std::nullopt, 100'000u, {}});
+  EXPECT_EQ(p.kind, PlatformKind::kNoGpu);
+  EXPECT_FALSE(p.sustained_power_mw);
+}
+
+TEST(PlatformOverride, SameKindKeepsDetectedFigures) {
+  const std::vector<GpuReading> gpus = {H200Reading()};
+  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kDiscrete, {}, {}});
+  EXPECT_EQ(p.sustained_power_mw, 700'000u);
+  EXPECT_EQ(p.memory_source, MemorySource::kNvml);
+}
+
 }  // namespace
 }  // namespace headroom

@@ -56,11 +56,11 @@ uint64_t HeldBytes(const PoolHolder& holder) {
 
 PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
                            const std::vector<HolderCap>& caps, uint64_t need_bytes,
-                           uint64_t mem_total_bytes) {
+                           uint64_t mem_total_bytes, std::optional<uint64_t> reserve_bytes) {
   PoolAdvice a;
   a.mem_total_bytes = mem_total_bytes;
   a.need_bytes = need_bytes;
-  a.reserve_bytes = DefaultKillLevelBytes(mem_total_bytes);
+  a.reserve_bytes = reserve_bytes ? *reserve_bytes : DefaultKillLevelBytes(mem_total_bytes);
   a.budget_bytes = mem_total_bytes > a.reserve_bytes ? mem_total_bytes - a.reserve_bytes : 0;
   a.holders.resize(holders.size());
 

@@ -55,9 +55,11 @@ struct PoolAdvice {
 // What a holder's process tree holds now (itself and the holders that are part of it).
 uint64_t HeldBytes(const PoolHolder& holder);
 
-// `caps` is parallel to `holders`.
+// `caps` is parallel to `holders`. `reserve_bytes`: the kill level the user configured
+// ([guard] kill_level); nullopt for the guard's default.
 PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
                            const std::vector<HolderCap>& caps, uint64_t need_bytes,
-                           uint64_t mem_total_bytes);
+                           uint64_t mem_total_bytes,
+                           std::optional<uint64_t> reserve_bytes = std::nullopt);
 
 }  // namespace headroom

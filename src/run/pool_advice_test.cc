@@ -107,5 +107,15 @@ TEST(PoolAdvice, JobAloneTooBigAndNothingRunning) {
   EXPECT_EQ(DefaultKillLevelBytes(16 * kGiB), 4 * kGiB);
 }
 
+TEST(PoolAdvice, ConfiguredReserveReplacesTheGuardDefault) {
+  // [guard] kill_level in config.toml: the reserve kept free is the user's level.
+  const auto a = AdviseBesideJob({}, {}, 4 * kGiB, kTotal, 20 * kGiB);
+  EXPECT_EQ(a.reserve_bytes, 20 * kGiB);
+  EXPECT_EQ(a.budget_bytes, kTotal - 20 * kGiB);
+  const auto b = AdviseBesideJob({}, {}, kTotal - 10 * kGiB, kTotal, 20 * kGiB);
+  EXPECT_FALSE(b.fits);  // fits beside the default reserve, not beside the configured one
+  EXPECT_TRUE(AdviseBesideJob({}, {}, kTotal - 10 * kGiB - DefaultKillLevelBytes(kTotal), kTotal).fits);
+}
+
 }  // namespace
 }  // namespace headroom

@@ -101,6 +101,8 @@ class Sampler {
   Sample Read(WallTime now);
 
   const PlatformProfile& platform() const { return platform_; }
+  // The user's word on the platform (config.toml [platform]); call before the first Read.
+  void OverridePlatform(const PlatformOverride& o) { platform_ = ApplyPlatformOverride(platform_, o); }
   const std::vector<ExtraColumn>& extra_columns() const { return extra_columns_; }
   bool has_gpu() const { return gpu_ != nullptr; }
   // Lines worth telling the user once: files that could not be opened, the sampled device.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -39,6 +40,14 @@ inline CliResult RunProgram(const std::vector<std::string>& program, int timeout
     std::vector<std::string> copy = program;
     for (auto& a : copy) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The developer's configuration must not change what a test sees (docs/config.md):
+    // no config.toml, no HEADROOM_* settings, unless the test gives them in env_extra.
+    setenv("XDG_CONFIG_HOME", "/nonexistent/headroom-tests", 1);
+    for (const char* v : {"HEADROOM_CONFIG", "HEADROOM_RESERVE", "HEADROOM_KILL_LEVEL", "HEADROOM_WARN_LEVEL",
+                          "HEADROOM_WATCH_INTERVAL", "HEADROOM_TOP_INTERVAL", "HEADROOM_EXPORT_INTERVAL",
+                          "HEADROOM_PLATFORM", "HEADROOM_SUSTAINED_POWER_W", "HEADROOM_RATED_POWER_W"}) {
+      unsetenv(v);
+    }
     for (const auto& e : env_extra) putenv(const_cast<char*>(e.c_str()));
     if (!cgroup_procs.empty()) {
       const int fd = open(cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);

@@ -1,0 +1,261 @@
+// `headroom config`: the configuration as the commands see it (docs/config.md).
+//   config [show] [--json] [--reserve SIZE ...]   every setting: value, origin and where
+//   config path                                    the file looked at
+//   config check [FILE]                            validate: exit 0 ok, 2 errors
+//
+// Implementation notes.
+//  - main has loaded the configuration already (CliEnv::config); `show` loads it again
+//    only to layer its own flags on top, through the same resolver, so what it prints is
+//    what a command given those flags would use.
+//  - These commands run even when the configuration is broken (main lets them through):
+//    they print each error on stderr as "headroom: config: ..." and exit 2.
+//  - --json (schema_version 1) is never translated: main turns messages off for it.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/i18n.h"
+#include "base/table.h"
+#include "cli/cli.h"
+#include "config/config_file.h"
+#include "config/config_toml.h"
+#include "config/settings.h"
+
+namespace headroom {
+namespace {
+
+constexpr int kConfigShowSchemaVersion = 1;
+
+// The origins as `show` prints them, translated (SettingOriginName's words; JSON keeps them).
+[[maybe_unused]] constexpr const char* kOriginWords[] = {N_("default"), N_("file"),
+                                                         N_("environment"), N_("flag")};
+
+// Control bytes from a file or a variable would garble the terminal: shown as '?'.
+std::string Printable(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  }
+  return out;
+}
+
+// The value a setting has, as `show` prints it: as written, or the default's description.
+std::string ShownValue(const Settings& s, const SettingInfo& info) {
+  if (info.id == SettingId::kJournal) {
+    if (s.journal.value.empty()) return TrFormat("(none: {})", s.journal_error);
+    return s.journal.value;  // "~" expanded: the path commands open
+  }
+  if (s.OriginOf(info.id) != SettingOrigin::kDefault) return s.TextOf(info.id);
+  return Tr(info.default_text);
+}
+
+nlohmann::ordered_json SettingJson(const Settings& s, const SettingInfo& info) {
+  using Json = nlohmann::ordered_json;
+  const bool is_default = s.OriginOf(info.id) == SettingOrigin::kDefault;
+  const std::string& where = s.WhereOf(info.id);
+  Json j = {{"key", SettingKey(info)},
+            {"value", nullptr},
+            {"origin", std::string(SettingOriginName(s.OriginOf(info.id)))},
+            {"where", where.empty() ? Json(nullptr) : Json(where)},
+            {"env", std::string(info.env)},
+            {"flag", std::string(info.flag)},
+            {"default", info.default_text},
+            {"used_by", info.used_by}};
+  auto level = [&](const std::optional<MemLevel>& l) {
+    j["bytes"] = l && !l->is_percent ? Json(l->bytes) : Json(nullptr);
+    j["percent_of_mem_total"] = l && l->is_percent ? Json(l->percent) : Json(nullptr);
+  };
+  auto watts = [&](const std::optional<uint32_t>& mw) {
+    j["watts"] = mw ? Json(static_cast<double>(*mw) / 1000.0) : Json(nullptr);
+  };
+  if (!is_default) j["value"] = s.TextOf(info.id);
+  switch (info.id) {
+    case SettingId::kJournal:
+      j["value"] = s.journal.value.empty() ? Json(nullptr) : Json(s.journal.value);
+      j["as_written"] = is_default ? Json(nullptr) : Json(s.journal.text);
+      if (s.journal.value.empty()) j["error"] = s.journal_error;
+      break;
+    case SettingId::kReserve:
+      if (is_default) j["value"] = info.default_text;
+      j["bytes"] = s.reserve_bytes.value;
+      break;
+    case SettingId::kKillLevel:
+      level(s.kill_level.value);
+      break;
+    case SettingId::kWarnLevel:
+      level(s.warn_level.value);
+      break;
+    case SettingId::kWatchInterval:
+    case SettingId::kTopInterval:
+    case SettingId::kExportInterval: {
+      const auto& ms = info.id == SettingId::kWatchInterval ? s.watch_interval.value
+                       : info.id == SettingId::kTopInterval ? s.top_interval.value
+                                                            : s.export_interval.value;
+      if (is_default) j["value"] = info.default_text;
+      j["milliseconds"] = ms.count();
+      break;
+    }
+    case SettingId::kPlatformKind:
+      if (is_default) j["value"] = "auto";
+      break;
+    case SettingId::kSustainedPower:
+      watts(s.sustained_power_mw.value);
+      break;
+    case SettingId::kRatedPower:
+      watts(s.rated_power_mw.value);
+      break;
+  }
+  return j;
+}
+
+std::string FileLine(const LoadedConfig& c) {
+  if (c.location.path.empty()) {
+    return Tr("configuration file: none (HOME, XDG_CONFIG_HOME and HEADROOM_CONFIG are unset)");
+  }
+  return TrFormat("configuration file: {} ({}; named by {})", Printable(c.location.path),
+                  c.exists ? Tr("found") : Tr("not found"), c.location.named_by);
+}
+
+int Show(const CliEnv& env, const std::vector<FlagSetting>& flags, bool json) {
+  const LoadedConfig c = LoadConfig(std::getenv, flags);
+  if (json) {
+    using Json = nlohmann::ordered_json;
+    Json settings = Json::array();
+    for (const SettingInfo& info : AllSettings()) settings.push_back(SettingJson(c.settings, info));
+    const Json out = {
+        {"schema_version", kConfigShowSchemaVersion},
+        {"file",
+         {{"path", c.location.path.empty() ? Json(nullptr) : Json(c.location.path)},
+          {"named_by", c.location.named_by.empty() ? Json(nullptr) : Json(c.location.named_by)},
+          {"explicit", c.location.explicit_path},
+          {"exists", c.exists},
+          {"reads_schema_version", kConfigSchemaVersion}}},
+        {"precedence", {"flag", "environment", "file", "default"}},
+        {"settings", settings},
+        {"errors", c.errors}};
+    std::fprintf(env.out, "%s\n", out.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
+  } else {
+    using A = TextTable::Align;
+    TextTable table({A::kLeft, A::kLeft, A::kLeft, A::kLeft});
+    table.AddRow({Tr("SETTING"), Tr("VALUE"), Tr("ORIGIN"), Tr("WHERE")});
+    for (const SettingInfo& info : AllSettings()) {
+      const std::string& where = c.settings.WhereOf(info.id);
+      table.AddRow({SettingKey(info), Printable(ShownValue(c.settings, info)),
+                    Tr(SettingOriginName(c.settings.OriginOf(info.id)).data()),
+                    where.empty() ? "-" : Printable(where)});
+    }
+    std::fprintf(
+        env.out, "%s\n\n%s\n%s\n", FileLine(c).c_str(), table.Render(0).c_str(),
+        Tr("precedence: flag > environment (HEADROOM_*) > file > default; docs/config.md lists "
+           "every key and variable"));
+    if (!c.errors.empty()) {
+      std::fprintf(
+          env.out, "\n%s\n",
+          TrFormat(
+              "{} error(s) on stderr: commands other than `headroom config` refuse to run until "
+              "they are fixed",
+              c.errors.size())
+              .c_str());
+    }
+  }
+  for (const auto& e : c.errors) PrintError(env, e);
+  return c.errors.empty() ? kExitOk : kExitUsage;
+}
+
+int Check(const CliEnv& env, const std::string& file) {
+  if (file.empty()) {
+    // What commands would see: the file named by the environment, and the variables.
+    for (const auto& e : env.config.errors) PrintError(env, e);
+    if (!env.config.errors.empty()) return kExitUsage;
+    std::fprintf(env.out, "%s\n%s\n", FileLine(env.config).c_str(),
+                 Tr("ok: the configuration file and the environment are valid"));
+    return kExitOk;
+  }
+  auto read = ReadConfigFile(file);
+  if (!read) {
+    PrintError(env, "config: " + read.error().message);
+    return kExitUsage;
+  }
+  if (!*read) {
+    PrintError(env, TrFormat("config: {}: no such file", file));
+    return kExitUsage;
+  }
+  // The file alone: HEADROOM_* variables do not count here, HOME does (for "~").
+  const auto home_only = [](const char* name) -> const char* {
+    return std::string_view(name) == "HOME" || std::string_view(name) == "XDG_STATE_HOME"
+               ? std::getenv(name)
+               : nullptr;
+  };
+  const ResolvedSettings resolved = ResolveSettings(&**read, home_only, {});
+  for (const auto& e : resolved.errors) PrintError(env, e);
+  if (!resolved.errors.empty()) return kExitUsage;
+  std::fprintf(
+      env.out, "%s\n",
+      TrFormat("{}: ok: {} settings (schema_version {})", Printable(file), (*read)->settings.size(),
+               (*read)->schema_version.value_or(kConfigSchemaVersion))
+          .c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunConfigCommand(const CliEnv& env, const std::vector<std::string>& args) {
+  CLI::App app{
+      Tr("Show and check the configuration: the defaults set once in config.toml or HEADROOM_* "
+         "variables (reserve, kill level, intervals, platform, journal).\n\n"
+         "  headroom config [show] [--json] [SETTING FLAGS]   every setting, its value, origin and "
+         "where\n"
+         "  headroom config path                            the configuration file's path\n"
+         "  headroom config check [FILE]                    validate the file (and the "
+         "environment)\n\n"
+         "The file is $HEADROOM_CONFIG, else $XDG_CONFIG_HOME/headroom/config.toml, else "
+         "~/.config/headroom/config.toml; precedence: flag > environment > file > default "
+         "(docs/config.md).\n\n"
+         "exit status: 0 valid; 2 a broken file or variable (each error on stderr), or a usage "
+         "error"),
+      "headroom config"};
+  app.require_subcommand(0, 1);
+  bool json = false;
+  std::vector<std::string> values(AllSettings().size());
+  auto* show = app.add_subcommand(
+      "show", Tr("every setting: its value, origin (default, file, environment, flag) and where"));
+  show->add_flag("--json", json, Tr("print JSON (schema_version 1) instead of the table"));
+  for (size_t i = 0; i < AllSettings().size(); ++i) {
+    const SettingInfo& info = AllSettings()[i];
+    show->add_option(std::string(info.flag), values[i],
+                     TrFormat("show {} as if a command were given this (the command's flag: {})",
+                              SettingKey(info), Tr(info.used_by)));
+  }
+  auto* path = app.add_subcommand(
+      "path", Tr("print the path of the configuration file looked at (it may not exist)"));
+  std::string check_file;
+  auto* check = app.add_subcommand(
+      "check", Tr("validate FILE, or the configuration commands would read (exit 0 valid, 2 not)"));
+  check->add_option("file", check_file,
+                    Tr("a config.toml to check on its own (default: the one commands read, with "
+                       "the environment)"));
+  if (auto status = ParseFlags(app, env, "config", args)) return *status;
+  if (path->parsed()) {
+    if (env.config.location.path.empty()) {
+      PrintError(env, Tr("config: no place for a configuration file: HOME, XDG_CONFIG_HOME and "
+                         "HEADROOM_CONFIG are unset"));
+      return kExitUsage;
+    }
+    std::fprintf(env.out, "%s\n", env.config.location.path.c_str());
+    return kExitOk;
+  }
+  if (check->parsed()) return Check(env, check_file);
+  std::vector<FlagSetting> flags;
+  for (size_t i = 0; i < AllSettings().size(); ++i) {
+    if (show->count(std::string(AllSettings()[i].flag)) > 0)
+      flags.push_back({AllSettings()[i].id, values[i]});
+  }
+  return Show(env, flags, json);
+}
+
+}  // namespace headroom

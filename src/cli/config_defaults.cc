@@ -1,0 +1,50 @@
+#include "cli/config_defaults.h"
+
+#include "cli/run_files.h"
+#include "config/settings.h"
+#include "run/guard.h"
+
+namespace headroom {
+
+Result<std::filesystem::path> JournalPath(const CliEnv& env, std::string_view flag_value) {
+  if (!flag_value.empty()) return std::filesystem::path(flag_value);
+  const Settings& s = env.config.settings;
+  if (s.journal.value.empty()) return Error{s.journal_error};
+  return std::filesystem::path(s.journal.value);
+}
+
+uint64_t KillLevelBytes(const CliEnv& env, const std::string& flag_value, std::string_view flag,
+                        uint64_t mem_total_bytes) {
+  if (!flag_value.empty()) return SizeOrPercentFlag(flag_value, mem_total_bytes, flag);
+  const auto& level = env.config.settings.kill_level.value;
+  return level ? MemLevelBytes(*level, mem_total_bytes) : DefaultKillLevelBytes(mem_total_bytes);
+}
+
+uint64_t WarnLevelBytes(const CliEnv& env, const std::string& flag_value, std::string_view flag,
+                        uint64_t mem_total_bytes, uint64_t kill_level_bytes) {
+  if (!flag_value.empty()) return SizeOrPercentFlag(flag_value, mem_total_bytes, flag);
+  const auto& level = env.config.settings.warn_level.value;
+  return level ? MemLevelBytes(*level, mem_total_bytes) : 2 * kill_level_bytes;
+}
+
+std::string ConfiguredText(const CliEnv& env, SettingId id) {
+  const std::string& text = env.config.settings.TextOf(id);
+  return text.empty() ? std::string(InfoOf(id).default_text) : text;
+}
+
+std::optional<PlatformKind> PlatformKindFor(const CliEnv& env, const std::string& flag_value,
+                                            bool* from_settings) {
+  *from_settings = false;
+  if (!flag_value.empty()) return PlatformFlag(flag_value);
+  const auto& kind = env.config.settings.platform_kind.value;
+  *from_settings = kind.has_value();
+  return kind;
+}
+
+PlatformProfile WithConfiguredPower(const CliEnv& env, PlatformProfile profile) {
+  const Settings& s = env.config.settings;
+  return ApplyPlatformOverride(std::move(profile),
+                               {std::nullopt, s.sustained_power_mw.value, s.rated_power_mw.value});
+}
+
+}  // namespace headroom
