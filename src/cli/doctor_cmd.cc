@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/display_width.h"
 #include "base/i18n.h"
-#include "cli/cli11_i18n.h"
 #include "cli/cli.h"
 #include "cli/plan_args.h"
 #include "doctor/checks.h"

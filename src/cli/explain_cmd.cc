@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
+#include "base/display_width.h"
 #include "base/i18n.h"
 #include "base/table.h"
-#include "cli/cli11_i18n.h"
 #include "cli/cli.h"
 #include "cli/run_files.h"
 #include "store/journal.h"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli11_i18n.h"
+#include "base/display_width.h"
 #include "model/testing_files.h"
 #include "run_cli.h"
 
