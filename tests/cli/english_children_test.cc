@@ -4,7 +4,7 @@
 // inherits them, those of RunCli and RunProgram (run_cli.h) and those the tests fork, popen
 // or std::system themselves. gettext ignores LANGUAGE under the C locale; it is removed all
 // the same, for a child that sets LC_ALL to a UTF-8 locale. A test of another language sets
-// its own variables for its child (tests/cli/i18n_cli_test.cc removes LC_ALL, LC_MESSAGES and
+// its own variables for its child (tests/cli/i18n_cli.h: Locale removes LC_ALL, LC_MESSAGES and
 // LANGUAGE, then sets LANG). The tests ctest runs outside headroom_test get LC_ALL=C from it
 // (CMakeLists.txt).
 //
