@@ -1,5 +1,5 @@
-// A plain-text table for terminal output: columns sized to their widest cell, numbers
-// right-aligned. The CLI hands the rendered string to its output stream.
+// A plain-text table for terminal output: columns sized to their widest cell in terminal
+// columns (base/display_width.h: a CJK character takes two), numbers right-aligned. The CLI hands the rendered string to its output stream.
 #pragma once
 
 #include <string>

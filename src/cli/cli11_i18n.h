@@ -9,9 +9,7 @@
 // what CLI11 itself prints.
 #pragma once
 
-#include <cstddef>
 #include <string>
-#include <string_view>
 
 namespace CLI {
 class App;
@@ -19,14 +17,6 @@ class ParseError;
 }  // namespace CLI
 
 namespace headroom {
-
-// Columns a terminal gives UTF-8 `text`: East Asian wide and fullwidth characters (CJK,
-// Hangul, fullwidth punctuation) take two, combining marks none, everything else one.
-// Locale-free, so a table lines up whatever LC_CTYPE says.
-size_t DisplayWidth(std::string_view text);
-
-// `text` followed by spaces up to `columns` display columns (none when it is wider).
-std::string PadToWidth(std::string_view text, size_t columns);
 
 // Gives `app` and its subcommands the translating help formatter and a translated help
 // flag. Call after all options and subcommands are added (ParseFlags does).

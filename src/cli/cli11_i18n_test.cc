@@ -1,5 +1,6 @@
 // cli/cli11_i18n without a catalog (English): the help screens are byte for byte CLI11's
-// own, the parse errors keep CLI11's text, and the display width counts terminal columns.
+// own and the parse errors keep CLI11's text (the display width it pads by is tested in
+// base/display_width_test.cc).
 // The translated screens are tested through the real binary (tests/cli/i18n_cli_test.cc).
 #include "cli/cli11_i18n.h"
 
@@ -12,25 +13,6 @@
 
 namespace headroom {
 namespace {
-
-TEST(Cli11I18n, DisplayWidthCountsColumnsNotBytes) {
-  EXPECT_EQ(DisplayWidth(""), 0u);
-  EXPECT_EQ(DisplayWidth("--seq TEXT"), 10u);
-  EXPECT_EQ(DisplayWidth("通過"), 4u);  // two CJK ideographs, six bytes
-  EXPECT_EQ(DisplayWidth("--seq 文字"), 10u);
-  EXPECT_EQ(DisplayWidth("（預設 1GiB）"), 13u);  // fullwidth parentheses are wide too
-  EXPECT_EQ(DisplayWidth("°C"), 2u);              // Latin-1: one column each
-  EXPECT_EQ(DisplayWidth("e\xCC\x81"), 1u);       // e + combining acute accent
-  EXPECT_EQ(DisplayWidth("\xFF\xFE"), 2u);        // not UTF-8: one column per byte
-  EXPECT_EQ(DisplayWidth("\xE6\x96"), 2u);        // a cut sequence: its bytes
-}
-
-TEST(Cli11I18n, PadToWidthPadsByColumns) {
-  EXPECT_EQ(PadToWidth("ok", 4), "ok  ");
-  EXPECT_EQ(PadToWidth("警告", 4), "警告");
-  EXPECT_EQ(PadToWidth("資訊", 6), "資訊  ");
-  EXPECT_EQ(PadToWidth("longer", 3), "longer");
-}
 
 // An app with every part of a help screen our commands use: description, positionals (one
 // required), a required option, a vector, a flag, a validator, subcommands.

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/display_width.h"
 #include "base/i18n.h"
-#include "cli/cli11_i18n.h"
 #include "cli/cli.h"
 #include "cli/plan_args.h"
 #include "doctor/checks.h"
@@ -83,16 +83,9 @@ std::vector<std::string> WorkloadWords(const std::string& text) {
   return out;
 }
 
-// plan's verdict as people read it (WorkloadFacts::verdict keeps Name(Verdict), the JSON's).
-const char* PlanVerdictWord(Verdict v) {
-  switch (v) {
-    case Verdict::kFits: return Tr("fits");
-    case Verdict::kTight: return Tr("tight");
-    case Verdict::kDoesNotFit: return Tr("does not fit");
-  }
-  return "?";
-}
-
+// The workload planned once: env-report.json takes the verdict's identifier, the English
+// advice and a plan line made in English; the screen takes the same line and advice in the
+// user's language (WorkloadFacts::shown_*).
 WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir, const CliEnv& env) {
   const PlanInputs in = ResolvePlanWords(WorkloadWords(text), "--workload", root_dir, env);
   const PlanResult plan = MakePlan(in.spec, in.workload, in.budget, in.options);
@@ -101,37 +94,23 @@ WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
   w.peak_bytes = plan.footprint.peak_bytes();
   w.budget_bytes = plan.budget.budget_bytes;
   w.verdict = std::string(Name(plan.verdict));
-  // TRANSLATORS: doctor's workload line: model, method, batch, seq, the plan's peak, the
-  // budget and where it came from (/proc/meminfo or --budget), then the verdict.
-  w.plan_line = TrFormat("{0} {1}, batch {2}, seq {3}: peak {4} against a budget of {5} ({6}): {7}", in.spec.name,
-                         Name(in.workload.method), in.workload.batch, in.workload.seq, FormatGiB(w.peak_bytes),
-                         FormatGiB(w.budget_bytes), plan.budget.source, PlanVerdictWord(plan.verdict));
-  for (const auto& a : plan.advice) w.advice.push_back(a.text);
+  const auto plan_line = [&] {
+    // TRANSLATORS: doctor's workload line: model, method, batch, seq, the plan's peak, the
+    // budget and where it came from (/proc/meminfo or --budget), then the verdict.
+    return TrFormat("{0} {1}, batch {2}, seq {3}: peak {4} against a budget of {5} ({6}): {7}", in.spec.name,
+                    Name(in.workload.method), in.workload.batch, in.workload.seq, FormatGiB(w.peak_bytes),
+                    FormatGiB(w.budget_bytes), plan.budget.source, VerdictLabel(plan.verdict));
+  };
+  w.shown_plan_line = plan_line();
+  {
+    const UntranslatedScope english;
+    w.plan_line = plan_line();
+  }
+  for (const auto& a : plan.advice) {
+    w.advice.push_back(a.text);
+    w.shown_advice.push_back(a.shown_text);
+  }
   return w;
-}
-
-// The words people read for the verdicts; CheckVerdictName, DoctorVerdictName and
-// Name(Verdict) are env-report.json's and stay English.
-const char* CheckVerdictWord(CheckVerdict v) {
-  switch (v) {
-    // TRANSLATORS: a doctor check's verdict, in a 4-column field (two CJK characters).
-    case CheckVerdict::kPass: return Tr("pass");
-    case CheckVerdict::kWarn: return Tr("warn");
-    case CheckVerdict::kFail: return Tr("fail");
-    case CheckVerdict::kSkip: return Tr("skip");
-    case CheckVerdict::kInfo: return Tr("info");
-  }
-  return "?";
-}
-
-const char* DoctorVerdictWord(DoctorVerdict v) {
-  switch (v) {
-    // TRANSLATORS: doctor's overall verdict.
-    case DoctorVerdict::kReady: return Tr("ready");
-    case DoctorVerdict::kReadyWithWarnings: return Tr("ready-with-warnings");
-    case DoctorVerdict::kBlocked: return Tr("blocked");
-  }
-  return "?";
 }
 
 void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckResult>& checks, DoctorVerdict verdict,
@@ -143,7 +122,7 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
   for (const auto& c : checks) {
     // Padded by display width: a translated verdict is two CJK characters, four columns.
     std::fprintf(env.out, "%s %s %s: %s\n", PadToWidth(c.id, 4).c_str(),
-                 PadToWidth(CheckVerdictWord(c.verdict), 4).c_str(), c.title.c_str(),
+                 PadToWidth(CheckVerdictLabel(c.verdict), 4).c_str(), c.title.c_str(),
                  c.summary.c_str());
     const bool show = verbose || c.verdict == CheckVerdict::kFail || c.verdict == CheckVerdict::kWarn ||
                       c.verdict == CheckVerdict::kSkip;
@@ -156,24 +135,26 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
   }
   if (f.workload) {
     std::fprintf(env.out, "\n%s\n  %s\n", TrFormat("workload: {}", f.workload->description).c_str(),
-                 f.workload->plan_line.c_str());
+                 f.workload->shown_plan_line.c_str());
     const double h = (static_cast<double>(f.workload->budget_bytes) - static_cast<double>(f.workload->peak_bytes)) / 1e9;
     // TRANSLATORS: headroom here is the memory left over, not the program's name.
     std::fprintf(
         env.out, "  %s\n",
         TrFormat("headroom: {:.2f} GB (GB = 1e9 bytes; budget minus the plan's peak)", h).c_str());
-    for (const auto& a : f.workload->advice) std::fprintf(env.out, "  %s\n", TrFormat("advice: {}", a).c_str());
+    for (const auto& a : f.workload->shown_advice) {
+      std::fprintf(env.out, "  %s\n", TrFormat("advice: {}", a).c_str());
+    }
   }
   // TRANSLATORS: doctor's last line: the overall verdict, then how many checks failed,
   // warned and were skipped.
   std::fprintf(
       env.out, "\n%s\n",
       (verbose
-           ? TrFormat("verdict: {} ({} fail, {} warn, {} skip)", DoctorVerdictWord(verdict), fails,
+           ? TrFormat("verdict: {} ({} fail, {} warn, {} skip)", DoctorVerdictLabel(verdict), fails,
                       warns, skips)
            : TrFormat(
                  "verdict: {} ({} fail, {} warn, {} skip); --verbose shows every check's details",
-                 DoctorVerdictWord(verdict), fails, warns, skips))
+                 DoctorVerdictLabel(verdict), fails, warns, skips))
           .c_str());
 }
 
@@ -243,41 +224,27 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     o.host_copy.repeats = 5;
     o.self = ::getpid();
     o.platform = env.config.settings.platform_override();
-    // env-report.json and --json are data: the facts, the checks and the workload line in them
-    // are built untranslated (with --json main never loads the messages at all); the text on
-    // screen runs the checks again in the user's language. Facts gathered for a --report are
-    // English, so their words inside the translated checks stay English.
-    std::optional<WorkloadFacts> planned, planned_english;
-    if (!workload.empty()) {
-      planned = PlanWorkload(workload, root.root().string(), env);
-      const UntranslatedScope english;
-      planned_english = PlanWorkload(workload, root.root().string(), env);
-    }
+    // env-report.json and --json are data, English by construction: the facts are gathered
+    // in English (GatherFacts), ReportJson makes the checks' words again in English, and the
+    // workload keeps English fields beside its shown_* ones (with --json main never loads the
+    // messages at all). The text on screen takes the same checks in the user's language.
+    std::optional<WorkloadFacts> planned;
+    if (!workload.empty()) planned = PlanWorkload(workload, root.root().string(), env);
     if (o.measure_bandwidth && isatty(fileno(env.err))) {
       std::fprintf(env.err, "%s\n", Tr("measuring copy bandwidth for G5 (about a second; --no-bandwidth skips it)..."));
     }
-    DoctorFacts facts = [&] {
-      std::optional<UntranslatedScope> english;
-      if (!report.empty()) english.emplace();
-      return GatherFacts(root, o);
-    }();
-    facts.workload = planned_english;
-    DoctorVerdict verdict{};
-    std::string text;
-    {
-      const UntranslatedScope english;
-      const auto checks = RunChecks(facts);
-      verdict = OverallVerdict(checks, facts.workload);
-      text = ReportJson(facts, checks, verdict)
-                 .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-             "\n";
-    }
+    DoctorFacts facts = GatherFacts(root, o);
+    facts.workload = planned;
+    const auto checks = RunChecks(facts);
+    const DoctorVerdict verdict = OverallVerdict(checks, facts.workload);
+    const std::string text = ReportJson(facts, checks, verdict)
+                                 .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+                             "\n";
     if (!report.empty()) WriteFileAtomically(report, text, "--report");
     if (json) {
       std::fputs(text.c_str(), env.out);
     } else {
-      facts.workload = planned;
-      PrintText(env, facts, RunChecks(facts), verdict, verbose);
+      PrintText(env, facts, checks, verdict, verbose);
       if (!report.empty()) std::fprintf(env.out, "%s\n", TrFormat("report: {}", report).c_str());
     }
     return ExitStatusFor(verdict);

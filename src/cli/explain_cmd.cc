@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
+#include "base/display_width.h"
 #include "base/i18n.h"
 #include "base/table.h"
-#include "cli/cli11_i18n.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
@@ -166,19 +166,6 @@ nlohmann::ordered_json ToJson(const Report& r) {
           {"notes", r.notes}};
 }
 
-// A verdict as people read it; SlowdownCauseName is the JSON's word and stays English.
-const char* CauseWord(SlowdownCause cause) {
-  switch (cause) {
-    // TRANSLATORS: explain's verdicts: why a stretch of training slowed down.
-    case SlowdownCause::kThermal: return Tr("thermal");
-    case SlowdownCause::kClockCollapse: return Tr("clock-collapse");
-    case SlowdownCause::kContention: return Tr("contention");
-    case SlowdownCause::kHostSide: return Tr("host-side");
-    case SlowdownCause::kUnexplained: return Tr("unexplained");
-  }
-  return Tr("unexplained");
-}
-
 // "  log:       ": a label padded to the summary's value column (display width, so a
 // translated label lines up too).
 std::string Label(const char* label) { return "  " + PadToWidth(label, 11); }
@@ -242,11 +229,11 @@ std::string ToText(const Report& r) {
                     w.seconds, w.seconds_per_step, w.factor, w.peak_factor) +
            "\n";
     std::string also;
-    for (auto c : v.also) also += (also.empty() ? "" : ", ") + std::string(CauseWord(c));
+    for (auto c : v.also) also += (also.empty() ? "" : ", ") + std::string(SlowdownCauseLabel(c));
     out += "     " +
-           (also.empty() ? TrFormat("verdict: {}", CauseWord(v.cause))
+           (also.empty() ? TrFormat("verdict: {}", SlowdownCauseLabel(v.cause))
                          // TRANSLATORS: {1} lists other causes that were seen in the same stretch.
-                         : TrFormat("verdict: {0} (also: {1})", CauseWord(v.cause), also)) +
+                         : TrFormat("verdict: {0} (also: {1})", SlowdownCauseLabel(v.cause), also)) +
            "\n";
     for (const auto& e : v.evidence) {
       out += "     " + TrFormat("evidence: {}", (e.time ? FormatUtcIso8601(*e.time) + " " : "") + e.text) + "\n";

@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/duration.h"
 #include "base/i18n.h"
+#include "base/messages.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
 #include "run/guard.h"
@@ -31,8 +32,8 @@ constexpr int kExitRefused = 3;  // --require-available: not enough memory to st
 
 std::string GiB(uint64_t b) { return FormatGiB(b); }
 
-// The summary line, for people (SummaryJson is the record). Its kill reason, signal path and
-// notes come from RunGuard, which runs untranslated (see RunGuardCommand), so they are English.
+// The summary line, for people (SummaryJson is the record). The kill reason and the signal
+// path are identifiers (the events file and summary_json have the same words): English.
 void PrintSummary(std::FILE* out, const GuardSummary& s) {
   std::string head;
   if (s.killed) {
@@ -225,13 +226,11 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
       }
     }
     GuardEvents events(events_file);
-    // RunGuard writes data as it goes (the --events lines, the summary's notes and reasons
-    // that the journal records and history --json shows), so it runs untranslated; its
-    // warning lines on stderr are then English too.
-    auto summary = [&] {
-      const UntranslatedScope english;
-      return RunGuard(root, opt, events, env.err);
-    }();
+    // RunGuard keeps what it records English by construction (the --events lines, and the
+    // summary's notes, reasons and cgroup that the journal's summary_json and history --json
+    // hold) and gives its notes again in the user's language (shown_notes); its warning
+    // lines on stderr and its errors are in the user's language.
+    auto summary = RunGuard(root, opt, events, env.err);
     if (events_file) std::fclose(events_file);
     if (cap) cap->Remove();
     if (!summary) {
@@ -248,12 +247,18 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
                                      std::chrono::system_clock::now());
       if (!done) journal_note = done.error().message;
     }
-    if (!journal_note.empty()) summary->notes.push_back(TrFormat("not recorded in the journal: {}", journal_note));
+    if (!journal_note.empty()) {
+      // Not in the journal, by definition: the note goes to --json's notes and the screen.
+      // The journal's own message is in the user's language in both (with --json, English).
+      TextPair note = TrPair(N_("not recorded in the journal: {}"), journal_note);
+      summary->notes.push_back(std::move(note.english));
+      summary->shown_notes.push_back(std::move(note.shown));
+    }
     if (json) {
       std::fprintf(env.out, "%s\n", SummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(2).c_str());
     } else {
       PrintSummary(env.err, *summary);
-      for (const auto& n : summary->notes) {
+      for (const auto& n : summary->shown_notes) {
         std::fprintf(env.err, "headroom guard: %s\n", TrFormat("note: {}", n).c_str());
       }
     }

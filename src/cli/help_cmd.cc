@@ -88,15 +88,26 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
       print_usage(env.out);
       return kExitOk;
     }
-    // Man pages and completions are English: they are built once, for everyone.
-    const UntranslatedScope english;
+    // The usage errors first, in the user's language; then the pages and completions, in
+    // English: they are built once, for everyone.
     if (!completion.empty()) {
       if (target != nullptr) throw UsageError{Tr("--completion covers every command: give no COMMAND")};
+      if (completion != "bash" && completion != "zsh") {
+        throw UsageError{TrFormat("--completion: '{}' is not bash or zsh", completion)};
+      }
+    }
+    if (!man_dir.empty()) {
+      if (!out_path.empty()) throw UsageError{Tr("--man-dir writes several files: -o does not apply")};
+      std::error_code ec;
+      std::filesystem::create_directories(man_dir, ec);
+      if (ec) throw UsageError{TrFormat("--man-dir: cannot create {}: {}", man_dir, ec.message())};
+    }
+    const UntranslatedScope english;
+    if (!completion.empty()) {
       const auto docs = CollectCommandDocs(env, commands);
       const auto models = ModelNames();
-      if (completion == "bash") WriteOrPrint(env, out_path, RenderBashCompletion(docs, models));
-      else if (completion == "zsh") WriteOrPrint(env, out_path, RenderZshCompletion(docs, models));
-      else throw UsageError{TrFormat("--completion: '{}' is not bash or zsh", completion)};
+      WriteOrPrint(env, out_path,
+                   completion == "bash" ? RenderBashCompletion(docs, models) : RenderZshCompletion(docs, models));
       return kExitOk;
     }
     const std::string day = ManDate(date);
@@ -109,10 +120,6 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
                                      : RenderMainManPage(docs, HeadroomVersion(), day));
       return kExitOk;
     }
-    if (!out_path.empty()) throw UsageError{Tr("--man-dir writes several files: -o does not apply")};
-    std::error_code ec;
-    std::filesystem::create_directories(man_dir, ec);
-    if (ec) throw UsageError{TrFormat("--man-dir: cannot create {}: {}", man_dir, ec.message())};
     const std::filesystem::path dir(man_dir);
     if (target == nullptr) {
       WriteFileAtomically((dir / "headroom.1").string(), RenderMainManPage(docs, HeadroomVersion(), day),

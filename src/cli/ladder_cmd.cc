@@ -23,6 +23,7 @@
 
 #include "base/bytes.h"
 #include "base/i18n.h"
+#include "base/messages.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
 #include "cli/ladder_view.h"
@@ -65,52 +66,59 @@ LadderPlanInput PlanFromArgs(const std::string& plan_args, const SysRoot& root, 
   return {in.spec, in.workload, in.budget.budget_bytes, in.options};
 }
 
-// What `step` proposes, computed now: its advice and that advice as one line.
-std::pair<StepAdvice, std::string> AdviseStep(int step, const LadderRow& ladder, const SysRoot& root,
-                                              const CliEnv& env) {
-  StepAdvice advice;
+// What `step` proposes, computed now: `lines` and the evidence in English (the journal's),
+// `shown_lines` in the user's language. What is read here for the advice (meminfo, plan's
+// flags and budget) is read in English: a failure's text becomes journal evidence.
+StepAdvice AdviseStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env) {
   if (step == 1) {
-    auto info = ReadMemInfo(root);
-    if (info) {
-      advice = FlushAdvice(*info);
-    } else {
-      advice.lines.push_back(TrFormat("{}; the flush command: {}", info.error().message, kFlushCommand));
-      advice.evidence["error"] = info.error().message;
-    }
-  } else if (ladder.plan_args.empty()) {
-    advice = UnplannedStepAdvice(step);
-  } else {
-    try {
-      advice = PlanStepAdvice(step, PlanFromArgs(ladder.plan_args, root, env));
-    } catch (const UsageError& e) {
-      // Validated at start; a budget that cannot be read now is evidence, not a failure.
-      advice = UnplannedStepAdvice(step);
-      advice.evidence["error"] = e.message;
-    }
+    auto info = [&] {
+      const UntranslatedScope english;
+      return ReadMemInfo(root);
+    }();
+    if (info) return FlushAdvice(*info);
+    StepAdvice advice;
+    const TextPair line = TrPair(N_("{}; the flush command: {}"), info.error().message, kFlushCommand);
+    advice.lines.push_back(line.english);
+    advice.shown_lines.push_back(line.shown);
+    advice.evidence["error"] = info.error().message;
+    return advice;
   }
-  std::string text;
-  for (const auto& line : advice.lines) text += (text.empty() ? "" : "; ") + line;
-  return {std::move(advice), std::move(text)};
-}
-
-// The "entered" entry of `step`. The entry is the journal's record (ladder --json shows it),
-// so it is built untranslated; `shown` gets the same advice again in the user's language
-// (read a moment later: a live MemAvailable may differ by what changed in between).
-LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env,
-                      std::string* shown) {
-  LadderEntry entry;
+  if (ladder.plan_args.empty()) return UnplannedStepAdvice(step);
+  std::optional<LadderPlanInput> in;
+  std::string error;
   {
     const UntranslatedScope english;
-    auto [advice, text] = AdviseStep(step, ladder, root, env);
-    const auto symptom = ParseLadderSymptom(ladder.symptom);
-    if (symptom) {
-      if (auto note = SymptomNote(*symptom, step); !note.empty()) advice.evidence["symptom_note"] = note;
+    try {
+      in = PlanFromArgs(ladder.plan_args, root, env);
+    } catch (const UsageError& e) {
+      error = e.message;
     }
-    advice.evidence["lines"] = advice.lines;
-    entry = LadderEntry{step, "entered", text, std::nullopt, "", advice.evidence.dump(), ""};
   }
-  if (shown) *shown = AdviseStep(step, ladder, root, env).second;
-  return entry;
+  if (in) return PlanStepAdvice(step, *in);
+  // Validated at start; a budget that cannot be read now is evidence, not a failure.
+  StepAdvice advice = UnplannedStepAdvice(step);
+  advice.evidence["error"] = error;
+  return advice;
+}
+
+// Advice lines as one line of text.
+std::string JoinLines(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& line : lines) text += (text.empty() ? "" : "; ") + line;
+  return text;
+}
+
+// The "entered" entry of `step`: the journal's record (ladder --json shows it), in English;
+// `shown` gets the same advice in the user's language.
+LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env,
+                      std::string* shown) {
+  StepAdvice advice = AdviseStep(step, ladder, root, env);
+  if (const auto symptom = ParseLadderSymptom(ladder.symptom)) {
+    if (auto note = SymptomNote(*symptom, step); !note.empty()) advice.evidence["symptom_note"] = note;
+  }
+  advice.evidence["lines"] = advice.lines;
+  if (shown) *shown = JoinLines(advice.shown_lines);
+  return LadderEntry{step, "entered", JoinLines(advice.lines), std::nullopt, "", advice.evidence.dump(), ""};
 }
 
 Journal OpenJournal(const CliEnv& env, const LadderFlags& fl, bool read_only) {
@@ -264,23 +272,17 @@ int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
                              {"mem_available_after_bytes", a ? nlohmann::json(*a) : nlohmann::json(nullptr)},
                              {"drop_caches", root.Path(kDropCachesPath).string()}};
   // Recorded in English (the journal's entry); shown in the user's language.
-  const auto flushed = [&] {
-    return TrFormat("flushed the page cache: MemAvailable {} before, {} after", b ? FormatGB(*b) : "?",
-                    a ? FormatGB(*a) : "?");
-  };
-  const std::string text = [&] {
-    const UntranslatedScope english;
-    return flushed();
-  }();
+  const TextPair flushed = TrPair(N_("flushed the page cache: MemAvailable {} before, {} after"),
+                                  b ? FormatGB(*b) : std::string("?"), a ? FormatGB(*a) : std::string("?"));
   // The state does not move: the result comes from the next run (`ladder record`).
   Must(ladders.Advance(ladder.id, ladder.state, ladder.state,
-                       {{1, "applied", text, std::nullopt, fl.note, evidence.dump(), ""}},
+                       {{1, "applied", flushed.english, std::nullopt, fl.note, evidence.dump(), ""}},
                        std::chrono::system_clock::now()));
   // TRANSLATORS: {2} is "flushed the page cache: ..."; keep the command as it is.
   std::fprintf(env.out, "%s\n",
                TrFormat("ladder {0} for job '{1}': {2}; rerun the job, then: headroom ladder "
                         "record {1} --result ok|oom",
-                        ladder.id, fl.job, flushed())
+                        ladder.id, fl.job, flushed.shown)
                    .c_str());
   return kExitOk;
 }

@@ -106,14 +106,15 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
       if (auto info = ReadMemInfo(root)) {
         const StepAdvice now = FlushAdvice(*info);
         j["live"] = now.evidence;
-        if (!json) std::fprintf(env.out, "  %s\n", TrFormat("now: {}", now.lines.front()).c_str());
+        if (!json) std::fprintf(env.out, "  %s\n", TrFormat("now: {}", now.shown_lines.front()).c_str());
       }
     }
+    // The symptom's note for the current step, made again in the user's language (the
+    // journal's evidence holds it in English).
     if (current && !json) {
-      const auto evidence = ParseObject(current->evidence_json);
-      if (evidence.contains("symptom_note")) {
-        std::fprintf(env.out, "  %s\n",
-                     TrFormat("note: {}", TrText(evidence["symptom_note"].get<std::string>())).c_str());
+      const auto symptom = ParseLadderSymptom(l.symptom);
+      if (const std::string note = symptom ? ShownSymptomNote(*symptom, l.state.step) : ""; !note.empty()) {
+        std::fprintf(env.out, "  %s\n", TrFormat("note: {}", note).c_str());
       }
     }
     if (!json) {

@@ -32,16 +32,6 @@ namespace {
 std::string Gb(uint64_t b) { return fmt::format("{:.2f}", static_cast<double>(b) / 1e9); }
 std::string Gib(uint64_t b) { return fmt::format("{:.2f}", static_cast<double>(b) / static_cast<double>(kGiB)); }
 
-// The verdict as people read it; Name(Verdict) is the JSON's word and stays English.
-const char* VerdictWord(Verdict v) {
-  switch (v) {
-    case Verdict::kFits: return Tr("fits");
-    case Verdict::kTight: return Tr("tight");
-    case Verdict::kDoesNotFit: return Tr("does not fit");
-  }
-  return "?";
-}
-
 void PrintPlan(const CliEnv& env, const PlanResult& p) {
   const Footprint& f = p.footprint;
   const Workload& w = p.workload;
@@ -117,36 +107,36 @@ void PrintPlan(const CliEnv& env, const PlanResult& p) {
   std::fprintf(env.out, "\n%s\n",
                (f.load_peak_bytes > f.steady_peak_bytes
                     ? TrFormat("verdict: {0}: peak {1} (the load peak) is {2} of the {3} budget",
-                               VerdictWord(p.verdict), FormatBoth(peak), share_text,
+                               VerdictLabel(p.verdict), FormatBoth(peak), share_text,
                                FormatGB(b.budget_bytes))
                     : TrFormat("verdict: {0}: peak {1} (the steady peak) is {2} of the {3} budget",
-                               VerdictWord(p.verdict), FormatBoth(peak), share_text,
+                               VerdictLabel(p.verdict), FormatBoth(peak), share_text,
                                FormatGB(b.budget_bytes)))
                    .c_str());
   if (p.anchor.anchor) {
     const Anchor& a = *p.anchor.anchor;
-    // TRANSLATORS: an anchor is a published measurement of a similar setup; {0} quotes it as
-    // published (English), {1} is the model, {2} the method, {3} the sequence length.
+    // TRANSLATORS: an anchor is a published measurement of a similar setup; {0} quotes it
+    // (its translation), {1} is the model, {2} the method, {3} the sequence length.
     if (a.reported_bytes) {
       std::fprintf(env.out, "%s\n",
                    TrFormat("anchor: \"{0}\" ({1}, {2}, seq {3}): this planner estimates that setup at {4}, "
                             "{5:.2f}x the reported figure; this plan is {6:.2f}x it",
-                            a.statement, a.model, Name(a.method), a.seq, FormatGB(p.anchor.anchor_estimate_bytes),
-                            p.anchor.ratio, p.anchor.plan_ratio)
+                            ShownStatement(a), a.model, Name(a.method), a.seq,
+                            FormatGB(p.anchor.anchor_estimate_bytes), p.anchor.ratio, p.anchor.plan_ratio)
                        .c_str());
     } else {
       std::fprintf(env.out, "%s\n",
                    TrFormat("anchor: \"{0}\" ({1}, {2}, seq {3}): this planner estimates that setup at {4}; "
                             "this plan is {5:.2f}x that estimate",
-                            a.statement, a.model, Name(a.method), a.seq, FormatGB(p.anchor.anchor_estimate_bytes),
-                            p.anchor.plan_ratio)
+                            ShownStatement(a), a.model, Name(a.method), a.seq,
+                            FormatGB(p.anchor.anchor_estimate_bytes), p.anchor.plan_ratio)
                        .c_str());
     }
   }
   if (!p.advice.empty()) {
     std::fprintf(env.out, "%s\n", Tr("advice, in the OOM ladder's order:"));
     int i = 1;
-    for (const auto& a : p.advice) std::fprintf(env.out, "  %d. %s\n", i++, a.text.c_str());
+    for (const auto& a : p.advice) std::fprintf(env.out, "  %d. %s\n", i++, a.shown_text.c_str());
   }
   for (const auto& n : p.model_notes) std::fprintf(env.out, "%s\n", TrFormat("note: {}", n).c_str());
   for (const auto& n : f.notes) std::fprintf(env.out, "%s\n", TrFormat("note: {}", n).c_str());

@@ -70,19 +70,6 @@ std::string CapCell(const PoolHolder& h, const HolderCap& cap) {
   return Tr("none");
 }
 
-// The ADVICE cell as people read it; HolderActionName is the JSON's word.
-const char* ActionWord(HolderAction action) {
-  switch (action) {
-    // TRANSLATORS: ps --need's advice for a holder: it can stay beside the job.
-    case HolderAction::kKeep: return Tr("keep");
-    // TRANSLATORS: ps --need's advice for a holder: stop it before the job starts.
-    case HolderAction::kStop: return Tr("stop");
-    // TRANSLATORS: ps --need's advice for a server's worker: counted with its server.
-    case HolderAction::kPartOf: return Tr("part-of");
-  }
-  return "?";
-}
-
 std::string Shorten(const std::string& text, size_t max_chars) {
   return text.size() <= max_chars ? text : text.substr(0, max_chars - 3) + "...";
 }
@@ -142,7 +129,7 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders, const 
     std::vector<std::string> row = {std::to_string(h.facts.pid), h.user, std::string(HolderKindName(h.kind)),
                                     OptBytes(h.facts.rss_bytes), OptBytes(h.facts.pss_bytes),
                                     OptBytes(h.gpu_bytes), CapCell(h, caps[i])};
-    if (advice) row.push_back(ActionWord(advice->holders[i].action));
+    if (advice) row.emplace_back(HolderActionLabel(advice->holders[i].action));
     row.push_back(h.in_proc ? Shorten(DisplayCommand(h.facts), kCommandColumnChars)
                             : Tr("(not in this pid namespace)"));
     table.AddRow(std::move(row));

@@ -67,7 +67,6 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_flag("--json", json, Tr("print the page's data (docs/report-data.md) instead of writing the page"));
   if (auto status = ParseFlags(app, env, "report", args)) return *status;
   try {
-    std::optional<UntranslatedScope> english;  // while the page's data is built (below)
     if (run_id > 0) {
       FilesFromRun(env, run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/false, "report");
       if (title.empty()) title = fmt::format("run {}", run_id);
@@ -90,10 +89,10 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     }
     auto samples = ReadSamplesCsv(samples_path, kMaxFileBytes);
     if (!samples) throw UsageError{"--samples: " + samples.error().message};
-    // The page's data (report --json prints it; the page's script and tests read it): its notes,
-    // verdicts, advice and the plan's line are built untranslated. Errors found on the way are
-    // English too.
-    english.emplace();
+    // The page's data (report --json prints it; the page's script and tests read it) is
+    // English: its notes and the plan's line are written in English here, explain's verdicts
+    // (their evidence and advice) are judged untranslated, and BuildReportData writes the
+    // rest untranslated. Errors found on the way are in the user's language.
     ReportInputs in;
     in.samples = &*samples;
     in.samples_path = std::filesystem::absolute(samples_path).string();
@@ -126,7 +125,10 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
         vin.sample_interval_s = std::atof(it->second.c_str()) / 1000;
       }
       if (recorded) vin.events = &recorded->events;
-      for (const auto& w : analysis.windows) verdicts.push_back(ExplainWindow(w, vin));
+      {
+        const UntranslatedScope english;
+        for (const auto& w : analysis.windows) verdicts.push_back(ExplainWindow(w, vin));
+      }
       in.timings = &timings;
       in.analysis = &analysis;
       in.verdicts = &verdicts;
@@ -137,7 +139,6 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
       in.plan_text = text;
     }
     auto data = BuildReportData(in);
-    english.reset();
     if (!data) throw UsageError{"--samples: " + samples_path + ": " + data.error().message};
     if (json) {
       std::fprintf(env.out, "%s\n", data->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());

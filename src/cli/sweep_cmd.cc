@@ -326,12 +326,10 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
                      .c_str());
 
     const SweepProgress progress{env.err, ::isatty(::fileno(env.err)) == 1};
-    // RunSweep records every trial (its notes and the stop reasons) in the journal, which a
-    // resumed sweep and --json read back: it runs untranslated, progress lines included.
-    auto result = [&] {
-      const UntranslatedScope english;
-      return RunSweep(root, o, *journal, progress);
-    }();
+    // RunSweep records every trial in the journal, which a resumed sweep and --json read
+    // back: the trials' notes, the stop reasons and the warnings it keeps are English by
+    // construction; its progress and warning lines on stderr are in the user's language.
+    auto result = RunSweep(root, o, *journal, progress);
     if (!result) throw UsageError{result.error().message};
     const SweepResult& r = *result;
     if (!csv.empty()) {

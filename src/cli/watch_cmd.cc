@@ -73,10 +73,10 @@ class WatchLoop {
       : sampler_(sampler), csv_(csv), detector_(sampler.platform()), events_(events),
         err_fd_(err_fd) {}
 
-  // Untranslated: the rows and the events' JSON are data, and an event's message is the same
-  // text on stderr and in --events.
+  // The rows and the events' JSON are data, English by construction (numbers, identifiers,
+  // and an event's readings: SampleEventJson leaves its message out); the event's message is
+  // the line on stderr, in the user's language.
   void SampleOnce() {
-    const UntranslatedScope english;
     const Sample s = sampler_.Read(std::chrono::system_clock::now());
     if (auto wrote = csv_.Append(s); !wrote && !write_failed_) {
       write_failed_ = true;
@@ -259,23 +259,28 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     }
 
     // The GPU: optional. Without it the GPU columns are empty and the header says why. The
-    // header's notes are data (the CSV's comment lines), so the backend and the sampler are
-    // opened untranslated, and the error on stderr is the header's English text.
+    // header's notes are data (the CSV's comment lines): NVML is opened untranslated, since
+    // its error carries dlerror()'s text, which glibc translates too (the sampler's own notes
+    // are English). The line on stderr is the same error in the user's language: a failed
+    // open is made again for it (dlopen or nvmlInit failing costs nothing), and the English
+    // text is shown should the second attempt succeed.
     std::vector<std::string> notes;
     std::unique_ptr<GpuBackend> gpu;
-    std::optional<UntranslatedScope> english;
-    english.emplace();
-    auto nvml = Nvml::Open(ResolveNvmlLibrary(nvml_lib, std::getenv));
+    const std::string library = ResolveNvmlLibrary(nvml_lib, std::getenv);
+    auto nvml = [&] {
+      const UntranslatedScope english;
+      return Nvml::Open(library);
+    }();
     if (nvml) {
       gpu = std::move(*nvml);
     } else {
-      PrintError(env, nvml.error().message);
       notes.push_back(nvml.error().message + "; GPU columns are empty");
+      const auto shown = Nvml::Open(library);
+      PrintError(env, shown ? nvml.error().message : shown.error().message);
     }
     Sampler sampler(root, std::move(gpu));
     sampler.OverridePlatform(env.config.settings.platform_override());
     for (const auto& n : sampler.notes()) notes.push_back(n);
-    english.reset();
 
     SamplesHeader header;
     header.host = HostName();
@@ -358,11 +363,9 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
 
     std::FILE* guard_events_file = events_path.empty() ? nullptr : std::fopen(events_path.c_str(), "ae");
     GuardEvents guard_events(guard_events_file);
-    // As in `headroom guard`: RunGuard writes --events lines as it goes, so it runs untranslated.
-    auto summary = [&] {
-      const UntranslatedScope untranslated;
-      return RunGuard(root, opt, guard_events, env.err);
-    }();
+    // As in `headroom guard`: the --events lines RunGuard writes are English by construction;
+    // its warning lines on stderr are in the user's language.
+    auto summary = RunGuard(root, opt, guard_events, env.err);
     if (guard_events_file) std::fclose(guard_events_file);
 
     // The job tree is empty: stop sampling after one last row, then drain the tee.

@@ -20,10 +20,10 @@ std::string_view LadderStepName(int step) {
 
 std::string_view LadderStepTitle(int step) {
   switch (step) {
-    case 1: return Tr("flush the page cache between runs");
-    case 2: return Tr("shorten the packing length first, then reduce the batch size");
-    case 3: return Tr("downgrade the method (QLoRA to bf16 LoRA)");
-    case 4: return Tr("fall back: a smaller model, or a second machine (DDP/FSDP, never tensor parallelism)");
+    case 1: return N_("flush the page cache between runs");
+    case 2: return N_("shorten the packing length first, then reduce the batch size");
+    case 3: return N_("downgrade the method (QLoRA to bf16 LoRA)");
+    case 4: return N_("fall back: a smaller model, or a second machine (DDP/FSDP, never tensor parallelism)");
     default: return "";
   }
 }

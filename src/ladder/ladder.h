@@ -22,8 +22,8 @@ inline constexpr int kLadderLastStep = 4;
 
 // "flush-page-cache", "packing-then-batch", "downgrade-method", "fall-back"; "" outside 1..4.
 std::string_view LadderStepName(int step);
-// One line saying what the step is, for people, in their language (ladder --json shows it
-// too, in English there since --json keeps the whole command English).
+// One line saying what the step is, in English: ladder --json's step_title. Marked for
+// translation: the terminal shows it translated (Tr; TrText in the CLI).
 std::string_view LadderStepTitle(int step);
 
 enum class LadderSymptom { kLoad, kStep };

@@ -136,7 +136,8 @@ TEST(LadderAdvice, JournalTextStaysEnglishOnATranslatedThread) {
             "QLoRA quantizes while loading: its transient buffers can OOM where bf16 LoRA loads");
   EXPECT_NE(ShownSymptomNote(LadderSymptom::kLoad, 3), SymptomNote(LadderSymptom::kLoad, 3));
   EXPECT_EQ(LadderStepName(1), "flush-page-cache");
-  EXPECT_EQ(LadderStepTitle(1), "在兩次執行之間清除頁面快取");
+  EXPECT_EQ(LadderStepTitle(1), "flush the page cache between runs");  // --json's step_title
+  EXPECT_STREQ(Tr(std::string(LadderStepTitle(1)).c_str()), "在兩次執行之間清除頁面快取");
 }
 
 TEST(LadderAdvice, StepFourNamesASecondMachineNeverTensorParallel) {

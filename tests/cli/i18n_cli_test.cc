@@ -1,134 +1,41 @@
 // Messages in the user's language through the real binary: a few commands under
-// LANG=zh_TW.UTF-8 show the catalog's Traditional Chinese (the expected text is read from
-// the catalog the build merged, build/po/zh_TW.po, not written here), the same commands
-// under LANG=C and an unknown language are English, LANGUAGE picks the language too, --json
-// and the files doctor writes are byte for byte the English ones, and numbers keep their '.'.
-//
-// LC_ALL, LC_MESSAGES and LANGUAGE are removed from each child's environment (glibc's
-// putenv("NAME") unsets NAME), so only the variables a case sets choose its language.
-// Skipped when the zh_TW.UTF-8 locale or the catalog is missing (scripts/install-deps makes
-// both).
+// LANG=zh_TW.UTF-8 show the catalog's Traditional Chinese (i18n_cli.h reads it from the
+// catalog the build merged), the same commands under LANG=C and an unknown language are
+// English, LANGUAGE picks the language too, --json and the files doctor writes are byte for
+// byte the English ones, and numbers keep their '.'.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include <clocale>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "cli/cli11_i18n.h"
+#include "../explain/synthetic_run.h"
+#include "base/display_width.h"
+#include "i18n_cli.h"
 #include "model/testing_files.h"
-#include "run_cli.h"
+#include "plan/plan.h"
 
 namespace headroom {
 namespace {
 
-using testing::CliResult;
-using testing::RunCli;
+using namespace i18n_cli;  // NOLINT(google-build-using-namespace): the tests' own helpers
 
-const std::string kFixtures = std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/";
-const std::string kIdle = kFixtures + "gb10-idle";
-const std::string kCatalog = std::string(HEADROOM_BINARY_DIR) + "/po/zh_TW.po";
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+// plan's budget table has one "  MemTotal ..." row ending in `figures` (its first column is as
+// wide as the widest label, a translated one counted in terminal columns).
+bool MemTotalRowIs(const std::string& out, const std::string& figures) {
+  const auto rows = LinesStartingWith(out, "  MemTotal ");
+  return rows.size() == 1 && rows[0].ends_with(" " + figures) &&
+         rows[0].find_first_not_of(' ', 10) == rows[0].size() - figures.size();
 }
 
-// The merged catalog's translations, msgid -> msgstr (plural entries by their singular).
-std::map<std::string, std::string> ReadCatalog(const std::string& path) {
-  std::ifstream in(path);
-  std::map<std::string, std::string> out;
-  std::string line, msgid, msgstr, *field = nullptr;
-  const auto flush = [&] {
-    if (!msgid.empty()) out[msgid] = msgstr;
-    msgid.clear();
-    msgstr.clear();
-    field = nullptr;
-  };
-  const auto unquote = [](const std::string& q) {
-    std::string s;
-    for (size_t i = q.find('"') + 1; i + 1 < q.size(); ++i) {
-      if (q[i] == '\\' && i + 2 < q.size()) {
-        const char c = q[++i];
-        s += c == 'n' ? '\n' : c == 't' ? '\t' : c;
-      } else {
-        s += q[i];
-      }
-    }
-    return s;
-  };
-  while (std::getline(in, line)) {
-    if (line.empty()) {
-      flush();
-    } else if (line.rfind("msgid_plural ", 0) == 0) {
-      field = nullptr;
-    } else if (line.rfind("msgid ", 0) == 0) {
-      field = &msgid;
-      *field = unquote(line);
-    } else if (line.rfind("msgstr ", 0) == 0 || line.rfind("msgstr[0] ", 0) == 0) {
-      field = &msgstr;
-      *field = unquote(line);
-    } else if (line.rfind("msgstr[", 0) == 0) {
-      field = nullptr;
-    } else if (line[0] == '"' && field) {
-      *field += unquote(line);
-    }
-  }
-  flush();
-  return out;
-}
-
-// The environment of a child that speaks `vars` only.
-std::vector<std::string> Locale(std::vector<std::string> vars) {
-  std::vector<std::string> env = {"LC_ALL", "LC_MESSAGES", "LANGUAGE", "LANG"};
-  env.insert(env.end(), vars.begin(), vars.end());
-  return env;
-}
-const std::vector<std::string> kChinese = Locale({"LANG=zh_TW.UTF-8"});
-const std::vector<std::string> kEnglish = Locale({"LANG=C"});
-
-CliResult Headroom(const std::vector<std::string>& args, const std::vector<std::string>& env) {
-  return RunCli(args, 20000, env);
-}
-
-class I18nCli : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (locale_t zh = newlocale(LC_ALL_MASK, "zh_TW.UTF-8", static_cast<locale_t>(nullptr))) {
-      freelocale(zh);
-      has_locale_ = true;
-    }
-    catalog_ = ReadCatalog(kCatalog);
-  }
-  void SetUp() override {
-    if (!has_locale_)
-      GTEST_SKIP() << "the zh_TW.UTF-8 locale is not installed (scripts/install-deps generates it)";
-    if (catalog_.empty())
-      GTEST_SKIP() << "no merged catalog at " << kCatalog << " (gettext's msgcat/msgfmt missing?)";
-  }
-  // The translation of `msgid`; a test that asks for one the catalog lacks fails here.
-  static std::string Zh(const std::string& msgid) {
-    const auto it = catalog_.find(msgid);
-    if (it == catalog_.end() || it->second.empty()) {
-      ADD_FAILURE() << "not in " << kCatalog << ": " << msgid;
-      return "(untranslated: " + msgid + ")";
-    }
-    return it->second;
-  }
-  // The translation of a format `msgid` filled with `args`, as TrFormat does.
-  template <typename... Args>
-  static std::string ZhFormat(const std::string& msgid, const Args&... args) {
-    return fmt::vformat(Zh(msgid), fmt::make_format_args(args...));
-  }
-
-  static inline bool has_locale_ = false;
-  static inline std::map<std::string, std::string> catalog_;
-};
 
 TEST_F(I18nCli, MainHelpIsChineseUnderZhTw) {
   const auto zh = Headroom({"--help"}, kChinese);
@@ -139,8 +46,8 @@ TEST_F(I18nCli, MainHelpIsChineseUnderZhTw) {
       "  plan       " + Zh("will this model, method, batch and packing fit in the memory pool?")));
   EXPECT_TRUE(Contains(zh.out, Zh("exit status: 0 success, 1 a negative answer (e.g. does not "
                                   "fit), 2 usage or input error")));
-  EXPECT_TRUE(Contains(
-      zh.out, Zh("usage: headroom <command> [options]   (headroom help <command>, or headroom <command> --help)")));
+  EXPECT_TRUE(Contains(zh.out, Zh("usage: headroom <command> [options]   (headroom help <command>, "
+                                  "or headroom <command> --help)")));
   EXPECT_FALSE(Contains(zh.out, "commands:"));
   EXPECT_FALSE(Contains(zh.out, "will this model"));
   EXPECT_FALSE(Contains(zh.out, "exit status"));
@@ -171,7 +78,7 @@ TEST_F(I18nCli, PlanTableAndVerdictAreChineseAndNumbersKeepTheirPoint) {
   EXPECT_FALSE(Contains(zh.out, "tensor peak"));
   EXPECT_FALSE(Contains(zh.out, "page cache (reclaimable)"));
   // LC_NUMERIC stays "C" whatever the language: the table's figures keep '.'.
-  EXPECT_TRUE(std::regex_search(zh.out, std::regex("  MemTotal +130\\.66 +121\\.69"))) << zh.out;
+  EXPECT_TRUE(MemTotalRowIs(zh.out, "130.66  121.69")) << zh.out;
 
   const auto en = Headroom(args, kEnglish);
   ASSERT_EQ(en.status, 0) << en.err;
@@ -209,7 +116,7 @@ TEST_F(I18nCli, DecimalsKeepTheirPointUnderACommaLocale) {
   const auto r = Headroom({"plan", "llama-3.1-8b", "--method", "qlora", "--root", kIdle}, env);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, Zh("tensor peak"))) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("  MemTotal +130\\.66 +121\\.69"))) << r.out;
+  EXPECT_TRUE(MemTotalRowIs(r.out, "130.66  121.69")) << r.out;
   EXPECT_FALSE(Contains(r.out, "130,66"));
 }
 
@@ -295,6 +202,7 @@ TEST_F(I18nCli, JsonIsTheSameBytesInEveryLanguage) {
       {"plan", "llama-3.1-8b", "--method", "qlora", "--root", kIdle, "--json"},
       {"plan", "llama-3.1-70b", "--method", "full", "--root", kIdle,
        "--json"},  // does not fit: advice
+      {"plan", "llama-3.1-70b", "--method", "full", "--budget", "100GB", "--root", kIdle, "--json"},
       {"plan", "--list-models", "--json"},
       {"ps", "--root", kFixtures + "ps-box", "--need", "4GiB", "--json"},
   };
@@ -308,49 +216,196 @@ TEST_F(I18nCli, JsonIsTheSameBytesInEveryLanguage) {
   }
 }
 
+// doctor on the discrete fixture box with the fake NVML and libcuda, and `workload`.
+struct DoctorBox {
+  testing::TempDir dir{"i18n-doctor"};
+  std::vector<std::string> fakes;
+  std::vector<std::string> args;
+  explicit DoctorBox(const std::string& workload) {
+    testing::WriteFile(dir / "nvml", "scenario discrete\n");
+    testing::WriteFile(dir / "cuda", "");
+    fakes = {"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml").string(),
+             "HEADROOM_FAKE_CUDA_SCRIPT=" + (dir / "cuda").string(),
+             "WORLD_SIZE=",
+             "NNODES=",
+             "TORCH_CUDA_ARCH_LIST=",
+             "container="};
+    const std::string box = kFixtures + "doctor/";
+    args = {"doctor",         "--root",     box + "discrete", "--nvml-lib",     HEADROOM_FAKE_NVML_PATH,
+            "--cuda-lib",     HEADROOM_FAKE_CUDA_PATH,        "--python",       box + "env",
+            "--no-bandwidth", "--workload", workload};
+  }
+  CliResult Run(const std::vector<std::string>& extra, const std::vector<std::string>& locale) const {
+    return RunCli(With(args, extra), 60000, With(locale, fakes));
+  }
+};
+
 TEST_F(I18nCli, DoctorReportIsEnglishWhileItsTextIsChinese) {
-  testing::TempDir dir("i18n-doctor");
-  testing::WriteFile(dir / "nvml", "scenario discrete\n");
-  testing::WriteFile(dir / "cuda", "");
-  std::vector<std::string> fakes = {"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml").string(),
-                                    "HEADROOM_FAKE_CUDA_SCRIPT=" + (dir / "cuda").string(),
-                                    "WORLD_SIZE=",
-                                    "NNODES=",
-                                    "TORCH_CUDA_ARCH_LIST=",
-                                    "container="};
-  const std::string box = kFixtures + "doctor/";
-  const std::vector<std::string> args = {"doctor",
-                                         "--root",
-                                         box + "discrete",
-                                         "--nvml-lib",
-                                         HEADROOM_FAKE_NVML_PATH,
-                                         "--cuda-lib",
-                                         HEADROOM_FAKE_CUDA_PATH,
-                                         "--python",
-                                         box + "env",
-                                         "--no-bandwidth",
-                                         "--workload",
-                                         "qlora llama-3.1-8b seq 2048"};
-  auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-  };
-  const std::string report = (dir / "env-report.json").string();
-  const auto zh = RunCli(with(args, {"--report", report}), 60000, with(kChinese, fakes));
-  const auto en = RunCli(with(args, {"--json"}), 60000, with(kEnglish, fakes));
+  const DoctorBox doctor("qlora llama-3.1-8b seq 2048");
+  const std::string report = (doctor.dir / "env-report.json").string();
+  const auto zh = doctor.Run({"--report", report}, kChinese);
+  const auto en = doctor.Run({"--json"}, kEnglish);
   ASSERT_EQ(en.status, 1)
       << en.err;  // ready with warnings: the discrete box's thermal and contention
   ASSERT_EQ(zh.status, en.status) << zh.err;
   ASSERT_TRUE(Contains(en.out, "\"schema_version\"")) << en.out;
-  std::ifstream in(report);
-  std::stringstream written;
-  written << in.rdbuf();
-  EXPECT_EQ(written.str(), en.out);
+  EXPECT_EQ(Slurp(report), en.out);
   // The text: Chinese verdict words and lines.
   EXPECT_TRUE(Contains(zh.out, Zh("warn"))) << zh.out;
   EXPECT_TRUE(Contains(zh.out, ZhFormat("report: {}", report)));
   EXPECT_TRUE(Contains(zh.out, ZhFormat("workload: {}", "qlora llama-3.1-8b seq 2048")));
   EXPECT_FALSE(Contains(zh.out, "\nverdict: "));
+}
+
+TEST_F(I18nCli, DoctorVerdictWordsLineUpAndTheWorkloadIsChineseWhileTheReportIsEnglish) {
+  const DoctorBox doctor("full llama-3.1-70b");  // does not fit: blocked, with advice
+  const std::string report = (doctor.dir / "env-report.json").string();
+  const auto zh = doctor.Run({"--report", report}, kChinese);
+  const auto en = doctor.Run({"--json"}, kEnglish);
+  ASSERT_EQ(en.status, 2) << en.err;
+  ASSERT_EQ(zh.status, 2) << zh.err;
+  EXPECT_EQ(Slurp(report), en.out);
+  EXPECT_FALSE(HasCjk(en.out));
+  const auto j = nlohmann::json::parse(en.out);
+  ASSERT_EQ(j["workload"]["verdict"], "does not fit");
+  EXPECT_TRUE(j["workload"]["plan"].get<std::string>().ends_with(": does not fit")) << j["workload"];
+  const auto advice = j["workload"]["advice"].get<std::vector<std::string>>();
+  ASSERT_FALSE(advice.empty());
+  ASSERT_EQ(advice[0],
+            "no shorter --seq fits: what is over does not depend on it (weights, optimizer states and "
+            "step, or the load peak)");
+
+  // Each check's verdict word, translated, padded to four columns: the titles start in one
+  // column whatever the word's bytes.
+  size_t checks = 0;
+  std::map<std::string, int> counts;
+  for (const auto& line : LinesStartingWith(zh.out, "G")) {
+    const std::string id = line.substr(0, line.find(' '));
+    const std::string verdict = j["checks"][id].get<std::string>().substr(0, 4);
+    const std::string word = Zh(verdict);
+    EXPECT_EQ(line.rfind(PadToWidth(id, 4) + " " + PadToWidth(word, 4) + " ", 0), 0u) << line;
+    EXPECT_EQ(DisplayWidth(PadToWidth(id, 4) + " " + PadToWidth(word, 4) + " "), 10u);
+    ++counts[verdict];
+    ++checks;
+  }
+  EXPECT_EQ(checks, 10u) << zh.out;
+  // The workload: the plan line ends in the Chinese verdict, the advice is Chinese.
+  const auto workload = zh.out.find(ZhFormat("workload: {}", "full llama-3.1-70b") + "\n  ");
+  ASSERT_NE(workload, std::string::npos) << zh.out;
+  const std::string plan_line = zh.out.substr(workload, zh.out.find('\n', zh.out.find('\n', workload) + 1) - workload);
+  EXPECT_TRUE(plan_line.ends_with(Zh("does not fit"))) << plan_line;
+  EXPECT_EQ(Zh("does not fit"), "無法容納");
+  EXPECT_TRUE(Contains(zh.out, "  " + ZhFormat("advice: {}", Zh(advice[0])) + "\n")) << zh.out;
+  for (const auto& a : advice) EXPECT_FALSE(Contains(zh.out, a)) << a;
+  EXPECT_TRUE(Contains(zh.out, ZhFormat("verdict: {} ({} fail, {} warn, {} skip); --verbose shows every "
+                                        "check's details",
+                                        Zh("blocked"), counts["fail"], counts["warn"], counts["skip"])))
+      << zh.out;
+}
+
+TEST_F(I18nCli, PlanThatDoesNotFitHasAChineseVerdictAnchorAndAdvice) {
+  const std::vector<std::string> args = {"plan",   "llama-3.1-70b", "--method", "full",
+                                         "--budget", "100GB",       "--root",   kIdle};
+  const std::string no_journal = "HEADROOM_JOURNAL=/nonexistent/headroom-i18n/journal.db";
+  const auto zh = Headroom(args, With(kChinese, {no_journal}));
+  const auto en = Headroom(args, With(kEnglish, {no_journal}));
+  ASSERT_EQ(en.status, 1) << en.err;
+  ASSERT_EQ(zh.status, 1) << zh.err;
+  std::string verdict = Zh("verdict: {0}: peak {1} (the steady peak) is {2} of the {3} budget");
+  verdict = verdict.substr(0, verdict.find("{1}"));
+  verdict.replace(verdict.find("{0}"), 3, "無法容納");
+  EXPECT_TRUE(Contains(zh.out, verdict)) << zh.out;
+  // The anchor's statement, and every piece of advice, in Chinese; none of the English.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(en.out, m, std::regex("anchor: \"([^\"]+)\""))) << en.out;
+  EXPECT_TRUE(Contains(zh.out, "\"" + Zh(m.str(1)) + "\"")) << zh.out;
+  EXPECT_TRUE(Contains(zh.out, Zh("advice, in the OOM ladder's order:") + "\n")) << zh.out;
+  for (int i = 1; i <= 4; ++i) {
+    const auto en_line = LinesStartingWith(en.out, fmt::format("  {}. ", i));
+    const auto zh_line = LinesStartingWith(zh.out, fmt::format("  {}. ", i));
+    ASSERT_EQ(en_line.size(), 1u) << en.out;
+    ASSERT_EQ(zh_line.size(), 1u) << zh.out;
+    EXPECT_TRUE(HasCjk(zh_line[0])) << zh_line[0];
+    EXPECT_FALSE(Contains(zh.out, en_line[0].substr(5))) << en_line[0];
+  }
+  ASSERT_TRUE(std::regex_search(en.out, m, std::regex("switch to --method qlora: peak (.*) \\(fits\\)"))) << en.out;
+  EXPECT_TRUE(Contains(zh.out, ZhFormat("switch to --method {}: peak {} (fits)", "qlora", m.str(1)))) << zh.out;
+  EXPECT_TRUE(Contains(zh.out, Zh(kPlanDisclaimer)));
+}
+
+TEST_F(I18nCli, PsNeedAdvisesKeepAndStopInChinese) {
+  testing::TempDir dir("i18n-ps");
+  testing::WriteFile(dir / "script", "scenario discrete\n");
+  const std::vector<std::string> args = {"ps",        "--root", kFixtures + "ps-box", "--nvml-lib",
+                                         HEADROOM_FAKE_NVML_PATH, "--need", "4GiB"};
+  const std::string script = "HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "script").string();
+  const auto zh = Headroom(args, With(kChinese, {script}));
+  ASSERT_EQ(zh.status, 1) << zh.err;
+  EXPECT_TRUE(Contains(LinesStartingWith(zh.out, " PID")[0], "  " + Zh("ADVICE") + "  ")) << zh.out;
+  // vLLM (capped) and llama.cpp are kept, the uncapped torch process stops.
+  const std::pair<const char*, const char*> advice[] = {{"1111", "keep"}, {"4444", "keep"}, {"2222", "stop"}};
+  for (const auto& [pid, action] : advice) {
+    const auto row = LinesStartingWith(zh.out, pid);
+    ASSERT_EQ(row.size(), 1u) << zh.out;
+    EXPECT_TRUE(Contains(row[0], "  " + Zh(action) + "  ")) << row[0];
+    EXPECT_FALSE(Contains(row[0], std::string("  ") + action + "  ")) << row[0];
+  }
+  EXPECT_EQ(Zh("keep"), "保留");
+  EXPECT_EQ(Zh("stop"), "停止");
+  const auto json = With(args, {"--json"});
+  EXPECT_EQ(Headroom(json, With(kChinese, {script})).out, Headroom(json, With(kEnglish, {script})).out);
+}
+
+TEST_F(I18nCli, ExplainNamesItsCausesInChinese) {
+  using testing::Scenario;
+  testing::TempDir dir("i18n-explain");
+  bool also_seen = false;
+  // The samples of one scenario with the events of another: the last, a thermal slowdown
+  // while another process starts on the GPU, has a second cause.
+  const std::pair<Scenario, Scenario> runs[] = {{Scenario::kThermalPlateau, Scenario::kThermalPlateau},
+                                                {Scenario::kClockCollapse, Scenario::kClockCollapse},
+                                                {Scenario::kContention, Scenario::kContention},
+                                                {Scenario::kHostSide, Scenario::kHostSide},
+                                                {Scenario::kThermalBit, Scenario::kContention}};
+  for (const auto& [samples, events] : runs) {
+    const auto run = testing::MakeSyntheticRun(samples);
+    const std::string events_jsonl = testing::MakeSyntheticRun(events).events_jsonl;
+    testing::WriteFile(dir / "train.log", run.log);
+    testing::WriteFile(dir / "samples.csv", run.samples_csv);
+    testing::WriteFile(dir / "events.jsonl", events_jsonl);
+    std::vector<std::string> args = {"explain", "--log", (dir / "train.log").string(), "--samples",
+                                     (dir / "samples.csv").string()};
+    if (!events_jsonl.empty()) args = With(args, {"--events", (dir / "events.jsonl").string()});
+    const auto en = Headroom(args, kEnglish);
+    const auto zh = Headroom(args, kChinese);
+    ASSERT_EQ(en.status, 0) << en.err;
+    ASSERT_EQ(zh.status, 0) << zh.err;
+    // "     verdict: thermal" or "     verdict: contention (also: host-side, thermal)": the
+    // same causes, by their Chinese names.
+    const auto verdicts = LinesStartingWith(en.out, "     verdict: ");
+    ASSERT_FALSE(verdicts.empty()) << en.out;
+    for (const auto& line : verdicts) {
+      std::smatch m;
+      const std::string text = line.substr(14);
+      if (std::regex_match(text, m, std::regex(R"((\S+) \(also: (.*)\))"))) {
+        std::string also;
+        const std::string list = m.str(2);
+        for (size_t start = 0; start <= list.size();) {
+          const size_t comma = std::min(list.find(", ", start), list.size());
+          also += (also.empty() ? "" : ", ") + Zh(list.substr(start, comma - start));
+          start = comma + 2;
+        }
+        EXPECT_TRUE(Contains(zh.out, "     " + ZhFormat("verdict: {0} (also: {1})", Zh(m.str(1)), also) + "\n"))
+            << zh.out;
+        also_seen = true;
+      } else {
+        EXPECT_TRUE(Contains(zh.out, "     " + ZhFormat("verdict: {}", Zh(text)) + "\n")) << zh.out;
+      }
+    }
+    EXPECT_TRUE(LinesStartingWith(zh.out, "     verdict: ").empty()) << zh.out;
+    EXPECT_EQ(Headroom(With(args, {"--json"}), kChinese).out, Headroom(With(args, {"--json"}), kEnglish).out);
+  }
+  EXPECT_TRUE(also_seen) << "no scenario has a second cause: the 'also' list is untested";
 }
 
 TEST_F(I18nCli, LanguageVariableChoosesTooAndUnknownLanguagesAreEnglish) {

@@ -24,7 +24,9 @@ struct CliResult {
 };
 
 // Runs `argv` (argv[0] a path, or a name looked up on PATH) with `env_extra` added to the
-// environment. `cgroup_procs`: a cgroup.procs file the child joins before exec (a
+// environment ("NAME=value" sets NAME, a bare "NAME" unsets it). The child inherits LC_ALL=C
+// and no LANGUAGE from the test process (english_children_test.cc), so it speaks English
+// unless `env_extra` clears LC_ALL and names a language. `cgroup_procs`: a cgroup.procs file the child joins before exec (a
 // memory-limited backstop for tests that fill memory), or "".
 inline CliResult RunProgram(const std::vector<std::string>& program, int timeout_ms = 20000,
                             const std::vector<std::string>& env_extra = {},
