@@ -35,6 +35,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/config_defaults.h"
 #include "gpu/nvml.h"
 #include "run/guard_record.h"
 #include "store/journal.h"
@@ -179,7 +180,7 @@ int RunInteractive(TopCollector& collector, const TopFlags& flags, const std::st
 }  // namespace
 
 int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string interval_text = "1s", root_dir, nvml_lib, journal_flag, sort_text = "mem", iterations_text;
+  std::string interval_text, root_dir, nvml_lib, journal_flag, sort_text = "mem", iterations_text;
   bool once = false;
   TopFlags flags;
   CLI::App app{Tr("A live view of the memory pool, memory pressure, the GPU (temperature, power against the "
@@ -189,10 +190,10 @@ int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
                   "exit status: 0 on q or SIGINT/SIGTERM/SIGHUP (the terminal is restored); 2 usage error, "
                   "or stdout is not a terminal without --once, --iterations or --json"),
                "headroom top"};
-  app.add_option("--interval", interval_text, Tr("time between samples, at least 100ms (default 1s)"));
+  app.add_option("--interval", interval_text, Tr("time between samples, at least 100ms (default 1s, or [top] interval in config.toml)"));
   app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
   app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
-  app.add_option("--journal", journal_flag, Tr("find running guards in this journal (default: $HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--journal", journal_flag, Tr("find running guards in this journal (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
   app.add_flag("--no-color", flags.no_color, Tr("no colours: bold, reverse and underline only (also when NO_COLOR is set)"));
   app.add_option("--sort", sort_text, Tr("order of the processes: mem, pid or name (default mem)"));
   app.add_flag("--once", once, Tr("print one frame as plain text and exit (no terminal needed)"));
@@ -201,6 +202,8 @@ int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
   if (auto status = ParseFlags(app, env, "top", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
+    // --interval, else HEADROOM_TOP_INTERVAL or [top] interval, else 1s.
+    if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kTopInterval);
     auto parsed = ParseDuration(interval_text);
     if (!parsed) throw UsageError{"--interval: " + parsed.error().message};
     flags.interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
@@ -241,7 +244,8 @@ int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
     CollectorOptions options;
     options.host = LocalHostName();
     options.self = ::getpid();
-    if (auto path = ResolveJournalPath(journal_flag, std::getenv)) {
+    options.platform_override = env.config.settings.platform_override();
+    if (auto path = JournalPath(env, journal_flag)) {
       options.journal = *path;
     } else {
       options.journal_note = path.error().message;

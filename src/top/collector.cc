@@ -62,6 +62,7 @@ TopCollector::TopCollector(const SysRoot& root, std::unique_ptr<GpuBackend> gpu,
     gpu = std::move(tap);
   }
   sampler_ = std::make_unique<Sampler>(root_, std::move(gpu));
+  sampler_->OverridePlatform(options_.platform_override);
   detector_ = std::make_unique<SampleEventDetector>(sampler_->platform());
   if (options_.journal) guard_reader_.emplace(*options_.journal, root_, options_.host);
   snapshot_.platform = sampler_->platform();

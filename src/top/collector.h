@@ -38,6 +38,9 @@ struct CollectorOptions {
   std::string host;  // this machine's name, to tell its guards from other hosts'
   pid_t self = 0;    // left out of the survey
   size_t history_points = kDefaultHistoryPoints;
+  // The user's word on the platform ([platform] in config.toml, HEADROOM_PLATFORM...), over
+  // what the first sample detects.
+  PlatformOverride platform_override;
 };
 
 class TopCollector {

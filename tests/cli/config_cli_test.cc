@@ -309,6 +309,28 @@ TEST_F(ConfigCli, WatchIntervalFromTheFile) {
   EXPECT_NE(header.find("interval_ms=250 "), std::string::npos) << header;
 }
 
+// top: [top] interval and [platform] kind from the file; the flag still wins.
+TEST_F(ConfigCli, TopTakesItsIntervalAndPlatformFromTheFile) {
+  WriteConfig("[top]\ninterval = \"2500ms\"\n[platform]\nkind = \"gb10\"\n");
+  const std::vector<std::string> top = {"top", "--json", "--root", FixtureCopy("ps-box")};
+  const auto r = Run(top);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_EQ(j["interval_ms"], 2500);
+  EXPECT_EQ(j["platform"]["kind"], "gb10");
+  EXPECT_EQ(j["platform"]["sustained_power_mw"], 100000);
+  std::vector<std::string> with_flag = top;
+  with_flag.insert(with_flag.end(), {"--interval", "300ms"});
+  const auto f = nlohmann::json::parse(Run(with_flag).out, nullptr, false);
+  ASSERT_TRUE(f.is_object());
+  EXPECT_EQ(f["interval_ms"], 300);
+  // And from the environment over the file.
+  const auto e = nlohmann::json::parse(Run(top, {"HEADROOM_TOP_INTERVAL=700ms"}).out, nullptr, false);
+  ASSERT_TRUE(e.is_object());
+  EXPECT_EQ(e["interval_ms"], 700);
+}
+
 TEST_F(ConfigCli, HistoryReadsTheConfiguredJournal) {
   WriteConfig("journal = \"~/jr/my.db\"\n");
   auto r = Run({"history", "--json"});

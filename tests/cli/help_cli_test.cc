@@ -49,9 +49,12 @@ std::vector<std::string> ListedCommands() {
   return commands;
 }
 
-// Every long flag --help shows for `command` (option rows start with two spaces).
-std::set<std::string> HelpFlags(const std::string& command) {
-  const auto r = RunCli({command, "--help"});
+// Every long flag --help shows for the words (a command, or a command and its subcommand);
+// option rows start with two spaces and a dash.
+std::set<std::string> HelpFlags(const std::vector<std::string>& words) {
+  std::vector<std::string> args = words;
+  args.push_back("--help");
+  const auto r = RunCli(args);
   std::set<std::string> flags;
   const std::regex flag(R"((?:^|[ ,])(--[a-z0-9][a-z0-9-]*))");
   std::istringstream in(r.out);
@@ -64,6 +67,29 @@ std::set<std::string> HelpFlags(const std::string& command) {
     }
   }
   return flags;
+}
+
+// The subcommands `command --help` lists (ladder's start/record/..., config's show/path/check).
+std::vector<std::string> Subcommands(const std::string& command) {
+  const auto r = RunCli({command, "--help"});
+  std::vector<std::string> subs;
+  std::istringstream in(r.out);
+  std::string line;
+  bool in_list = false;
+  while (std::getline(in, line)) {
+    if (line == "Subcommands:") {
+      in_list = true;
+      continue;
+    }
+    if (in_list && line.rfind("  ", 0) != 0) break;
+    if (in_list) {
+      std::istringstream words(line);
+      std::string name;
+      words >> name;
+      subs.push_back(name);
+    }
+  }
+  return subs;
 }
 
 std::string RoffFlag(const std::string& flag) {
@@ -119,7 +145,11 @@ TEST(HelpCli, ManPageOfEachCommandHasEveryFlagOfItsHelp) {
     ASSERT_EQ(page.status, 0) << c << ": " << page.err;
     EXPECT_NE(page.out.find(".TH HEADROOM\\-"), std::string::npos) << c;
     EXPECT_NE(page.out.find("2026-01-02"), std::string::npos) << c;
-    const auto flags = HelpFlags(c);
+    auto flags = HelpFlags({c});
+    for (const auto& sub : Subcommands(c)) {
+      EXPECT_NE(page.out.find(".SS " + sub), std::string::npos) << c << " " << sub;
+      flags.merge(HelpFlags({c, sub}));
+    }
     EXPECT_FALSE(flags.empty()) << c;
     for (const auto& f : flags) EXPECT_NE(page.out.find(RoffFlag(f)), std::string::npos) << c << " " << f;
     const std::string tmp = ::testing::TempDir() + "/headroom-" + c + ".1";
@@ -182,7 +212,13 @@ TEST(HelpCli, BashCompletesCommandsFlagsSubcommandsAndModels) {
   // Every flag of every command's --help is offered after `headroom CMD --`.
   for (const auto& c : ListedCommands()) {
     const std::string offered = BashComplete("headroom " + c + " --");
-    for (const auto& f : HelpFlags(c)) EXPECT_NE(offered.find(f + "\n"), std::string::npos) << c << " " << f;
+    for (const auto& f : HelpFlags({c})) EXPECT_NE(offered.find(f + "\n"), std::string::npos) << c << " " << f;
+    for (const auto& sub : Subcommands(c)) {
+      const std::string in_sub = BashComplete("headroom " + c + " " + sub + " --");
+      for (const auto& f : HelpFlags({c, sub})) {
+        EXPECT_NE(in_sub.find(f + "\n"), std::string::npos) << c << " " << sub << " " << f;
+      }
+    }
   }
   // A path flag completes file names; a size completes nothing.
   const std::string dir = ::testing::TempDir() + "/bashcomp-" + std::to_string(getpid());

@@ -32,7 +32,7 @@ grep -q "^Documentation=file:$prefix/share/doc/headroom/" "$root/lib/systemd/sys
 # The moved tree works: version, and the catalog found relative to the binary.
 "$root/bin/headroom" --version | grep -q '^headroom ' || fail "--version"
 if [[ $(msgunfmt "$root/share/locale/zh_TW/LC_MESSAGES/headroom.mo" | grep -c '^msgid') -gt 1 ]]; then
-  [[ "$(LANGUAGE=zh_TW LANG=C.UTF-8 "$root/bin/headroom" --help)" != "$(LANG=C "$root/bin/headroom" --help)" ]] ||
+  [[ "$(env -u LC_ALL LANGUAGE=zh_TW LANG=C.UTF-8 "$root/bin/headroom" --help)" != "$(env -u LC_ALL LANG=C "$root/bin/headroom" --help)" ]] ||
     fail "the installed catalog is not found from $prefix/bin"
 fi
 count=$(wc -l <"$manifest")
