@@ -5,30 +5,10 @@
 // wcwidth depends on LC_CTYPE, which is "C" for a user without a UTF-8 locale.
 #include "base/display_width.h"
 
+#include "base/utf8.h"
+
 namespace headroom {
 namespace {
-
-// The code point starting at text[i] (advancing i), or the byte itself when it does not
-// start a valid sequence (then i advances by one, so each stray byte counts a column).
-char32_t NextCodePoint(std::string_view text, size_t& i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b = byte(i);
-  size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-  if (len == 0 || i + len > text.size()) {
-    ++i;
-    return b;
-  }
-  char32_t cp = len == 1 ? b : b & (0x7F >> len);
-  for (size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) {
-      ++i;
-      return b;
-    }
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  i += len;
-  return cp;
-}
 
 int CodePointWidth(char32_t c) {
   if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) ||
@@ -50,7 +30,7 @@ int CodePointWidth(char32_t c) {
 
 size_t DisplayWidth(std::string_view text) {
   size_t width = 0;
-  for (size_t i = 0; i < text.size();) width += CodePointWidth(NextCodePoint(text, i));
+  for (size_t i = 0; i < text.size();) width += CodePointWidth(DecodeUtf8(text, i));  // a bad byte: U+FFFD, one column
   return width;
 }
 

@@ -3,6 +3,7 @@
 // what a parser accepts.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -24,5 +25,9 @@ inline std::string_view TrimBlanks(std::string_view s) {
   while (!s.empty() && blank(s.back())) s.remove_suffix(1);
   return s;
 }
+
+// Levenshtein distance (insert, delete, substitute: one each), for "did you mean" hints over
+// short names: model names, configuration keys.
+size_t EditDistance(std::string_view a, std::string_view b);
 
 }  // namespace headroom

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "base/i18n.h"
+#include "base/utf8.h"
 #include "config/config_toml.h"
 
 namespace headroom {
@@ -183,32 +184,11 @@ OutsideProblem ScanOutsideStrings(std::string_view s) {
 // change (no newline is touched).
 constexpr char32_t kBmpShift = 0xF0000;
 
-void AppendUtf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 // Decodes the sequence at `s[i]` (valid UTF-8, checked before); sets `len`.
-char32_t DecodeUtf8(std::string_view s, size_t i, size_t* len) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  const size_t n = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : 4;
-  char32_t cp = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
-  for (size_t k = 1; k < n && i + k < s.size(); ++k)
-    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  *len = n;
+char32_t DecodeAt(std::string_view s, size_t i, size_t* len) {
+  size_t pos = i;
+  const char32_t cp = DecodeUtf8(s, pos);
+  *len = pos - i;
   return cp;
 }
 
@@ -216,7 +196,7 @@ char32_t DecodeUtf8(std::string_view s, size_t i, size_t* len) {
 int FirstPlane15Line(std::string_view s) {
   int line = 1;
   for (size_t i = 0, n = 0; i < s.size(); i += n) {
-    const char32_t cp = DecodeUtf8(s, i, &n);
+    const char32_t cp = DecodeAt(s, i, &n);
     if (cp == '\n') ++line;
     if (cp >= kBmpShift && cp <= kBmpShift + 0xFFFF) return line;
   }
@@ -227,7 +207,7 @@ std::string ShiftBmp(std::string_view s) {
   std::string out;
   out.reserve(s.size() + s.size() / 2);
   for (size_t i = 0, n = 0; i < s.size(); i += n) {
-    const char32_t cp = DecodeUtf8(s, i, &n);
+    const char32_t cp = DecodeAt(s, i, &n);
     if (cp >= 0x80 && cp <= 0xFFFF)
       AppendUtf8(out, kBmpShift + cp);
     else
@@ -247,7 +227,7 @@ std::string UnshiftBmp(std::string_view s) {
       n = 1;
       continue;
     }
-    const char32_t cp = DecodeUtf8(s, i, &n);
+    const char32_t cp = DecodeAt(s, i, &n);
     if (i + n > s.size()) n = s.size() - i;
     if (cp >= kBmpShift && cp <= kBmpShift + 0xFFFF)
       AppendUtf8(out, cp - kBmpShift);

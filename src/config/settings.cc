@@ -19,6 +19,7 @@
 #include "base/bytes.h"
 #include "base/duration.h"
 #include "base/i18n.h"
+#include "base/text.h"
 #include "plan/budget.h"
 #include "store/journal.h"
 
@@ -130,20 +131,6 @@ Result<uint32_t> ParseWatts(std::string_view text) {
   const double mw = std::round(w * 1000);
   if (mw < 1) return Error{TrFormat("{} W is below 1 mW", text)};
   return static_cast<uint32_t>(mw);
-}
-
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      cur[j] =
-          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 // "~" and "~/x" with HOME; other paths unchanged. Error when HOME is needed and unset.

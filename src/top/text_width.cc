@@ -7,10 +7,10 @@
 
 #include <wchar.h>
 
+#include "base/utf8.h"
+
 namespace headroom {
 namespace {
-
-constexpr char32_t kReplacement = 0xFFFD;
 
 // The columns of one decoded code point; -1 when it is not drawable.
 int CodePointColumns(char32_t c) {
@@ -20,63 +20,7 @@ int CodePointColumns(char32_t c) {
   return ::wcwidth(static_cast<wchar_t>(c));
 }
 
-void AppendUtf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
-
 }  // namespace
-
-char32_t DecodeUtf8(std::string_view text, size_t& pos) {
-  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char b0 = byte(pos);
-  size_t len = 0;
-  char32_t c = 0, min = 0;
-  if (b0 < 0x80) {
-    ++pos;
-    return b0;
-  } else if ((b0 & 0xE0) == 0xC0) {
-    len = 2, c = b0 & 0x1F, min = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3, c = b0 & 0x0F, min = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4, c = b0 & 0x07, min = 0x10000;
-  } else {
-    ++pos;
-    return kReplacement;
-  }
-  if (pos + len > text.size()) {
-    ++pos;
-    return kReplacement;
-  }
-  for (size_t k = 1; k < len; ++k) {
-    if ((byte(pos + k) & 0xC0) != 0x80) {
-      ++pos;
-      return kReplacement;
-    }
-    c = (c << 6) | (byte(pos + k) & 0x3F);
-  }
-  // Overlong forms, UTF-16 surrogates and values past Unicode are not UTF-8.
-  if (c < min || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF) {
-    ++pos;
-    return kReplacement;
-  }
-  pos += len;
-  return c;
-}
 
 std::string TerminalSafe(std::string_view text, bool utf8) {
   std::string out;
@@ -84,7 +28,7 @@ std::string TerminalSafe(std::string_view text, bool utf8) {
   for (size_t pos = 0; pos < text.size();) {
     const size_t start = pos;
     const char32_t c = DecodeUtf8(text, pos);
-    const bool bad = c == kReplacement && !(pos - start == 3 && text.substr(start, 3) == "\xEF\xBF\xBD");
+    const bool bad = c == kReplacementCharacter && !(pos - start == 3 && text.substr(start, 3) == "\xEF\xBF\xBD");
     if (bad || CodePointColumns(c) < 0 || (!utf8 && c >= 0x80)) {
       out += '?';
     } else {

@@ -14,12 +14,9 @@
 #include <string>
 #include <string_view>
 
-namespace headroom {
+#include "base/utf8.h"  // DecodeUtf8, for the callers that walk code points
 
-// One code point from `text` at `pos`, which it advances. A byte that does not start a
-// well-formed sequence (overlong, surrogate, past U+10FFFF, truncated) decodes as
-// U+FFFD and advances by one byte.
-char32_t DecodeUtf8(std::string_view text, size_t& pos);
+namespace headroom {
 
 // `text` made safe to draw: control characters, invalid UTF-8 and code points with no
 // width (wcwidth -1) become '?'; with `utf8` false, so does every non-ASCII code point.

@@ -16,6 +16,7 @@
 #include "run_cli.h"
 #include "sys/processes.h"
 #include "top/text_width.h"
+#include "top_cli.h"
 #include "top/top_testing.h"
 
 namespace headroom {
@@ -24,11 +25,10 @@ namespace {
 namespace fs = std::filesystem;
 using testing::RunCli;
 
-const std::string kSource = HEADROOM_SOURCE_DIR;
-const std::string kPsBox = kSource + "/tests/fixtures/ps-box";
-const std::string kGb10Idle = kSource + "/tests/fixtures/gb10-idle";
-
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using testing::Contains;
+using testing::kGb10Idle;
+using testing::kPsBox;
+const std::string kSource = testing::kTopSource;
 
 std::vector<std::string> FakeEnv(const testing::TempDir& dir, const std::string& scenario) {
   testing::WriteFile(dir / "nvml.txt", "scenario " + scenario + "\n");
