@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <sys/stat.h>
 #include <string>
@@ -154,6 +155,31 @@ testing::CliResult RunGuarded(const std::vector<std::string>& args) {
   return RunCli(args, 30000, {}, backstop.procs());
 }
 
+// Runs a test's guarded balloon, again (twice at most, the level taken afresh each time) when
+// the run says the premise failed rather than the guard: no kill, and MemAvailable never
+// came down to the kill level, because memory came back from elsewhere while the balloon
+// grew (seen in CI, on a VM right after the build: 1.7 to 2.3 GB over a 20 s run). A run
+// whose MemAvailable did reach the level without a kill is returned at once, and fails.
+testing::CliResult RunUntilTheLevelIsReached(const std::function<testing::CliResult()>& run) {
+  testing::CliResult r;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    r = run();
+    const auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    if (r.status != 0 || !j.is_object() || j.value("killed_by_guard", true) ||
+        !j["lowest_available_bytes"].is_number() || !j["kill_below_bytes"].is_number()) {
+      return r;
+    }
+    const auto lowest = j["lowest_available_bytes"].get<uint64_t>();
+    const auto level = j["kill_below_bytes"].get<uint64_t>();
+    if (lowest <= level) return r;
+    std::fprintf(stderr,
+                 "note: attempt %d: MemAvailable never came down to the kill level (lowest %llu, "
+                 "level %llu): memory came back from elsewhere; running it again\n",
+                 attempt, static_cast<unsigned long long>(lowest), static_cast<unsigned long long>(level));
+  }
+  return r;
+}
+
 nlohmann::json Json(const testing::CliResult& r) {
   try {
     return nlohmann::json::parse(r.out);
@@ -187,12 +213,15 @@ TEST(GuardCli, NoKillWithoutPressure) {
 TEST(GuardCli, KillsAGrowingJobWithBoundedOvershoot) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
-  const uint64_t level = SettledAvailable() - (1536ULL << 20);
-  const auto r = RunGuarded(Guarded({"--json", "--min-available", std::to_string(level), "--events",
-                                 dir.File("events.jsonl")},
-                                // The cap is a backstop the guard should never let it reach.
-                                {"--cap", "4G", "--rate", "1G", "--timeout", "20s", "--pidfile",
-                                 dir.File("pids")}));
+  uint64_t level = 0;
+  const auto r = RunUntilTheLevelIsReached([&] {
+    level = SettledAvailable() - (1536ULL << 20);
+    return RunGuarded(Guarded({"--json", "--min-available", std::to_string(level), "--events",
+                               dir.File("events.jsonl")},
+                              // The cap is a backstop the guard should never let it reach.
+                              {"--cap", "4G", "--rate", "1G", "--timeout", "20s", "--pidfile",
+                               dir.File("pids")}));
+  });
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto j = Json(r);
   EXPECT_EQ(j["killed_by_guard"], true);
@@ -216,10 +245,11 @@ TEST(GuardCli, KillsAGrowingJobWithBoundedOvershoot) {
 TEST(GuardCli, KillsEveryDescendantIncludingEscapees) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
-  const auto r = RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
-                                {"--cap", "2560M", "--rate", "1G", "--children", "3", "--setsid",
-                                 "--double-fork", "--timeout", "20s", "--pidfile",
-                                 dir.File("pids")}));
+  const auto r = RunUntilTheLevelIsReached([&] {
+    return RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
+                              {"--cap", "2560M", "--rate", "1G", "--children", "3", "--setsid",
+                               "--double-fork", "--timeout", "20s", "--pidfile", dir.File("pids")}));
+  });
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto pids = ReadPids(dir.File("pids"));
   EXPECT_GE(pids.size(), 4u);
@@ -229,10 +259,11 @@ TEST(GuardCli, KillsEveryDescendantIncludingEscapees) {
 TEST(GuardCli, ASigtermIgnoringJobDiesBySigkillAfterTheGrace) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
-  const auto r = RunGuarded(Guarded({"--json", "--grace", "500ms", "--min-available",
-                                 LevelBelowNow(512ULL << 20)},
-                                {"--cap", "3G", "--rate", "512M", "--ignore-term", "--timeout",
-                                 "20s", "--pidfile", dir.File("pids")}));
+  const auto r = RunUntilTheLevelIsReached([&] {
+    return RunGuarded(Guarded({"--json", "--grace", "500ms", "--min-available", LevelBelowNow(512ULL << 20)},
+                              {"--cap", "3G", "--rate", "512M", "--ignore-term", "--timeout", "20s",
+                               "--pidfile", dir.File("pids")}));
+  });
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto j = Json(r);
   EXPECT_EQ(j["signal_path"], "SIGTERM, SIGKILL after grace");
@@ -245,9 +276,11 @@ TEST(GuardCli, InvisibleMemoryStillTriggersTheKill) {
   // memory on GB10 behaves so).
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
-  const auto r = RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
-                                {"--mode", "memfd", "--cap", "2560M", "--rate", "1G", "--timeout",
-                                 "20s", "--pidfile", dir.File("pids")}));
+  const auto r = RunUntilTheLevelIsReached([&] {
+    return RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
+                              {"--mode", "memfd", "--cap", "2560M", "--rate", "1G", "--timeout", "20s",
+                               "--pidfile", dir.File("pids")}));
+  });
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto j = Json(r);
   EXPECT_LT(j["peak_tree_rss_bytes"].get<uint64_t>(), 256ULL << 20);
