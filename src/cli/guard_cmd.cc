@@ -209,16 +209,9 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
         // Who guards, where, at which levels: what `headroom top` shows while the run lasts
         // (run/guard_record.h). The identity is read from the real /proc, not --root's.
         if (run_id) {
-          GuardStartRecord start{::getpid(), std::nullopt, LocalHostName(), opt.min_available_bytes,
-                                 opt.warn_available_bytes};
-          if (auto self = ReadProcStat(SysRoot(env.default_root), ::getpid())) {
-            start.guard_start_ticks = self->starttime_ticks;
-          }
-          timespec mono{};
-          ::clock_gettime(CLOCK_MONOTONIC, &mono);
-          auto added = journal->AddEvent(*run_id, kGuardStartEvent,
-                                         static_cast<double>(mono.tv_sec) + static_cast<double>(mono.tv_nsec) * 1e-9,
-                                         std::chrono::system_clock::now(), GuardStartJson(start));
+          auto added = RecordGuardStart(*journal, *run_id,
+                                        ThisGuardStart(SysRoot(env.default_root), opt.min_available_bytes,
+                                                       opt.warn_available_bytes));
           if (!added) journal_note = added.error().message;
         }
       } else {

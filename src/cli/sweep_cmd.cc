@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
 #include "run/guard.h"
+#include "run/guard_record.h"
 #include "store/journal.h"
 #include "sweep/sweep.h"
 #include "sys/meminfo.h"
@@ -329,6 +330,9 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     // RunSweep records every trial in the journal, which a resumed sweep and --json read
     // back: the trials' notes, the stop reasons and the warnings it keeps are English by
     // construction; its progress and warning lines on stderr are in the user's language.
+    // Who guards the trials, at which level, for `headroom top`: this process, whose identity
+    // is read from the real /proc, not --root's. The trials have no warning level.
+    o.guard_start = ThisGuardStart(SysRoot(env.default_root), o.min_available_bytes, 0);
     auto result = RunSweep(root, o, *journal, progress);
     if (!result) throw UsageError{result.error().message};
     const SweepResult& r = *result;

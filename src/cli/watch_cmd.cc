@@ -42,6 +42,7 @@
 #include "store/journal.h"
 #include "gpu/nvml.h"
 #include "run/guard.h"
+#include "run/guard_record.h"
 #include "run/log_tee.h"
 #include "run/sample_events.h"
 #include "run/sampler.h"
@@ -193,6 +194,14 @@ class WatchRecord {
     std::fprintf(env_.err, "headroom watch: %s\n",
                  TrFormat("run {0} in {1} (headroom explain --run {0})", *run_id_, path->string()).c_str());
   }
+  // With --guard: who guards at which levels, for `headroom top` (run/guard_record.h).
+  void Guarding(const SysRoot& real_root, uint64_t kill_below_bytes, uint64_t warn_below_bytes) {
+    if (!journal_ || !run_id_) return;
+    if (auto added = RecordGuardStart(*journal_, *run_id_, ThisGuardStart(real_root, kill_below_bytes, warn_below_bytes));
+        !added) {
+      Note(added.error().message);
+    }
+  }
   void Finish(const char* status, int exit_status, uint64_t rows) {
     if (!journal_ || !run_id_) return;
     nlohmann::json summary = files_;
@@ -336,6 +345,8 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
       const uint64_t total = info->total_bytes().value_or(0);
       opt.min_available_bytes = KillLevelBytes(env, "", "--guard", total);
       opt.warn_available_bytes = WarnLevelBytes(env, "", "--guard", total, opt.min_available_bytes);
+      // The identity is read from the real /proc, not --root's.
+      record.Guarding(SysRoot(env.default_root), opt.min_available_bytes, opt.warn_available_bytes);
     }
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
     if (log && (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)) {

@@ -4,10 +4,13 @@
 // older headroom's run, or another program's event of the same name).
 #include "run/guard_record.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <limits>
 #include <nlohmann/json.hpp>
+
+#include "sys/processes.h"
 
 namespace headroom {
 
@@ -50,6 +53,20 @@ std::string LocalHostName() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0) return {};
   return name;
+}
+
+GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_bytes, uint64_t warn_below_bytes) {
+  GuardStartRecord r{::getpid(), std::nullopt, LocalHostName(), kill_below_bytes, warn_below_bytes};
+  if (auto self = ReadProcStat(real_root, r.guard_pid)) r.guard_start_ticks = self->starttime_ticks;
+  return r;
+}
+
+Result<int64_t> RecordGuardStart(Journal& journal, int64_t run_id, const GuardStartRecord& record) {
+  timespec mono{};
+  ::clock_gettime(CLOCK_MONOTONIC, &mono);
+  return journal.AddEvent(run_id, kGuardStartEvent,
+                          static_cast<double>(mono.tv_sec) + static_cast<double>(mono.tv_nsec) * 1e-9,
+                          std::chrono::system_clock::now(), GuardStartJson(record));
 }
 
 }  // namespace headroom

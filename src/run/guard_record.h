@@ -4,6 +4,10 @@
 // guarded runs whose guard is still alive; before this record the levels were written only
 // at the end of the run (the summary) or into a --events file no one else knew the path of.
 //
+// Three commands guard and write it: `headroom guard` (its run), `headroom watch --guard`
+// (the watch run) and `headroom sweep` (the sweep run, once per start or resume: its trials
+// are guarded in the sweep's own process, at its kill level and with no warning level, 0).
+//
 // Event data (a JSON object in events.data_json, docs/journal.md):
 //   {"guard_pid": 4242, "guard_start_ticks": 123456, "host": "spark-1",
 //    "kill_below_bytes": 10453460582, "warn_below_bytes": 20906921164}
@@ -17,6 +21,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "base/result.h"
+#include "store/journal.h"
+#include "sys/sysroot.h"
 
 namespace headroom {
 
@@ -40,5 +48,14 @@ std::optional<GuardStartRecord> ParseGuardStartJson(std::string_view data_json);
 
 // This machine's name (gethostname), empty when it cannot be had.
 std::string LocalHostName();
+
+// This process's record, guarding at these levels: its pid, its start time from
+// `real_root`'s /proc (the real one, never a fixture tree: the record names this process),
+// the host name.
+GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_bytes, uint64_t warn_below_bytes);
+
+// Adds `record` to run `run_id` as its "start" event. A reader takes a run's newest record
+// (a resumed sweep writes another, from its new process).
+Result<int64_t> RecordGuardStart(Journal& journal, int64_t run_id, const GuardStartRecord& record);
 
 }  // namespace headroom

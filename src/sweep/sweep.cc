@@ -251,6 +251,9 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     if (!id) return id.error();
     res.run_id = *id;
   }
+  if (opt.guard_start) {
+    if (auto added = RecordGuardStart(journal, res.run_id, *opt.guard_start); !added) return added.error();
+  }
   for (const auto& w : resume_warnings) progress.Warn(w, res.warnings);
   res.trial_log_dir = opt.log_dir / std::to_string(res.run_id);
   std::error_code ec;

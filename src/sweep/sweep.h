@@ -14,6 +14,7 @@
 
 #include "base/result.h"
 #include "run/guard.h"
+#include "run/guard_record.h"
 #include "store/journal.h"
 #include "sweep/grid.h"
 #include "sweep/search.h"
@@ -41,6 +42,10 @@ struct SweepOptions {
   bool fresh = false;                   // ignore an earlier run of the same sweep
   std::filesystem::path log_dir;        // trial logs go to <log_dir>/<run id>/
   std::string model, method;            // labels for plan's measured anchors (optional)
+  // Written to the run as its "start" record once it is begun or resumed, so `headroom top`
+  // shows the sweep's kill level while it lasts (run/guard_record.h; the cli fills it with
+  // ThisGuardStart). None: no record.
+  std::optional<GuardStartRecord> guard_start;
 };
 
 // The identity of a sweep: what must match for a rerun to resume it (template, grid,

@@ -116,17 +116,21 @@ void TopCollector::ReadGuards(WallTime now) {
     for (const auto& g : guards) after.insert(g.run_id);
     for (const auto& g : guards) {
       if (before.count(g.run_id)) continue;
+      // TRANSLATORS: {0} is the command that guards (guard, watch or sweep), kept as it is.
       AddEvent(now, "guard_started",
-               TrFormat("guard run {} (pid {}): kill below {}, warn below {}", g.run_id, g.guard_pid,
-                        FormatGiB(g.kill_below_bytes), FormatGiB(g.warn_below_bytes)),
-               nlohmann::json{{"run_id", g.run_id}, {"guard_pid", g.guard_pid},
+               g.warn_below_bytes > 0
+                   ? TrFormat("{0} run {1} (pid {2}): kill below {3}, warn below {4}", g.kind, g.run_id,
+                              g.guard_pid, FormatGiB(g.kill_below_bytes), FormatGiB(g.warn_below_bytes))
+                   : TrFormat("{0} run {1} (pid {2}): kill below {3}, no warn level", g.kind, g.run_id,
+                              g.guard_pid, FormatGiB(g.kill_below_bytes)),
+               nlohmann::json{{"run_id", g.run_id}, {"kind", g.kind}, {"guard_pid", g.guard_pid},
                               {"kill_below_bytes", g.kill_below_bytes}, {"warn_below_bytes", g.warn_below_bytes}}
                    .dump());
     }
     for (const auto& g : snapshot_.guards) {
       if (after.count(g.run_id)) continue;
-      AddEvent(now, "guard_ended", TrFormat("guard run {} (pid {}) ended", g.run_id, g.guard_pid),
-               nlohmann::json{{"run_id", g.run_id}, {"guard_pid", g.guard_pid}}.dump());
+      AddEvent(now, "guard_ended", TrFormat("{0} run {1} (pid {2}) ended", g.kind, g.run_id, g.guard_pid),
+               nlohmann::json{{"run_id", g.run_id}, {"kind", g.kind}, {"guard_pid", g.guard_pid}}.dump());
     }
   }
   guards_read_ = true;

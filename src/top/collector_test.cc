@@ -106,10 +106,16 @@ TEST(TopCollector, HolderAndGuardChangesAreEventsOnlyAfterTheFirstRead) {
   const TopSnapshot& later = c.Refresh(wall, t0 + std::chrono::seconds(6));
   ASSERT_EQ(later.guards.size(), 1u);
   EXPECT_EQ(later.guards[0].guard_pid, ::getpid());
+  EXPECT_EQ(later.guards[0].kind, "guard");
   EXPECT_EQ(later.holders.size(), holders - 1);
   std::vector<std::string> types;
   for (const auto& e : later.events) types.push_back(e.type);
   EXPECT_NE(std::find(types.begin(), types.end(), "guard_started"), types.end());
+  for (const auto& e : later.events) {
+    if (e.type != "guard_started") continue;
+    EXPECT_EQ(e.message,
+              fmt::format("guard run {} (pid {}): kill below 1.00 GiB, warn below 2.00 GiB", *id, ::getpid()));
+  }
   EXPECT_NE(std::find(types.begin(), types.end(), "pool_holder_ended"), types.end());
   EXPECT_EQ(std::find(types.begin(), types.end(), "pool_holder_started"), types.end());
 

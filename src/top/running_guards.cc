@@ -21,12 +21,13 @@ std::vector<RunningGuard> FindRunningGuards(
     const GuardAliveCheck& alive) {
   std::vector<RunningGuard> out;
   for (const RunRow& run : runs) {
-    if (run.kind != "guard" || run.status != "running") continue;
+    // Any kind of run may guard (guard, watch --guard, sweep): the record says it does.
+    if (run.status != "running") continue;
+    // The newest record: a resumed sweep writes another, from its new process.
     std::optional<GuardStartRecord> record;
     for (const EventRow& e : events_of(run.id)) {
       if (e.type != kGuardStartEvent) continue;
-      record = ParseGuardStartJson(e.data_json);
-      if (record) break;
+      if (auto parsed = ParseGuardStartJson(e.data_json)) record = std::move(parsed);
     }
     // A run from a headroom that wrote no record: its levels are not known until it ends.
     if (!record) continue;
@@ -34,6 +35,7 @@ std::vector<RunningGuard> FindRunningGuards(
     if (!alive(record->guard_pid, record->guard_start_ticks)) continue;
     RunningGuard g;
     g.run_id = run.id;
+    g.kind = run.kind;
     g.guard_pid = record->guard_pid;
     g.kill_below_bytes = record->kill_below_bytes;
     g.warn_below_bytes = record->warn_below_bytes;

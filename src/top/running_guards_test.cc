@@ -30,19 +30,20 @@ EventRow Start(int64_t run, pid_t pid, std::optional<uint64_t> ticks, std::strin
   return e;
 }
 
-TEST(TopGuards, OnlyRunningGuardRunsWithALiveGuardOnThisHost) {
+TEST(TopGuards, OnlyRunningRunsWithALiveGuardOnThisHost) {
   const std::vector<RunRow> runs = {RunOf(9, "guard", "running"),  RunOf(8, "guard", "exited"),
                                     RunOf(7, "sweep", "running"),  RunOf(6, "guard", "running"),
                                     RunOf(5, "guard", "running"),  RunOf(4, "guard", "running"),
-                                    RunOf(3, "guard", "running")};
+                                    RunOf(3, "guard", "running"),  RunOf(2, "watch", "running")};
   std::map<int64_t, std::vector<EventRow>> events = {
       {9, {Start(9, 900, 111, "spark-1")}},
       {8, {Start(8, 800, 111, "spark-1")}},
-      {7, {Start(7, 700, 111, "spark-1")}},
+      {7, {Start(7, 700, 111, "spark-1")}},                           // a sweep guards its trials
       {6, {}},                                                        // an older headroom: no record
       {5, {Start(5, 500, 111, "spark-2")}},                           // another host's run
       {4, {Start(4, 400, 222, "spark-1")}},                           // its guard is gone
       {3, {EventRow{0, 3, "start", 0, "", "{\"pid\":1}"}, Start(3, 300, std::nullopt, "")}},  // no host known
+      {2, {EventRow{0, 2, "files", 0, "", "{}"}}},                  // watch without --guard: no record
   };
   std::vector<pid_t> asked;
   const auto alive = [&](pid_t pid, std::optional<uint64_t>) {
@@ -50,14 +51,36 @@ TEST(TopGuards, OnlyRunningGuardRunsWithALiveGuardOnThisHost) {
     return pid != 400;
   };
   const auto found = FindRunningGuards(runs, [&](int64_t id) { return events[id]; }, "spark-1", alive);
-  ASSERT_EQ(found.size(), 2u);
+  ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].run_id, 9);
+  EXPECT_EQ(found[0].kind, "guard");
   EXPECT_EQ(found[0].guard_pid, 900);
   EXPECT_EQ(found[0].kill_below_bytes, 10ULL << 30);
   EXPECT_EQ(found[0].warn_below_bytes, 20ULL << 30);
   EXPECT_EQ(found[0].command, (std::vector<std::string>{"python", "train.py"}));
-  EXPECT_EQ(found[1].run_id, 3);  // the first "start" was not a record; the second is
-  EXPECT_EQ(asked, (std::vector<pid_t>{900, 400, 300}));  // other hosts' pids never looked up
+  EXPECT_EQ(found[1].run_id, 7);
+  EXPECT_EQ(found[1].kind, "sweep");
+  EXPECT_EQ(found[2].run_id, 3);  // the first "start" was not a record; the second is
+  EXPECT_EQ(asked, (std::vector<pid_t>{900, 700, 400, 300}));  // other hosts' pids never looked up
+}
+
+TEST(TopGuards, AResumedSweepIsKnownByItsNewestRecord) {
+  // The first sweep process died (SIGKILL: its run stayed "running"); a rerun reopened the
+  // run and wrote its own record. Only the newest names the live guard.
+  const std::vector<RunRow> runs = {RunOf(4, "sweep", "running")};
+  EventRow first = Start(4, 400, 111, "spark-1");
+  EventRow trial{0, 4, "trial-start", 0, "", "{\"config\":{\"batch\":1}}"};
+  EventRow second = Start(4, 401, 222, "spark-1");
+  const std::vector<EventRow> events = {first, trial, second};
+  std::vector<pid_t> asked;
+  const auto alive = [&](pid_t pid, std::optional<uint64_t>) {
+    asked.push_back(pid);
+    return true;
+  };
+  const auto found = FindRunningGuards(runs, [&](int64_t) { return events; }, "spark-1", alive);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].guard_pid, 401);
+  EXPECT_EQ(asked, (std::vector<pid_t>{401}));
 }
 
 TEST(TopGuards, AliveMeansTheSamePidAndStartTime) {

@@ -41,6 +41,7 @@ Json TopSnapshotJson(const TopSnapshot& s, std::chrono::milliseconds interval, c
   Json guards = Json::array();
   for (const auto& g : s.guards) {
     guards.push_back({{"run_id", g.run_id},
+                      {"kind", g.kind},
                       {"guard_pid", g.guard_pid},
                       {"kill_below_bytes", g.kill_below_bytes},
                       {"warn_below_bytes", g.warn_below_bytes},

@@ -27,6 +27,7 @@ TEST(TopJson, SchemaUnitsAndNulls) {
   ASSERT_EQ(j["guards"].size(), 1u);
   EXPECT_EQ(j["guards"][0]["kill_below_bytes"], 10ULL << 30);
   EXPECT_EQ(j["guards"][0]["guard_pid"], 4321);
+  EXPECT_EQ(j["guards"][0]["kind"], "guard");
   ASSERT_EQ(j["processes"].size(), 3u);
   EXPECT_EQ(j["processes"][0]["cap"]["fraction"], 0.5);
   EXPECT_EQ(j["processes"][0]["gpu_bytes"], 40ULL << 30);

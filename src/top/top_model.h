@@ -60,9 +60,10 @@ void SortHolders(std::vector<HolderRow>& rows, SortOrder order);
 // A guarded run whose guard is alive on this host, with its levels (run/guard_record.h).
 struct RunningGuard {
   int64_t run_id = 0;
+  std::string kind;  // the run's kind in the journal: "guard", "watch" (--guard) or "sweep"
   pid_t guard_pid = 0;
   uint64_t kill_below_bytes = 0;
-  uint64_t warn_below_bytes = 0;
+  uint64_t warn_below_bytes = 0;  // 0: none (a sweep's trials)
   std::string started_at;  // ISO-8601 UTC, as the journal has it
   std::vector<std::string> command;
 };

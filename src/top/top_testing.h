@@ -84,6 +84,7 @@ inline TopSnapshot Gb10Snapshot() {
   s.holders_time = m.time;
   RunningGuard g;
   g.run_id = 7;
+  g.kind = "guard";
   g.guard_pid = 4321;
   g.kill_below_bytes = 10ULL << 30;
   g.warn_below_bytes = 20ULL << 30;

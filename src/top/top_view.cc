@@ -133,7 +133,7 @@ std::vector<RankedRow> MemoryRows(const TopSnapshot& s, const ViewOptions& o) {
     const double cache = std::min(static_cast<double>(m.mem_cached_bytes.value_or(0)), available);
     std::vector<BarMark> marks;
     for (const auto& g : s.guards) {
-      marks.push_back({1.0 - static_cast<double>(g.warn_below_bytes) / total, 'W'});
+      if (g.warn_below_bytes > 0) marks.push_back({1.0 - static_cast<double>(g.warn_below_bytes) / total, 'W'});
       marks.push_back({1.0 - static_cast<double>(g.kill_below_bytes) / total, 'K'});
     }
     const size_t width = bar.left() > 2 ? bar.left() - 2 : 0;
@@ -170,8 +170,10 @@ std::vector<RankedRow> MemoryRows(const TopSnapshot& s, const ViewOptions& o) {
     const auto& g = s.guards[i];
     RowBuilder r(o.width, o.utf8);
     r.AddCell(Tr("guard"), label_cols - 1, Role::kLabel).Add(" ");
-    r.Add(TrFormat("run {} pid {}: ", g.run_id, g.guard_pid), Role::kValue);
-    r.Add(TrFormat("warn level {} (W)", FormatGiB(g.warn_below_bytes)), Role::kWarn);
+    // TRANSLATORS: {0} is the command that guards (guard, watch or sweep), kept as it is.
+    r.Add(TrFormat("{0} run {1} pid {2}: ", g.kind, g.run_id, g.guard_pid), Role::kValue);
+    if (g.warn_below_bytes > 0) r.Add(TrFormat("warn level {} (W)", FormatGiB(g.warn_below_bytes)), Role::kWarn);
+    else r.Add(Tr("no warn level"), Role::kDim);
     r.Add(" · ", Role::kDim);
     r.Add(TrFormat("kill level {} (K)", FormatGiB(g.kill_below_bytes)), Role::kCrit);
     rows.push_back({i == 0 ? 2 : 4, r.Take()});

@@ -119,7 +119,7 @@ TEST_F(TopView, TooSmallSaysSoInsteadOfGarbling) {
 TEST_F(TopView, GuardLevelsAreMarkedOnThePoolBar) {
   const TopSnapshot s = Gb10Snapshot();
   const Frame f = LayoutTop(s, History{}, UiState{}, Size(120, 40));
-  EXPECT_TRUE(Has(f, "run 7 pid 4321"));
+  EXPECT_TRUE(Has(f, "guard run 7 pid 4321: warn level 20.00 GiB (W)"));
   EXPECT_TRUE(Has(f, "warn level 20.00 GiB (W)"));
   EXPECT_TRUE(Has(f, "kill level 10.00 GiB (K)"));
   // On the bar: W at (MemTotal - 20 GiB) / MemTotal of its width, K further right.
@@ -137,6 +137,19 @@ TEST_F(TopView, GuardLevelsAreMarkedOnThePoolBar) {
   const Frame g = LayoutTop(none, History{}, UiState{}, Size(120, 40));
   EXPECT_TRUE(Has(g, "none running"));
   EXPECT_FALSE(HasRole(g, Role::kMark));
+}
+
+TEST_F(TopView, ASweepHasAKillLevelAndNoWarnLevel) {
+  TopSnapshot s = Gb10Snapshot();
+  s.guards[0].kind = "sweep";
+  s.guards[0].warn_below_bytes = 0;  // a sweep's trials have none
+  const Frame f = LayoutTop(s, History{}, UiState{}, Size(120, 40));
+  EXPECT_TRUE(Has(f, "sweep run 7 pid 4321: no warn level · kill level 10.00 GiB (K)")) << FrameText(f);
+  const int bar = RowOf(f, "[");
+  ASSERT_GE(bar, 0);
+  const std::string text = RowText(f.rows[bar]);
+  EXPECT_EQ(text.find('W'), std::string::npos) << text;  // no mark at MemTotal (warn level 0)
+  EXPECT_NE(text.find('K'), std::string::npos) << text;
 }
 
 TEST_F(TopView, MonochromeMarksWarningsThatColourShowsByRole) {

@@ -155,17 +155,26 @@ struct GuardCleanup {
   }
 };
 
-pid_t StartGuard(const fs::path& journal, const std::string& kill_level, const std::string& warn_level) {
+// `headroom ARGS...` in a child, its output to /dev/null, with `env` (NAME=VALUE) added.
+pid_t StartHeadroom(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+  std::vector<char*> argv = {const_cast<char*>(HEADROOM_BINARY)};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    ::execl(HEADROOM_BINARY, HEADROOM_BINARY, "guard", "--journal", journal.c_str(), "--no-cgroup", "--min-available",
-            kill_level.c_str(), "--warn-available", warn_level.c_str(), "--", "sleep", "60", static_cast<char*>(nullptr));
+    for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    ::execv(HEADROOM_BINARY, argv.data());
     ::_exit(127);
   }
   return pid;
+}
+
+pid_t StartGuard(const fs::path& journal, const std::string& kill_level, const std::string& warn_level) {
+  return StartHeadroom({"guard", "--journal", journal.string(), "--no-cgroup", "--min-available", kill_level,
+                        "--warn-available", warn_level, "--", "sleep", "60"});
 }
 
 nlohmann::json TopJson(const fs::path& journal) {
@@ -222,6 +231,53 @@ TEST(TopCli, ShowsTheLevelsOfARealRunningGuard) {
   ASSERT_EQ(::kill(guard, SIGTERM), 0);
   int status = 0;
   ::waitpid(guard, &status, 0);
+  cleanup.guards.clear();
+  j = WaitForGuards(journal, 0);
+  EXPECT_EQ(j["guards"].size(), 0u) << j.dump();
+}
+
+// The other two commands that guard: a sweep (its trials, at its kill level, with no warning
+// level) and watch --guard (at the configured levels). Each run is shown with its kind while
+// its process lives, and is gone when it ends.
+TEST(TopCli, ShowsTheLevelsOfARunningSweepAndWatchGuard) {
+  testing::TempDir dir("top-sweep");
+  const fs::path journal = dir / "journal.db";
+  GuardCleanup cleanup;
+  const pid_t sweep = StartHeadroom({"sweep", "--state", journal.string(), "--logs", (dir / "logs").string(),
+                                     "--batch", "1", "--limit", "90%", "--min-available", "1GiB",
+                                     "--require-available", "1GiB", "--max-trials", "1", "--", "sh", "-c",
+                                     "exec sleep 60 # batch {batch}"});
+  ASSERT_GT(sweep, 0);
+  cleanup.guards.push_back(sweep);
+  auto j = WaitForGuards(journal, 1);
+  ASSERT_EQ(j["guards"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["guards"][0]["kind"], "sweep");
+  EXPECT_EQ(j["guards"][0]["guard_pid"], sweep);
+  EXPECT_EQ(j["guards"][0]["kill_below_bytes"], 1ULL << 30);
+  EXPECT_EQ(j["guards"][0]["warn_below_bytes"], 0);
+  const auto text = RunCli({"top", "--once", "--journal", journal.string()}, 20000,
+                           {"HEADROOM_NVML_LIB=/nonexistent.so", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "COLUMNS=120"});
+  EXPECT_TRUE(Contains(text.out, fmt::format("sweep run 1 pid {}: no warn level · kill level 1.00 GiB (K)", sweep)))
+      << text.out;
+
+  const pid_t watch = StartHeadroom({"watch", "--journal", journal.string(), "--out", (dir / "samples.csv").string(),
+                                     "--interval", "1s", "--guard", "--", "sleep", "60"},
+                                    {"HEADROOM_KILL_LEVEL=1.5GiB", "HEADROOM_WARN_LEVEL=3GiB"});
+  ASSERT_GT(watch, 0);
+  cleanup.guards.push_back(watch);
+  j = WaitForGuards(journal, 2);
+  ASSERT_EQ(j["guards"].size(), 2u) << j.dump();
+  EXPECT_EQ(j["guards"][0]["kind"], "watch");  // the newest run first
+  EXPECT_EQ(j["guards"][0]["guard_pid"], watch);
+  EXPECT_EQ(j["guards"][0]["kill_below_bytes"], 3ULL << 29);
+  EXPECT_EQ(j["guards"][0]["warn_below_bytes"], 3ULL << 30);
+  EXPECT_EQ(j["guards"][0]["command"], nlohmann::json({"sleep", "60"}));
+
+  // Both end on SIGTERM (each stops its job): none is left.
+  for (pid_t p : {sweep, watch}) {
+    ASSERT_EQ(::kill(p, SIGTERM), 0);
+    ::waitpid(p, nullptr, 0);
+  }
   cleanup.guards.clear();
   j = WaitForGuards(journal, 0);
   EXPECT_EQ(j["guards"].size(), 0u) << j.dump();
