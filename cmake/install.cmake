@@ -1,6 +1,7 @@
 # What `make install` (cmake --install) and `make deb` (CPack) put on a machine:
 #   bin/headroom
 #   share/man/man1/headroom.1.gz, headroom-COMMAND.1.gz         (generated: cmake/generate_docs.cmake)
+#   share/man/LANG/man1/...                                     (the same, in each language built)
 #   share/bash-completion/completions/headroom, share/zsh/{vendor-completions|site-functions}/_headroom
 #   share/locale/LANG/LC_MESSAGES/headroom.mo                   (cmake/messages.cmake)
 #   share/headroom/{grafana,prometheus,config}/                 (share/, as they are)
@@ -10,19 +11,25 @@
 # The binary finds its catalogs relative to itself (main.cc), so nothing here is compiled in:
 # the prefix is chosen at install time (cmake --install --prefix, CPack's /usr).
 
-# Man pages and completions from the binary itself (under an emulator when cross-building).
+# Man pages and completions from the binary itself (under an emulator when cross-building),
+# the pages also in each language whose catalog is built (cmake/messages.cmake).
 set(HEADROOM_DOCS_DIR ${CMAKE_BINARY_DIR}/docs-generated)
+string(REPLACE ";" "," HEADROOM_DOCS_LANGS "${HEADROOM_LINGUAS}")
 add_custom_command(
   OUTPUT ${HEADROOM_DOCS_DIR}/stamp
   COMMAND ${CMAKE_COMMAND} -DHEADROOM=$<TARGET_FILE:headroom>
           "-DEMULATOR=${CMAKE_CROSSCOMPILING_EMULATOR}" -DSRC=${PROJECT_SOURCE_DIR}
-          -DOUT=${HEADROOM_DOCS_DIR} -P ${PROJECT_SOURCE_DIR}/cmake/generate_docs.cmake
-  DEPENDS headroom ${PROJECT_SOURCE_DIR}/cmake/generate_docs.cmake
+          -DOUT=${HEADROOM_DOCS_DIR} "-DLANGS=${HEADROOM_DOCS_LANGS}"
+          -P ${PROJECT_SOURCE_DIR}/cmake/generate_docs.cmake
+  DEPENDS headroom ${HEADROOM_MO_FILES} ${PROJECT_SOURCE_DIR}/cmake/generate_docs.cmake
   COMMENT "Man pages and shell completions")
 add_custom_target(headroom_docs ALL DEPENDS ${HEADROOM_DOCS_DIR}/stamp)
 
 install(TARGETS headroom RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${HEADROOM_DOCS_DIR}/man1 DESTINATION ${CMAKE_INSTALL_MANDIR})
+foreach(lang IN LISTS HEADROOM_LINGUAS)
+  install(DIRECTORY ${HEADROOM_DOCS_DIR}/${lang}/man1 DESTINATION ${CMAKE_INSTALL_MANDIR}/${lang})
+endforeach()
 install(FILES ${HEADROOM_DOCS_DIR}/completions/headroom
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(DIRECTORY share/grafana share/prometheus DESTINATION ${CMAKE_INSTALL_DATADIR}/headroom)

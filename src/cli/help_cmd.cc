@@ -88,8 +88,9 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
       print_usage(env.out);
       return kExitOk;
     }
-    // The usage errors first, in the user's language; then the pages and completions, in
-    // English: they are built once, for everyone.
+    // The usage errors, the man pages in the user's language (the build writes a set per
+    // language: cmake/generate_docs.cmake); the completions in English, since one script
+    // serves every user of the machine.
     if (!completion.empty()) {
       if (target != nullptr) throw UsageError{Tr("--completion covers every command: give no COMMAND")};
       if (completion != "bash" && completion != "zsh") {
@@ -102,8 +103,8 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
       std::filesystem::create_directories(man_dir, ec);
       if (ec) throw UsageError{TrFormat("--man-dir: cannot create {}: {}", man_dir, ec.message())};
     }
-    const UntranslatedScope english;
     if (!completion.empty()) {
+      const UntranslatedScope english;
       const auto docs = CollectCommandDocs(env, commands);
       const auto models = ModelNames();
       WriteOrPrint(env, out_path,

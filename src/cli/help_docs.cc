@@ -5,12 +5,16 @@
 // - Man pages are plain man(7) macros (.TH .SH .TP .PP .nf): man-db, mandoc and groff all
 //   read them. Paragraphs come from the app's description: a blank line starts a new one, a
 //   paragraph of lines indented by two spaces is shown as written (usage lines), and one that
-//   starts "exit status:" becomes the EXIT STATUS section.
+//   starts "exit status:" (or its translation) becomes the EXIT STATUS section.
+// - The pages are in the language of the messages (gettext): the descriptions come from the
+//   apps, which are built with Tr(), and the headings and headroom(1)'s text are translated
+//   here. The build writes the English pages and one set per language in po/LINGUAS.
 // - Completions: which options take a file name is decided by the option's name (PATH-like
 //   names: --journal, --root, --out, ...); the rest complete nothing after them, which is
 //   what bash and zsh users expect for a size or a duration.
 #include "cli/help_docs.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -19,7 +23,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "base/i18n.h"
 #include "base/text.h"
+#include "base/utf8.h"
 
 namespace headroom {
 namespace {
@@ -83,9 +89,21 @@ bool IsVerbatim(const std::vector<std::string>& paragraph) {
   return true;
 }
 
-bool IsExitStatus(const std::vector<std::string>& paragraph) {
-  return !paragraph.empty() && paragraph.front().rfind("exit status:", 0) == 0;
+// The length of the "exit status:" that begins a description's last paragraph (English, or
+// the translation, which every translated description begins that paragraph with); 0 when the
+// paragraph is another.
+size_t ExitStatusPrefix(const std::vector<std::string>& paragraph) {
+  if (paragraph.empty()) return 0;
+  // TRANSLATORS: exactly the words that begin the "exit status: ..." paragraph of every
+  // command's help in the translation: the man pages find that paragraph by them.
+  for (const std::string_view prefix : {std::string_view("exit status:"), std::string_view(Tr("exit status:"))}) {
+    if (paragraph.front().rfind(prefix, 0) == 0) return prefix.size();
+  }
+  return 0;
 }
+
+// A man page's section heading, in the language of the messages.
+std::string Heading(const char* english) { return std::string(".SH ") + RoffEscape(Tr(english)) + "\n"; }
 
 std::string Join(const std::vector<std::string>& lines, std::string_view sep) {
   std::string out;
@@ -116,8 +134,8 @@ std::string OptionLabel(const json& opt) {
 
 void RenderDescription(std::string& out, const json& spec, std::string* exit_status) {
   for (const auto& paragraph : Paragraphs(spec.value("description", ""))) {
-    if (IsExitStatus(paragraph) && exit_status != nullptr) {
-      *exit_status = Join(paragraph, " ").substr(std::string_view("exit status:").size());
+    if (const size_t prefix = ExitStatusPrefix(paragraph); prefix > 0 && exit_status != nullptr) {
+      *exit_status = Join(paragraph, " ").substr(prefix);
       continue;
     }
     if (IsVerbatim(paragraph)) {
@@ -125,14 +143,14 @@ void RenderDescription(std::string& out, const json& spec, std::string* exit_sta
       for (const auto& line : paragraph) out += RoffEscape(line.substr(2)) + "\n";
       out += ".fi\n";
     } else {
-      out += ".PP\n" + RoffEscape(Join(paragraph, " ")) + "\n";
+      out += ".PP\n" + RoffText(Join(paragraph, " ")) + "\n";
     }
   }
 }
 
 void RenderOptions(std::string& out, const json& spec) {
   for (const auto& opt : spec["options"]) {
-    out += ".TP\n" + OptionLabel(opt) + "\n" + RoffEscape(opt.value("description", "")) + "\n";
+    out += ".TP\n" + OptionLabel(opt) + "\n" + RoffText(opt.value("description", "")) + "\n";
   }
 }
 
@@ -150,6 +168,14 @@ std::string UsageLine(const std::string& command, const json& spec) {
 
 std::string ManHeader(std::string_view title, std::string_view version, std::string_view date) {
   return fmt::format(".TH {} 1 \"{}\" \"headroom {}\" \"headroom manual\"\n", title, date, version);
+}
+
+// A finished page. One with text beyond ASCII (a translation) is set ragged-right: Chinese has
+// no spaces for groff to stretch, so a justified line of it cannot be adjusted.
+std::string FinishPage(std::string page) {
+  const bool ascii = std::all_of(page.begin(), page.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (!ascii) page.insert(page.find('\n') + 1, ".ad l\n");
+  return page;
 }
 
 // Single-quoted for the shell: ' becomes '\''.
@@ -260,6 +286,39 @@ std::string RoffEscape(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Ideographs, kana, hangul, CJK punctuation and the full-width forms.
+bool IsCjk(char32_t c) {
+  return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
+         (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF);
+}
+
+// Punctuation a line must not begin with, and punctuation it must not end with.
+bool NoBreakBefore(char32_t c) {
+  return std::u32string_view(U"，。、；：！？）」』】〉》〕…・ー,.;:!?)]}%").find(c) != std::u32string_view::npos;
+}
+bool NoBreakAfter(char32_t c) { return std::u32string_view(U"（「『【〈《〔([{").find(c) != std::u32string_view::npos; }
+
+}  // namespace
+
+std::string RoffText(std::string_view text) {
+  // The escapes are ASCII, so the break points go into the escaped text.
+  const std::string escaped = RoffEscape(text);
+  std::string out;
+  size_t pos = 0;
+  while (pos < escaped.size()) {
+    const size_t start = pos;
+    const char32_t c = DecodeUtf8(escaped, pos);
+    out.append(escaped, start, pos - start);
+    if (!IsCjk(c) || NoBreakAfter(c) || pos >= escaped.size()) continue;
+    size_t next_pos = pos;
+    const char32_t next = DecodeUtf8(escaped, next_pos);
+    if (!NoBreakBefore(next) && next != ' ' && next != '\n') out += "\\:";
+  }
+  return out;
+}
+
 json AppSpec(const CLI::App& app) {
   json spec = {{"name", app.get_name()}, {"description", app.get_description()},
                {"footer", app.get_footer()}, {"options", json::array()}, {"subcommands", json::array()}};
@@ -299,7 +358,7 @@ std::vector<CommandDoc> CollectCommandDocs(const CliEnv& env, std::span<const Su
     if (status != kExitOk || spec.is_discarded() || !spec.is_object()) {
       throw UsageError{fmt::format("help: the {} command gave no usable spec (status {})", c.name, status)};
     }
-    docs.push_back({std::string(c.name), std::string(c.summary), std::move(spec)});
+    docs.push_back({std::string(c.name), Tr(std::string(c.summary).c_str()), std::move(spec)});
   }
   return docs;
 }
@@ -308,16 +367,18 @@ std::string RenderCommandManPage(const CommandDoc& doc, std::string_view version
   std::string upper = "HEADROOM-" + doc.name;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::string out = ManHeader(RoffEscape(upper), version, date);
-  out += ".SH NAME\nheadroom\\-" + RoffEscape(doc.name) + " \\- " + RoffEscape(doc.summary) + "\n";
-  out += ".SH SYNOPSIS\n" + UsageLine(doc.name, doc.spec) + "\n";
-  out += ".SH DESCRIPTION\n";
+  // TRANSLATORS: the headings of a man page's sections (man(7)); English pages write them in
+  // capitals.
+  out += Heading(N_("NAME")) + "headroom\\-" + RoffEscape(doc.name) + " \\- " + RoffText(doc.summary) + "\n";
+  out += Heading(N_("SYNOPSIS")) + UsageLine(doc.name, doc.spec) + "\n";
+  out += Heading(N_("DESCRIPTION"));
   std::string exit_status;
   RenderDescription(out, doc.spec, &exit_status);
-  out += ".SH OPTIONS\n";
+  out += Heading(N_("OPTIONS"));
   RenderOptions(out, doc.spec);
-  out += ".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nprint the help and exit\n";
+  out += ".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\n" + RoffText(Tr("print the help and exit")) + "\n";
   if (!doc.spec["subcommands"].empty()) {
-    out += ".SH SUBCOMMANDS\n";
+    out += Heading(N_("SUBCOMMANDS"));
     for (const auto& sub : doc.spec["subcommands"]) {
       out += ".SS " + RoffEscape(sub["name"].get<std::string>()) + "\n";
       RenderDescription(out, sub, nullptr);
@@ -325,47 +386,62 @@ std::string RenderCommandManPage(const CommandDoc& doc, std::string_view version
     }
   }
   if (const std::string footer = doc.spec.value("footer", ""); !footer.empty()) {
-    out += ".SH NOTES\n.PP\n" + RoffEscape(footer) + "\n";
+    out += Heading(N_("NOTES")) + ".PP\n" + RoffText(footer) + "\n";
   }
   if (!exit_status.empty()) {
-    out += ".SH EXIT STATUS\n" + RoffEscape(std::string(TrimBlanks(exit_status))) + "\n";
+    out += Heading(N_("EXIT STATUS")) + RoffText(TrimBlanks(exit_status)) + "\n";
   }
-  out += ".SH SEE ALSO\n\\fBheadroom\\fR(1)\n";
-  return out;
+  out += Heading(N_("SEE ALSO")) + "\\fBheadroom\\fR(1)\n";
+  return FinishPage(std::move(out));
 }
 
 std::string RenderMainManPage(std::span<const CommandDoc> docs, std::string_view version, std::string_view date) {
   std::string out = ManHeader("HEADROOM", version, date);
-  out += ".SH NAME\nheadroom \\- keep long ML training jobs alive on unified\\-memory machines\n";
-  out += ".SH SYNOPSIS\n\\fBheadroom\\fR \\fIcommand\\fR [\\fIoptions\\fR]\n.br\n"
+  out += Heading(N_("NAME")) + "headroom \\- " +
+         RoffText(Tr("keep long ML training jobs alive on unified-memory machines")) + "\n";
+  // The placeholders stay English, as in --help's usage line.
+  out += Heading(N_("SYNOPSIS")) +
+         "\\fBheadroom\\fR \\fIcommand\\fR [\\fIoptions\\fR]\n.br\n"
          "\\fBheadroom help\\fR [\\fIcommand\\fR]\n.br\n\\fBheadroom \\-\\-version\\fR\n";
-  out += ".SH DESCRIPTION\n.PP\n"
-         "headroom plans, guards, sweeps and watches ML training jobs on machines whose CPU and GPU share "
-         "one memory pool (NVIDIA DGX Spark, GB10) and on any Linux machine with or without a GPU. "
-         "The memory budget is MemAvailable from /proc/meminfo, never nvidia\\-smi. "
-         "Sizes: GB = 1e9 bytes, GiB = 2^30 bytes.\n.PP\n"
-         "headroom reads and explains; it changes system state (signals, cache flushes) only where a "
-         "command is asked for exactly that.\n";
-  out += ".SH COMMANDS\n";
+  out += Heading(N_("DESCRIPTION")) + ".PP\n" +
+         RoffText(Tr("headroom plans, guards, sweeps and watches ML training jobs on machines whose CPU and GPU "
+                       "share one memory pool (NVIDIA DGX Spark, GB10) and on any Linux machine with or without a "
+                       "GPU. The memory budget is MemAvailable from /proc/meminfo, never nvidia-smi. Sizes: GB = "
+                       "1e9 bytes, GiB = 2^30 bytes.")) +
+         "\n.PP\n" +
+         RoffText(Tr("headroom reads and explains; it changes system state (signals, cache flushes) only where "
+                       "a command is asked for exactly that.")) +
+         "\n";
+  out += Heading(N_("COMMANDS"));
   for (const auto& d : docs) {
     out += fmt::format(".TP\n\\fB{}\\fR\n{} (\\fB\\%headroom\\-{}\\fR(1))\n", RoffEscape(d.name),
-                       RoffEscape(d.summary), RoffEscape(d.name));
+                       RoffText(d.summary), RoffEscape(d.name));
   }
-  out += ".SH EXIT STATUS\n.PP\n0 success; 1 a negative answer (plan: does not fit); 2 usage or input "
-         "error. Some commands add their own (guard: the job's status, 99 when the guard killed it; "
-         "doctor: 0 ready, 1 ready with warnings, 2 blocked, 3 usage error): see each command's page.\n";
-  out += ".SH ENVIRONMENT\n"
-         ".TP\n\\fBHEADROOM_JOURNAL\\fR\nthe journal (SQLite) of guarded runs, sweeps, watch runs and ladders\n"
-         ".TP\n\\fBHEADROOM_NVML_LIB\\fR, \\fBHEADROOM_CUDA_LIB\\fR\nload these instead of libnvidia\\-ml.so.1 and libcuda.so.1\n"
-         ".TP\n\\fBLANG\\fR, \\fBLC_MESSAGES\\fR, \\fBLANGUAGE\\fR\nthe language of messages (English by default; "
-         "zh_TW is translated); \\-\\-json output is never translated\n";
-  out += ".SH FILES\n"
-         ".TP\n\\fI$XDG_STATE_HOME/headroom/journal.db\\fR\nthe journal (default ~/.local/state/headroom/journal.db)\n";
-  out += ".SH SEE ALSO\n";
+  out += Heading(N_("EXIT STATUS")) + ".PP\n" +
+         RoffText(Tr("0 success; 1 a negative answer (plan: does not fit); 2 usage or input error. Some "
+                       "commands add their own (guard: the job's status, 99 when the guard killed it; doctor: 0 "
+                       "ready, 1 ready with warnings, 2 blocked, 3 usage error): see each command's page.")) +
+         "\n";
+  out += Heading(N_("ENVIRONMENT")) + ".TP\n\\fBHEADROOM_JOURNAL\\fR\n" +
+         RoffText(Tr("the journal (SQLite) of guarded runs, sweeps, watch runs and ladders")) +
+         "\n.TP\n\\fBHEADROOM_CONFIG\\fR\n" +
+         RoffText(Tr("the configuration file (default $XDG_CONFIG_HOME/headroom/config.toml); see headroom "
+                       "config")) +
+         "\n.TP\n\\fBHEADROOM_NVML_LIB\\fR, \\fBHEADROOM_CUDA_LIB\\fR\n" +
+         RoffText(Tr("load these instead of libnvidia-ml.so.1 and libcuda.so.1")) +
+         "\n.TP\n\\fBLANG\\fR, \\fBLC_MESSAGES\\fR, \\fBLANGUAGE\\fR\n" +
+         RoffText(Tr("the language of messages (English by default; zh_TW is translated); --json output is "
+                       "never translated")) +
+         "\n";
+  out += Heading(N_("FILES")) + ".TP\n\\fI$XDG_CONFIG_HOME/headroom/config.toml\\fR\n" +
+         RoffText(Tr("the settings users set once (default ~/.config/headroom/config.toml)")) +
+         "\n.TP\n\\fI$XDG_STATE_HOME/headroom/journal.db\\fR\n" +
+         RoffText(Tr("the journal (default ~/.local/state/headroom/journal.db)")) + "\n";
+  out += Heading(N_("SEE ALSO"));
   std::vector<std::string> refs;
   for (const auto& d : docs) refs.push_back("\\fBheadroom\\-" + RoffEscape(d.name) + "\\fR(1)");
   out += Join(refs, ",\n") + "\n";
-  return out;
+  return FinishPage(std::move(out));
 }
 
 std::string RenderBashCompletion(std::span<const CommandDoc> docs, std::span<const std::string> model_names) {

@@ -35,7 +35,7 @@ nlohmann::json AppSpec(const CLI::App& app);
 // One command's spec and its row of the subcommand table.
 struct CommandDoc {
   std::string name;     // "plan"
-  std::string summary;  // the table's one-line summary
+  std::string summary;  // the table's one-line summary, in the language of the messages
   nlohmann::json spec;  // AppSpec of its app
 };
 
@@ -62,5 +62,11 @@ std::string RenderZshCompletion(std::span<const CommandDoc> docs,
 // Escapes text for roff: backslashes, leading dots and quotes, and '-' as \- where it
 // means a minus or an option dash.
 std::string RoffEscape(std::string_view text);
+
+// RoffEscape for running text, with a zero-width break point (\:) after each CJK character
+// that a line may end at: groff finds no spaces in Chinese to break a line at, and would
+// run it past the page's width ("can't break line"). No break point comes before closing
+// punctuation (，。）...) or after opening punctuation (（「...).
+std::string RoffText(std::string_view text);
 
 }  // namespace headroom

@@ -182,6 +182,64 @@ TEST(HelpCli, BuiltManPagesMatchTheBinary) {
   }
 }
 
+// A page's text without its zero-width break points (\:, between CJK characters).
+std::string WithoutBreakPoints(std::string page) {
+  for (size_t at = page.find("\\:"); at != std::string::npos; at = page.find("\\:", at)) page.erase(at, 2);
+  return page;
+}
+
+// The same pages in Traditional Chinese: headings and descriptions translated, every flag
+// still there, groff silent on the UTF-8 text, and the build's zh_TW pages the binary's own.
+TEST(HelpCli, ManPagesInTraditionalChinese) {
+  const std::vector<std::string> zh = {"LANGUAGE=zh_TW", "LC_ALL=C.UTF-8"};
+  auto main_page = RunCli({"help", "--man", "--date", "2026-01-02"}, 20000, zh);
+  ASSERT_EQ(main_page.status, 0) << main_page.err;
+  EXPECT_NE(main_page.out.find("讓\\:長"), std::string::npos);  // break points between CJK characters
+  EXPECT_EQ(main_page.out.find("\\:，"), std::string::npos);    // none before closing punctuation
+  main_page.out = WithoutBreakPoints(main_page.out);
+  EXPECT_NE(main_page.out.find(".SH 名稱\nheadroom \\- 讓長時間的機器學習訓練作業"), std::string::npos) << main_page.out;
+  EXPECT_NE(main_page.out.find(".SH 環境變數\n"), std::string::npos);
+  EXPECT_EQ(main_page.out.find(".SH NAME"), std::string::npos);
+  for (const auto& c : ListedCommands()) {
+    const auto english = RunCli({"help", "--man", c, "--date", "2026-01-02"});
+    const auto page = RunCli({"help", "--man", c, "--date", "2026-01-02"}, 20000, zh);
+    ASSERT_EQ(page.status, 0) << c << ": " << page.err;
+    const std::string text = WithoutBreakPoints(page.out);
+    EXPECT_NE(text, english.out) << c;
+    for (const char* heading : {".SH 名稱\n", ".SH 用法概要\n", ".SH 說明\n", ".SH 選項\n", ".SH 另請參閱\n"}) {
+      EXPECT_NE(text.find(heading), std::string::npos) << c << " " << heading;
+    }
+    for (const char* heading : {".SH NAME", ".SH OPTIONS", ".SH DESCRIPTION"}) {
+      EXPECT_EQ(text.find(heading), std::string::npos) << c << " " << heading;
+    }
+    // The exit statuses are found in the translated description too.
+    if (english.out.find(".SH EXIT STATUS\n") != std::string::npos) {
+      EXPECT_NE(text.find(".SH 結束狀態\n"), std::string::npos) << c;
+    }
+    EXPECT_NE(text.find("顯示說明後結束"), std::string::npos) << c;
+    auto flags = HelpFlags({c});
+    for (const auto& sub : Subcommands(c)) flags.merge(HelpFlags({c, sub}));
+    for (const auto& f : flags) EXPECT_NE(text.find(RoffFlag(f)), std::string::npos) << c << " " << f;
+    const std::string tmp = ::testing::TempDir() + "/headroom-" + c + ".zh_TW.1";
+    std::ofstream(tmp) << page.out;
+    const auto groff = RunProgram({"groff", "-Kutf8", "-man", "-Tutf8", "-ww", "-z", tmp});
+    EXPECT_EQ(groff.status, 0) << c;
+    EXPECT_EQ(groff.err, "") << c;
+    // As man shows it at 80 columns, without a warning: troff says "can't break line" when
+    // filled text runs past the width (the usage examples, shown as written, may).
+    const auto shown = RunProgram({"env", "LC_ALL=C.UTF-8", "MANWIDTH=80", "man", "-l", tmp});
+    EXPECT_EQ(shown.status, 0) << c;
+    EXPECT_EQ(shown.err, "") << c;
+
+    const std::string gz = kDocsDir + "/zh_TW/man1/headroom-" + c + ".1.gz";
+    ASSERT_TRUE(std::filesystem::exists(gz)) << gz;
+    const auto built = RunProgram({"gzip", "-dc", gz});
+    ASSERT_EQ(built.status, 0);
+    const auto body = [](const std::string& p) { return p.substr(p.find('\n')); };
+    EXPECT_EQ(body(built.out), body(page.out)) << c;
+  }
+}
+
 TEST(HelpCli, ManDirWritesOnePagePerCommand) {
   const std::string dir = ::testing::TempDir() + "/headroom-man-" + std::to_string(getpid());
   std::filesystem::remove_all(dir);

@@ -16,6 +16,7 @@ root=$stage$prefix
 manifest=$build/install_manifest_Unspecified.txt
 [[ -s $manifest ]] || fail "no manifest"
 for f in bin/headroom share/man/man1/headroom.1.gz share/man/man1/headroom-guard.1.gz \
+         share/man/zh_TW/man1/headroom-guard.1.gz \
          share/bash-completion/completions/headroom share/zsh/site-functions/_headroom \
          share/locale/zh_TW/LC_MESSAGES/headroom.mo lib/systemd/system/headroom-export.service \
          share/headroom/grafana/headroom-dashboard.json share/doc/headroom/guard.md; do
