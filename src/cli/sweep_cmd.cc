@@ -327,12 +327,12 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
                      .c_str());
 
     const SweepProgress progress{env.err, ::isatty(::fileno(env.err)) == 1};
-    // RunSweep records every trial in the journal, which a resumed sweep and --json read
-    // back: the trials' notes, the stop reasons and the warnings it keeps are English by
-    // construction; its progress and warning lines on stderr are in the user's language.
     // Who guards the trials, at which level, for `headroom top`: this process, whose identity
     // is read from the real /proc, not --root's. The trials have no warning level.
     o.guard_start = ThisGuardStart(SysRoot(env.default_root), o.min_available_bytes, 0);
+    // RunSweep records every trial in the journal, which a resumed sweep and --json read
+    // back: the trials' notes, the stop reasons and the warnings it keeps are English by
+    // construction; its progress and warning lines on stderr are in the user's language.
     auto result = RunSweep(root, o, *journal, progress);
     if (!result) throw UsageError{result.error().message};
     const SweepResult& r = *result;
