@@ -478,13 +478,18 @@ Result<int64_t> Journal::AddEvent(int64_t run_id, std::string_view type, double 
   return InsertOne("add event", *insert);
 }
 
-Result<std::vector<RunRow>> Journal::RecentRuns(int limit) {
+Result<std::vector<RunRow>> Journal::RecentRuns(int limit) { return ReadRuns("", limit); }
+
+Result<std::vector<RunRow>> Journal::RunningRuns(int limit) { return ReadRuns("WHERE status = 'running' ", limit); }
+
+Result<std::vector<RunRow>> Journal::ReadRuns(std::string_view where, int limit) {
   if (limit < 1) return Refuse("read runs", fmt::format("limit {} is below 1", limit));
   if (schema_version_ == 0) return std::vector<RunRow>{};  // an empty file: nothing yet
   auto select = SqliteStatement::Prepare(
       db_,
-      "SELECT id, kind, started_at, ended_at, command, status, exit_status, summary_json, "
-      "host FROM runs ORDER BY id DESC LIMIT ?1");
+      fmt::format("SELECT id, kind, started_at, ended_at, command, status, exit_status, summary_json, "
+                  "host FROM runs {}ORDER BY id DESC LIMIT ?1",
+                  where));
   if (!select) return Fail("read runs");
   select->Bind(1, int64_t{limit});
   std::vector<RunRow> rows;

@@ -144,6 +144,9 @@ class Journal {
 
   // Newest first (by id: the order BeginRun was called in), at most `limit` (>= 1).
   Result<std::vector<RunRow>> RecentRuns(int limit);
+  // The runs whose status is still "running" (under way, or ended by SIGKILL or a power cut
+  // before they could finish), newest first, at most `limit` (>= 1).
+  Result<std::vector<RunRow>> RunningRuns(int limit);
   Result<std::vector<TrialRow>> Trials(int64_t run_id);  // in insertion order
   Result<std::vector<EventRow>> Events(int64_t run_id);  // in insertion order
   // One run by id; nullopt when there is none.
@@ -167,6 +170,8 @@ class Journal {
   Error Fail(std::string_view operation) const;
   Error Refuse(std::string_view operation, std::string_view reason) const;
   std::optional<Error> CheckWritable(std::string_view operation) const;
+  // The runs matching `where` (an SQL WHERE clause and a trailing space, or ""), newest first.
+  Result<std::vector<RunRow>> ReadRuns(std::string_view where, int limit);
   // INSERT, one row, in its own transaction; the new row's id.
   Result<int64_t> InsertOne(std::string_view operation, SqliteStatement& insert);
 

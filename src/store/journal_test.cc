@@ -180,6 +180,14 @@ TEST(Journal, RoundTripsRunsTrialsAndEvents) {
   ASSERT_EQ(limited->size(), 1u);
   EXPECT_EQ((*limited)[0].id, *sweep);
 
+  // Only the sweep is still running.
+  auto running = journal->RunningRuns(10);
+  ASSERT_TRUE(running) << running.error().message;
+  ASSERT_EQ(running->size(), 1u);
+  EXPECT_EQ((*running)[0].id, *sweep);
+  EXPECT_EQ((*running)[0].command, (*runs)[0].command);
+  EXPECT_FALSE(journal->RunningRuns(0));
+
   auto trials = journal->Trials(*sweep);
   ASSERT_TRUE(trials) << trials.error().message;
   ASSERT_EQ(trials->size(), 2u);

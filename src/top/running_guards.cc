@@ -1,8 +1,10 @@
-// Implementation notes. RecentRuns(kRunsScanned) bounds the read: a guard still running
-// behind 200 newer runs is not shown (the journal has no index on status, and the newest
-// runs are the ones a person watching top just started). The read is one indexed query plus
-// one per running guard run, well under a millisecond on a journal of thousands of runs
-// (bench/top_cost.py measures top as a whole).
+// Implementation notes. RunningRuns(kRunsScanned) reads only the runs still "running",
+// however many finished runs are newer (a long training job's guard, behind a day of sweeps
+// and watch runs). It bounds the read at the newest 200 of those: runs whose process died by
+// SIGKILL or a power cut stay "running" for ever, and each costs an events query and a
+// liveness check. The read is one query (a scan of runs: it has no index on status, and
+// holds a row per command run, thousands, not millions) plus one per running run, well under
+// a millisecond on a journal of thousands of runs (bench/top_cost.py measures top as a whole).
 #include "top/running_guards.h"
 
 #include "run/guard_record.h"
@@ -70,7 +72,7 @@ std::vector<RunningGuard> RunningGuardReader::Read(std::string& note) {
     if (opened->schema_version() == 0) return {};
     journal_.emplace(std::move(*opened));
   }
-  auto runs = journal_->RecentRuns(kRunsScanned);
+  auto runs = journal_->RunningRuns(kRunsScanned);
   if (!runs) {
     note = runs.error().message;
     journal_.reset();  // reopened on the next read: the file may have been replaced

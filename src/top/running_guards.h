@@ -26,7 +26,7 @@ namespace headroom {
 // Whether a process with this pid (and start time, when known) is alive.
 using GuardAliveCheck = std::function<bool(pid_t pid, std::optional<uint64_t> start_ticks)>;
 
-// The running guards among `runs` (newest first, as RecentRuns gives them), reading each
+// The running guards among `runs` (newest first, as RunningRuns gives them), reading each
 // candidate's events through `events_of`. Pure: the journal and /proc come in as callbacks.
 std::vector<RunningGuard> FindRunningGuards(
     const std::vector<RunRow>& runs,

@@ -124,6 +124,15 @@ TEST(TopGuards, ReaderFollowsTheJournalFile) {
   ASSERT_EQ(guards.size(), 1u) << note;
   EXPECT_EQ(guards[0].run_id, *id);
   EXPECT_EQ(guards[0].guard_pid, ::getpid());
+  // A long job's guard stays found behind many newer finished runs (a day of sweeps).
+  for (int i = 0; i < 300; ++i) {
+    auto later = journal->BeginRun(RunKind::kWatch, {"headroom", "watch"}, std::chrono::system_clock::now());
+    ASSERT_TRUE(later);
+    ASSERT_TRUE(journal->FinishRun(*later, "stopped", 0, "{}", std::chrono::system_clock::now()));
+  }
+  guards = reader.Read(note);
+  ASSERT_EQ(guards.size(), 1u) << note;
+  EXPECT_EQ(guards[0].run_id, *id);
   ASSERT_TRUE(journal->FinishRun(*id, "exited", 0, "{}", std::chrono::system_clock::now()));
   EXPECT_TRUE(reader.Read(note).empty());  // the same connection sees the finish
 }
