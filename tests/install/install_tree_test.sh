@@ -31,7 +31,7 @@ grep -q "^ExecStart=$prefix/bin/headroom export" "$root/lib/systemd/system/headr
 grep -q "^Documentation=file:$prefix/share/doc/headroom/" "$root/lib/systemd/system/headroom-export.service" ||
   fail "Documentation does not name $prefix/share/doc/headroom"
 # The moved tree works: version, and the catalog found relative to the binary.
-"$root/bin/headroom" --version | grep -q '^headroom ' || fail "--version"
+[[ $("$root/bin/headroom" --version) == 'headroom '* ]] || fail "--version"
 if [[ $(msgunfmt "$root/share/locale/zh_TW/LC_MESSAGES/headroom.mo" | grep -c '^msgid') -gt 1 ]]; then
   [[ "$(env -u LC_ALL LANGUAGE=zh_TW LANG=C.UTF-8 "$root/bin/headroom" --help)" != "$(env -u LC_ALL LANG=C "$root/bin/headroom" --help)" ]] ||
     fail "the installed catalog is not found from $prefix/bin"
