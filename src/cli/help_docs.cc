@@ -358,7 +358,7 @@ std::vector<CommandDoc> CollectCommandDocs(const CliEnv& env, std::span<const Su
     if (status != kExitOk || spec.is_discarded() || !spec.is_object()) {
       throw UsageError{fmt::format("help: the {} command gave no usable spec (status {})", c.name, status)};
     }
-    docs.push_back({std::string(c.name), Tr(std::string(c.summary).c_str()), std::move(spec)});
+    docs.push_back({std::string(c.name), Tr(c.summary.data()), std::move(spec)});
   }
   return docs;
 }

@@ -152,10 +152,10 @@ void TeeThread(int out_r, int err_r, int out_fd, int err_fd, DurableLines* log,
   }
 }
 
+// The samples header's host: this machine's name, "unknown" when it cannot be had.
 std::string HostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
+  std::string name = LocalHostName();
+  return name.empty() ? "unknown" : name;
 }
 
 // The run in the journal: begun with a "files" event naming the samples, log and events

@@ -23,6 +23,20 @@ struct CliResult {
   bool timed_out = false;
 };
 
+// In a child, before exec: the environment every program a test runs gets. The developer's
+// configuration must not change what a test sees (docs/config.md): no config.toml, no
+// HEADROOM_* settings, unless the test gives them in `env_extra` ("NAME=value" sets NAME, a
+// bare "NAME" unsets it).
+inline void SetChildEnvironment(const std::vector<std::string>& env_extra) {
+  setenv("XDG_CONFIG_HOME", "/nonexistent/headroom-tests", 1);
+  for (const char* v : {"HEADROOM_CONFIG", "HEADROOM_RESERVE", "HEADROOM_KILL_LEVEL", "HEADROOM_WARN_LEVEL",
+                        "HEADROOM_WATCH_INTERVAL", "HEADROOM_TOP_INTERVAL", "HEADROOM_EXPORT_INTERVAL",
+                        "HEADROOM_PLATFORM", "HEADROOM_SUSTAINED_POWER_W", "HEADROOM_RATED_POWER_W"}) {
+    unsetenv(v);
+  }
+  for (const auto& e : env_extra) putenv(const_cast<char*>(e.c_str()));
+}
+
 // Runs `argv` (argv[0] a path, or a name looked up on PATH) with `env_extra` added to the
 // environment ("NAME=value" sets NAME, a bare "NAME" unsets it). The child inherits LC_ALL=C
 // and no LANGUAGE from the test process (english_children_test.cc), so it speaks English
@@ -42,15 +56,7 @@ inline CliResult RunProgram(const std::vector<std::string>& program, int timeout
     std::vector<std::string> copy = program;
     for (auto& a : copy) argv.push_back(a.data());
     argv.push_back(nullptr);
-    // The developer's configuration must not change what a test sees (docs/config.md):
-    // no config.toml, no HEADROOM_* settings, unless the test gives them in env_extra.
-    setenv("XDG_CONFIG_HOME", "/nonexistent/headroom-tests", 1);
-    for (const char* v : {"HEADROOM_CONFIG", "HEADROOM_RESERVE", "HEADROOM_KILL_LEVEL", "HEADROOM_WARN_LEVEL",
-                          "HEADROOM_WATCH_INTERVAL", "HEADROOM_TOP_INTERVAL", "HEADROOM_EXPORT_INTERVAL",
-                          "HEADROOM_PLATFORM", "HEADROOM_SUSTAINED_POWER_W", "HEADROOM_RATED_POWER_W"}) {
-      unsetenv(v);
-    }
-    for (const auto& e : env_extra) putenv(const_cast<char*>(e.c_str()));
+    SetChildEnvironment(env_extra);
     if (!cgroup_procs.empty()) {
       const int fd = open(cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);
       if (fd >= 0) {
@@ -106,6 +112,26 @@ inline CliResult RunCli(const std::vector<std::string>& args, int timeout_ms = 2
   std::vector<std::string> program{HEADROOM_BINARY};
   program.insert(program.end(), args.begin(), args.end());
   return RunProgram(program, timeout_ms, env_extra, cgroup_procs);
+}
+
+// Starts `headroom args...` in the background with RunProgram's environment, its output to
+// /dev/null; the caller waits for it (and kills it if the test ends early). -1 when fork fails.
+inline pid_t StartCli(const std::vector<std::string>& args, const std::vector<std::string>& env_extra = {}) {
+  std::vector<std::string> copy{HEADROOM_BINARY};
+  copy.insert(copy.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    SetChildEnvironment(env_extra);
+    execv(HEADROOM_BINARY, argv.data());
+    _exit(127);
+  }
+  return pid;
 }
 
 }  // namespace headroom::testing

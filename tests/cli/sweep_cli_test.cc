@@ -211,17 +211,8 @@ TEST(SweepCli, SigkillMidTrialThenRerunResumesWithoutRepeatingFinishedTrials) {
                               {"--batch", "{batch}", "--a", "16", "--b", "8", "--hold", "1500", "--record",
                                tmp.File("record")});
   // First run: killed with SIGKILL while its third trial (batch 4) runs.
-  const pid_t sweep = fork();
-  if (sweep == 0) {
-    const int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    std::vector<char*> argv = {const_cast<char*>(HEADROOM_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(HEADROOM_BINARY, argv.data());
-    _exit(127);
-  }
+  const pid_t sweep = testing::StartCli(args);
+  ASSERT_GT(sweep, 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (ReadRecord(tmp.File("record")).batches.size() < 3 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -155,25 +155,8 @@ struct GuardCleanup {
   }
 };
 
-// `headroom ARGS...` in a child, its output to /dev/null, with `env` (NAME=VALUE) added.
-pid_t StartHeadroom(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-  std::vector<char*> argv = {const_cast<char*>(HEADROOM_BINARY)};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
-    ::execv(HEADROOM_BINARY, argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
 pid_t StartGuard(const fs::path& journal, const std::string& kill_level, const std::string& warn_level) {
-  return StartHeadroom({"guard", "--journal", journal.string(), "--no-cgroup", "--min-available", kill_level,
+  return testing::StartCli({"guard", "--journal", journal.string(), "--no-cgroup", "--min-available", kill_level,
                         "--warn-available", warn_level, "--", "sleep", "60"});
 }
 
@@ -243,7 +226,7 @@ TEST(TopCli, ShowsTheLevelsOfARunningSweepAndWatchGuard) {
   testing::TempDir dir("top-sweep");
   const fs::path journal = dir / "journal.db";
   GuardCleanup cleanup;
-  const pid_t sweep = StartHeadroom({"sweep", "--state", journal.string(), "--logs", (dir / "logs").string(),
+  const pid_t sweep = testing::StartCli({"sweep", "--state", journal.string(), "--logs", (dir / "logs").string(),
                                      "--batch", "1", "--limit", "90%", "--min-available", "1GiB",
                                      "--require-available", "1GiB", "--max-trials", "1", "--", "sh", "-c",
                                      "exec sleep 60 # batch {batch}"});
@@ -260,7 +243,7 @@ TEST(TopCli, ShowsTheLevelsOfARunningSweepAndWatchGuard) {
   EXPECT_TRUE(Contains(text.out, fmt::format("sweep run 1 pid {}: no warn level · kill level 1.00 GiB (K)", sweep)))
       << text.out;
 
-  const pid_t watch = StartHeadroom({"watch", "--journal", journal.string(), "--out", (dir / "samples.csv").string(),
+  const pid_t watch = testing::StartCli({"watch", "--journal", journal.string(), "--out", (dir / "samples.csv").string(),
                                      "--interval", "1s", "--guard", "--", "sleep", "60"},
                                     {"HEADROOM_KILL_LEVEL=1.5GiB", "HEADROOM_WARN_LEVEL=3GiB"});
   ASSERT_GT(watch, 0);
