@@ -8,16 +8,15 @@
 // written, which is all the planner reads. Target: under 10 ms per plan.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "model/catalog.h"
 #include "model/hf_config.h"
@@ -75,8 +74,8 @@ fs::path MakeSharded70B() {
     for (size_t i = s; i < tensors.size(); i += shards) {
       uint64_t n = 2;
       for (uint64_t d : tensors[i].shape) n *= d;
-      header[tensors[i].name] = {{"dtype", "BF16"}, {"shape", tensors[i].shape},
-                                 {"data_offsets", {offset, offset + n}}};
+      header[tensors[i].name] = {
+          {"dtype", "BF16"}, {"shape", tensors[i].shape}, {"data_offsets", {offset, offset + n}}};
       offset += n;
       weight_map[tensors[i].name] = file;
     }

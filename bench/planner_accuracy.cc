@@ -20,6 +20,8 @@
 //    the headline figures, with the reason: paged optimizers (states spill to the host),
 //    optimizer-in-backward, activation offloading, torch.compile, encoder-decoder models,
 //    4-bit optimizer states, unknown settings.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,8 +30,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "base/csv.h"
 #include "plan/footprint.h"
@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
     s.exact_params = static_cast<uint64_t>(std::stod(std::string(get("params_b"))) * 1e9);
     const bool enc_dec = Has(layers, "enc");
     s.num_layers = enc_dec ? 2 * ToInt(layers.substr(0, layers.find(' '))) : ToInt(layers);
-    const bool gelu = Has(r.model, "phi-1") || Has(r.model, "stablelm") ||
-                      Has(r.model, "falcon") || Has(r.model, "bloom");
+    const bool gelu = Has(r.model, "phi-1") || Has(r.model, "stablelm") || Has(r.model, "falcon") ||
+                      Has(r.model, "bloom");
     if (gelu) {
       s.mlp = MlpKind::kPlain;
       s.layer_norm_bias = true;
@@ -121,17 +121,21 @@ int main(int argc, char** argv) {
     Workload w;
     auto method = ParseMethod(r.method);
     if (!method) {
-      std::fprintf(stderr, "planner_accuracy: %s: %s\n", r.id.c_str(), method.error().message.c_str());
+      std::fprintf(stderr, "planner_accuracy: %s: %s\n", r.id.c_str(),
+                   method.error().message.c_str());
       return 2;
     }
     w.method = *method;
     if (IsLora(w.method)) {
       w.lora_rank = ToInt(get("lora_rank"));
-      if (Has(targets, "query_key_value")) w.lora_targets = {"q", "k", "v"};
+      if (Has(targets, "query_key_value"))
+        w.lora_targets = {"q", "k", "v"};
       else if (Has(targets, "q,k,v,output_proj + mlp") || Has(targets, "q,k,v,output_proj"))
         w.lora_targets = {"q", "k", "v", "o", "gate", "up", "down"};
-      else if (Has(targets, "q,v,output_proj + mlp")) w.lora_targets = {"q", "v", "o", "gate", "up", "down"};
-      else w.lora_targets = {"q", "v"};
+      else if (Has(targets, "q,v,output_proj + mlp"))
+        w.lora_targets = {"q", "v", "o", "gate", "up", "down"};
+      else
+        w.lora_targets = {"q", "v"};
     }
     // Compute dtype: fp32 rows (PEFT examples) run in fp32; lit-gpt's bf16-mixed keeps fp32
     // weights with bf16 autocast.
@@ -151,8 +155,10 @@ int main(int argc, char** argv) {
     if ((Has(opt, "8-bit") || Has(opt, "8bit")) && !Has(opt, "not 8-bit")) {
       w.optimizer = Optimizer::kAdamW8bit;
     }
-    if (Has(opt, "foreach=false")) w.optimizer_step = OptimizerStep::kLoop;
-    else if (Has(opt, "fused")) w.optimizer_step = OptimizerStep::kFused;
+    if (Has(opt, "foreach=false"))
+      w.optimizer_step = OptimizerStep::kLoop;
+    else if (Has(opt, "fused"))
+      w.optimizer_step = OptimizerStep::kFused;
     w.batch = ToInt(get("micro_batch"));
     w.lora_dropout = Has(notes, "dropout 0.05") ? 0.05 : Has(notes, "dropout 0.1") ? 0.1 : 0.0;
     if (r.id.rfind("TT-", 0) == 0) w.lora_dropout = 0.05;  // torchtune LoRA defaults then
@@ -173,15 +179,22 @@ int main(int argc, char** argv) {
     if (Has(notes, "chunkedoutputloss") || Has(notes, "chunked ce")) w.loss = LossKind::kChunked;
 
     // Mechanisms the planner does not model.
-    if (enc_dec) r.excluded = "encoder-decoder";
-    else if (Has(opt, "paged") && w.method == Method::kFull) r.excluded = "paged optimizer";
-    else if (Has(opt, "in_bwd") && !Has(opt, "no optimizer_in_bwd")) r.excluded = "optimizer in backward";
-    else if (Has(notes, "offload") && !Has(notes, "no offload")) r.excluded = "activation offloading";
+    if (enc_dec)
+      r.excluded = "encoder-decoder";
+    else if (Has(opt, "paged") && w.method == Method::kFull)
+      r.excluded = "paged optimizer";
+    else if (Has(opt, "in_bwd") && !Has(opt, "no optimizer_in_bwd"))
+      r.excluded = "optimizer in backward";
+    else if (Has(notes, "offload") && !Has(notes, "no offload"))
+      r.excluded = "activation offloading";
     else if (Has(notes, "compile") && !Has(notes, "compile off") && !Has(notes, "no compile"))
       r.excluded = "torch.compile";
-    else if (Has(opt, "4-bit") || Has(opt, "4bit")) r.excluded = "4-bit optimizer";
-    else if (ckpt == "unknown") r.excluded = "unknown settings";
-    else if (seq_unknown) r.excluded = "sequence length unknown";
+    else if (Has(opt, "4-bit") || Has(opt, "4bit"))
+      r.excluded = "4-bit optimizer";
+    else if (ckpt == "unknown")
+      r.excluded = "unknown settings";
+    else if (seq_unknown)
+      r.excluded = "sequence length unknown";
 
     const Footprint f = ComputeFootprint(s, w);
     if (std::getenv("PLANNER_ACCURACY_TERMS")) {
@@ -196,21 +209,23 @@ int main(int argc, char** argv) {
     } else if (Has(kind, "nvidia-smi")) {
       r.compare = "tensor+slack+ctx";
       r.estimate_gb = static_cast<double>(f.tensor_peak_bytes + f.allocator_slack_bytes +
-                                          f.cuda_context_bytes) / 1e9;
+                                          f.cuda_context_bytes) /
+                      1e9;
     } else {
       r.compare = "tensor";
       r.estimate_gb = static_cast<double>(f.tensor_peak_bytes) / 1e9;
     }
     r.lower_bound = Has(kind, "OOM");
     const double params = static_cast<double>(f.total_params);
-    r.naive_gb = (w.method == Method::kFull
-                      ? params * 6
-                      : params * 2 + static_cast<double>(f.trainable_params) * 6) / 1e9;
+    r.naive_gb =
+        (w.method == Method::kFull ? params * 6
+                                   : params * 2 + static_cast<double>(f.trainable_params) * 6) /
+        1e9;
     rows.push_back(r);
   }
 
-  std::printf("%-8s %-24s %-6s %10s %10s %8s %10s %8s  %s\n", "id", "model", "method",
-              "measured", "estimate", "err%", "naive", "err%", "notes");
+  std::printf("%-8s %-24s %-6s %10s %10s %8s %10s %8s  %s\n", "id", "model", "method", "measured",
+              "estimate", "err%", "naive", "err%", "notes");
   std::vector<double> err, naive_err;
   int bounds = 0, bounds_ok = 0;
   for (const Row& r : rows) {
@@ -222,7 +237,8 @@ int main(int argc, char** argv) {
       ++bounds;
       const bool ok = r.estimate_gb >= r.measured_gb;
       bounds_ok += ok;
-      note += fmt::format(", OOM lower bound: {}", ok ? "estimate above it (agrees)" : "estimate BELOW it");
+      note += fmt::format(", OOM lower bound: {}",
+                          ok ? "estimate above it (agrees)" : "estimate BELOW it");
     } else if (!r.excluded.empty()) {
       note += ", excluded: " + r.excluded;
     } else {

@@ -15,6 +15,7 @@
 //   sweep_trials [--sim-only] [--trainer PATH] [--repeat N]
 //
 // Exit status 1 when a target is missed.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -27,8 +28,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <fcntl.h>
 
 #include "base/bytes.h"
 #include "sweep/grid.h"
@@ -62,7 +61,8 @@ SimResult Simulate(const Curve& c, double limit_mib, double margin_mib, double n
   auto knob = ParseKnob("batch", "--batch", "1..256");
   Grid g;
   g.knobs.push_back(*knob);
-  SweepSearch s(g, {static_cast<uint64_t>(limit_mib * kMiB), static_cast<uint64_t>(margin_mib * kMiB), true});
+  SweepSearch s(
+      g, {static_cast<uint64_t>(limit_mib * kMiB), static_cast<uint64_t>(margin_mib * kMiB), true});
   SimResult r;
   uint64_t rng = 42;
   for (int i = 0; i < 500; ++i) {
@@ -87,12 +87,15 @@ bool RunSimulation() {
   const Curve curves[] = {
       {"linear 1000 + 300 b MiB", [](double b) { return 1000 + 300 * b; }},
       {"quadratic 2000 + 100 b + 40 b^2 MiB", [](double b) { return 2000 + 100 * b + 40 * b * b; }},
-      {"published GB10 shape 13.9 + 3.45 b + 0.083 b^2 GB", [](double b) { return (13.87 + 3.45 * b + 0.0833 * b * b) * 953.67; }},
+      {"published GB10 shape 13.9 + 3.45 b + 0.083 b^2 GB",
+       [](double b) { return (13.87 + 3.45 * b + 0.0833 * b * b) * 953.67; }},
   };
   const int maxima[] = {3, 5, 8, 12, 16, 24, 37, 64, 100};
   bool ok = true;
   int rows = 0, exact = 0;
-  std::printf("| curve | noise | max | limit (MiB) | launched | target ceil(log2 max)+2 | over limit | answer | doubling: launched / over limit / answer |\n");
+  std::printf(
+      "| curve | noise | max | limit (MiB) | launched | target ceil(log2 max)+2 | over limit | "
+      "answer | doubling: launched / over limit / answer |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& c : curves) {
     for (double noise : {0.0, 0.01}) {
@@ -122,13 +125,19 @@ bool RunSimulation() {
         ok = ok && row_ok;
         ++rows;
         exact += r.answer == max;
-        std::printf("| %s | %.0f%% | %d | %.0f | %d | %d | %d | %lld%s | %d / %d / %d |\n", c.name, noise * 100, max, limit,
-                    r.launched, target, r.over_limit, static_cast<long long>(r.answer),
-                    !row_ok ? " MISSED" : r.answer < max ? " (short)" : r.answer > max ? " (inside the margin)" : "", doubling, doubling_over, doubling_answer);
+        std::printf("| %s | %.0f%% | %d | %.0f | %d | %d | %d | %lld%s | %d / %d / %d |\n", c.name,
+                    noise * 100, max, limit, r.launched, target, r.over_limit,
+                    static_cast<long long>(r.answer),
+                    !row_ok          ? " MISSED"
+                    : r.answer < max ? " (short)"
+                    : r.answer > max ? " (inside the margin)"
+                                     : "",
+                    doubling, doubling_over, doubling_answer);
       }
     }
   }
-  std::printf("\nsimulation: %d of %d cases found the exact max; targets %s\n", exact, rows, ok ? "met" : "MISSED");
+  std::printf("\nsimulation: %d of %d cases found the exact max; targets %s\n", exact, rows,
+              ok ? "met" : "MISSED");
   return ok;
 }
 
@@ -146,7 +155,8 @@ void Sample1ms(std::atomic<bool>& stop, Truth& t) {
   auto next = std::chrono::steady_clock::now();
   while (!stop.load(std::memory_order_relaxed)) {
     const ssize_t n = ::pread(fd, buf, sizeof buf, 0);
-    const auto avail = n > 0 ? ParseMemAvailableFast(std::string_view(buf, static_cast<size_t>(n))) : std::nullopt;
+    const auto avail =
+        n > 0 ? ParseMemAvailableFast(std::string_view(buf, static_cast<size_t>(n))) : std::nullopt;
     const auto extra = pcp.ReadBytes();
     if (avail && extra) {
       const uint64_t eff = *avail + *extra;
@@ -168,16 +178,21 @@ bool RunReal(const std::string& trainer, int repeat) {
     std::printf("\npart 2 skipped: no fake trainer at %s\n", trainer.c_str());
     return true;
   }
-  std::printf("\n| batch | allocated (MiB) | sweep peak, 10 ms (MiB) | 1 ms truth (MiB) | error | MemAvailable alone, 1 ms (MiB) |\n");
+  std::printf(
+      "\n| batch | allocated (MiB) | sweep peak, 10 ms (MiB) | 1 ms truth (MiB) | error | "
+      "MemAvailable alone, 1 ms (MiB) |\n");
   std::printf("|---|---|---|---|---|---|\n");
   bool ok = true;
-  const auto log = std::filesystem::temp_directory_path() / ("sweep_trials-" + std::to_string(::getpid()) + ".log");
+  const auto log = std::filesystem::temp_directory_path() /
+                   ("sweep_trials-" + std::to_string(::getpid()) + ".log");
   double worst = 0;
   for (int rep = 0; rep < repeat; ++rep) {
     for (int batch : {1, 2, 4, 8}) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // let freed memory come back
       TrialSpec spec;
-      spec.command = {trainer, "--batch", std::to_string(batch), "--a", "64", "--b", "32", "--c", "8", "--hold", "300"};
+      spec.command = {
+          trainer,  "--batch", std::to_string(batch), "--a", "64", "--b", "32", "--c", "8",
+          "--hold", "300"};
       spec.limit_bytes = 1ULL << 40;
       spec.log_path = log;
       Truth truth;
@@ -197,12 +212,14 @@ bool RunReal(const std::string& trainer, int repeat) {
       const double plain = static_cast<double>(truth.start_plain - truth.lowest_plain) / kMiB;
       const double error = real > 0 ? (measured - real) / real : 0;
       worst = std::max(worst, std::fabs(error));
-      std::printf("| %d | %.0f | %.1f | %.1f | %+.2f%% | %.1f |\n", batch, allocated, measured, real, error * 100, plain);
+      std::printf("| %d | %.0f | %.1f | %.1f | %+.2f%% | %.1f |\n", batch, allocated, measured,
+                  real, error * 100, plain);
     }
   }
   std::filesystem::remove(log);
   ok = worst <= 0.02;
-  std::printf("\nworst peak error against the 1 ms sampler: %.2f%% (target 2%%)%s\n", worst * 100, ok ? "" : " MISSED");
+  std::printf("\nworst peak error against the 1 ms sampler: %.2f%% (target 2%%)%s\n", worst * 100,
+              ok ? "" : " MISSED");
   return ok;
 }
 
@@ -218,9 +235,12 @@ int main(int argc, char** argv) {
   std::string trainer;
 #endif
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--sim-only") == 0) sim_only = true;
-    else if (std::strcmp(argv[i], "--trainer") == 0 && i + 1 < argc) trainer = argv[++i];
-    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    if (std::strcmp(argv[i], "--sim-only") == 0)
+      sim_only = true;
+    else if (std::strcmp(argv[i], "--trainer") == 0 && i + 1 < argc)
+      trainer = argv[++i];
+    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(stderr, "usage: sweep_trials [--sim-only] [--trainer PATH] [--repeat N]\n");
       return 2;

@@ -45,7 +45,8 @@ void BM_HolderSurvey(benchmark::State& state) {
 BENCHMARK(BM_HolderSurvey)->Unit(benchmark::kMillisecond);
 
 void BM_RunningGuards(benchmark::State& state) {
-  const auto dir = std::filesystem::temp_directory_path() / ("headroom-top-parts-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("headroom-top-parts-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto path = dir / "journal.db";
   {
@@ -62,8 +63,9 @@ void BM_RunningGuards(benchmark::State& state) {
     auto id = journal->BeginRun(RunKind::kGuard, {"python", "train.py"}, now);
     const auto self = ReadProcStat(SysRoot(std::filesystem::path("/")), ::getpid());
     if (id && self) {
-      (void)journal->AddEvent(*id, "start", 0, now,
-                              GuardStartJson({::getpid(), self->starttime_ticks, "", 1ULL << 30, 2ULL << 30}));
+      (void)journal->AddEvent(
+          *id, "start", 0, now,
+          GuardStartJson({::getpid(), self->starttime_ticks, "", 1ULL << 30, 2ULL << 30}));
     }
   }
   RunningGuardReader reader(path, SysRoot(std::filesystem::path("/")), "");

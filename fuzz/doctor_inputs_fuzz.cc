@@ -13,6 +13,8 @@
 #include "doctor_targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (!headroom::fuzz::DoctorInputsHold(std::string_view(reinterpret_cast<const char*>(data), size))) std::abort();
+  if (!headroom::fuzz::DoctorInputsHold(
+          std::string_view(reinterpret_cast<const char*>(data), size)))
+    std::abort();
   return 0;
 }

@@ -144,7 +144,8 @@ inline bool SamplesCsvHolds(std::string_view text) {
     Result<SampleSeries> again = ParseSamplesCsv(FormatSamplesHeader(header) + row);
     if (!again.ok()) return false;
     if (again->samples.empty()) continue;  // a timestamp out of the 4-digit-year range
-    if (again->samples.size() != 1 || FormatSampleRow(again->samples[0], extra) != row) return false;
+    if (again->samples.size() != 1 || FormatSampleRow(again->samples[0], extra) != row)
+      return false;
   }
   return true;
 }

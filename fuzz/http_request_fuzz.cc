@@ -9,6 +9,8 @@
 #include "http_targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (!headroom::fuzz::HttpRequestHolds(std::string_view(reinterpret_cast<const char*>(data), size))) std::abort();
+  if (!headroom::fuzz::HttpRequestHolds(
+          std::string_view(reinterpret_cast<const char*>(data), size)))
+    std::abort();
   return 0;
 }

@@ -4,11 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <filesystem>
 
 #include "base/i18n.h"
 #include "base/version.h"
@@ -27,7 +26,8 @@ constexpr Subcommand kSubcommands[] = {
      RunWatchCommand},
     {"explain", N_("find where a run slowed down and say why, from its log and watch's samples"),
      RunExplainCommand},
-    {"doctor", N_("preflight before a long run: checks G1-G10 of known failure modes, with a verdict"),
+    {"doctor",
+     N_("preflight before a long run: checks G1-G10 of known failure modes, with a verdict"),
      RunDoctorCommand},
     {"bandwidth", N_("measure host and GPU memory copy bandwidth (GB/s, bytes read + written)"),
      RunBandwidthCommand},
@@ -37,12 +37,16 @@ constexpr Subcommand kSubcommands[] = {
      RunTopCommand},
     {"ladder", N_("walk an OOM through its remedies in order, one job at a time, recorded"),
      RunLadderCommand},
-    {"report", N_("draw a run as one self-contained HTML page: memory, power, clocks, step rate, events"),
+    {"report",
+     N_("draw a run as one self-contained HTML page: memory, power, clocks, step rate, events"),
      RunReportCommand},
-    {"export", N_("serve memory, pressure, GPU and guard metrics to Prometheus on /metrics (loopback)"),
+    {"export",
+     N_("serve memory, pressure, GPU and guard metrics to Prometheus on /metrics (loopback)"),
      RunExportCommand},
     {"history", N_("list recent guarded runs and sweeps from the journal"), RunHistory},
-    {"config", N_("show the configuration: each setting's value and where it came from (config.toml, environment)"),
+    {"config",
+     N_("show the configuration: each setting's value and where it came from (config.toml, "
+        "environment)"),
      RunConfigCommand},
 };
 
@@ -87,16 +91,19 @@ bool AsksForJson(int argc, char** argv) {
 void PrintUsage(std::FILE* out) {
   std::fprintf(out, "%s\n\n%s\n\n%s\n",
                TrFormat("headroom {}: keeps long ML training jobs alive on unified-memory machines",
-                        std::string(HeadroomVersion())).c_str(),
+                        std::string(HeadroomVersion()))
+                   .c_str(),
                // TRANSLATORS: keep "headroom <command> [options]" and "--help" as they are.
-               Tr("usage: headroom <command> [options]   (headroom help <command>, or headroom <command> --help)"),
+               Tr("usage: headroom <command> [options]   (headroom help <command>, or headroom "
+                  "<command> --help)"),
                Tr("commands:"));
   for (const auto& c : kSubcommands) {
     // The summaries are NUL-terminated literals (N_ above), translated here.
     std::fprintf(out, "  %-10s %s\n", std::string(c.name).c_str(), Tr(c.summary.data()));
   }
   std::fprintf(out, "\n%s\n",
-               Tr("exit status: 0 success, 1 a negative answer (e.g. does not fit), 2 usage or input error"));
+               Tr("exit status: 0 success, 1 a negative answer (e.g. does not fit), 2 usage or "
+                  "input error"));
 }
 
 }  // namespace
@@ -121,7 +128,8 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (first == "help") {
-    return RunHelpCommand(env, kSubcommands, std::vector<std::string>(argv + 2, argv + argc), PrintUsage);
+    return RunHelpCommand(env, kSubcommands, std::vector<std::string>(argv + 2, argv + argc),
+                          PrintUsage);
   }
   if (first == "--version" || first == "-V") {
     std::printf("headroom %s (git %s)\n", std::string(HeadroomVersion()).c_str(),

@@ -11,8 +11,8 @@
 #include "../fuzz/config_targets.h"
 #include "../fuzz/doctor_targets.h"
 #include "../fuzz/explain_targets.h"
-#include "../fuzz/http_targets.h"
 #include "../fuzz/fuzz_targets.h"
+#include "../fuzz/http_targets.h"
 
 namespace headroom {
 namespace {
@@ -66,9 +66,7 @@ TEST(StepLogFuzzCorpus, Replays) {
   }
 }
 
-TEST(SamplesCsvFuzzCorpus, Replays) {
-  EXPECT_GT(Replay("samples_csv", fuzz::SamplesCsvHolds), 0);
-}
+TEST(SamplesCsvFuzzCorpus, Replays) { EXPECT_GT(Replay("samples_csv", fuzz::SamplesCsvHolds), 0); }
 
 TEST(JsonReaderFuzzCorpus, Replays) {
   // Every corpus is JSON-ish, so each one also checks the reader against nlohmann.

@@ -4,15 +4,15 @@
 // "99999999999T" must be an error, not a wrapped small number.
 #include "base/bytes.h"
 
-#include "base/i18n.h"
-#include "base/text.h"
+#include <fmt/format.h>
 
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <string>
 
-#include <fmt/format.h>
+#include "base/i18n.h"
+#include "base/text.h"
 
 namespace headroom {
 namespace {
@@ -71,18 +71,27 @@ Result<uint64_t> ParseBytes(std::string_view text, bool allow_zero) {
   const std::string s = AsciiLower(suffix);
   long double mult = 0;
   // Binary: bare letter, "ib" forms. Decimal: "b" forms without the i.
-  if (s.empty() || s == "b") mult = 1;
-  else if (s == "k" || s == "kib") mult = static_cast<long double>(kKiB);
-  else if (s == "m" || s == "mib") mult = static_cast<long double>(kMiB);
-  else if (s == "g" || s == "gib") mult = static_cast<long double>(kGiB);
-  else if (s == "t" || s == "tib") mult = static_cast<long double>(kTiB);
-  else if (s == "kb") mult = 1e3L;
-  else if (s == "mb") mult = 1e6L;
-  else if (s == "gb") mult = 1e9L;
-  else if (s == "tb") mult = 1e12L;
+  if (s.empty() || s == "b")
+    mult = 1;
+  else if (s == "k" || s == "kib")
+    mult = static_cast<long double>(kKiB);
+  else if (s == "m" || s == "mib")
+    mult = static_cast<long double>(kMiB);
+  else if (s == "g" || s == "gib")
+    mult = static_cast<long double>(kGiB);
+  else if (s == "t" || s == "tib")
+    mult = static_cast<long double>(kTiB);
+  else if (s == "kb")
+    mult = 1e3L;
+  else if (s == "mb")
+    mult = 1e6L;
+  else if (s == "gb")
+    mult = 1e9L;
+  else if (s == "tb")
+    mult = 1e12L;
   else {
-    return Error{TrFormat("'{}' has an unknown unit '{}' (use K, M, G, T, KiB..TiB, KB..TB)",
-                             text, suffix)};
+    return Error{
+        TrFormat("'{}' has an unknown unit '{}' (use K, M, G, T, KiB..TiB, KB..TB)", text, suffix)};
   }
   const long double bytes = std::round(number * mult);
   if (bytes >= 9.2e18L) return Error{TrFormat("'{}' is too large", text)};
@@ -101,12 +110,18 @@ Result<uint64_t> ParseParamCount(std::string_view text) {
   if (number <= 0) return Error{TrFormat("'{}' must be positive", text)};
   const std::string s = AsciiLower(suffix);
   long double mult = 0;
-  if (s.empty()) mult = 1;
-  else if (s == "k") mult = 1e3L;
-  else if (s == "m") mult = 1e6L;
-  else if (s == "b" || s == "g") mult = 1e9L;
-  else if (s == "t") mult = 1e12L;
-  else return Error{TrFormat("'{}' has an unknown suffix '{}' (use K, M, B, T)", text, suffix)};
+  if (s.empty())
+    mult = 1;
+  else if (s == "k")
+    mult = 1e3L;
+  else if (s == "m")
+    mult = 1e6L;
+  else if (s == "b" || s == "g")
+    mult = 1e9L;
+  else if (s == "t")
+    mult = 1e12L;
+  else
+    return Error{TrFormat("'{}' has an unknown suffix '{}' (use K, M, B, T)", text, suffix)};
   const long double params = std::round(number * mult);
   if (params < 1) return Error{TrFormat("'{}' is less than one parameter", text)};
   if (params >= 1e16L) return Error{TrFormat("'{}' is too large", text)};

@@ -30,7 +30,8 @@ int CodePointWidth(char32_t c) {
 
 size_t DisplayWidth(std::string_view text) {
   size_t width = 0;
-  for (size_t i = 0; i < text.size();) width += CodePointWidth(DecodeUtf8(text, i));  // a bad byte: U+FFFD, one column
+  for (size_t i = 0; i < text.size();)
+    width += CodePointWidth(DecodeUtf8(text, i));  // a bad byte: U+FFFD, one column
   return width;
 }
 

@@ -17,11 +17,13 @@ TEST(DisplayWidth, CountsColumnsNotBytes) {
 }
 
 TEST(DisplayWidth, ZeroWidthAndMalformedBytes) {
-  EXPECT_EQ(DisplayWidth("e\xCC\x81"), 1u);      // e + combining acute accent
-  EXPECT_EQ(DisplayWidth("a\xE2\x80\x8B" "b"), 2u);  // a zero-width space between
-  EXPECT_EQ(DisplayWidth("\xFF\xFE"), 2u);       // not UTF-8: one column per byte
-  EXPECT_EQ(DisplayWidth("\xE6\x96"), 2u);       // a cut sequence: its bytes
-  EXPECT_EQ(DisplayWidth("\xE6x"), 2u);          // a lead byte without its continuation
+  EXPECT_EQ(DisplayWidth("e\xCC\x81"), 1u);  // e + combining acute accent
+  EXPECT_EQ(DisplayWidth("a\xE2\x80\x8B"
+                         "b"),
+            2u);                            // a zero-width space between
+  EXPECT_EQ(DisplayWidth("\xFF\xFE"), 2u);  // not UTF-8: one column per byte
+  EXPECT_EQ(DisplayWidth("\xE6\x96"), 2u);  // a cut sequence: its bytes
+  EXPECT_EQ(DisplayWidth("\xE6x"), 2u);     // a lead byte without its continuation
 }
 
 TEST(DisplayWidth, PadToWidthPadsByColumns) {

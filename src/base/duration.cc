@@ -1,10 +1,10 @@
 #include "base/duration.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "base/i18n.h"
 
@@ -21,12 +21,18 @@ Result<std::chrono::microseconds> ParseDuration(std::string_view text, bool allo
   }
   const std::string unit(end);
   double scale = 0;  // microseconds per unit
-  if (unit.empty() || unit == "s") scale = 1e6;
-  else if (unit == "ms") scale = 1e3;
-  else if (unit == "us") scale = 1;
-  else if (unit == "m" || unit == "min") scale = 60e6;
-  else if (unit == "h") scale = 3600e6;
-  else return Error{TrFormat("'{}' has an unknown unit '{}' (use us, ms, s, m, h)", text, unit)};
+  if (unit.empty() || unit == "s")
+    scale = 1e6;
+  else if (unit == "ms")
+    scale = 1e3;
+  else if (unit == "us")
+    scale = 1;
+  else if (unit == "m" || unit == "min")
+    scale = 60e6;
+  else if (unit == "h")
+    scale = 3600e6;
+  else
+    return Error{TrFormat("'{}' has an unknown unit '{}' (use us, ms, s, m, h)", text, unit)};
   if (v < 0) return Error{TrFormat("'{}' is negative", text)};
   const double us = std::round(v * scale);
   if (us == 0 && !allow_zero) return Error{TrFormat("'{}' is zero", text)};

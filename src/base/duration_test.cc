@@ -19,7 +19,8 @@ TEST(ParseDuration, Units) {
 }
 
 TEST(ParseDuration, RejectsBadInput) {
-  for (const char* bad : {"", "s", "-1s", "0", "0ms", "3x", "1e400s", "nan", "inf", " 3s", "9999h", "3 s"}) {
+  for (const char* bad :
+       {"", "s", "-1s", "0", "0ms", "3x", "1e400s", "nan", "inf", " 3s", "9999h", "3 s"}) {
     EXPECT_FALSE(ParseDuration(bad).ok()) << bad;
   }
 }

@@ -48,9 +48,10 @@ std::string FormatOrFallBack(const char* translated, fmt::string_view msgid,
 // The thread's current locale with LC_MESSAGES replaced by "C": every other category (LC_CTYPE
 // for ncurses, above all) stays as it was.
 UntranslatedScope::UntranslatedScope()
-    : c_locale_(newlocale(LC_MESSAGES_MASK, "C", duplocale(uselocale(static_cast<locale_t>(nullptr))))),
+    : c_locale_(
+          newlocale(LC_MESSAGES_MASK, "C", duplocale(uselocale(static_cast<locale_t>(nullptr))))),
       previous_(c_locale_ != static_cast<locale_t>(nullptr) ? uselocale(c_locale_)
-                                                           : static_cast<locale_t>(nullptr)) {}
+                                                            : static_cast<locale_t>(nullptr)) {}
 
 UntranslatedScope::~UntranslatedScope() {
   if (c_locale_ == static_cast<locale_t>(nullptr)) return;

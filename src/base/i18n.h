@@ -17,11 +17,11 @@
 // /proc, CSV and JSON need whatever the user's locale.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <clocale>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
 
 namespace headroom {
 
@@ -44,8 +44,7 @@ const char* TrPlural(const char* singular, const char* plural, unsigned long n);
 namespace i18n_detail {
 // Formats `translated`; when it is not a valid format for the arguments (a broken
 // translation), formats the English `msgid` instead, so a bad .po file never aborts.
-std::string FormatOrFallBack(const char* translated, fmt::string_view msgid,
-                             fmt::format_args args);
+std::string FormatOrFallBack(const char* translated, fmt::string_view msgid, fmt::format_args args);
 }  // namespace i18n_detail
 
 // fmt::format with a translated format string. The English format is checked at compile
@@ -53,8 +52,7 @@ std::string FormatOrFallBack(const char* translated, fmt::string_view msgid,
 template <typename... Args>
 std::string TrFormat(fmt::format_string<Args...> msgid, Args&&... args) {
   const fmt::string_view english = msgid;  // a string literal, so NUL-terminated
-  return i18n_detail::FormatOrFallBack(Tr(english.data()), english,
-                                       fmt::make_format_args(args...));
+  return i18n_detail::FormatOrFallBack(Tr(english.data()), english, fmt::make_format_args(args...));
 }
 
 // While alive, Tr and TrFormat on this thread return English. For code that writes data

@@ -16,10 +16,10 @@
 // pass identifiers and numbers.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "base/i18n.h"
 

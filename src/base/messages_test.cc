@@ -16,11 +16,11 @@ TEST(Messages, WithoutACatalogBothFormsAreTheEnglish) {
   const TextPair p = TrPair(N_("child subreaper: {}"), ErrnoText{EPERM});
   EXPECT_EQ(p.english, std::string("child subreaper: ") + std::strerror(EPERM));
   EXPECT_EQ(p.shown, p.english);
-  EXPECT_EQ(TrPlural("{} process holds or will grab the pool: {}", "{} processes hold or will grab the pool: {}",
-                     1, 1, "x"),
+  EXPECT_EQ(TrPlural("{} process holds or will grab the pool: {}",
+                     "{} processes hold or will grab the pool: {}", 1, 1, "x"),
             "1 process holds or will grab the pool: x");
-  EXPECT_EQ(TrPlural("{} process holds or will grab the pool: {}", "{} processes hold or will grab the pool: {}",
-                     3, 3, "x"),
+  EXPECT_EQ(TrPlural("{} process holds or will grab the pool: {}",
+                     "{} processes hold or will grab the pool: {}", 3, 3, "x"),
             "3 processes hold or will grab the pool: x");
 }
 
@@ -32,8 +32,8 @@ TEST(Messages, TranslatedThreadShowsChineseAndKeepsTheEnglishForData) {
   EXPECT_EQ(p.english, "child subreaper: Operation not permitted");
   EXPECT_NE(p.shown, p.english);
   EXPECT_TRUE(p.shown.starts_with("child subreaper：")) << p.shown;
-  EXPECT_EQ(TrPlural("{} process holds or will grab the pool: {}", "{} processes hold or will grab the pool: {}",
-                     3, 3, "x"),
+  EXPECT_EQ(TrPlural("{} process holds or will grab the pool: {}",
+                     "{} processes hold or will grab the pool: {}", 3, 3, "x"),
             "3 個行程占用或將搶占記憶體池：x");
   // An UntranslatedScope is English for its own lifetime only.
   {

@@ -1,5 +1,6 @@
 // A plain-text table for terminal output: columns sized to their widest cell in terminal
-// columns (base/display_width.h: a CJK character takes two), numbers right-aligned. The CLI hands the rendered string to its output stream.
+// columns (base/display_width.h: a CJK character takes two), numbers right-aligned. The CLI hands
+// the rendered string to its output stream.
 #pragma once
 
 #include <string>

@@ -39,7 +39,8 @@ class TranslatedThread {
 
   // The catalog answers on this thread: a known message comes back translated.
   bool usable() const {
-    return zh_ != static_cast<locale_t>(nullptr) && std::string(Tr("does not fit")) != "does not fit";
+    return zh_ != static_cast<locale_t>(nullptr) &&
+           std::string(Tr("does not fit")) != "does not fit";
   }
 
  private:
@@ -50,7 +51,7 @@ class TranslatedThread {
 }  // namespace headroom::testing
 
 // Inside a test: skip it where the zh_TW catalog cannot be used.
-#define HEADROOM_REQUIRE_ZH_TW(translated)                                                  \
-  do {                                                                                      \
+#define HEADROOM_REQUIRE_ZH_TW(translated)                                                   \
+  do {                                                                                       \
     if (!(translated).usable()) GTEST_SKIP() << "no zh_TW.UTF-8 locale or no built catalog"; \
   } while (0)

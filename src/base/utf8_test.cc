@@ -21,11 +21,11 @@ TEST(Utf8, DecodesEachLengthAndRoundTrips) {
 
 TEST(Utf8, EachBadByteIsOneReplacement) {
   constexpr char32_t R = kReplacementCharacter;
-  EXPECT_EQ(DecodeAll("\x80x"), (std::u32string{R, U'x'}));            // stray continuation
-  EXPECT_EQ(DecodeAll("\xC0\xAFx"), (std::u32string{R, R, U'x'}));      // overlong '/'
-  EXPECT_EQ(DecodeAll("\xED\xA0\x80"), (std::u32string{R, R, R}));      // a UTF-16 surrogate
+  EXPECT_EQ(DecodeAll("\x80x"), (std::u32string{R, U'x'}));                // stray continuation
+  EXPECT_EQ(DecodeAll("\xC0\xAFx"), (std::u32string{R, R, U'x'}));         // overlong '/'
+  EXPECT_EQ(DecodeAll("\xED\xA0\x80"), (std::u32string{R, R, R}));         // a UTF-16 surrogate
   EXPECT_EQ(DecodeAll("\xF4\x90\x80\x80"), (std::u32string{R, R, R, R}));  // past U+10FFFF
-  EXPECT_EQ(DecodeAll("\xE8\xA8"), (std::u32string{R, R}));             // cut short
+  EXPECT_EQ(DecodeAll("\xE8\xA8"), (std::u32string{R, R}));                // cut short
   EXPECT_EQ(DecodeAll("\xFF"), (std::u32string{R}));
 }
 

@@ -37,14 +37,20 @@ nlohmann::ordered_json CopyJson(const CopyMeasurement& m) {
 std::string Gb10Line(const CopyMeasurement& m) {
   switch (CompareWithGb10(m.median_gbps)) {
     case Gb10Band::kBelow:
-      return TrFormat("below GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by copies)",
-                      kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
+      return TrFormat(
+          "below GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by "
+          "copies)",
+          kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
     case Gb10Band::kWithin:
-      return TrFormat("within GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by copies)",
-                      kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
+      return TrFormat(
+          "within GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by "
+          "copies)",
+          kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
     case Gb10Band::kAbove:
-      return TrFormat("above GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by copies)",
-                      kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
+      return TrFormat(
+          "above GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by "
+          "copies)",
+          kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
   }
   return "";
 }
@@ -56,26 +62,37 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int repeats = 10;
   bool json = false, host_only = false, device_only = false;
-  CLI::App app{
-      Tr("Measure memory copy bandwidth: host memory (memcpy across threads, each copying its own slice of two "
-      "buffers sized past the caches) and, with an NVIDIA GPU, device-to-device copies through the CUDA driver "
-      "API (libcuda.so.1, loaded at run time). GB/s with GB = 1e9 bytes, counting bytes read + bytes written "
-      "(as STREAM's Copy and CUDA's bandwidthTest do). On GB10 the device figure is compared with the 180-192 "
-      "GB/s measured in copy tests, not the 273 GB/s spec.\n\n"
-      "exit status: 0 measured; 1 a measurement failed (no GPU with --device-only, allocation failed); "
-      "2 usage error"),
-      "headroom bandwidth"};
-  app.add_option("--size", size_text, Tr("host buffer size, two are allocated (default 1GiB; at most 1/8 of MemAvailable each)"));
-  app.add_option("--device-size", device_size_text, Tr("device buffer size, two are allocated (default 1GiB)"));
-  app.add_option("--threads", threads, Tr("host copy threads (default: the CPUs)"))->check(CLI::Range(1, 1024));
-  app.add_option("--repeats", repeats, Tr("timed copies after one warm-up (default 10)"))->check(CLI::Range(1, 10000));
+  CLI::App app{Tr("Measure memory copy bandwidth: host memory (memcpy across threads, each copying "
+                  "its own slice of two "
+                  "buffers sized past the caches) and, with an NVIDIA GPU, device-to-device copies "
+                  "through the CUDA driver "
+                  "API (libcuda.so.1, loaded at run time). GB/s with GB = 1e9 bytes, counting "
+                  "bytes read + bytes written "
+                  "(as STREAM's Copy and CUDA's bandwidthTest do). On GB10 the device figure is "
+                  "compared with the 180-192 "
+                  "GB/s measured in copy tests, not the 273 GB/s spec.\n\n"
+                  "exit status: 0 measured; 1 a measurement failed (no GPU with --device-only, "
+                  "allocation failed); "
+                  "2 usage error"),
+               "headroom bandwidth"};
+  app.add_option(
+      "--size", size_text,
+      Tr("host buffer size, two are allocated (default 1GiB; at most 1/8 of MemAvailable each)"));
+  app.add_option("--device-size", device_size_text,
+                 Tr("device buffer size, two are allocated (default 1GiB)"));
+  app.add_option("--threads", threads, Tr("host copy threads (default: the CPUs)"))
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--repeats", repeats, Tr("timed copies after one warm-up (default 10)"))
+      ->check(CLI::Range(1, 10000));
   app.add_flag("--host-only", host_only, Tr("measure host memory only"));
   app.add_flag("--device-only", device_only, Tr("measure the GPU only"));
-  app.add_option("--cuda-lib", cuda_lib, Tr("load this libcuda (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
+  app.add_option("--cuda-lib", cuda_lib,
+                 Tr("load this libcuda (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
   app.add_flag("--json", json, Tr("print JSON (schema_version 1)"));
   if (auto status = ParseFlags(app, env, "bandwidth", args)) return *status;
   try {
-    if (host_only && device_only) throw UsageError{Tr("--host-only and --device-only exclude each other")};
+    if (host_only && device_only)
+      throw UsageError{Tr("--host-only and --device-only exclude each other")};
     const SysRoot root(env.default_root);
     const auto meminfo = ReadMemInfo(root);
     // 0: MemAvailable unknown. A plain integer, not an optional: aarch64 g++ 12 at -O2 warns
@@ -91,7 +108,8 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
     std::string host_note;
     if (avail > 0 && host_bytes > avail / 8) {
       host_bytes = avail / 8;
-      host_note = TrFormat("--size lowered to {} (1/8 of MemAvailable {})", FormatGiB(host_bytes), FormatGiB(avail));
+      host_note = TrFormat("--size lowered to {} (1/8 of MemAvailable {})", FormatGiB(host_bytes),
+                           FormatGiB(avail));
     }
     bool failed = false;
     nlohmann::ordered_json out = {{"schema_version", 1},
@@ -102,7 +120,8 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
       if (host) {
         out["host"] = CopyJson(*host);
         if (!json) {
-          std::fprintf(env.out, "%s\n", TrFormat("host copy, {}: {}", host->what, DescribeCopy(*host)).c_str());
+          std::fprintf(env.out, "%s\n",
+                       TrFormat("host copy, {}: {}", host->what, DescribeCopy(*host)).c_str());
         }
       } else {
         failed = true;
@@ -131,10 +150,12 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
           j["index"] = i;
           const auto info = (*cuda)->Device(i);
           const bool gb10 = info && info->name.find("GB10") != std::string::npos;
-          j["gb10_band"] = gb10 ? nlohmann::ordered_json(Gb10Line(*m)) : nlohmann::ordered_json(nullptr);
+          j["gb10_band"] =
+              gb10 ? nlohmann::ordered_json(Gb10Line(*m)) : nlohmann::ordered_json(nullptr);
           out["device"].push_back(j);
           if (!json) {
-            std::fprintf(env.out, "%s\n", TrFormat("device copy, {}: {}", m->what, DescribeCopy(*m)).c_str());
+            std::fprintf(env.out, "%s\n",
+                         TrFormat("device copy, {}: {}", m->what, DescribeCopy(*m)).c_str());
             if (gb10) std::fprintf(env.out, "  %s\n", Gb10Line(*m).c_str());
           }
         }
@@ -149,8 +170,11 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
         }
       }
     }
-    if (json) std::fprintf(env.out, "%s\n", out.dump(2).c_str());
-    else std::fprintf(env.out, "%s\n", Tr("GB/s: GB = 1e9 bytes, counting bytes read + bytes written"));
+    if (json)
+      std::fprintf(env.out, "%s\n", out.dump(2).c_str());
+    else
+      std::fprintf(env.out, "%s\n",
+                   Tr("GB/s: GB = 1e9 bytes, counting bytes read + bytes written"));
     return failed ? kExitNegative : kExitOk;
   } catch (const UsageError& e) {
     PrintError(env, "bandwidth: " + e.message);

@@ -1,18 +1,16 @@
 #include "cli/cli.h"
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <cstdlib>
-
-#include "base/bytes.h"
-#include "base/i18n.h"
-#include "cli/cli11_i18n.h"
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
+#include "base/bytes.h"
+#include "base/i18n.h"
+#include "cli/cli11_i18n.h"
 #include "cli/help_docs.h"
 
 namespace headroom {

@@ -46,7 +46,8 @@ struct Subcommand {
 // `args` (English, and the English form, when the translation's placeholders do not fit).
 // Extracted by scripts/update-pot as TrPluralFormat:1,2.
 template <typename... Args>
-std::string TrPluralFormat(const char* singular, const char* plural, unsigned long n, Args&&... args) {
+std::string TrPluralFormat(const char* singular, const char* plural, unsigned long n,
+                           Args&&... args) {
   return i18n_detail::FormatOrFallBack(TrPlural(singular, plural, n), n == 1 ? singular : plural,
                                        fmt::make_format_args(args...));
 }

@@ -14,14 +14,17 @@ constexpr uint64_t kTotal = 128 * kGiB;
 
 CliEnv WithSettings(const std::vector<FlagSetting>& values) {
   CliEnv env;
-  env.config.settings = ResolveSettings(nullptr, [](const char*) -> const char* { return nullptr; }, values).settings;
+  env.config.settings = ResolveSettings(
+                            nullptr, [](const char*) -> const char* { return nullptr; }, values)
+                            .settings;
   return env;
 }
 
 TEST(ConfigDefaults, KillLevelFlagThenSettingThenGuardDefault) {
   EXPECT_EQ(KillLevelBytes(CliEnv{}, "", "--min-available", kTotal), DefaultKillLevelBytes(kTotal));
   const CliEnv env = WithSettings({{SettingId::kKillLevel, "20%"}});
-  EXPECT_EQ(KillLevelBytes(env, "", "--min-available", kTotal), static_cast<uint64_t>(0.2 * static_cast<double>(kTotal)));
+  EXPECT_EQ(KillLevelBytes(env, "", "--min-available", kTotal),
+            static_cast<uint64_t>(0.2 * static_cast<double>(kTotal)));
   EXPECT_EQ(KillLevelBytes(env, "6GiB", "--min-available", kTotal), 6 * kGiB);
   try {
     KillLevelBytes(env, "6 apples", "--min-available", kTotal);
@@ -35,7 +38,8 @@ TEST(ConfigDefaults, WarnLevelFlagThenSettingThenTwiceTheKillLevel) {
   EXPECT_EQ(WarnLevelBytes(CliEnv{}, "", "--warn-available", kTotal, 5 * kGiB), 10 * kGiB);
   const CliEnv env = WithSettings({{SettingId::kWarnLevel, "16GiB"}});
   EXPECT_EQ(WarnLevelBytes(env, "", "--warn-available", kTotal, 5 * kGiB), 16 * kGiB);
-  EXPECT_EQ(WarnLevelBytes(env, "10%", "--warn-available", kTotal, 5 * kGiB), SizeOrPercentFlag("10%", kTotal, "x"));
+  EXPECT_EQ(WarnLevelBytes(env, "10%", "--warn-available", kTotal, 5 * kGiB),
+            SizeOrPercentFlag("10%", kTotal, "x"));
 }
 
 TEST(ConfigDefaults, JournalFlagThenSetting) {
@@ -63,7 +67,9 @@ TEST(ConfigDefaults, PlatformKindFlagThenSetting) {
 TEST(ConfigDefaults, ConfiguredTextOrTheDefault) {
   EXPECT_EQ(ConfiguredText(CliEnv{}, SettingId::kWatchInterval), "30s");
   EXPECT_EQ(ConfiguredText(CliEnv{}, SettingId::kExportInterval), "1s");
-  EXPECT_EQ(ConfiguredText(WithSettings({{SettingId::kWatchInterval, "250ms"}}), SettingId::kWatchInterval), "250ms");
+  EXPECT_EQ(ConfiguredText(WithSettings({{SettingId::kWatchInterval, "250ms"}}),
+                           SettingId::kWatchInterval),
+            "250ms");
 }
 
 TEST(ConfigDefaults, ConfiguredPowerReplacesTheProfilesFigures) {
@@ -81,8 +87,9 @@ TEST(ConfigDefaults, ConfiguredPowerReplacesTheProfilesFigures) {
 // config.toml's levels and the commands' SIZE-or-PCT flags must accept the same texts and
 // mean the same bytes: the rules are written twice (config/ holds no UsageError).
 TEST(ConfigDefaults, LevelsAgreeWithSizeOrPercentFlags) {
-  for (const char* text : {"8%", "0.5%", "99.9%", "1e1%", "16GiB", "16G", "100GB", "1.5T", "4096", "0%", "100%",
-                           "-1%", "%", "", "8 %", " 8%", "abc", "-4G", "0", "nan%", "inf%", "0x10%", "12abc"}) {
+  for (const char* text : {"8%",   "0.5%", "99.9%", "1e1%", "16GiB", "16G",   "100GB", "1.5T",
+                           "4096", "0%",   "100%",  "-1%",  "%",     "",      "8 %",   " 8%",
+                           "abc",  "-4G",  "0",     "nan%", "inf%",  "0x10%", "12abc"}) {
     auto level = ParseMemLevel(text);
     std::optional<uint64_t> flag;
     try {

@@ -51,7 +51,8 @@ std::vector<std::string> WorkloadWords(const std::string& text) {
     const std::string& word = words[i];
     if (word.rfind("--", 0) == 0) {
       out.push_back(word);
-      if (word.find('=') == std::string::npos && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
+      if (word.find('=') == std::string::npos && i + 1 < words.size() &&
+          words[i + 1].rfind("--", 0) != 0) {
         out.push_back(words[++i]);
       }
       continue;
@@ -65,28 +66,32 @@ std::vector<std::string> WorkloadWords(const std::string& text) {
     bool paired = false;
     for (const auto& [name, flag] : kPairs) {
       if (word == name) {
-        if (i + 1 >= words.size()) throw UsageError{TrFormat("--workload: '{}' needs a number after it", word)};
+        if (i + 1 >= words.size())
+          throw UsageError{TrFormat("--workload: '{}' needs a number after it", word)};
         out.insert(out.end(), {flag, words[++i]});
         paired = true;
       }
     }
     if (paired) continue;
     if (!model.empty()) {
-      throw UsageError{TrFormat("--workload: '{}' is not a method (full, lora, qlora, nvfp4-lora), 'seq N', "
-                                "'batch N' or a plan flag, and the model is already '{}'",
-                                word, model)};
+      throw UsageError{
+          TrFormat("--workload: '{}' is not a method (full, lora, qlora, nvfp4-lora), 'seq N', "
+                   "'batch N' or a plan flag, and the model is already '{}'",
+                   word, model)};
     }
     model = word;
     out.insert(out.begin(), word);  // the positional model goes first
   }
-  if (model.empty()) throw UsageError{Tr("--workload: no model named (e.g. \"qlora llama-3.1-70b seq 8192\")")};
+  if (model.empty())
+    throw UsageError{Tr("--workload: no model named (e.g. \"qlora llama-3.1-70b seq 8192\")")};
   return out;
 }
 
 // The workload planned once: env-report.json takes the verdict's identifier, the English
 // advice and a plan line made in English; the screen takes the same line and advice in the
 // user's language (WorkloadFacts::shown_*).
-WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir, const CliEnv& env) {
+WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
+                           const CliEnv& env) {
   const PlanInputs in = ResolvePlanWords(WorkloadWords(text), "--workload", root_dir, env);
   const PlanResult plan = MakePlan(in.spec, in.workload, in.budget, in.options);
   WorkloadFacts w;
@@ -97,9 +102,10 @@ WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
   const auto plan_line = [&] {
     // TRANSLATORS: doctor's workload line: model, method, batch, seq, the plan's peak, the
     // budget and where it came from (/proc/meminfo or --budget), then the verdict.
-    return TrFormat("{0} {1}, batch {2}, seq {3}: peak {4} against a budget of {5} ({6}): {7}", in.spec.name,
-                    Name(in.workload.method), in.workload.batch, in.workload.seq, FormatGiB(w.peak_bytes),
-                    FormatGiB(w.budget_bytes), plan.budget.source, VerdictLabel(plan.verdict));
+    return TrFormat("{0} {1}, batch {2}, seq {3}: peak {4} against a budget of {5} ({6}): {7}",
+                    in.spec.name, Name(in.workload.method), in.workload.batch, in.workload.seq,
+                    FormatGiB(w.peak_bytes), FormatGiB(w.budget_bytes), plan.budget.source,
+                    VerdictLabel(plan.verdict));
   };
   w.shown_plan_line = plan_line();
   {
@@ -113,10 +119,11 @@ WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
   return w;
 }
 
-void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckResult>& checks, DoctorVerdict verdict,
-               bool verbose) {
+void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckResult>& checks,
+               DoctorVerdict verdict, bool verbose) {
   std::fprintf(env.out, "%s\n", TrFormat("platform: {}", PlatformLine(f)).c_str());
-  if (f.kernel_driver) std::fprintf(env.out, "%s\n", TrFormat("kernel module: {}", *f.kernel_driver).c_str());
+  if (f.kernel_driver)
+    std::fprintf(env.out, "%s\n", TrFormat("kernel module: {}", *f.kernel_driver).c_str());
   std::fputc('\n', env.out);
   int fails = 0, warns = 0, skips = 0;
   for (const auto& c : checks) {
@@ -124,8 +131,8 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
     std::fprintf(env.out, "%s %s %s: %s\n", PadToWidth(c.id, 4).c_str(),
                  PadToWidth(CheckVerdictLabel(c.verdict), 4).c_str(), c.title.c_str(),
                  c.summary.c_str());
-    const bool show = verbose || c.verdict == CheckVerdict::kFail || c.verdict == CheckVerdict::kWarn ||
-                      c.verdict == CheckVerdict::kSkip;
+    const bool show = verbose || c.verdict == CheckVerdict::kFail ||
+                      c.verdict == CheckVerdict::kWarn || c.verdict == CheckVerdict::kSkip;
     if (show) {
       for (const auto& d : c.details) std::fprintf(env.out, "          %s\n", d.c_str());
     }
@@ -136,7 +143,9 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
   if (f.workload) {
     std::fprintf(env.out, "\n%s\n  %s\n", TrFormat("workload: {}", f.workload->description).c_str(),
                  f.workload->shown_plan_line.c_str());
-    const double h = (static_cast<double>(f.workload->budget_bytes) - static_cast<double>(f.workload->peak_bytes)) / 1e9;
+    const double h = (static_cast<double>(f.workload->budget_bytes) -
+                      static_cast<double>(f.workload->peak_bytes)) /
+                     1e9;
     // TRANSLATORS: headroom here is the memory left over, not the program's name.
     std::fprintf(
         env.out, "  %s\n",
@@ -165,31 +174,47 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::vector<std::string> configs;
   bool json = false, no_bandwidth = false, verbose = false;
   CLI::App app{
-      Tr("Preflight before a long run: the platform's identity, then ten checks of known failure modes, each "
-      "pass / warn / fail / skip / info with its evidence:\n"
-      "  G1 CUDA ABI (torch's CUDA from torch/version.py, libcudart registered, the driver's CUDA)\n"
-      "  G2 flash-attn   G3 UMA headroom (MemAvailable, page cache)   G4 thermal snapshot\n"
-      "  G5 bandwidth (host and device copies)   G6 contention (headroom ps)   G7 precision (sm_121a)\n"
-      "  G8 playbooks (offline)   G9 container and library versions   G10 multi-node (tensor parallelism)\n"
-      "With --workload, the memory headroom plan gives for it.\n\n"
-      "Read-only: it signals nothing and changes no setting; G5 copies memory between two of its own buffers "
-      "for about a second.\n\n"
-      "exit status: 0 ready, 1 ready with warnings (any warn or skip), 2 blocked (any fail, or the workload does "
-      "not fit), 3 usage error"),
+      Tr("Preflight before a long run: the platform's identity, then ten checks of known failure "
+         "modes, each "
+         "pass / warn / fail / skip / info with its evidence:\n"
+         "  G1 CUDA ABI (torch's CUDA from torch/version.py, libcudart registered, the driver's "
+         "CUDA)\n"
+         "  G2 flash-attn   G3 UMA headroom (MemAvailable, page cache)   G4 thermal snapshot\n"
+         "  G5 bandwidth (host and device copies)   G6 contention (headroom ps)   G7 precision "
+         "(sm_121a)\n"
+         "  G8 playbooks (offline)   G9 container and library versions   G10 multi-node (tensor "
+         "parallelism)\n"
+         "With --workload, the memory headroom plan gives for it.\n\n"
+         "Read-only: it signals nothing and changes no setting; G5 copies memory between two of "
+         "its own buffers "
+         "for about a second.\n\n"
+         "exit status: 0 ready, 1 ready with warnings (any warn or skip), 2 blocked (any fail, or "
+         "the workload does "
+         "not fit), 3 usage error"),
       "headroom doctor"};
-  app.add_option("--workload", workload, Tr("plan this too: \"qlora llama-3.1-70b seq 8192 [batch N]\" (plan flags allowed)"));
-  app.add_option("--python", python, Tr("the Python environment: an interpreter or a prefix (default: $VIRTUAL_ENV, "
-                                     "$CONDA_PREFIX, python3 on PATH)"));
-  app.add_option("--config", configs, Tr("a training or serving config (yaml, json, a launch script) to check for "
-                                      "tensor parallelism; repeatable"));
+  app.add_option(
+      "--workload", workload,
+      Tr("plan this too: \"qlora llama-3.1-70b seq 8192 [batch N]\" (plan flags allowed)"));
+  app.add_option("--python", python,
+                 Tr("the Python environment: an interpreter or a prefix (default: $VIRTUAL_ENV, "
+                    "$CONDA_PREFIX, python3 on PATH)"));
+  app.add_option("--config", configs,
+                 Tr("a training or serving config (yaml, json, a launch script) to check for "
+                    "tensor parallelism; repeatable"));
   app.add_option("--report", report, Tr("write env-report.json here (schema in docs/doctor.md)"));
   app.add_flag("--json", json, Tr("print the report as JSON instead of text"));
   app.add_flag("--no-bandwidth", no_bandwidth, Tr("skip G5's copy measurement (about a second)"));
-  app.add_flag("-v,--verbose", verbose, Tr("show every check's details, not only those of fail / warn / skip"));
-  app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
-  app.add_option("--cuda-lib", cuda_lib, Tr("load this libcuda for G5 (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
-  app.add_option("--root", root_dir, Tr("read proc/, sys/ and etc/ below this directory instead of /"));
-  if (auto status = ParseFlags(app, env, "doctor", args)) return *status == kExitUsage ? kDoctorExitUsage : *status;
+  app.add_flag("-v,--verbose", verbose,
+               Tr("show every check's details, not only those of fail / warn / skip"));
+  app.add_option(
+      "--nvml-lib", nvml_lib,
+      Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
+  app.add_option("--cuda-lib", cuda_lib,
+                 Tr("load this libcuda for G5 (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
+  app.add_option("--root", root_dir,
+                 Tr("read proc/, sys/ and etc/ below this directory instead of /"));
+  if (auto status = ParseFlags(app, env, "doctor", args))
+    return *status == kExitUsage ? kDoctorExitUsage : *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
@@ -197,13 +222,15 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     }
     for (const auto& c : configs) {
       std::error_code ec;
-      if (!std::filesystem::is_regular_file(c, ec)) throw UsageError{TrFormat("--config: {}: no such file", c)};
+      if (!std::filesystem::is_regular_file(c, ec))
+        throw UsageError{TrFormat("--config: {}: no such file", c)};
     }
     if (!report.empty()) {
       const auto parent = std::filesystem::path(report).parent_path();
       std::error_code ec;
       if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-        throw UsageError{TrFormat("--report: {}: directory {} does not exist", report, parent.string())};
+        throw UsageError{
+            TrFormat("--report: {}: directory {} does not exist", report, parent.string())};
       }
     }
     GatherOptions o;
@@ -231,15 +258,18 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     std::optional<WorkloadFacts> planned;
     if (!workload.empty()) planned = PlanWorkload(workload, root.root().string(), env);
     if (o.measure_bandwidth && isatty(fileno(env.err))) {
-      std::fprintf(env.err, "%s\n", Tr("measuring copy bandwidth for G5 (about a second; --no-bandwidth skips it)..."));
+      std::fprintf(
+          env.err, "%s\n",
+          Tr("measuring copy bandwidth for G5 (about a second; --no-bandwidth skips it)..."));
     }
     DoctorFacts facts = GatherFacts(root, o);
     facts.workload = planned;
     const auto checks = RunChecks(facts);
     const DoctorVerdict verdict = OverallVerdict(checks, facts.workload);
-    const std::string text = ReportJson(facts, checks, verdict)
-                                 .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-                             "\n";
+    const std::string text =
+        ReportJson(facts, checks, verdict)
+            .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+        "\n";
     if (!report.empty()) WriteFileAtomically(report, text, "--report");
     if (json) {
       std::fputs(text.c_str(), env.out);

@@ -15,12 +15,12 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <limits>
-#include <filesystem>
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -30,22 +30,20 @@
 #include "base/display_width.h"
 #include "base/i18n.h"
 #include "base/table.h"
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
 #include "cli/run_files.h"
-#include "store/journal.h"
 #include "explain/slowdown.h"
 #include "explain/step_log.h"
 #include "explain/step_times.h"
 #include "explain/verdict.h"
 #include "run/samples_csv.h"
+#include "store/journal.h"
 
 namespace headroom {
 namespace {
 
 constexpr int kExplainSchemaVersion = 1;
-
 
 std::optional<std::string> Iso(const std::optional<WallTime>& t) {
   if (!t) return std::nullopt;
@@ -176,8 +174,8 @@ std::string ToText(const Report& r) {
   // TRANSLATORS: the summary's labels; the values start in the 14th column.
   out += Label(Tr("log:")) +
          TrPluralFormat("{0}, {1} steps in {2} intervals (timed by {3}), {4} segment",
-                        "{0}, {1} steps in {2} intervals (timed by {3}), {4} segments", a.segments, r.format,
-                        a.steps, a.intervals, r.timing, a.segments) +
+                        "{0}, {1} steps in {2} intervals (timed by {3}), {4} segments", a.segments,
+                        r.format, a.steps, a.intervals, r.timing, a.segments) +
          "\n";
   if (r.samples) {
     out += Label(Tr("samples:")) +
@@ -185,7 +183,8 @@ std::string ToText(const Report& r) {
                     PlatformKindName(r.profile.kind), PlatformSourceName(r.platform_source)) +
            "\n";
   } else {
-    out += Label(Tr("samples:")) + Tr("none (--samples not given): no GPU, memory or host evidence") + "\n";
+    out += Label(Tr("samples:")) +
+           Tr("none (--samples not given): no GPU, memory or host evidence") + "\n";
   }
   if (r.events) {
     out += Label(Tr("events:")) +
@@ -214,8 +213,8 @@ std::string ToText(const Report& r) {
   const auto& t = r.thresholds;
   // TRANSLATORS: {3} is the number of slowdowns found, or the word "none".
   out += "\n" +
-         TrFormat("slowdowns (>= {0:.1f}x baseline for >= {1} intervals and >= {2} steps): {3}", t.slow_factor,
-                  t.min_intervals, t.min_steps,
+         TrFormat("slowdowns (>= {0:.1f}x baseline for >= {1} intervals and >= {2} steps): {3}",
+                  t.slow_factor, t.min_intervals, t.min_steps,
                   a.windows.empty() ? std::string(Tr("none")) : std::to_string(a.windows.size())) +
          "\n";
   for (size_t i = 0; i < a.windows.size(); ++i) {
@@ -223,27 +222,32 @@ std::string ToText(const Report& r) {
     const auto& v = r.verdicts[i];
     // TRANSLATORS: one slowdown: its number, steps, start and end time, length, seconds per
     // step, and how many times the baseline (on average and at its worst).
-    out += "  " +
-           TrFormat("#{0} steps {1}-{2}, {3} to {4} ({5:.0f} s), {6:.3f} s/step, {7:.1f}x baseline (peak {8:.1f}x)",
-                    i + 1, w.first_step, w.last_step, Iso(w.start_time).value_or("?"), Iso(w.end_time).value_or("?"),
-                    w.seconds, w.seconds_per_step, w.factor, w.peak_factor) +
-           "\n";
+    out +=
+        "  " +
+        TrFormat(
+            "#{0} steps {1}-{2}, {3} to {4} ({5:.0f} s), {6:.3f} s/step, {7:.1f}x baseline (peak "
+            "{8:.1f}x)",
+            i + 1, w.first_step, w.last_step, Iso(w.start_time).value_or("?"),
+            Iso(w.end_time).value_or("?"), w.seconds, w.seconds_per_step, w.factor, w.peak_factor) +
+        "\n";
     std::string also;
     for (auto c : v.also) also += (also.empty() ? "" : ", ") + std::string(SlowdownCauseLabel(c));
-    out += "     " +
-           (also.empty() ? TrFormat("verdict: {}", SlowdownCauseLabel(v.cause))
-                         // TRANSLATORS: {1} lists other causes that were seen in the same stretch.
-                         : TrFormat("verdict: {0} (also: {1})", SlowdownCauseLabel(v.cause), also)) +
-           "\n";
+    out +=
+        "     " +
+        (also.empty() ? TrFormat("verdict: {}", SlowdownCauseLabel(v.cause))
+                      // TRANSLATORS: {1} lists other causes that were seen in the same stretch.
+                      : TrFormat("verdict: {0} (also: {1})", SlowdownCauseLabel(v.cause), also)) +
+        "\n";
     for (const auto& e : v.evidence) {
-      out += "     " + TrFormat("evidence: {}", (e.time ? FormatUtcIso8601(*e.time) + " " : "") + e.text) + "\n";
+      out += "     " +
+             TrFormat("evidence: {}", (e.time ? FormatUtcIso8601(*e.time) + " " : "") + e.text) +
+             "\n";
     }
     for (const auto& u : v.unavailable) out += "     " + TrFormat("unavailable: {}", u) + "\n";
     out += "     " + TrFormat("advice: {}", v.advice) + "\n";
   }
   return out;
 }
-
 
 }  // namespace
 
@@ -253,35 +257,44 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
   bool json = false;
   CLI::App app{
       Tr("Find where a training run slowed down and say why, from its log and the samples of "
-      "`headroom watch`.\n\n"
-      "  headroom explain --log train.log --samples samples.csv [--events events.jsonl]\n"
-      "  headroom explain --run ID     (a `headroom watch` run recorded in the journal)\n\n"
-      "A slowdown is a sustained stretch at 1.5x or more of the run's baseline seconds per "
-      "step; each gets a verdict (thermal, clock-collapse, contention, host-side, "
-      "unexplained) with its evidence and advice (docs/explain.md).\n\n"
-      "exit status: 0 analysis printed (with or without slowdowns); 1 no step series in the "
-      "log; 2 usage or input error"),
+         "`headroom watch`.\n\n"
+         "  headroom explain --log train.log --samples samples.csv [--events events.jsonl]\n"
+         "  headroom explain --run ID     (a `headroom watch` run recorded in the journal)\n\n"
+         "A slowdown is a sustained stretch at 1.5x or more of the run's baseline seconds per "
+         "step; each gets a verdict (thermal, clock-collapse, contention, host-side, "
+         "unexplained) with its evidence and advice (docs/explain.md).\n\n"
+         "exit status: 0 analysis printed (with or without slowdowns); 1 no step series in the "
+         "log; 2 usage or input error"),
       "headroom explain"};
-  app.add_option("--log", log_path, Tr("the training log (ideally written by `headroom watch --log`)"));
-  app.add_option("--run", run_id, Tr("take the log, samples and events of this `headroom watch` run from the journal (the flags above override)"))
+  app.add_option("--log", log_path,
+                 Tr("the training log (ideally written by `headroom watch --log`)"));
+  app.add_option("--run", run_id,
+                 Tr("take the log, samples and events of this `headroom watch` run from the "
+                    "journal (the flags above override)"))
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
-  app.add_option("--journal", journal_flag, Tr("the journal for --run (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--journal", journal_flag,
+                 Tr("the journal for --run (default: $HEADROOM_JOURNAL, else journal in "
+                    "config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
   app.add_option("--samples", samples_path, Tr("the samples CSV of `headroom watch --out`"));
   app.add_option("--events", events_path, Tr("the events file of `headroom watch --events`"));
   app.add_option(
       "--step-regex", step_regex,
       Tr("read steps with this pattern instead of the built-in formats (docs/explain-logs.md)"));
-  app.add_option(
-      "--platform", platform_text,
-      Tr("gb10, discrete or none: judge the samples as this platform (default: [platform] kind in config.toml, else from the samples)"));
+  app.add_option("--platform", platform_text,
+                 Tr("gb10, discrete or none: judge the samples as this platform (default: "
+                    "[platform] kind in config.toml, else from the samples)"));
   app.add_flag("--json", json, Tr("print JSON (schema_version 1) instead of the table"));
   if (auto status = ParseFlags(app, env, "explain", args)) return *status;
   try {
     // --platform, else [platform] kind / HEADROOM_PLATFORM, else detected from the samples.
     bool platform_from_config = false;
-    const std::optional<PlatformKind> forced = PlatformKindFor(env, platform_text, &platform_from_config);
-    if (run_id > 0) FilesFromRun(env, run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/true, "explain");
-    if (log_path.empty()) throw UsageError{Tr("--log: give the training log, or --run ID of a watch run")};
+    const std::optional<PlatformKind> forced =
+        PlatformKindFor(env, platform_text, &platform_from_config);
+    if (run_id > 0)
+      FilesFromRun(env, run_id, journal_flag, log_path, samples_path, events_path,
+                   /*need_log=*/true, "explain");
+    if (log_path.empty())
+      throw UsageError{Tr("--log: give the training log, or --run ID of a watch run")};
     std::optional<StepPattern> pattern;
     if (!step_regex.empty()) {
       auto compiled = StepPattern::Compile(step_regex);
@@ -305,9 +318,10 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
     const std::vector<StepTiming> timings = StepTimes(records);
     if (timings.empty()) {
       PrintError(
-          env, "explain: " + TrFormat("no step series in {}: {} step records; the built-in formats are tqdm, "
-                                      "hf-dict, megatron, torchtune, jsonl (try --step-regex)",
-                                      log_path, records.size()));
+          env, "explain: " +
+                   TrFormat("no step series in {}: {} step records; the built-in formats are tqdm, "
+                            "hf-dict, megatron, torchtune, jsonl (try --step-regex)",
+                            log_path, records.size()));
       return kExitNegative;
     }
 
@@ -344,7 +358,8 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
       r.profile.kind = *forced;
       r.platform_source = PlatformSource::kFlag;
     }
-    if (platform_from_config && r.platform_source == PlatformSource::kFlag) r.platform_source = PlatformSource::kConfig;
+    if (platform_from_config && r.platform_source == PlatformSource::kFlag)
+      r.platform_source = PlatformSource::kConfig;
     r.profile = WithConfiguredPower(env, r.profile);
     in.profile = r.profile;
     if (events) {
@@ -352,7 +367,7 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
       in.events = &events->events;
       if (events->skipped_lines) {
         r.notes.push_back(TrFormat("{} lines of {} were not events and were skipped",
-                                      events->skipped_lines, events_path));
+                                   events->skipped_lines, events_path));
       }
     }
     for (const auto& w : r.analysis.windows) r.verdicts.push_back(ExplainWindow(w, in));

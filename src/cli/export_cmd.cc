@@ -23,7 +23,6 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "base/text.h"
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
 #include "export/http.h"
@@ -93,8 +92,10 @@ class Sampler {
  public:
   Sampler(SamplerConfig config, ExportState& state) : config_(std::move(config)), state_(state) {
     auto nvml = Nvml::Open(config_.nvml_lib);
-    if (nvml) nvml_ = std::move(*nvml);
-    else nvml_error_ = nvml.error().message;
+    if (nvml)
+      nvml_ = std::move(*nvml);
+    else
+      nvml_error_ = nvml.error().message;
     arch_ = MachineArch(config_.root);
   }
   const std::string& nvml_error() const { return nvml_error_; }
@@ -126,7 +127,8 @@ class Sampler {
       }
       if (journal_) {
         if (auto t = journal_->Totals()) {
-          s.guard = GuardCounters{static_cast<uint64_t>(t->guard_runs), static_cast<uint64_t>(t->guard_kills),
+          s.guard = GuardCounters{static_cast<uint64_t>(t->guard_runs),
+                                  static_cast<uint64_t>(t->guard_kills),
                                   static_cast<uint64_t>(t->guard_warnings),
                                   static_cast<uint64_t>(t->sweep_trials_killed)};
         } else {
@@ -149,11 +151,13 @@ class Sampler {
 
   void Run() {
     auto next = std::chrono::steady_clock::now() + config_.interval;
-    while (!state_.WaitStop(std::chrono::duration_cast<std::chrono::microseconds>(next - std::chrono::steady_clock::now()))) {
+    while (!state_.WaitStop(std::chrono::duration_cast<std::chrono::microseconds>(
+        next - std::chrono::steady_clock::now()))) {
       SampleOnce();
       next += config_.interval;
       // Fell behind (a slow NVML call, a suspended machine): start again from now.
-      if (next < std::chrono::steady_clock::now()) next = std::chrono::steady_clock::now() + config_.interval;
+      if (next < std::chrono::steady_clock::now())
+        next = std::chrono::steady_clock::now() + config_.interval;
     }
   }
 
@@ -174,21 +178,32 @@ class Sampler {
 int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::string listen = "127.0.0.1:9464", interval_text, nvml_lib, journal_flag, root_dir;
   bool no_journal = false;
-  CLI::App app{
-      Tr("Serve this machine's readings as Prometheus metrics on /metrics: memory (MemTotal, MemAvailable, free, "
-      "cached, swap), memory pressure (PSI), GPU temperature, power (with GB10's sustained and rated figures), "
-      "energy, clocks, throttle reasons and time throttled per reason, utilization, per-process GPU memory, the "
-      "journal's guard kills and warnings, and the platform. GPU memory on GB10 comes from /proc/meminfo, "
-      "labelled source=\"meminfo\". Prometheus text format, or OpenMetrics when the scraper asks for it.\n\n"
-      "Read-only; loopback only unless --listen names another address (a warning is printed). SIGTERM, SIGINT "
-      "or SIGHUP stop it cleanly.\n\n"
-      "exit status: 0 stopped by a signal; 1 could not listen; 2 usage error"),
-      "headroom export"};
-  app.add_option("--listen", listen, Tr("HOST:PORT to serve on (default 127.0.0.1:9464; port 0 picks a free one)"));
-  app.add_option("--interval", interval_text, Tr("sampling period, 100ms to 1h (default 1s, or [export] interval in config.toml)"));
-  app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
-  app.add_option("--journal", journal_flag, Tr("read guard counters from this journal (default: $HEADROOM_JOURNAL, else "
-                                               "journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  CLI::App app{Tr("Serve this machine's readings as Prometheus metrics on /metrics: memory "
+                  "(MemTotal, MemAvailable, free, "
+                  "cached, swap), memory pressure (PSI), GPU temperature, power (with GB10's "
+                  "sustained and rated figures), "
+                  "energy, clocks, throttle reasons and time throttled per reason, utilization, "
+                  "per-process GPU memory, the "
+                  "journal's guard kills and warnings, and the platform. GPU memory on GB10 comes "
+                  "from /proc/meminfo, "
+                  "labelled source=\"meminfo\". Prometheus text format, or OpenMetrics when the "
+                  "scraper asks for it.\n\n"
+                  "Read-only; loopback only unless --listen names another address (a warning is "
+                  "printed). SIGTERM, SIGINT "
+                  "or SIGHUP stop it cleanly.\n\n"
+                  "exit status: 0 stopped by a signal; 1 could not listen; 2 usage error"),
+               "headroom export"};
+  app.add_option("--listen", listen,
+                 Tr("HOST:PORT to serve on (default 127.0.0.1:9464; port 0 picks a free one)"));
+  app.add_option(
+      "--interval", interval_text,
+      Tr("sampling period, 100ms to 1h (default 1s, or [export] interval in config.toml)"));
+  app.add_option(
+      "--nvml-lib", nvml_lib,
+      Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
+  app.add_option("--journal", journal_flag,
+                 Tr("read guard counters from this journal (default: $HEADROOM_JOURNAL, else "
+                    "journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
   app.add_flag("--no-journal", no_journal, Tr("export no guard counters"));
   app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
   if (auto status = ParseFlags(app, env, "export", args)) return *status;
@@ -203,7 +218,8 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (*interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1)) {
       throw UsageError{TrFormat("--interval: '{}' is outside 100ms..1h", interval_text)};
     }
-    SamplerConfig config{SysRoot(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir))};
+    SamplerConfig config{
+        SysRoot(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir))};
     if (!root_dir.empty() && !std::filesystem::is_directory(config.root.Path("proc"))) {
       throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
     }
@@ -237,21 +253,24 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
       return kExitNegative;
     }
     if (!IsLoopbackHost(opts.host)) {
-      PrintError(env, "export: " + TrFormat("warning: listening on {}, reachable from other machines: /metrics is "
-                                            "read-only but shows process names, memory and GPU figures",
-                                            opts.host));
+      PrintError(
+          env, "export: " +
+                   TrFormat("warning: listening on {}, reachable from other machines: /metrics is "
+                            "read-only but shows process names, memory and GPU figures",
+                            opts.host));
     }
     ExportState state;
     Sampler sampler(config, state);
     sampler.SampleOnce();  // the first scrape has data
-    const std::string shown_host = opts.host.find(':') != std::string::npos ? "[" + opts.host + "]" : opts.host;
+    const std::string shown_host =
+        opts.host.find(':') != std::string::npos ? "[" + opts.host + "]" : opts.host;
     const std::string url = fmt::format("http://{}:{}/metrics", shown_host, server->port());
     std::fprintf(env.err, "headroom export: %s\n",
                  (sampler.nvml_error().empty()
                       ? TrFormat("serving {}, sampling every {}", url, interval_text)
                       // TRANSLATORS: {2} says why NVML could not be used.
-                      : TrFormat("serving {0}, sampling every {1} (no GPU metrics: {2})", url, interval_text,
-                                 sampler.nvml_error()))
+                      : TrFormat("serving {0}, sampling every {1} (no GPU metrics: {2})", url,
+                                 interval_text, sampler.nvml_error()))
                      .c_str());
     std::fflush(env.err);
     std::thread sampling([&] { sampler.Run(); });
@@ -264,7 +283,8 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
             return {200, std::string(om ? kOpenMetricsContentType : kPrometheusContentType),
                     om ? r->openmetrics : r->prometheus};
           }
-          if (req.path == "/") return {200, "text/plain; charset=utf-8", "headroom export: metrics at /metrics\n"};
+          if (req.path == "/")
+            return {200, "text/plain; charset=utf-8", "headroom export: metrics at /metrics\n"};
           return {404, "text/plain; charset=utf-8", "not found: try /metrics\n"};
         },
         [&](int status) { state.CountResponse(status); });

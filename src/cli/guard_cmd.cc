@@ -1,13 +1,12 @@
 // `headroom guard`: flags -> GuardOptions -> RunGuard -> one summary line (or JSON) and
 // the job's exit status (kExitGuardKilled when the guard killed it).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,13 +38,17 @@ void PrintSummary(std::FILE* out, const GuardSummary& s) {
   if (s.killed) {
     // TRANSLATORS: optional clauses inside "killed the job (...)", after the signal path.
     const std::string signal_after =
-        s.crossing_to_signal_ms ? TrFormat("; signal {:.1f} ms after the reading", *s.crossing_to_signal_ms) : "";
+        s.crossing_to_signal_ms
+            ? TrFormat("; signal {:.1f} ms after the reading", *s.crossing_to_signal_ms)
+            : "";
     const std::string empty_after =
-        s.crossing_to_empty_ms ? TrFormat(", empty tree after {:.0f} ms", *s.crossing_to_empty_ms) : "";
+        s.crossing_to_empty_ms ? TrFormat(", empty tree after {:.0f} ms", *s.crossing_to_empty_ms)
+                               : "";
     // TRANSLATORS: {0} is the kill reason (e.g. memavailable), {2} how the job was signalled;
     // {3} and {4} are the optional clauses above, or empty.
-    head = TrFormat("killed the job ({0}: MemAvailable {1} against the level; {2}{3}{4})", s.kill_reason,
-                    GiB(s.trigger_available_bytes.value_or(0)), s.signal_path, signal_after, empty_after);
+    head = TrFormat("killed the job ({0}: MemAvailable {1} against the level; {2}{3}{4})",
+                    s.kill_reason, GiB(s.trigger_available_bytes.value_or(0)), s.signal_path,
+                    signal_after, empty_after);
   } else if (s.job_exit_code) {
     head = TrFormat("job exited with status {}", *s.job_exit_code);
   } else if (s.job_signal) {
@@ -55,14 +58,16 @@ void PrintSummary(std::FILE* out, const GuardSummary& s) {
   }
   // TRANSLATORS: guard's closing line; {0} is one of "killed the job (...)", "job exited with
   // status N", "job died of signal N", "job ended".
-  std::fprintf(out, "%s\n",
-               TrFormat("headroom guard: {0} after {1:.1f} s; lowest MemAvailable {2}; peak pool use {3} "
-                        "(MemTotal - lowest MemAvailable); peak job RSS {4} (GPU memory on unified memory "
-                        "is not in RSS); cgroup peak {5}; MemAvailable after {6}",
-                        head, s.duration_s, GiB(s.lowest_available_bytes), GiB(s.peak_pool_use_bytes),
-                        GiB(s.peak_tree_rss_bytes), s.cgroup_peak_bytes ? GiB(*s.cgroup_peak_bytes) : Tr("n/a"),
-                        s.available_after_bytes ? GiB(*s.available_after_bytes) : Tr("n/a"))
-                   .c_str());
+  std::fprintf(
+      out, "%s\n",
+      TrFormat("headroom guard: {0} after {1:.1f} s; lowest MemAvailable {2}; peak pool use {3} "
+               "(MemTotal - lowest MemAvailable); peak job RSS {4} (GPU memory on unified memory "
+               "is not in RSS); cgroup peak {5}; MemAvailable after {6}",
+               head, s.duration_s, GiB(s.lowest_available_bytes), GiB(s.peak_pool_use_bytes),
+               GiB(s.peak_tree_rss_bytes),
+               s.cgroup_peak_bytes ? GiB(*s.cgroup_peak_bytes) : Tr("n/a"),
+               s.available_after_bytes ? GiB(*s.available_after_bytes) : Tr("n/a"))
+          .c_str());
 }
 
 nlohmann::json SummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn) {
@@ -98,33 +103,49 @@ nlohmann::json SummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn)
 }  // namespace
 
 int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string min_available, warn_available, require_available, grace = "3s", events_path, root_dir, pid;
+  std::string min_available, warn_available, require_available, grace = "3s", events_path, root_dir,
+                                                                pid;
   std::string journal_flag;
   bool no_journal = false;
   bool json = false, psi_kill = false, no_cgroup = false, torch_cap = false;
   std::vector<std::string> command;
-  CLI::App app{TrFormat(
-      "Run a job so that running out of memory kills the job, never the machine.\n\n"
-      "  headroom guard [options] -- CMD [ARGS...]\n  headroom guard [options] --pid PID\n\n"
-      "The guard reads MemAvailable every 10-100 ms (10 ms near the level) and, below the "
-      "kill level, sends SIGTERM to the whole job tree (its own session, process group and, "
-      "where one can be made, cgroup), then SIGKILL when the grace runs out; far below the "
-      "level, or when memory falls fast, SIGKILL at once.\n\n"
-      "exit status: the job's own (its exit code, or 128 + signal); {} when the guard killed "
-      "it; {} when --require-available refused to start; 2 usage error",
-      kExitGuardKilled, kExitRefused), "headroom guard"};
-  app.add_option("--min-available", min_available, Tr("kill below this MemAvailable: SIZE or PCT of MemTotal (default: [guard] kill_level in config.toml, else the larger of 4GiB and 8%)"));
-  app.add_option("--warn-available", warn_available, Tr("one warning line per crossing below this (default: [guard] warn_level in config.toml, else twice the kill level)"));
-  app.add_option("--require-available", require_available, Tr("refuse to start when MemAvailable is below SIZE; lists the usual holders of the pool"));
+  CLI::App app{
+      TrFormat(
+          "Run a job so that running out of memory kills the job, never the machine.\n\n"
+          "  headroom guard [options] -- CMD [ARGS...]\n  headroom guard [options] --pid PID\n\n"
+          "The guard reads MemAvailable every 10-100 ms (10 ms near the level) and, below the "
+          "kill level, sends SIGTERM to the whole job tree (its own session, process group and, "
+          "where one can be made, cgroup), then SIGKILL when the grace runs out; far below the "
+          "level, or when memory falls fast, SIGKILL at once.\n\n"
+          "exit status: the job's own (its exit code, or 128 + signal); {} when the guard killed "
+          "it; {} when --require-available refused to start; 2 usage error",
+          kExitGuardKilled, kExitRefused),
+      "headroom guard"};
+  app.add_option("--min-available", min_available,
+                 Tr("kill below this MemAvailable: SIZE or PCT of MemTotal (default: [guard] "
+                    "kill_level in config.toml, else the larger of 4GiB and 8%)"));
+  app.add_option("--warn-available", warn_available,
+                 Tr("one warning line per crossing below this (default: [guard] warn_level in "
+                    "config.toml, else twice the kill level)"));
+  app.add_option(
+      "--require-available", require_available,
+      Tr("refuse to start when MemAvailable is below SIZE; lists the usual holders of the pool"));
   app.add_option("--grace", grace, Tr("SIGTERM first, SIGKILL when this runs out (default 3s)"));
-  app.add_option("--events", events_path, Tr("append JSON lines (start, warn, trigger, term, kill, exit) to FILE"));
+  app.add_option("--events", events_path,
+                 Tr("append JSON lines (start, warn, trigger, term, kill, exit) to FILE"));
   app.add_option("--pid", pid, Tr("guard an existing process and its descendants"));
-  app.add_flag("--psi-kill", psi_kill, Tr("sustained full memory pressure (PSI) is a kill reason too"));
+  app.add_flag("--psi-kill", psi_kill,
+               Tr("sustained full memory pressure (PSI) is a kill reason too"));
   app.add_flag("--no-cgroup", no_cgroup, Tr("do not create a cgroup for the job"));
   app.add_flag("--json", json, Tr("print the summary as JSON"));
-  app.add_flag("--torch-cap", torch_cap, Tr("PyTorch jobs: cap torch's allocator below the kill level (set_per_process_memory_fraction), so the job gets a catchable OOM first"));
+  app.add_flag("--torch-cap", torch_cap,
+               Tr("PyTorch jobs: cap torch's allocator below the kill level "
+                  "(set_per_process_memory_fraction), so the job gets a catchable OOM first"));
   app.add_option("--root", root_dir, Tr("read proc/ below this directory instead of /"));
-  app.add_option("--journal", journal_flag, Tr("record the run in this journal (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db; see headroom history)"));
+  app.add_option(
+      "--journal", journal_flag,
+      Tr("record the run in this journal (default: $HEADROOM_JOURNAL, else journal in config.toml, "
+         "else $XDG_STATE_HOME/headroom/journal.db; see headroom history)"));
   app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
   app.add_option("command", command, Tr("the job, after --"));
   if (auto status = ParseFlags(app, env, "guard", args)) return *status;
@@ -137,7 +158,9 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!info) throw UsageError{info.error().message};
     const uint64_t total = info->total_bytes().value_or(0);
     const auto available = info->available_bytes();
-    if (!available) throw UsageError{Tr("proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it")};
+    if (!available)
+      throw UsageError{
+          Tr("proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it")};
     GuardOptions opt;
     // The flags, else the configuration (HEADROOM_KILL_LEVEL, [guard] kill_level, ...),
     // else the larger of 4 GiB and 8 % and twice that.
@@ -169,17 +192,21 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
               Tr("no known holders of the pool found (vllm, ollama, ray::, python with torch)"));
         }
         PrintLeftovers(env.err, leftovers);
-        std::fprintf(env.err, "  %s\n", Tr("(nothing was signalled; stop them yourself, e.g. kill PID)"));
+        std::fprintf(env.err, "  %s\n",
+                     Tr("(nothing was signalled; stop them yourself, e.g. kill PID)"));
         return kExitRefused;
       }
     }
     std::optional<TorchCap> cap;
     if (torch_cap) {
-      if (opt.attach_pid) throw UsageError{Tr("--torch-cap: applies to a job started by the guard, not --pid")};
+      if (opt.attach_pid)
+        throw UsageError{Tr("--torch-cap: applies to a job started by the guard, not --pid")};
       const char* tmp = std::getenv("TMPDIR");
       const char* pythonpath = std::getenv("PYTHONPATH");
-      const uint64_t cap_bytes = *available > opt.min_available_bytes ? *available - opt.min_available_bytes : 0;
-      auto installed = InstallTorchCap(tmp && *tmp ? tmp : "/tmp", cap_bytes, pythonpath ? pythonpath : "");
+      const uint64_t cap_bytes =
+          *available > opt.min_available_bytes ? *available - opt.min_available_bytes : 0;
+      auto installed =
+          InstallTorchCap(tmp && *tmp ? tmp : "/tmp", cap_bytes, pythonpath ? pythonpath : "");
       if (!installed) throw UsageError{installed.error().message};
       cap = std::move(*installed);
       opt.extra_env = cap->env;
@@ -188,7 +215,8 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!events_path.empty()) {
       events_file = std::fopen(events_path.c_str(), "ae");
       if (!events_file) {
-        throw UsageError{TrFormat("--events: cannot open {}: {}", events_path, std::strerror(errno))};
+        throw UsageError{
+            TrFormat("--events: cannot open {}: {}", events_path, std::strerror(errno))};
       }
     }
     // The journal records the run; a journal that cannot be opened or written is a note,
@@ -204,14 +232,17 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
         std::vector<std::string> recorded = command;
         if (recorded.empty()) recorded = {"--pid", pid};
         auto id = journal->BeginRun(RunKind::kGuard, recorded, std::chrono::system_clock::now());
-        if (id) run_id = *id;
-        else journal_note = id.error().message;
+        if (id)
+          run_id = *id;
+        else
+          journal_note = id.error().message;
         // Who guards, where, at which levels: what `headroom top` shows while the run lasts
         // (run/guard_record.h). The identity is read from the real /proc, not --root's.
         if (run_id) {
-          auto added = RecordGuardStart(*journal, *run_id,
-                                        ThisGuardStart(SysRoot(env.default_root), opt.min_available_bytes,
-                                                       opt.warn_available_bytes));
+          auto added =
+              RecordGuardStart(*journal, *run_id,
+                               ThisGuardStart(SysRoot(env.default_root), opt.min_available_bytes,
+                                              opt.warn_available_bytes));
           if (!added) journal_note = added.error().message;
         }
       } else {
@@ -228,16 +259,17 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (cap) cap->Remove();
     if (!summary) {
       if (journal && run_id) {
-        (void)journal->FinishRun(*run_id, "error", kExitUsage, "", std::chrono::system_clock::now());
+        (void)journal->FinishRun(*run_id, "error", kExitUsage, "",
+                                 std::chrono::system_clock::now());
       }
       throw UsageError{summary.error().message};
     }
     if (journal && run_id) {
       const std::string status = summary->killed ? "killed-by-guard" : "exited";
-      auto done = journal->FinishRun(*run_id, status, summary->exit_status,
-                                     SummaryJson(*summary, opt.min_available_bytes,
-                                                 opt.warn_available_bytes).dump(),
-                                     std::chrono::system_clock::now());
+      auto done = journal->FinishRun(
+          *run_id, status, summary->exit_status,
+          SummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(),
+          std::chrono::system_clock::now());
       if (!done) journal_note = done.error().message;
     }
     if (!journal_note.empty()) {
@@ -248,7 +280,9 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
       summary->shown_notes.push_back(std::move(note.shown));
     }
     if (json) {
-      std::fprintf(env.out, "%s\n", SummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(2).c_str());
+      std::fprintf(
+          env.out, "%s\n",
+          SummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(2).c_str());
     } else {
       PrintSummary(env.err, *summary);
       for (const auto& n : summary->shown_notes) {

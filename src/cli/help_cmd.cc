@@ -1,11 +1,11 @@
 // headroom help: a command's --help by name, and the man pages and shell completions the
 // package installs, rendered from the commands' own CLI11 apps (cli/help_docs.h).
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "base/i18n.h"
 #include "base/version.h"
@@ -68,10 +68,14 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
                "headroom help"};
   app.add_option("command", command, Tr("the command (default: the list of commands)"));
   app.add_flag("--man", man, Tr("print the man page (roff) of COMMAND, or headroom(1)"));
-  app.add_option("--man-dir", man_dir, Tr("write headroom.1 and headroom-COMMAND.1 for every command into DIR"));
-  app.add_option("--completion", completion, Tr("print the completion script for this shell: bash or zsh"));
+  app.add_option("--man-dir", man_dir,
+                 Tr("write headroom.1 and headroom-COMMAND.1 for every command into DIR"));
+  app.add_option("--completion", completion,
+                 Tr("print the completion script for this shell: bash or zsh"));
   app.add_option("-o,--out", out_path, Tr("write to FILE instead of standard output"));
-  app.add_option("--date", date, Tr("the date on the man pages, YYYY-MM-DD (default: SOURCE_DATE_EPOCH, else today)"));
+  app.add_option(
+      "--date", date,
+      Tr("the date on the man pages, YYYY-MM-DD (default: SOURCE_DATE_EPOCH, else today)"));
   if (auto status = ParseFlags(app, env, "help", args)) return *status;
   try {
     const Subcommand* target = nullptr;
@@ -92,13 +96,15 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
     // language: cmake/generate_docs.cmake); the completions in English, since one script
     // serves every user of the machine.
     if (!completion.empty()) {
-      if (target != nullptr) throw UsageError{Tr("--completion covers every command: give no COMMAND")};
+      if (target != nullptr)
+        throw UsageError{Tr("--completion covers every command: give no COMMAND")};
       if (completion != "bash" && completion != "zsh") {
         throw UsageError{TrFormat("--completion: '{}' is not bash or zsh", completion)};
       }
     }
     if (!man_dir.empty()) {
-      if (!out_path.empty()) throw UsageError{Tr("--man-dir writes several files: -o does not apply")};
+      if (!out_path.empty())
+        throw UsageError{Tr("--man-dir writes several files: -o does not apply")};
       std::error_code ec;
       std::filesystem::create_directories(man_dir, ec);
       if (ec) throw UsageError{TrFormat("--man-dir: cannot create {}: {}", man_dir, ec.message())};
@@ -108,7 +114,8 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
       const auto docs = CollectCommandDocs(env, commands);
       const auto models = ModelNames();
       WriteOrPrint(env, out_path,
-                   completion == "bash" ? RenderBashCompletion(docs, models) : RenderZshCompletion(docs, models));
+                   completion == "bash" ? RenderBashCompletion(docs, models)
+                                        : RenderZshCompletion(docs, models));
       return kExitOk;
     }
     const std::string day = ManDate(date);
@@ -123,8 +130,8 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
     }
     const std::filesystem::path dir(man_dir);
     if (target == nullptr) {
-      WriteFileAtomically((dir / "headroom.1").string(), RenderMainManPage(docs, HeadroomVersion(), day),
-                          "--man-dir");
+      WriteFileAtomically((dir / "headroom.1").string(),
+                          RenderMainManPage(docs, HeadroomVersion(), day), "--man-dir");
     }
     for (const auto& doc : docs) {
       WriteFileAtomically((dir / ("headroom-" + doc.name + ".1")).string(),

@@ -14,14 +14,14 @@
 //   what bash and zsh users expect for a size or a duration.
 #include "cli/help_docs.h"
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <set>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "base/i18n.h"
 #include "base/text.h"
@@ -35,15 +35,18 @@ using nlohmann::json;
 // Options whose value is a path, completed with file names; --root and --logs are folders.
 bool TakesPath(std::string_view long_name) {
   static constexpr std::string_view kPathOptions[] = {
-      "--journal", "--state", "--out", "--events", "--log", "--samples", "--report", "--csv",
-      "--config", "--nvml-lib", "--cuda-lib", "--python", "--root", "--logs", "-o"};
+      "--journal",  "--state",  "--out",  "--events", "--log",
+      "--samples",  "--report", "--csv",  "--config", "--nvml-lib",
+      "--cuda-lib", "--python", "--root", "--logs",   "-o"};
   for (const auto name : kPathOptions) {
     if (long_name == name) return true;
   }
   return false;
 }
 
-bool TakesDirectory(std::string_view long_name) { return long_name == "--root" || long_name == "--logs"; }
+bool TakesDirectory(std::string_view long_name) {
+  return long_name == "--root" || long_name == "--logs";
+}
 
 std::vector<std::string> OptionNames(const CLI::Option& opt) {
   std::vector<std::string> names;
@@ -96,14 +99,17 @@ size_t ExitStatusPrefix(const std::vector<std::string>& paragraph) {
   if (paragraph.empty()) return 0;
   // TRANSLATORS: exactly the words that begin the "exit status: ..." paragraph of every
   // command's help in the translation: the man pages find that paragraph by them.
-  for (const std::string_view prefix : {std::string_view("exit status:"), std::string_view(Tr("exit status:"))}) {
+  for (const std::string_view prefix :
+       {std::string_view("exit status:"), std::string_view(Tr("exit status:"))}) {
     if (paragraph.front().rfind(prefix, 0) == 0) return prefix.size();
   }
   return 0;
 }
 
 // A man page's section heading, in the language of the messages.
-std::string Heading(const char* english) { return std::string(".SH ") + RoffEscape(Tr(english)) + "\n"; }
+std::string Heading(const char* english) {
+  return std::string(".SH ") + RoffEscape(Tr(english)) + "\n";
+}
 
 std::string Join(const std::vector<std::string>& lines, std::string_view sep) {
   std::string out;
@@ -121,11 +127,14 @@ std::string OptionLabel(const json& opt) {
     label = fmt::format("\\fI{}\\fR", RoffEscape(opt["names"][0].get<std::string>()));
   } else {
     std::vector<std::string> parts;
-    for (const auto& n : opt["names"]) parts.push_back("\\fB" + RoffEscape(n.get<std::string>()) + "\\fR");
+    for (const auto& n : opt["names"])
+      parts.push_back("\\fB" + RoffEscape(n.get<std::string>()) + "\\fR");
     label = Join(parts, ", ");
     if (opt.value("value", false)) {
       const std::string last = opt["names"].back().get<std::string>();
-      label += TakesDirectory(last) ? " \\fIDIR\\fR" : TakesPath(last) ? " \\fIFILE\\fR" : " \\fIVALUE\\fR";
+      label += TakesDirectory(last) ? " \\fIDIR\\fR"
+               : TakesPath(last)    ? " \\fIFILE\\fR"
+                                    : " \\fIVALUE\\fR";
     }
   }
   if (opt.value("repeatable", false)) label += " ...";
@@ -173,7 +182,8 @@ std::string ManHeader(std::string_view title, std::string_view version, std::str
 // A finished page. One with text beyond ASCII (a translation) is set ragged-right: Chinese has
 // no spaces for groff to stretch, so a justified line of it cannot be adjusted.
 std::string FinishPage(std::string page) {
-  const bool ascii = std::all_of(page.begin(), page.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  const bool ascii = std::all_of(page.begin(), page.end(),
+                                 [](char c) { return static_cast<unsigned char>(c) < 0x80; });
   if (!ascii) page.insert(page.find('\n') + 1, ".ad l\n");
   return page;
 }
@@ -182,8 +192,10 @@ std::string FinishPage(std::string page) {
 std::string ShellQuote(std::string_view text) {
   std::string out = "'";
   for (char c : text) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -192,12 +204,18 @@ std::string ShellQuote(std::string_view text) {
 std::string ZshDescription(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '[') out += '(';
-    else if (c == ']') out += ')';
-    else if (c == ':') out += ' ';
-    else if (c == '\n') out += ' ';
-    else if (c == '\\') out += "\\\\";
-    else out += c;
+    if (c == '[')
+      out += '(';
+    else if (c == ']')
+      out += ')';
+    else if (c == ':')
+      out += ' ';
+    else if (c == '\n')
+      out += ' ';
+    else if (c == '\\')
+      out += "\\\\";
+    else
+      out += c;
   }
   if (out.size() > 120) out = out.substr(0, 117) + "...";
   return out;
@@ -220,17 +238,22 @@ void BashOptionCases(std::string& out, const std::string& key, const json& spec)
     if (opt.value("positional", false) || !opt.value("value", false)) continue;
     for (const auto& n : opt["names"]) {
       const std::string name = n.get<std::string>();
-      if (TakesDirectory(name)) dirs.push_back(name);
-      else if (TakesPath(name)) files.push_back(name);
+      if (TakesDirectory(name))
+        dirs.push_back(name);
+      else if (TakesPath(name))
+        files.push_back(name);
     }
   }
   std::vector<std::string> subs;
   for (const auto& sub : spec["subcommands"]) subs.push_back(sub["name"].get<std::string>());
-  out += fmt::format("    {})\n      opts={}\n      valued={}\n      files={}\n      dirs={}\n      subs={}\n      ;;\n",
-                     key, ShellQuote(WordList(spec["options"], false)),
-                     ShellQuote(WordList(spec["options"], true)), ShellQuote(Join(files, " ")),
-                     ShellQuote(Join(dirs, " ")), ShellQuote(Join(subs, " ")));
-  for (const auto& sub : spec["subcommands"]) BashOptionCases(out, key + "/" + sub["name"].get<std::string>(), sub);
+  out += fmt::format(
+      "    {})\n      opts={}\n      valued={}\n      files={}\n      dirs={}\n      subs={}\n     "
+      " ;;\n",
+      key, ShellQuote(WordList(spec["options"], false)),
+      ShellQuote(WordList(spec["options"], true)), ShellQuote(Join(files, " ")),
+      ShellQuote(Join(dirs, " ")), ShellQuote(Join(subs, " ")));
+  for (const auto& sub : spec["subcommands"])
+    BashOptionCases(out, key + "/" + sub["name"].get<std::string>(), sub);
 }
 
 std::string ZshArguments(const json& spec, std::string_view models) {
@@ -252,7 +275,9 @@ std::string ZshArguments(const json& spec, std::string_view models) {
     const std::string first = names.back().get<std::string>();
     std::string action;
     if (opt.value("value", false)) {
-      action = TakesDirectory(first) ? ":directory:_files -/" : TakesPath(first) ? ":file:_files" : ":value:";
+      action = TakesDirectory(first) ? ":directory:_files -/"
+               : TakesPath(first)    ? ":file:_files"
+                                     : ":value:";
     }
     const std::string repeat = opt.value("repeatable", false) ? "*" : "";
     if (names.size() == 1) {
@@ -261,8 +286,8 @@ std::string ZshArguments(const json& spec, std::string_view models) {
       // Brace expansion outside the quotes: {-o,--out}'[...]' is one spec per name.
       std::vector<std::string> all;
       for (const auto& n : names) all.push_back(n.get<std::string>());
-      out += fmt::format("    {}{{{}}}{} \\\n", repeat.empty() ? "" : ShellQuote(repeat), Join(all, ","),
-                         ShellQuote("[" + desc + "]" + action));
+      out += fmt::format("    {}{{{}}}{} \\\n", repeat.empty() ? "" : ShellQuote(repeat),
+                         Join(all, ","), ShellQuote("[" + desc + "]" + action));
     }
   }
   return out;
@@ -277,10 +302,18 @@ std::string RoffEscape(std::string_view text) {
     if (line_start && (c == '.' || c == '\'')) out += "\\&";
     line_start = false;
     switch (c) {
-      case '\\': out += "\\e"; break;
-      case '-': out += "\\-"; break;
-      case '\n': out += '\n'; line_start = true; break;
-      default: out += c;
+      case '\\':
+        out += "\\e";
+        break;
+      case '-':
+        out += "\\-";
+        break;
+      case '\n':
+        out += '\n';
+        line_start = true;
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -290,15 +323,19 @@ namespace {
 
 // Ideographs, kana, hangul, CJK punctuation and the full-width forms.
 bool IsCjk(char32_t c) {
-  return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
-         (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF);
+  return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) ||
+         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+         (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF);
 }
 
 // Punctuation a line must not begin with, and punctuation it must not end with.
 bool NoBreakBefore(char32_t c) {
-  return std::u32string_view(U"，。、；：！？）」』】〉》〕…・ー,.;:!?)]}%").find(c) != std::u32string_view::npos;
+  return std::u32string_view(U"，。、；：！？）」』】〉》〕…・ー,.;:!?)]}%").find(c) !=
+         std::u32string_view::npos;
 }
-bool NoBreakAfter(char32_t c) { return std::u32string_view(U"（「『【〈《〔([{").find(c) != std::u32string_view::npos; }
+bool NoBreakAfter(char32_t c) {
+  return std::u32string_view(U"（「『【〈《〔([{").find(c) != std::u32string_view::npos;
+}
 
 }  // namespace
 
@@ -320,28 +357,33 @@ std::string RoffText(std::string_view text) {
 }
 
 json AppSpec(const CLI::App& app) {
-  json spec = {{"name", app.get_name()}, {"description", app.get_description()},
-               {"footer", app.get_footer()}, {"options", json::array()}, {"subcommands", json::array()}};
+  json spec = {{"name", app.get_name()},
+               {"description", app.get_description()},
+               {"footer", app.get_footer()},
+               {"options", json::array()},
+               {"subcommands", json::array()}};
   const CLI::Option* help = app.get_help_ptr();
   for (const CLI::Option* opt : app.get_options()) {
     if (opt == help || opt == app.get_help_all_ptr()) continue;
-    json o = {{"positional", opt->get_positional()},
-              {"value", opt->get_items_expected_max() > 0},
-              {"type", opt->get_type_name()},
-              {"description", opt->get_description()},
-              {"required", opt->get_required()},
-              {"repeatable", opt->get_items_expected_max() > 1}};
-    if (opt->get_positional()) o["names"] = json::array({opt->get_name()});
-    else o["names"] = OptionNames(*opt);
+    json o = {
+        {"positional", opt->get_positional()}, {"value", opt->get_items_expected_max() > 0},
+        {"type", opt->get_type_name()},        {"description", opt->get_description()},
+        {"required", opt->get_required()},     {"repeatable", opt->get_items_expected_max() > 1}};
+    if (opt->get_positional())
+      o["names"] = json::array({opt->get_name()});
+    else
+      o["names"] = OptionNames(*opt);
     spec["options"].push_back(std::move(o));
   }
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); })) {
+  for (const CLI::App* sub :
+       app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); })) {
     spec["subcommands"].push_back(AppSpec(*sub));
   }
   return spec;
 }
 
-std::vector<CommandDoc> CollectCommandDocs(const CliEnv& env, std::span<const Subcommand> commands) {
+std::vector<CommandDoc> CollectCommandDocs(const CliEnv& env,
+                                           std::span<const Subcommand> commands) {
   std::vector<CommandDoc> docs;
   for (const auto& c : commands) {
     // The handler prints its spec into memory; its stderr stays the caller's.
@@ -356,20 +398,23 @@ std::vector<CommandDoc> CollectCommandDocs(const CliEnv& env, std::span<const Su
     const std::unique_ptr<char, decltype(&std::free)> owned(buffer, &std::free);
     json spec = json::parse(std::string_view(buffer, size), nullptr, /*allow_exceptions=*/false);
     if (status != kExitOk || spec.is_discarded() || !spec.is_object()) {
-      throw UsageError{fmt::format("help: the {} command gave no usable spec (status {})", c.name, status)};
+      throw UsageError{
+          fmt::format("help: the {} command gave no usable spec (status {})", c.name, status)};
     }
     docs.push_back({std::string(c.name), Tr(c.summary.data()), std::move(spec)});
   }
   return docs;
 }
 
-std::string RenderCommandManPage(const CommandDoc& doc, std::string_view version, std::string_view date) {
+std::string RenderCommandManPage(const CommandDoc& doc, std::string_view version,
+                                 std::string_view date) {
   std::string upper = "HEADROOM-" + doc.name;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::string out = ManHeader(RoffEscape(upper), version, date);
   // TRANSLATORS: the headings of a man page's sections (man(7)); English pages write them in
   // capitals.
-  out += Heading(N_("NAME")) + "headroom\\-" + RoffEscape(doc.name) + " \\- " + RoffText(doc.summary) + "\n";
+  out += Heading(N_("NAME")) + "headroom\\-" + RoffEscape(doc.name) + " \\- " +
+         RoffText(doc.summary) + "\n";
   out += Heading(N_("SYNOPSIS")) + UsageLine(doc.name, doc.spec) + "\n";
   out += Heading(N_("DESCRIPTION"));
   std::string exit_status;
@@ -395,7 +440,8 @@ std::string RenderCommandManPage(const CommandDoc& doc, std::string_view version
   return FinishPage(std::move(out));
 }
 
-std::string RenderMainManPage(std::span<const CommandDoc> docs, std::string_view version, std::string_view date) {
+std::string RenderMainManPage(std::span<const CommandDoc> docs, std::string_view version,
+                              std::string_view date) {
   std::string out = ManHeader("HEADROOM", version, date);
   out += Heading(N_("NAME")) + "headroom \\- " +
          RoffText(Tr("keep long ML training jobs alive on unified-memory machines")) + "\n";
@@ -404,34 +450,42 @@ std::string RenderMainManPage(std::span<const CommandDoc> docs, std::string_view
          "\\fBheadroom\\fR \\fIcommand\\fR [\\fIoptions\\fR]\n.br\n"
          "\\fBheadroom help\\fR [\\fIcommand\\fR]\n.br\n\\fBheadroom \\-\\-version\\fR\n";
   out += Heading(N_("DESCRIPTION")) + ".PP\n" +
-         RoffText(Tr("headroom plans, guards, sweeps and watches ML training jobs on machines whose CPU and GPU "
-                       "share one memory pool (NVIDIA DGX Spark, GB10) and on any Linux machine with or without a "
-                       "GPU. The memory budget is MemAvailable from /proc/meminfo, never nvidia-smi. Sizes: GB = "
-                       "1e9 bytes, GiB = 2^30 bytes.")) +
+         RoffText(Tr("headroom plans, guards, sweeps and watches ML training jobs on machines "
+                     "whose CPU and GPU "
+                     "share one memory pool (NVIDIA DGX Spark, GB10) and on any Linux machine with "
+                     "or without a "
+                     "GPU. The memory budget is MemAvailable from /proc/meminfo, never nvidia-smi. "
+                     "Sizes: GB = "
+                     "1e9 bytes, GiB = 2^30 bytes.")) +
          "\n.PP\n" +
-         RoffText(Tr("headroom reads and explains; it changes system state (signals, cache flushes) only where "
-                       "a command is asked for exactly that.")) +
+         RoffText(Tr("headroom reads and explains; it changes system state (signals, cache "
+                     "flushes) only where "
+                     "a command is asked for exactly that.")) +
          "\n";
   out += Heading(N_("COMMANDS"));
   for (const auto& d : docs) {
     out += fmt::format(".TP\n\\fB{}\\fR\n{} (\\fB\\%headroom\\-{}\\fR(1))\n", RoffEscape(d.name),
                        RoffText(d.summary), RoffEscape(d.name));
   }
-  out += Heading(N_("EXIT STATUS")) + ".PP\n" +
-         RoffText(Tr("0 success; 1 a negative answer (plan: does not fit); 2 usage or input error. Some "
-                       "commands add their own (guard: the job's status, 99 when the guard killed it; doctor: 0 "
-                       "ready, 1 ready with warnings, 2 blocked, 3 usage error): see each command's page.")) +
-         "\n";
+  out +=
+      Heading(N_("EXIT STATUS")) + ".PP\n" +
+      RoffText(Tr(
+          "0 success; 1 a negative answer (plan: does not fit); 2 usage or input error. Some "
+          "commands add their own (guard: the job's status, 99 when the guard killed it; doctor: 0 "
+          "ready, 1 ready with warnings, 2 blocked, 3 usage error): see each command's page.")) +
+      "\n";
   out += Heading(N_("ENVIRONMENT")) + ".TP\n\\fBHEADROOM_JOURNAL\\fR\n" +
          RoffText(Tr("the journal (SQLite) of guarded runs, sweeps, watch runs and ladders")) +
          "\n.TP\n\\fBHEADROOM_CONFIG\\fR\n" +
-         RoffText(Tr("the configuration file (default $XDG_CONFIG_HOME/headroom/config.toml); see headroom "
-                       "config")) +
+         RoffText(Tr(
+             "the configuration file (default $XDG_CONFIG_HOME/headroom/config.toml); see headroom "
+             "config")) +
          "\n.TP\n\\fBHEADROOM_NVML_LIB\\fR, \\fBHEADROOM_CUDA_LIB\\fR\n" +
          RoffText(Tr("load these instead of libnvidia-ml.so.1 and libcuda.so.1")) +
          "\n.TP\n\\fBLANG\\fR, \\fBLC_MESSAGES\\fR, \\fBLANGUAGE\\fR\n" +
-         RoffText(Tr("the language of messages (English by default; zh_TW is translated); --json output is "
-                       "never translated")) +
+         RoffText(Tr(
+             "the language of messages (English by default; zh_TW is translated); --json output is "
+             "never translated")) +
          "\n";
   out += Heading(N_("FILES")) + ".TP\n\\fI$XDG_CONFIG_HOME/headroom/config.toml\\fR\n" +
          RoffText(Tr("the settings users set once (default ~/.config/headroom/config.toml)")) +
@@ -444,11 +498,13 @@ std::string RenderMainManPage(std::span<const CommandDoc> docs, std::string_view
   return FinishPage(std::move(out));
 }
 
-std::string RenderBashCompletion(std::span<const CommandDoc> docs, std::span<const std::string> model_names) {
+std::string RenderBashCompletion(std::span<const CommandDoc> docs,
+                                 std::span<const std::string> model_names) {
   std::vector<std::string> names;
   for (const auto& d : docs) names.push_back(d.name);
   std::string out =
-      "# bash completion for headroom (generated by `headroom help --completion bash`; do not edit)\n"
+      "# bash completion for headroom (generated by `headroom help --completion bash`; do not "
+      "edit)\n"
       "_headroom() {\n"
       "  local cur prev i cmd key opts valued files dirs subs\n"
       "  cur=${COMP_WORDS[COMP_CWORD]}\n"
@@ -457,31 +513,41 @@ std::string RenderBashCompletion(std::span<const CommandDoc> docs, std::span<con
       "  # The command, then a subcommand; after -- the words are the job's: complete commands.\n"
       "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
       "    case ${COMP_WORDS[i]} in\n"
-      "      --) COMPREPLY=($(compgen -c -- \"$cur\")); [[ $i -lt $((COMP_CWORD - 1)) ]] && COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
+      "      --) COMPREPLY=($(compgen -c -- \"$cur\")); [[ $i -lt $((COMP_CWORD - 1)) ]] && "
+      "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
       "      -*) ;;\n"
       "      *) if [[ -z $cmd ]]; then cmd=${COMP_WORDS[i]}; key=$cmd;\n"
-      "         elif [[ $key == \"$cmd\" && \" $subs \" == *\" ${COMP_WORDS[i]} \"* ]]; then key=$cmd/${COMP_WORDS[i]}; fi ;;\n"
+      "         elif [[ $key == \"$cmd\" && \" $subs \" == *\" ${COMP_WORDS[i]} \"* ]]; then "
+      "key=$cmd/${COMP_WORDS[i]}; fi ;;\n"
       "    esac\n"
       "    _headroom_options \"$key\"\n"
       "  done\n"
       "  if [[ -z $cmd ]]; then\n"
-      "    COMPREPLY=($(compgen -W " + ShellQuote(Join(names, " ") + " help --help --version") + " -- \"$cur\"))\n"
+      "    COMPREPLY=($(compgen -W " +
+      ShellQuote(Join(names, " ") + " help --help --version") +
+      " -- \"$cur\"))\n"
       "    return\n"
       "  fi\n"
-      "  if [[ $cmd == help ]]; then COMPREPLY=($(compgen -W " + ShellQuote(Join(names, " ")) + " -- \"$cur\")); return; fi\n"
+      "  if [[ $cmd == help ]]; then COMPREPLY=($(compgen -W " +
+      ShellQuote(Join(names, " ")) +
+      " -- \"$cur\")); return; fi\n"
       "  _headroom_options \"$key\"\n"
       "  if [[ \" $valued \" == *\" $prev \"* ]]; then\n"
-      "    if [[ \" $dirs \" == *\" $prev \"* ]]; then compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"));\n"
-      "    elif [[ \" $files \" == *\" $prev \"* ]]; then compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"));\n"
+      "    if [[ \" $dirs \" == *\" $prev \"* ]]; then compopt -o filenames 2>/dev/null; "
+      "COMPREPLY=($(compgen -d -- \"$cur\"));\n"
+      "    elif [[ \" $files \" == *\" $prev \"* ]]; then compopt -o filenames 2>/dev/null; "
+      "COMPREPLY=($(compgen -f -- \"$cur\"));\n"
       "    else COMPREPLY=(); fi\n"
       "    return\n"
       "  fi\n"
-      "  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"$opts --help\" -- \"$cur\")); return; fi\n"
-      "  if [[ $key == \"$cmd\" && -n $subs ]]; then COMPREPLY=($(compgen -W \"$subs\" -- \"$cur\")); return; fi\n";
+      "  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"$opts --help\" -- \"$cur\")); return; "
+      "fi\n"
+      "  if [[ $key == \"$cmd\" && -n $subs ]]; then COMPREPLY=($(compgen -W \"$subs\" -- "
+      "\"$cur\")); return; fi\n";
   if (!model_names.empty()) {
     std::vector<std::string> models(model_names.begin(), model_names.end());
-    out += "  if [[ $cmd == plan ]]; then COMPREPLY=($(compgen -W " + ShellQuote(Join(models, " ")) +
-           " -- \"$cur\")); return; fi\n";
+    out += "  if [[ $cmd == plan ]]; then COMPREPLY=($(compgen -W " +
+           ShellQuote(Join(models, " ")) + " -- \"$cur\")); return; fi\n";
   }
   out += "  COMPREPLY=()\n}\n";
   out += "_headroom_options() {\n  opts= valued= files= dirs= subs=\n  case $1 in\n";
@@ -490,42 +556,55 @@ std::string RenderBashCompletion(std::span<const CommandDoc> docs, std::span<con
   return out;
 }
 
-std::string RenderZshCompletion(std::span<const CommandDoc> docs, std::span<const std::string> model_names) {
+std::string RenderZshCompletion(std::span<const CommandDoc> docs,
+                                std::span<const std::string> model_names) {
   std::vector<std::string> models(model_names.begin(), model_names.end());
   const std::string model_list = Join(models, " ");
   std::string out =
       "#compdef headroom\n"
-      "# zsh completion for headroom (generated by `headroom help --completion zsh`; do not edit)\n\n"
+      "# zsh completion for headroom (generated by `headroom help --completion zsh`; do not "
+      "edit)\n\n"
       "_headroom() {\n"
       "  local -a commands\n"
       "  commands=(\n";
-  for (const auto& d : docs) out += "    " + ShellQuote(d.name + ":" + ZshDescription(d.summary)) + "\n";
-  out += "    'help:show the help of a command'\n  )\n"
-         "  if (( CURRENT == 2 )); then\n"
-         "    _describe -t commands 'headroom command' commands\n"
-         "    return\n"
-         "  fi\n"
-         "  local cmd=$words[2]\n"
-         "  shift words\n"
-         "  (( CURRENT-- ))\n"
-         "  case $cmd in\n"
-         "    help) _describe -t commands 'headroom command' commands ;;\n";
+  for (const auto& d : docs)
+    out += "    " + ShellQuote(d.name + ":" + ZshDescription(d.summary)) + "\n";
+  out +=
+      "    'help:show the help of a command'\n  )\n"
+      "  if (( CURRENT == 2 )); then\n"
+      "    _describe -t commands 'headroom command' commands\n"
+      "    return\n"
+      "  fi\n"
+      "  local cmd=$words[2]\n"
+      "  shift words\n"
+      "  (( CURRENT-- ))\n"
+      "  case $cmd in\n"
+      "    help) _describe -t commands 'headroom command' commands ;;\n";
   for (const auto& d : docs) {
     out += "    " + d.name + ")\n";
     if (!d.spec["subcommands"].empty()) {
-      out += "      if (( CURRENT == 2 )) && [[ $words[CURRENT] != -* ]]; then\n        local -a subs\n        subs=(\n";
+      out +=
+          "      if (( CURRENT == 2 )) && [[ $words[CURRENT] != -* ]]; then\n        local -a "
+          "subs\n        subs=(\n";
       for (const auto& sub : d.spec["subcommands"]) {
-        out += "          " + ShellQuote(sub["name"].get<std::string>() + ":" + ZshDescription(sub.value("description", ""))) + "\n";
+        out += "          " +
+               ShellQuote(sub["name"].get<std::string>() + ":" +
+                          ZshDescription(sub.value("description", ""))) +
+               "\n";
       }
-      out += "        )\n        _describe -t subcommands 'subcommand' subs\n        return\n      fi\n";
+      out +=
+          "        )\n        _describe -t subcommands 'subcommand' subs\n        return\n      "
+          "fi\n";
       out += "      case $words[2] in\n";
       for (const auto& sub : d.spec["subcommands"]) {
-        out += "        " + sub["name"].get<std::string>() + ")\n          shift words; (( CURRENT-- ))\n          _arguments -s \\\n" +
+        out += "        " + sub["name"].get<std::string>() +
+               ")\n          shift words; (( CURRENT-- ))\n          _arguments -s \\\n" +
                ZshArguments(sub, "") + "            && return ;;\n";
       }
       out += "      esac\n";
     }
-    out += "      _arguments -s \\\n" + ZshArguments(d.spec, d.name == "plan" ? model_list : "") + "        && return\n      ;;\n";
+    out += "      _arguments -s \\\n" + ZshArguments(d.spec, d.name == "plan" ? model_list : "") +
+           "        && return\n      ;;\n";
   }
   out += "  esac\n}\n\n_headroom \"$@\"\n";
   return out;

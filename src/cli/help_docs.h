@@ -8,12 +8,11 @@
 // (CMakeLists.txt: build/man, build/completions).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
 

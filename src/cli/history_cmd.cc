@@ -99,7 +99,8 @@ void PrintTable(const CliEnv& env, const std::filesystem::path& path,
   TextTable table({A::kRight, A::kLeft, A::kLeft, A::kRight, A::kLeft, A::kRight, A::kLeft});
   // TRANSLATORS: headings of the history table; the KIND and STATUS cells are the journal's
   // own words (guard, sweep, watch; exited, killed-by-guard, ...) and stay as recorded.
-  table.AddRow({Tr("ID"), Tr("KIND"), Tr("STARTED (UTC)"), Tr("DURATION"), Tr("STATUS"), Tr("EXIT"), Tr("COMMAND")});
+  table.AddRow({Tr("ID"), Tr("KIND"), Tr("STARTED (UTC)"), Tr("DURATION"), Tr("STATUS"), Tr("EXIT"),
+                Tr("COMMAND")});
   for (const RunRow& run : runs) {
     const auto seconds = DurationSeconds(run);
     table.AddRow({std::to_string(run.id), Printable(run.kind), ShowStarted(run.started_at),

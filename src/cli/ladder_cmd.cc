@@ -8,10 +8,10 @@
 //
 // The state lives in the journal, so it survives restarts; nothing here changes the system
 // except `apply`. Exit status: 0 done, 1 refused or a precondition not met, 2 usage.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -61,8 +61,8 @@ struct LadderFlags {
 // plan's flags, parsed by plan's own code (cli/plan_args.h). Without --root or --budget in
 // them, the budget is read below the ladder's --root.
 LadderPlanInput PlanFromArgs(const std::string& plan_args, const SysRoot& root, const CliEnv& env) {
-  const PlanInputs in =
-      ResolvePlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args", root.root().string(), env);
+  const PlanInputs in = ResolvePlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args",
+                                         root.root().string(), env);
   return {in.spec, in.workload, in.budget.budget_bytes, in.options};
 }
 
@@ -77,7 +77,8 @@ StepAdvice AdviseStep(int step, const LadderRow& ladder, const SysRoot& root, co
     }();
     if (info) return FlushAdvice(*info);
     StepAdvice advice;
-    const TextPair line = TrPair(N_("{}; the flush command: {}"), info.error().message, kFlushCommand);
+    const TextPair line =
+        TrPair(N_("{}; the flush command: {}"), info.error().message, kFlushCommand);
     advice.lines.push_back(line.english);
     advice.shown_lines.push_back(line.shown);
     advice.evidence["error"] = info.error().message;
@@ -114,11 +115,13 @@ LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, co
                       std::string* shown) {
   StepAdvice advice = AdviseStep(step, ladder, root, env);
   if (const auto symptom = ParseLadderSymptom(ladder.symptom)) {
-    if (auto note = SymptomNote(*symptom, step); !note.empty()) advice.evidence["symptom_note"] = note;
+    if (auto note = SymptomNote(*symptom, step); !note.empty())
+      advice.evidence["symptom_note"] = note;
   }
   advice.evidence["lines"] = advice.lines;
   if (shown) *shown = JoinLines(advice.shown_lines);
-  return LadderEntry{step, "entered", JoinLines(advice.lines), std::nullopt, "", advice.evidence.dump(), ""};
+  return LadderEntry{
+      step, "entered", JoinLines(advice.lines), std::nullopt, "", advice.evidence.dump(), ""};
 }
 
 Journal OpenJournal(const CliEnv& env, const LadderFlags& fl, bool read_only) {
@@ -133,8 +136,9 @@ LadderRow NeedOpenLadder(LadderJournal& ladders, const std::string& job) {
   auto found = ladders.FindOpen(job);
   if (!found) throw Refusal{found.error().message};
   if (!*found) {
-    throw Refusal{TrFormat("job '{0}' has no open ladder (start one: headroom ladder start {0} --symptom load|step)",
-                           job)};
+    throw Refusal{TrFormat(
+        "job '{0}' has no open ladder (start one: headroom ladder start {0} --symptom load|step)",
+        job)};
   }
   return **found;
 }
@@ -160,8 +164,8 @@ int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   if (!id) throw Refusal{id.error().message};
   // TRANSLATORS: {2} is the symptom as given to --symptom (load or step); {3} the step's title.
   std::fprintf(env.out, "%s\n",
-               TrFormat("ladder {0} for job '{1}' (OOM at {2}): step 1 of 4: {3}", *id, row.job, row.symptom,
-                        TrText(LadderStepTitle(1)))
+               TrFormat("ladder {0} for job '{1}' (OOM at {2}): step 1 of 4: {3}", *id, row.job,
+                        row.symptom, TrText(LadderStepTitle(1)))
                    .c_str());
   std::fprintf(env.out, "  %s\n", shown.c_str());
   return kExitOk;
@@ -180,13 +184,15 @@ int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
                                                 LadderStepName(ladder.state.step), Name(*result)),
                                     std::string(Name(*result)), fl.note, "{}", ""}};
   std::string shown;
-  if (next->status == LadderStatus::kOpen) entries.push_back(EnterStep(next->step, ladder, root, env, &shown));
+  if (next->status == LadderStatus::kOpen)
+    entries.push_back(EnterStep(next->step, ladder, root, env, &shown));
   Must(ladders.Advance(ladder.id, ladder.state, *next, entries, std::chrono::system_clock::now()));
   if (next->status == LadderStatus::kSolved) {
-    // TRANSLATORS: {3} is the step's name (flush-page-cache, packing-then-batch, ...), kept as it is.
+    // TRANSLATORS: {3} is the step's name (flush-page-cache, packing-then-batch, ...), kept as it
+    // is.
     std::fprintf(env.out, "%s\n",
-                 TrFormat("ladder {0} for job '{1}': solved at step {2} ({3})", ladder.id, fl.job, next->step,
-                          LadderStepName(next->step))
+                 TrFormat("ladder {0} for job '{1}': solved at step {2} ({3})", ladder.id, fl.job,
+                          next->step, LadderStepName(next->step))
                      .c_str());
   } else if (next->status == LadderStatus::kExhausted) {
     std::fprintf(env.out, "%s\n",
@@ -195,8 +201,8 @@ int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
                      .c_str());
   } else {
     std::fprintf(env.out, "%s\n  %s\n",
-                 TrFormat("ladder {0} for job '{1}': step {2} of 4: {3}", ladder.id, fl.job, next->step,
-                          TrText(LadderStepTitle(next->step)))
+                 TrFormat("ladder {0} for job '{1}': step {2} of 4: {3}", ladder.id, fl.job,
+                          next->step, TrText(LadderStepTitle(next->step)))
                      .c_str(),
                  shown.c_str());
   }
@@ -218,8 +224,9 @@ int Next(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
       EnterStep(next->step, ladder, root, env, &shown)};
   Must(ladders.Advance(ladder.id, ladder.state, *next, entries, std::chrono::system_clock::now()));
   std::fprintf(env.out, "%s\n  %s\n",
-               TrFormat("ladder {0} for job '{1}': step {2} skipped (recorded); step {3} of 4: {4}", ladder.id, fl.job,
-                        ladder.state.step, next->step, TrText(LadderStepTitle(next->step)))
+               TrFormat("ladder {0} for job '{1}': step {2} skipped (recorded); step {3} of 4: {4}",
+                        ladder.id, fl.job, ladder.state.step, next->step,
+                        TrText(LadderStepTitle(next->step)))
                    .c_str(),
                shown.c_str());
   return kExitOk;
@@ -229,7 +236,8 @@ int Next(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
 bool Confirm(const CliEnv& env, const SysRoot& root) {
   // TRANSLATORS: the confirmation prompt; the answer is read as y, Y or yes, so keep [y/N].
   std::fprintf(env.err, "headroom: ladder: apply: %s ",
-               TrFormat("flush the page cache now (sync; echo 3 > {})? [y/N]", root.Path(kDropCachesPath).string())
+               TrFormat("flush the page cache now (sync; echo 3 > {})? [y/N]",
+                        root.Path(kDropCachesPath).string())
                    .c_str());
   std::fflush(env.err);
   std::string answer;
@@ -242,23 +250,25 @@ int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   LadderJournal ladders(journal);
   const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
   if (ladder.state.step != 1) {
-    throw Refusal{TrFormat("apply runs step 1 (the flush) only; job '{}' is at step {} ({}), "
-                           "which is a change to the training command",
-                           fl.job, ladder.state.step, LadderStepName(ladder.state.step))};
+    throw Refusal{
+        TrFormat("apply runs step 1 (the flush) only; job '{}' is at step {} ({}), "
+                 "which is a change to the training command",
+                 fl.job, ladder.state.step, LadderStepName(ladder.state.step))};
   }
   // Between runs only: while the job runs, a flush drops its own file pages, which it reads
   // back, and frees nothing it will not take again.
   const auto running = FindJobProcesses(root, ladder.match_text, ::getpid());
   if (!running.empty()) {
-    throw Refusal{TrFormat("job '{}' is running (pid {}: {}); flush between runs only",
-                           fl.job, running.front().pid, running.front().cmdline.substr(0, 80))};
+    throw Refusal{TrFormat("job '{}' is running (pid {}: {}); flush between runs only", fl.job,
+                           running.front().pid, running.front().cmdline.substr(0, 80))};
   }
   if (::geteuid() != 0) {
     throw Refusal{TrFormat("apply needs root to write {}; run as root, or by hand: sudo sh -c '{}'",
                            root.Path(kDropCachesPath).string(), kFlushCommand)};
   }
   if (!fl.yes) {
-    if (!::isatty(STDIN_FILENO)) throw Refusal{Tr("stdin is not a terminal to confirm on; pass --yes")};
+    if (!::isatty(STDIN_FILENO))
+      throw Refusal{Tr("stdin is not a terminal to confirm on; pass --yes")};
     if (!Confirm(env, root)) throw Refusal{Tr("not confirmed; nothing done")};
   }
   auto before = ReadMemInfo(root);
@@ -268,16 +278,19 @@ int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   if (!after) throw Refusal{after.error().message};
   const auto b = before->available_bytes();
   const auto a = after->available_bytes();
-  nlohmann::json evidence = {{"mem_available_before_bytes", b ? nlohmann::json(*b) : nlohmann::json(nullptr)},
-                             {"mem_available_after_bytes", a ? nlohmann::json(*a) : nlohmann::json(nullptr)},
-                             {"drop_caches", root.Path(kDropCachesPath).string()}};
+  nlohmann::json evidence = {
+      {"mem_available_before_bytes", b ? nlohmann::json(*b) : nlohmann::json(nullptr)},
+      {"mem_available_after_bytes", a ? nlohmann::json(*a) : nlohmann::json(nullptr)},
+      {"drop_caches", root.Path(kDropCachesPath).string()}};
   // Recorded in English (the journal's entry); shown in the user's language.
-  const TextPair flushed = TrPair(N_("flushed the page cache: MemAvailable {} before, {} after"),
-                                  b ? FormatGB(*b) : std::string("?"), a ? FormatGB(*a) : std::string("?"));
+  const TextPair flushed =
+      TrPair(N_("flushed the page cache: MemAvailable {} before, {} after"),
+             b ? FormatGB(*b) : std::string("?"), a ? FormatGB(*a) : std::string("?"));
   // The state does not move: the result comes from the next run (`ladder record`).
-  Must(ladders.Advance(ladder.id, ladder.state, ladder.state,
-                       {{1, "applied", flushed.english, std::nullopt, fl.note, evidence.dump(), ""}},
-                       std::chrono::system_clock::now()));
+  Must(
+      ladders.Advance(ladder.id, ladder.state, ladder.state,
+                      {{1, "applied", flushed.english, std::nullopt, fl.note, evidence.dump(), ""}},
+                      std::chrono::system_clock::now()));
   // TRANSLATORS: {2} is "flushed the page cache: ..."; keep the command as it is.
   std::fprintf(env.out, "%s\n",
                TrFormat("ladder {0} for job '{1}': {2}; rerun the job, then: headroom ladder "
@@ -293,40 +306,60 @@ int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args) {
   LadderFlags fl;
   CLI::App app{
       Tr("The OOM ladder, one job at a time, recorded in the journal: 1 flush the page cache, "
-      "2 shorter packing then smaller batch, 3 QLoRA to bf16 LoRA, 4 a smaller model or a "
-      "second machine. Steps go in order; a skip needs --force and is recorded. Without a "
-      "subcommand: every open ladder, with its evidence. Only `apply` changes the system.\n\n"
-      "exit status: 0 done, 1 refused or a precondition not met (no open ladder, a skip "
-      "without --force, not root, the job running, no confirmation, journal unusable), "
-      "2 usage error"),
+         "2 shorter packing then smaller batch, 3 QLoRA to bf16 LoRA, 4 a smaller model or a "
+         "second machine. Steps go in order; a skip needs --force and is recorded. Without a "
+         "subcommand: every open ladder, with its evidence. Only `apply` changes the system.\n\n"
+         "exit status: 0 done, 1 refused or a precondition not met (no open ladder, a skip "
+         "without --force, not root, the job running, no confirmation, journal unusable), "
+         "2 usage error"),
       "headroom ladder"};
   app.fallthrough();
   app.require_subcommand(0, 1);
-  app.add_option("--journal", fl.journal, Tr("the journal (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
-  app.add_option("--root", fl.root, Tr("read proc/ (meminfo, processes, drop_caches) below this directory instead of / (fixture trees)"));
+  app.add_option("--journal", fl.journal,
+                 Tr("the journal (default: $HEADROOM_JOURNAL, else journal in config.toml, else "
+                    "$XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--root", fl.root,
+                 Tr("read proc/ (meminfo, processes, drop_caches) below this directory instead of "
+                    "/ (fixture trees)"));
   app.add_flag("--json", fl.json, Tr("status view as JSON (schema in docs/ladder.md)"));
   auto* start = app.add_subcommand("start", Tr("begin a ladder for JOB after an OOM"));
   start->add_option("job", fl.job, Tr("the job's name"))->required();
-  start->add_option("--symptom", fl.symptom, Tr("load (OOM while loading the model) or step (in a training step)"))->required();
-  start->add_option("--plan-args", fl.plan_args, Tr("plan's flags for this job, e.g. \"llama-3.1-8b --method qlora --seq 4096 --batch 4\": steps 2-4 are planned from them"));
-  start->add_option("--match", fl.match, Tr("text in the job's command line (default: JOB): a process with it means the job is running"));
-  auto* record = app.add_subcommand("record", Tr("record the result of rerunning JOB at its current step"));
+  start
+      ->add_option("--symptom", fl.symptom,
+                   Tr("load (OOM while loading the model) or step (in a training step)"))
+      ->required();
+  start->add_option("--plan-args", fl.plan_args,
+                    Tr("plan's flags for this job, e.g. \"llama-3.1-8b --method qlora --seq 4096 "
+                       "--batch 4\": steps 2-4 are planned from them"));
+  start->add_option("--match", fl.match,
+                    Tr("text in the job's command line (default: JOB): a process with it means the "
+                       "job is running"));
+  auto* record =
+      app.add_subcommand("record", Tr("record the result of rerunning JOB at its current step"));
   record->add_option("job", fl.job, Tr("the job's name"))->required();
-  record->add_option("--result", fl.result, Tr("ok (closes the ladder, solved) or oom (on to the next step)"))->required();
+  record
+      ->add_option("--result", fl.result,
+                   Tr("ok (closes the ladder, solved) or oom (on to the next step)"))
+      ->required();
   record->add_option("--note", fl.note, Tr("free text kept with the result"));
-  auto* next = app.add_subcommand("next", Tr("skip JOB's current step without a result (needs --force; recorded)"));
+  auto* next = app.add_subcommand(
+      "next", Tr("skip JOB's current step without a result (needs --force; recorded)"));
   next->add_option("job", fl.job, Tr("the job's name"))->required();
   next->add_flag("--force", fl.force, Tr("skip even though the step has no result"));
   next->add_option("--note", fl.note, Tr("why it was skipped"));
-  auto* apply = app.add_subcommand("apply", Tr("step 1: flush the page cache (root, between runs, after confirming)"));
+  auto* apply = app.add_subcommand(
+      "apply", Tr("step 1: flush the page cache (root, between runs, after confirming)"));
   apply->add_option("job", fl.job, Tr("the job's name"))->required();
   apply->add_flag("--yes", fl.yes, Tr("do not ask (needed when stdin is not a terminal)"));
   apply->add_option("--note", fl.note, Tr("free text kept with the flush"));
 
   if (auto status = ParseFlags(app, env, "ladder", args)) return *status;
   const SysRoot root(fl.root.empty() ? env.default_root : std::filesystem::path(fl.root));
-  const char* which = start->parsed() ? "start" : record->parsed() ? "record" : next->parsed() ? "next"
-                                                  : apply->parsed() ? "apply" : "";
+  const char* which = start->parsed()    ? "start"
+                      : record->parsed() ? "record"
+                      : next->parsed()   ? "next"
+                      : apply->parsed()  ? "apply"
+                                         : "";
   try {
     if (start->parsed()) return Start(fl, root, env);
     if (record->parsed()) return Record(fl, root, env);
@@ -339,10 +372,12 @@ int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args) {
     Journal journal = OpenJournal(env, fl, true);
     return ShowLadders(env, &journal, root, fl.json);
   } catch (const UsageError& e) {
-    PrintError(env, fmt::format("ladder: {}{}", *which ? std::string(which) + ": " : "", e.message));
+    PrintError(env,
+               fmt::format("ladder: {}{}", *which ? std::string(which) + ": " : "", e.message));
     return kExitUsage;
   } catch (const Refusal& r) {
-    PrintError(env, fmt::format("ladder: {}{}", *which ? std::string(which) + ": " : "", r.message));
+    PrintError(env,
+               fmt::format("ladder: {}{}", *which ? std::string(which) + ": " : "", r.message));
     return kExitNegative;
   }
 }

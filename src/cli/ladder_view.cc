@@ -70,33 +70,37 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
                         {"started_at", l.started_at},
                         {"entries", nlohmann::json::array()}};
     if (!json) {
-      std::fprintf(env.out, "%s\n  %s\n",
-                   TrFormat("ladder {0}: job '{1}' (OOM at {2}), step {3} of 4: {4}", l.id, l.job, l.symptom,
-                            l.state.step, TrText(LadderStepTitle(l.state.step)))
-                       .c_str(),
-                   (l.plan_args.empty()
-                        ? TrFormat("started {}; the job is running when a command line contains '{}'", l.started_at,
-                                   l.match_text)
-                        // TRANSLATORS: {2} is the ladder's --plan-args, as given.
-                        : TrFormat("started {0}; the job is running when a command line contains '{1}'; plan: {2}",
-                                   l.started_at, l.match_text, l.plan_args))
-                       .c_str());
+      std::fprintf(
+          env.out, "%s\n  %s\n",
+          TrFormat("ladder {0}: job '{1}' (OOM at {2}), step {3} of 4: {4}", l.id, l.job, l.symptom,
+                   l.state.step, TrText(LadderStepTitle(l.state.step)))
+              .c_str(),
+          (l.plan_args.empty()
+               ? TrFormat("started {}; the job is running when a command line contains '{}'",
+                          l.started_at, l.match_text)
+               // TRANSLATORS: {2} is the ladder's --plan-args, as given.
+               : TrFormat("started {0}; the job is running when a command line contains '{1}'; "
+                          "plan: {2}",
+                          l.started_at, l.match_text, l.plan_args))
+              .c_str());
     }
     const LadderEntryRow* current = nullptr;
     for (const auto& e : *entries) {
-      j["entries"].push_back({{"step", e.step},
-                              {"kind", e.kind},
-                              {"text", e.text},
-                              {"result", e.result ? nlohmann::json(*e.result) : nlohmann::json(nullptr)},
-                              {"note", e.note},
-                              {"evidence", ParseObject(e.evidence_json)},
-                              {"at", e.at}});
+      j["entries"].push_back(
+          {{"step", e.step},
+           {"kind", e.kind},
+           {"text", e.text},
+           {"result", e.result ? nlohmann::json(*e.result) : nlohmann::json(nullptr)},
+           {"note", e.note},
+           {"evidence", ParseObject(e.evidence_json)},
+           {"at", e.at}});
       if (e.kind == "entered" && e.step == l.state.step) current = &e;
       if (!json) {
         // TRANSLATORS: one entry of a ladder's history: when, the step, the entry's kind, its
         // recorded text (English) and the user's --note.
         std::fprintf(env.out, "  %s\n",
-                     (e.note.empty() ? TrFormat("{0} step {1} {2}: {3}", e.at, e.step, EntryKindWord(e.kind), e.text)
+                     (e.note.empty() ? TrFormat("{0} step {1} {2}: {3}", e.at, e.step,
+                                                EntryKindWord(e.kind), e.text)
                                      : TrFormat("{0} step {1} {2}: {3} (note: {4})", e.at, e.step,
                                                 EntryKindWord(e.kind), e.text, e.note))
                          .c_str());
@@ -106,26 +110,29 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
       if (auto info = ReadMemInfo(root)) {
         const StepAdvice now = FlushAdvice(*info);
         j["live"] = now.evidence;
-        if (!json) std::fprintf(env.out, "  %s\n", TrFormat("now: {}", now.shown_lines.front()).c_str());
+        if (!json)
+          std::fprintf(env.out, "  %s\n", TrFormat("now: {}", now.shown_lines.front()).c_str());
       }
     }
     // The symptom's note for the current step, made again in the user's language (the
     // journal's evidence holds it in English).
     if (current && !json) {
       const auto symptom = ParseLadderSymptom(l.symptom);
-      if (const std::string note = symptom ? ShownSymptomNote(*symptom, l.state.step) : ""; !note.empty()) {
+      if (const std::string note = symptom ? ShownSymptomNote(*symptom, l.state.step) : "";
+          !note.empty()) {
         std::fprintf(env.out, "  %s\n", TrFormat("note: {}", note).c_str());
       }
     }
     if (!json) {
       std::fprintf(env.out, "  %s\n",
-                   (l.state.step == 1
-                        ? TrFormat("next: flush (headroom ladder apply {0}, as root), rerun the job, then: headroom "
-                                   "ladder record {0} --result ok|oom",
-                                   l.job)
-                        : TrFormat("next: change the settings as above, rerun the job, then: headroom ladder record {} "
-                                   "--result ok|oom",
-                                   l.job))
+                   (l.state.step == 1 ? TrFormat("next: flush (headroom ladder apply {0}, as "
+                                                 "root), rerun the job, then: headroom "
+                                                 "ladder record {0} --result ok|oom",
+                                                 l.job)
+                                      : TrFormat("next: change the settings as above, rerun the "
+                                                 "job, then: headroom ladder record {} "
+                                                 "--result ok|oom",
+                                                 l.job))
                        .c_str());
     }
     out["ladders"].push_back(std::move(j));

@@ -2,9 +2,9 @@
 // plan its steps from the same flags (--plan-args).
 #include "cli/plan_args.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -51,7 +51,8 @@ ModelSpec SpecFromParams(const PlanFlags& fl, std::vector<std::string>* notes) {
   const ModelSpec* nearest = nullptr;
   for (const ModelSpec& m : Catalog()) {
     if (m.num_experts > 0) continue;
-    const double d = std::fabs(std::log(static_cast<double>(TotalParams(m)) / static_cast<double>(params)));
+    const double d =
+        std::fabs(std::log(static_cast<double>(TotalParams(m)) / static_cast<double>(params)));
     if (!nearest || d < std::fabs(std::log(static_cast<double>(TotalParams(*nearest)) /
                                            static_cast<double>(params)))) {
       nearest = &m;
@@ -104,35 +105,39 @@ ModelSpec SpecFromParams(const PlanFlags& fl, std::vector<std::string>* notes) {
 ModelSpec ResolveModel(const PlanFlags& fl, std::string* source, std::vector<std::string>* notes) {
   const int given = !fl.model.empty() + !fl.config.empty() + !fl.params.empty();
   if (given == 0) {
-    throw UsageError{Tr("no model: give a catalog name, --config PATH or --params N "
-                        "(headroom plan --list-models lists the catalog)")};
+    throw UsageError{
+        Tr("no model: give a catalog name, --config PATH or --params N "
+           "(headroom plan --list-models lists the catalog)")};
   }
   if (given > 1) {
-    throw UsageError{Tr("conflicting flags: give only one of a catalog name, --config and --params")};
+    throw UsageError{
+        Tr("conflicting flags: give only one of a catalog name, --config and --params")};
   }
   const bool shape_flags = !fl.hidden.empty() || !fl.layers.empty() || !fl.heads.empty() ||
-                           !fl.kv_heads.empty() || !fl.intermediate.empty() ||
-                           !fl.vocab.empty() || !fl.experts.empty() || !fl.active_experts.empty();
+                           !fl.kv_heads.empty() || !fl.intermediate.empty() || !fl.vocab.empty() ||
+                           !fl.experts.empty() || !fl.active_experts.empty();
   if (shape_flags && fl.params.empty()) {
-    throw UsageError{Tr("conflicting flags: --hidden, --layers, --heads, --kv-heads, "
-                        "--intermediate, --vocab, --experts and --active-experts go with --params")};
+    throw UsageError{
+        Tr("conflicting flags: --hidden, --layers, --heads, --kv-heads, "
+           "--intermediate, --vocab, --experts and --active-experts go with --params")};
   }
   if (!fl.model.empty()) {
     *source = "catalog";
     if (const ModelSpec* m = FindModel(fl.model)) return *m;
     std::string names;
     for (const auto& n : ClosestModelNames(fl.model, 3)) names += (names.empty() ? "" : ", ") + n;
-    throw UsageError{TrFormat("unknown model '{}' (closest: {}; see --list-models, or use "
-                                 "--config or --params)",
-                                 fl.model, names)};
+    throw UsageError{
+        TrFormat("unknown model '{}' (closest: {}; see --list-models, or use "
+                 "--config or --params)",
+                 fl.model, names)};
   }
   if (!fl.config.empty()) {
     *source = "config";
     auto spec = ReadModelPath(fl.config);
     if (!spec) throw UsageError{fmt::format("--config: {}", spec.error().message)};
     if (spec->exact_params) {
-      notes->push_back(TrFormat("exact parameter count {} read from safetensors headers",
-                                   *spec->exact_params));
+      notes->push_back(
+          TrFormat("exact parameter count {} read from safetensors headers", *spec->exact_params));
     }
     return std::move(spec).value();
   }
@@ -143,13 +148,15 @@ ModelSpec ResolveModel(const PlanFlags& fl, std::string* source, std::vector<std
 Workload BuildWorkload(const PlanFlags& fl) {
   Workload w;
   w.method = Need(ParseMethod(fl.method), "--method");
-  if (!IsLora(w.method) && (!fl.lora_rank.empty() || !fl.lora_targets.empty() ||
-                            !fl.lora_dropout.empty())) {
-    throw UsageError{Tr("conflicting flags: --lora-rank, --lora-targets and --lora-dropout need a "
-                        "LoRA method (lora, qlora, nvfp4-lora), not --method full")};
+  if (!IsLora(w.method) &&
+      (!fl.lora_rank.empty() || !fl.lora_targets.empty() || !fl.lora_dropout.empty())) {
+    throw UsageError{
+        Tr("conflicting flags: --lora-rank, --lora-targets and --lora-dropout need a "
+           "LoRA method (lora, qlora, nvfp4-lora), not --method full")};
   }
   if (!fl.lora_rank.empty()) w.lora_rank = Need(ParsePositiveInt(fl.lora_rank), "--lora-rank");
-  if (!fl.lora_targets.empty()) w.lora_targets = Need(ParseLoraTargets(fl.lora_targets), "--lora-targets");
+  if (!fl.lora_targets.empty())
+    w.lora_targets = Need(ParseLoraTargets(fl.lora_targets), "--lora-targets");
   if (!fl.lora_dropout.empty()) w.lora_dropout = Fraction(fl.lora_dropout, "--lora-dropout", 0, 1);
   w.weight_dtype = fl.weight_dtype.empty() ? DefaultWeightDType(w.method)
                                            : Need(ParseDType(fl.weight_dtype), "--weight-dtype");
@@ -157,20 +164,25 @@ Workload BuildWorkload(const PlanFlags& fl) {
   const bool four_bit = d == DType::kNf4 || d == DType::kInt4 || d == DType::kNvfp4;
   const bool eight_bit = d == DType::kFp8 || d == DType::kInt8;
   if (w.method == Method::kFull && (four_bit || eight_bit)) {
-    throw UsageError{TrFormat("conflicting flags: --method full trains every weight, which "
-                                 "cannot be stored as {}; use --method qlora or a 16/32-bit dtype",
-                                 Name(d))};
+    throw UsageError{
+        TrFormat("conflicting flags: --method full trains every weight, which "
+                 "cannot be stored as {}; use --method qlora or a 16/32-bit dtype",
+                 Name(d))};
   }
   if (w.method == Method::kQlora && !four_bit && !eight_bit) {
-    throw UsageError{TrFormat("conflicting flags: --method qlora quantizes the base weights; "
-                                 "--weight-dtype {} is plain LoRA (use --method lora)", Name(d))};
+    throw UsageError{
+        TrFormat("conflicting flags: --method qlora quantizes the base weights; "
+                 "--weight-dtype {} is plain LoRA (use --method lora)",
+                 Name(d))};
   }
   if (w.method == Method::kNvfp4Lora && d != DType::kNvfp4) {
     throw UsageError{Tr("conflicting flags: --method nvfp4-lora needs --weight-dtype nvfp4")};
   }
   if (w.method == Method::kLora && (four_bit || eight_bit)) {
-    throw UsageError{TrFormat("conflicting flags: --weight-dtype {} quantizes the base "
-                                 "weights: use --method qlora", Name(d))};
+    throw UsageError{
+        TrFormat("conflicting flags: --weight-dtype {} quantizes the base "
+                 "weights: use --method qlora",
+                 Name(d))};
   }
   if (d == DType::kFp32) w.compute_dtype = DType::kFp32;
   w.double_quant = OnOff(fl.double_quant, "--double-quant");
@@ -200,8 +212,9 @@ Budget BuildBudget(const PlanFlags& fl, const CliEnv& env) {
   const SysRoot root(fl.root.empty() ? env.default_root : std::filesystem::path(fl.root));
   if (!fl.budget.empty()) {
     if (!fl.reserve.empty()) {
-      throw UsageError{Tr("conflicting flags: --reserve applies to MemAvailable; --budget is "
-                          "already the whole budget")};
+      throw UsageError{
+          Tr("conflicting flags: --reserve applies to MemAvailable; --budget is "
+             "already the whole budget")};
     }
     const uint64_t size = Need(ParseBytes(fl.budget), "--budget");
     auto info = ReadMemInfo(root);
@@ -213,9 +226,10 @@ Budget BuildBudget(const PlanFlags& fl, const CliEnv& env) {
   auto info = ReadMemInfo(root);
   if (!info) throw UsageError{TrFormat("{} (or give --budget SIZE)", info.error().message)};
   if (!info->EstimatedAvailable()) {
-    throw UsageError{TrFormat("{}: no MemAvailable and no MemFree to estimate it from "
-                                 "(give --budget SIZE)",
-                                 root.Path("proc/meminfo").string())};
+    throw UsageError{
+        TrFormat("{}: no MemAvailable and no MemFree to estimate it from "
+                 "(give --budget SIZE)",
+                 root.Path("proc/meminfo").string())};
   }
   return BudgetFromMemInfo(*info, reserve, root.Path("proc/meminfo").string());
 }
@@ -224,7 +238,9 @@ Budget BuildBudget(const PlanFlags& fl, const CliEnv& env) {
 
 void AddPlanInputFlags(CLI::App& app, PlanFlags& fl) {
   app.add_option("model", fl.model, Tr("catalog name, e.g. llama-3.1-70b (see --list-models)"));
-  app.add_option("--config", fl.config, Tr("a Hugging Face config.json, or a model folder holding one (safetensors headers are read for the exact count)"));
+  app.add_option("--config", fl.config,
+                 Tr("a Hugging Face config.json, or a model folder holding one (safetensors "
+                    "headers are read for the exact count)"));
   app.add_option("--params", fl.params, Tr("parameter count: 70B, 1.5e9, 350M"));
   app.add_option("--hidden", fl.hidden, Tr("with --params: hidden size"));
   app.add_option("--layers", fl.layers, Tr("with --params: decoder layers"));
@@ -236,24 +252,38 @@ void AddPlanInputFlags(CLI::App& app, PlanFlags& fl) {
   app.add_option("--active-experts", fl.active_experts, Tr("with --params: experts per token"));
   app.add_option("--method", fl.method, Tr("full|lora|qlora|nvfp4-lora (default lora)"));
   app.add_option("--lora-rank", fl.lora_rank, Tr("LoRA rank (default 16)"));
-  app.add_option("--lora-targets", fl.lora_targets, Tr("all-linear|attn|q,k,v,o,gate,up,down (default all-linear)"));
-  app.add_option("--lora-dropout", fl.lora_dropout, Tr("LoRA dropout (default 0.05; 0 saves its tensors)"));
-  app.add_option("--weight-dtype", fl.weight_dtype, Tr("fp32|bf16|fp16|fp8|int8|nf4|int4|nvfp4 (default from the method)"));
-  app.add_option("--double-quant", fl.double_quant, Tr("on|off: NF4 double quantization (default on)"));
+  app.add_option("--lora-targets", fl.lora_targets,
+                 Tr("all-linear|attn|q,k,v,o,gate,up,down (default all-linear)"));
+  app.add_option("--lora-dropout", fl.lora_dropout,
+                 Tr("LoRA dropout (default 0.05; 0 saves its tensors)"));
+  app.add_option("--weight-dtype", fl.weight_dtype,
+                 Tr("fp32|bf16|fp16|fp8|int8|nf4|int4|nvfp4 (default from the method)"));
+  app.add_option("--double-quant", fl.double_quant,
+                 Tr("on|off: NF4 double quantization (default on)"));
   app.add_option("--optimizer", fl.optimizer, Tr("adamw|adamw-8bit|sgd|adafactor (default adamw)"));
-  app.add_option("--optimizer-step", fl.optimizer_step, Tr("foreach|fused|loop: how PyTorch runs the step (default foreach)"));
-  app.add_flag("--master-weights", fl.master_weights, Tr("keep an fp32 master copy (fp32 optimizer states)"));
+  app.add_option("--optimizer-step", fl.optimizer_step,
+                 Tr("foreach|fused|loop: how PyTorch runs the step (default foreach)"));
+  app.add_flag("--master-weights", fl.master_weights,
+               Tr("keep an fp32 master copy (fp32 optimizer states)"));
   app.add_option("--batch", fl.batch, Tr("micro-batch size (default 1)"));
   app.add_option("--seq", fl.seq, Tr("sequence or packing length in tokens (default 2048)"));
   app.add_option("--grad-ckpt", fl.grad_ckpt, Tr("on|off: gradient checkpointing (default on)"));
   app.add_option("--attention", fl.attention, Tr("sdpa|eager (default sdpa)"));
-  app.add_option("--loss", fl.loss, Tr("standard|chunked|fused: how the loss meets the logits (default standard)"));
+  app.add_option("--loss", fl.loss,
+                 Tr("standard|chunked|fused: how the loss meets the logits (default standard)"));
   app.add_option("--workload", fl.workload, Tr("sft|dpo|grpo (default sft)"));
-  app.add_option("--rollout-fraction", fl.rollout_fraction, Tr("GRPO: share of the pool the inference engine reserves, as vLLM's gpu-memory-utilization"));
-  app.add_option("--reserve", fl.reserve, Tr("kept back for the OS and driver (default 4GiB, or [plan] reserve in config.toml)"));
+  app.add_option("--rollout-fraction", fl.rollout_fraction,
+                 Tr("GRPO: share of the pool the inference engine reserves, as vLLM's "
+                    "gpu-memory-utilization"));
+  app.add_option(
+      "--reserve", fl.reserve,
+      Tr("kept back for the OS and driver (default 4GiB, or [plan] reserve in config.toml)"));
   app.add_option("--budget", fl.budget, Tr("use this budget instead of MemAvailable - reserve"));
-  app.add_option("--overhead", fl.overhead, Tr("replace the framework overhead estimate (CUDA context, allocator slack, host process)"));
-  app.add_option("--root", fl.root, Tr("read proc/ below this directory instead of / (fixture trees)"));
+  app.add_option(
+      "--overhead", fl.overhead,
+      Tr("replace the framework overhead estimate (CUDA context, allocator slack, host process)"));
+  app.add_option("--root", fl.root,
+                 Tr("read proc/ below this directory instead of / (fixture trees)"));
 }
 
 PlanInputs ResolvePlanInputs(const PlanFlags& fl, const CliEnv& env) {
@@ -262,7 +292,8 @@ PlanInputs ResolvePlanInputs(const PlanFlags& fl, const CliEnv& env) {
   in.workload = BuildWorkload(fl);
   in.budget = BuildBudget(fl, env);
   in.options.pool_bytes = in.budget.pool_bytes();
-  if (!fl.overhead.empty()) in.options.overhead_bytes = Need(ParseBytes(fl.overhead, true), "--overhead");
+  if (!fl.overhead.empty())
+    in.options.overhead_bytes = Need(ParseBytes(fl.overhead, true), "--overhead");
   return in;
 }
 

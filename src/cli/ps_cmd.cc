@@ -35,7 +35,7 @@ constexpr size_t kCommandColumnChars = 60;
 
 struct GpuList {
   std::optional<std::vector<GpuProcess>> processes;  // nullopt: NVML not available
-  std::string note;                                   // why not, or a device's list unread
+  std::string note;                                  // why not, or a device's list unread
 };
 
 GpuList ReadGpuProcesses(const std::string& library) {
@@ -57,7 +57,9 @@ GpuList ReadGpuProcesses(const std::string& library) {
   return out;
 }
 
-std::string OptBytes(const std::optional<uint64_t>& bytes) { return bytes ? FormatGiB(*bytes) : "-"; }
+std::string OptBytes(const std::optional<uint64_t>& bytes) {
+  return bytes ? FormatGiB(*bytes) : "-";
+}
 
 std::string CapCell(const PoolHolder& h, const HolderCap& cap) {
   // TRANSLATORS: the CAP cell of a server's worker: its cap is the server's (pid {}).
@@ -74,11 +76,13 @@ std::string Shorten(const std::string& text, size_t max_chars) {
   return text.size() <= max_chars ? text : text.substr(0, max_chars - 3) + "...";
 }
 
-nlohmann::ordered_json HolderJson(const PoolHolder& h, const HolderCap& cap, const HolderAdvice* advice) {
+nlohmann::ordered_json HolderJson(const PoolHolder& h, const HolderCap& cap,
+                                  const HolderAdvice* advice) {
   using Json = nlohmann::ordered_json;
   auto or_null = [](const auto& v) { return v ? Json(*v) : Json(nullptr); };
   Json settings = Json::array();
-  for (const auto& s : cap.settings) settings.push_back({{"name", s.name}, {"value", s.value}, {"source", s.source}});
+  for (const auto& s : cap.settings)
+    settings.push_back({{"name", s.name}, {"value", s.value}, {"source", s.source}});
   Json j = {
       {"pid", h.facts.pid},
       {"ppid", h.in_proc ? Json(h.facts.ppid) : Json(nullptr)},
@@ -92,10 +96,11 @@ nlohmann::ordered_json HolderJson(const PoolHolder& h, const HolderCap& cap, con
       {"pss_bytes", or_null(h.facts.pss_bytes)},
       {"gpu_bytes", or_null(h.gpu_bytes)},
       {"part_of", or_null(h.part_of)},
-      {"cap", {{"fraction", or_null(cap.pool_fraction)},
-               {"bytes", or_null(cap.cap_bytes)},
-               {"source", cap.source.empty() ? Json(nullptr) : Json(cap.source)},
-               {"fixed_after_load", cap.fixed_after_load}}},
+      {"cap",
+       {{"fraction", or_null(cap.pool_fraction)},
+        {"bytes", or_null(cap.cap_bytes)},
+        {"source", cap.source.empty() ? Json(nullptr) : Json(cap.source)},
+        {"fixed_after_load", cap.fixed_after_load}}},
       {"settings", settings},
       {"notes", cap.notes},
   };
@@ -104,15 +109,18 @@ nlohmann::ordered_json HolderJson(const PoolHolder& h, const HolderCap& cap, con
                    {"held_bytes", advice->held_bytes},
                    {"size_bytes", or_null(advice->size_bytes)},
                    {"arithmetic", advice->arithmetic},
-                   {"stop_command", advice->stop_command.empty() ? Json(nullptr) : Json(advice->stop_command)}};
+                   {"stop_command",
+                    advice->stop_command.empty() ? Json(nullptr) : Json(advice->stop_command)}};
   }
   return j;
 }
 
-void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders, const std::vector<HolderCap>& caps,
-               const std::optional<PoolAdvice>& advice, const GpuList& gpu) {
+void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders,
+               const std::vector<HolderCap>& caps, const std::optional<PoolAdvice>& advice,
+               const GpuList& gpu) {
   using A = TextTable::Align;
-  std::vector<A> aligns = {A::kRight, A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kLeft};
+  std::vector<A> aligns = {A::kRight, A::kLeft,  A::kLeft, A::kRight,
+                           A::kRight, A::kRight, A::kLeft};
   // TRANSLATORS: headings of the ps table; RSS, PSS and GPU are kept as they are. KIND cells
   // are detection names (vllm, ollama, python-torch, ...) and stay as they are.
   std::vector<std::string> head = {"PID", Tr("USER"), Tr("KIND"), "RSS", "PSS", "GPU", Tr("CAP")};
@@ -126,9 +134,13 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders, const 
   table.AddRow(head);
   for (size_t i = 0; i < holders.size(); ++i) {
     const PoolHolder& h = holders[i];
-    std::vector<std::string> row = {std::to_string(h.facts.pid), h.user, std::string(HolderKindName(h.kind)),
-                                    OptBytes(h.facts.rss_bytes), OptBytes(h.facts.pss_bytes),
-                                    OptBytes(h.gpu_bytes), CapCell(h, caps[i])};
+    std::vector<std::string> row = {std::to_string(h.facts.pid),
+                                    h.user,
+                                    std::string(HolderKindName(h.kind)),
+                                    OptBytes(h.facts.rss_bytes),
+                                    OptBytes(h.facts.pss_bytes),
+                                    OptBytes(h.gpu_bytes),
+                                    CapCell(h, caps[i])};
     if (advice) row.emplace_back(HolderActionLabel(advice->holders[i].action));
     row.push_back(h.in_proc ? Shorten(DisplayCommand(h.facts), kCommandColumnChars)
                             : Tr("(not in this pid namespace)"));
@@ -136,8 +148,10 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders, const 
   }
   if (holders.empty()) {
     std::fprintf(env.out, "%s\n",
-                 Tr("no process holds the pool or will grab it (none of: vllm, sglang, ollama, llama.cpp, tgi, "
-                    "tensorrt-llm, trl, axolotl, torchrun, accelerate, deepspeed, ray workers, python with torch, "
+                 Tr("no process holds the pool or will grab it (none of: vllm, sglang, ollama, "
+                    "llama.cpp, tgi, "
+                    "tensorrt-llm, trl, axolotl, torchrun, accelerate, deepspeed, ray workers, "
+                    "python with torch, "
                     "NVML's GPU processes)"));
   } else {
     std::fputs(table.Render(0).c_str(), env.out);
@@ -159,22 +173,25 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders, const 
     }
   }
   if (advice) {
-    std::fprintf(env.out, "\n%s\n", TrFormat("beside a job that needs {}:", FormatGiB(advice->need_bytes)).c_str());
+    std::fprintf(env.out, "\n%s\n",
+                 TrFormat("beside a job that needs {}:", FormatGiB(advice->need_bytes)).c_str());
     for (const auto& a : advice->holders) {
       if (a.action == HolderAction::kPartOf) continue;
       std::fprintf(env.out, "  %s\n", TrFormat("pid {}: {}", a.pid, a.arithmetic).c_str());
       if (a.action == HolderAction::kStop) {
         std::fprintf(env.out, "    %s\n",
                      TrFormat("to stop it (not done by headroom): {}",
-                              a.stop_command.empty() ? std::string(Tr("stop it where it runs")) : a.stop_command)
+                              a.stop_command.empty() ? std::string(Tr("stop it where it runs"))
+                                                     : a.stop_command)
                          .c_str());
       }
     }
     std::fprintf(env.out, "%s\n", advice->summary.c_str());
   }
   if (!gpu.note.empty()) {
-    std::fprintf(env.out, "\n%s\n",
-                 TrFormat("gpu: {}; the GPU column is empty where NVML gave nothing", gpu.note).c_str());
+    std::fprintf(
+        env.out, "\n%s\n",
+        TrFormat("gpu: {}; the GPU column is empty where NVML gave nothing", gpu.note).c_str());
   }
 }
 
@@ -194,10 +211,14 @@ int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "exit status: 0 listed (with --need: the job fits beside everything kept); 1 with --need: "
          "something must stop first, or the job does not fit at all; 2 usage error"),
       "headroom ps"};
-  app.add_option("--need", need_text, Tr("the job's memory: SIZE or PCT of MemTotal (e.g. 4GiB, 10%)"));
+  app.add_option("--need", need_text,
+                 Tr("the job's memory: SIZE or PCT of MemTotal (e.g. 4GiB, 10%)"));
   app.add_flag("--json", json, Tr("print JSON (schema_version 1) instead of a table"));
-  app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
-  app.add_option("--root", root_dir, Tr("read proc/ (and etc/passwd) below this directory instead of /"));
+  app.add_option(
+      "--nvml-lib", nvml_lib,
+      Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
+  app.add_option("--root", root_dir,
+                 Tr("read proc/ (and etc/passwd) below this directory instead of /"));
   if (auto status = ParseFlags(app, env, "ps", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
@@ -224,31 +245,41 @@ int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args) {
     std::vector<HolderCap> caps;
     // A part (a server's worker) has no flags of its own: its holder's cap is the one that counts.
     for (const auto& h : holders) {
-      caps.push_back(h.part_of ? HolderCap{} : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
+      caps.push_back(h.part_of
+                         ? HolderCap{}
+                         : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
     }
     std::optional<PoolAdvice> advice;
     // The reserve kept free is the guard's kill level: [guard] kill_level where configured.
-    if (need) advice = AdviseBesideJob(holders, caps, *need, *total, KillLevelBytes(env, "", "--need", *total));
+    if (need)
+      advice =
+          AdviseBesideJob(holders, caps, *need, *total, KillLevelBytes(env, "", "--need", *total));
 
     if (json) {
       using Json = nlohmann::ordered_json;
       Json out = {{"schema_version", 1},
                   {"mem_total_bytes", total ? Json(*total) : Json(nullptr)},
-                  {"gpu", {{"nvml", gpu.processes.has_value()},
-                           {"note", gpu.note.empty() ? Json(nullptr) : Json(gpu.note)}}}};
+                  {"gpu",
+                   {{"nvml", gpu.processes.has_value()},
+                    {"note", gpu.note.empty() ? Json(nullptr) : Json(gpu.note)}}}};
       if (advice) {
-        out["need"] = {{"need_bytes", advice->need_bytes},     {"reserve_bytes", advice->reserve_bytes},
-                       {"budget_bytes", advice->budget_bytes}, {"kept_bytes", advice->kept_bytes},
-                       {"fits", advice->fits},                 {"summary", advice->summary}};
+        out["need"] = {{"need_bytes", advice->need_bytes},
+                       {"reserve_bytes", advice->reserve_bytes},
+                       {"budget_bytes", advice->budget_bytes},
+                       {"kept_bytes", advice->kept_bytes},
+                       {"fits", advice->fits},
+                       {"summary", advice->summary}};
       } else {
         out["need"] = nullptr;
       }
       out["processes"] = Json::array();
       for (size_t i = 0; i < holders.size(); ++i) {
-        out["processes"].push_back(HolderJson(holders[i], caps[i], advice ? &advice->holders[i] : nullptr));
+        out["processes"].push_back(
+            HolderJson(holders[i], caps[i], advice ? &advice->holders[i] : nullptr));
       }
       // replace: command lines need not be UTF-8.
-      std::fprintf(env.out, "%s\n", out.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
+      std::fprintf(env.out, "%s\n",
+                   out.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
     } else {
       PrintText(env, holders, caps, advice, gpu);
     }

@@ -35,45 +35,61 @@ std::pair<uint64_t, std::string> PlanEstimate(const std::string& text, const Cli
   const PlanInputs in = ResolvePlanWords(SplitWords(text, "--plan-args"), "--plan-args", "", env);
   const PlanResult plan = MakePlan(in.spec, in.workload, in.budget, in.options);
   return {plan.footprint.peak_bytes(),
-          fmt::format("headroom plan: {} {}, batch {}, seq {}: peak {}", in.spec.name, Name(in.workload.method),
-                      in.workload.batch, in.workload.seq, FormatGiB(plan.footprint.peak_bytes()))};
+          fmt::format("headroom plan: {} {}, batch {}, seq {}: peak {}", in.spec.name,
+                      Name(in.workload.method), in.workload.batch, in.workload.seq,
+                      FormatGiB(plan.footprint.peak_bytes()))};
 }
 
 }  // namespace
 
 int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string samples_path, log_path, events_path, out_path = "report.html", journal_flag, plan_args, title,
-                                                    platform_text, step_regex;
+  std::string samples_path, log_path, events_path, out_path = "report.html", journal_flag,
+                                                   plan_args, title, platform_text, step_regex;
   int64_t run_id = 0;
   bool json = false;
-  CLI::App app{
-      Tr("Draw a run as one self-contained HTML page that opens offline: memory (used, available, page cache, the "
-      "guard's kill level, the plan's estimate), power against the platform's sustained and rated figures, "
-      "temperature, SM clock and step rate on one zoomable time axis, with throttle, clock-collapse, contention "
-      "and guard events, explain's slowdown windows and their verdicts, and a summary table. Long runs are drawn "
-      "from at most 2000 buckets per series, each keeping its min and max, so spikes survive.\n\n"
-      "exit status: 0 written; 2 usage or input error"),
-      "headroom report"};
-  app.add_option("--run", run_id, Tr("a `headroom watch` run in the journal: its samples, log and events"));
+  CLI::App app{Tr("Draw a run as one self-contained HTML page that opens offline: memory (used, "
+                  "available, page cache, the "
+                  "guard's kill level, the plan's estimate), power against the platform's "
+                  "sustained and rated figures, "
+                  "temperature, SM clock and step rate on one zoomable time axis, with throttle, "
+                  "clock-collapse, contention "
+                  "and guard events, explain's slowdown windows and their verdicts, and a summary "
+                  "table. Long runs are drawn "
+                  "from at most 2000 buckets per series, each keeping its min and max, so spikes "
+                  "survive.\n\n"
+                  "exit status: 0 written; 2 usage or input error"),
+               "headroom report"};
+  app.add_option("--run", run_id,
+                 Tr("a `headroom watch` run in the journal: its samples, log and events"));
   app.add_option("--samples", samples_path, Tr("watch's samples CSV"));
   app.add_option("--log", log_path, Tr("the job's log (step rate and slowdown windows)"));
   app.add_option("--events", events_path, Tr("watch's or guard's events (JSON lines)"));
   app.add_option("-o,--output", out_path, Tr("the page to write (default report.html)"));
-  app.add_option("--plan-args", plan_args, Tr("draw the plan's estimate: plan's flags, e.g. \"llama-3.1-8b --method qlora\""));
+  app.add_option(
+      "--plan-args", plan_args,
+      Tr("draw the plan's estimate: plan's flags, e.g. \"llama-3.1-8b --method qlora\""));
   app.add_option("--title", title, Tr("the page's heading (default: run ID or the samples file)"));
-  app.add_option("--platform", platform_text, Tr("judge the samples as gb10, discrete or none (default: [platform] kind in config.toml, else detect)"));
-  app.add_option("--step-regex", step_regex, Tr("a pattern for the log's step lines (see explain --help)"));
+  app.add_option("--platform", platform_text,
+                 Tr("judge the samples as gb10, discrete or none (default: [platform] kind in "
+                    "config.toml, else detect)"));
+  app.add_option("--step-regex", step_regex,
+                 Tr("a pattern for the log's step lines (see explain --help)"));
   app.add_option("--journal", journal_flag, Tr("the journal for --run"));
-  app.add_flag("--json", json, Tr("print the page's data (docs/report-data.md) instead of writing the page"));
+  app.add_flag("--json", json,
+               Tr("print the page's data (docs/report-data.md) instead of writing the page"));
   if (auto status = ParseFlags(app, env, "report", args)) return *status;
   try {
     if (run_id > 0) {
-      FilesFromRun(env, run_id, journal_flag, log_path, samples_path, events_path, /*need_log=*/false, "report");
+      FilesFromRun(env, run_id, journal_flag, log_path, samples_path, events_path,
+                   /*need_log=*/false, "report");
       if (title.empty()) title = fmt::format("run {}", run_id);
     }
-    if (samples_path.empty()) throw UsageError{Tr("--samples: give watch's samples CSV, or --run ID of a watch run")};
-    bool platform_from_config = false;  // the report's data names no source; the profile is what counts
-    const std::optional<PlatformKind> forced = PlatformKindFor(env, platform_text, &platform_from_config);
+    if (samples_path.empty())
+      throw UsageError{Tr("--samples: give watch's samples CSV, or --run ID of a watch run")};
+    bool platform_from_config =
+        false;  // the report's data names no source; the profile is what counts
+    const std::optional<PlatformKind> forced =
+        PlatformKindFor(env, platform_text, &platform_from_config);
     std::optional<StepPattern> pattern;
     if (!step_regex.empty()) {
       auto compiled = StepPattern::Compile(step_regex);
@@ -84,7 +100,8 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
       const auto parent = std::filesystem::path(out_path).parent_path();
       std::error_code ec;
       if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-        throw UsageError{TrFormat("-o: {}: directory {} does not exist", out_path, parent.string())};
+        throw UsageError{
+            TrFormat("-o: {}: directory {} does not exist", out_path, parent.string())};
       }
     }
     auto samples = ReadSamplesCsv(samples_path, kMaxFileBytes);
@@ -116,7 +133,8 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
       StepLogOptions options;
       if (pattern) options.pattern = &*pattern;
       timings = StepTimes(ParseStepLog(log_text, options));
-      if (timings.empty()) in.notes.push_back(fmt::format("{}: no step series found (try --step-regex)", log_path));
+      if (timings.empty())
+        in.notes.push_back(fmt::format("{}: no step series found (try --step-regex)", log_path));
       analysis = FindSlowdowns(timings);
       VerdictInputs vin;
       vin.profile = in.profile;
@@ -141,7 +159,9 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
     auto data = BuildReportData(in);
     if (!data) throw UsageError{"--samples: " + samples_path + ": " + data.error().message};
     if (json) {
-      std::fprintf(env.out, "%s\n", data->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+      std::fprintf(
+          env.out, "%s\n",
+          data->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
       return kExitOk;
     }
     auto page = FillReportTemplate(ReportTemplate(), *data);

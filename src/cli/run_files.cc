@@ -35,11 +35,13 @@ std::string ReadWhole(const std::string& flag, const std::string& path) {
 
 // The files of a `headroom watch` run, from its "files" event in the journal; a path given
 // by flag wins. Errors name --run: no such run, not a watch run, no files recorded.
-void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag, std::string& log, std::string& samples,
-                  std::string& events, bool need_log, std::string_view reader) {
+void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag, std::string& log,
+                  std::string& samples, std::string& events, bool need_log,
+                  std::string_view reader) {
   auto path = JournalPath(env, journal_flag);
   if (!path) throw UsageError{"--run: " + path.error().message};
-  if (!std::filesystem::exists(*path)) throw UsageError{TrFormat("--run {}: no journal at {}", id, path->string())};
+  if (!std::filesystem::exists(*path))
+    throw UsageError{TrFormat("--run {}: no journal at {}", id, path->string())};
   auto journal = Journal::Open(*path, JournalOptions{.read_only = true});
   if (!journal) throw UsageError{"--run: " + journal.error().message};
   auto run = journal->FindRun(id);
@@ -56,12 +58,14 @@ void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag
     if (e.type != "files") continue;
     const auto j = nlohmann::json::parse(e.data_json, nullptr, false);
     auto take = [&](const char* key, std::string& into) {
-      if (into.empty() && j.is_object() && j.contains(key) && j[key].is_string()) into = j[key].get<std::string>();
+      if (into.empty() && j.is_object() && j.contains(key) && j[key].is_string())
+        into = j[key].get<std::string>();
     };
     take("log", log);
     take("samples", samples);
     take("events", events);
-    if (need_log && log.empty()) throw UsageError{TrFormat("--run {}: the watch ran without --log; give --log", id)};
+    if (need_log && log.empty())
+      throw UsageError{TrFormat("--run {}: the watch ran without --log; give --log", id)};
     return;
   }
   throw UsageError{TrFormat("--run {}: no files recorded for this run", id)};

@@ -22,8 +22,9 @@ std::string ReadWhole(const std::string& flag, const std::string& path);
 // by flag (a non-empty argument) wins. Errors name --run: no such run, not a watch run, no
 // files recorded, and (with need_log) a watch run without --log. `reader` names the command
 // in the messages.
-void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag, std::string& log, std::string& samples,
-                  std::string& events, bool need_log, std::string_view reader);
+void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag, std::string& log,
+                  std::string& samples, std::string& events, bool need_log,
+                  std::string_view reader);
 
 // --platform: gb10, discrete, none; nullopt for "" (detect).
 std::optional<PlatformKind> PlatformFlag(const std::string& text);

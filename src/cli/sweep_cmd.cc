@@ -1,14 +1,14 @@
 // `headroom sweep`: flags -> grid + template + limits -> preflight (leftovers, MemAvailable)
 // -> RunSweep -> the answer, a Markdown table (or JSON) and optionally a CSV file.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +38,8 @@ constexpr double kSparkMemTotalBytes = 127600748.0 * 1024;
 constexpr double kMarginShare = 0.03;
 constexpr uint64_t kMinMarginBytes = 256 * kMiB;
 // Columns the table always has, for the knobs users sweep most.
-constexpr const char* kFixedColumns[][2] = {{"batch", "batch"}, {"grad_accum", "grad_accum"}, {"seq", "seq_len"}};
+constexpr const char* kFixedColumns[][2] = {
+    {"batch", "batch"}, {"grad_accum", "grad_accum"}, {"seq", "seq_len"}};
 constexpr size_t kNoteChars = 100;
 
 std::string SignedGB(std::optional<int64_t> v) {
@@ -66,7 +67,8 @@ std::vector<std::pair<std::string, std::string>> Columns(const Grid& grid) {
   std::vector<std::pair<std::string, std::string>> cols;
   for (const auto& c : kFixedColumns) cols.emplace_back(c[0], c[1]);
   for (const auto& k : grid.knobs) {
-    if (k.name != "batch" && k.name != "grad_accum" && k.name != "seq") cols.emplace_back(k.name, k.name);
+    if (k.name != "batch" && k.name != "grad_accum" && k.name != "seq")
+      cols.emplace_back(k.name, k.name);
   }
   return cols;
 }
@@ -83,7 +85,8 @@ void PrintMarkdown(std::FILE* out, const SweepOptions& o, const SweepResult& r) 
     head += " " + title + " |";
     rule += "---|";
   }
-  std::fprintf(out, "%s peak_mem | headroom | status | notes |\n%s---|---|---|---|\n", head.c_str(), rule.c_str());
+  std::fprintf(out, "%s peak_mem | headroom | status | notes |\n%s---|---|---|---|\n", head.c_str(),
+               rule.c_str());
   for (const auto& row : r.rows) {
     std::string line = "|";
     for (const auto& [name, title] : cols) line += " " + Value(row.config, name) + " |";
@@ -93,26 +96,30 @@ void PrintMarkdown(std::FILE* out, const SweepOptions& o, const SweepResult& r) 
       notes = notes.empty() ? std::string(Tr("from the journal"))
                             : TrFormat("from the journal; {}", notes);
     std::fprintf(out, "%s %s | %s | %s | %s |\n", line.c_str(),
-                 row.peak_bytes ? FormatGB(*row.peak_bytes).c_str() : "-", SignedGB(row.headroom_bytes).c_str(),
+                 row.peak_bytes ? FormatGB(*row.peak_bytes).c_str() : "-",
+                 SignedGB(row.headroom_bytes).c_str(),
                  std::string(TrialOutcomeName(row.outcome)).c_str(), Cell(notes).c_str());
   }
   // TRANSLATORS: the legend under the results table; peak_mem and headroom are its column
   // names and stay as they are.
-  std::fprintf(out, "\n%s\n",
-               TrFormat("peak_mem: the trial's peak pool use above the MemAvailable it started from; "
-                        "headroom: the limit {} minus the trial's pool peak (GB = 1e9 bytes)",
-                        FormatGB(o.limit_bytes))
-                   .c_str());
+  std::fprintf(
+      out, "\n%s\n",
+      TrFormat("peak_mem: the trial's peak pool use above the MemAvailable it started from; "
+               "headroom: the limit {} minus the trial's pool peak (GB = 1e9 bytes)",
+               FormatGB(o.limit_bytes))
+          .c_str());
 }
 
-bool WriteCsv(const std::string& path, const SweepOptions& o, const SweepResult& r, std::string& error) {
+bool WriteCsv(const std::string& path, const SweepOptions& o, const SweepResult& r,
+              std::string& error) {
   std::ofstream f(path, std::ios::trunc);
   if (!f) {
     error = TrFormat("--csv: cannot write {}: {}", path, std::strerror(errno));
     return false;
   }
   const auto cols = Columns(o.grid);
-  f << "# headroom sweep results, schema_version 1, run " << r.run_id << ", limit_bytes " << o.limit_bytes << "\n";
+  f << "# headroom sweep results, schema_version 1, run " << r.run_id << ", limit_bytes "
+    << o.limit_bytes << "\n";
   for (const auto& [name, title] : cols) f << title << ",";
   f << "peak_mem_bytes,headroom_bytes,status,notes\n";
   for (const auto& row : r.rows) {
@@ -121,8 +128,8 @@ bool WriteCsv(const std::string& path, const SweepOptions& o, const SweepResult&
       f << (v < 0 ? "" : std::to_string(v)) << ",";
     }
     f << (row.peak_bytes ? std::to_string(*row.peak_bytes) : "") << ","
-      << (row.headroom_bytes ? std::to_string(*row.headroom_bytes) : "") << "," << TrialOutcomeName(row.outcome)
-      << "," << CsvField(row.notes) << "\n";
+      << (row.headroom_bytes ? std::to_string(*row.headroom_bytes) : "") << ","
+      << TrialOutcomeName(row.outcome) << "," << CsvField(row.notes) << "\n";
   }
   f.flush();
   if (!f) {
@@ -160,7 +167,8 @@ nlohmann::json ResultJson(const SweepOptions& o, const SweepResult& r) {
           {"best_peak_bytes", opt(r.best_peak_bytes)},
           {"best_headroom_bytes", opt(r.best_headroom_bytes)},
           {"stop_reasons", r.stop_reasons},
-          {"stopped_early", r.stopped_early.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_early)},
+          {"stopped_early",
+           r.stopped_early.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_early)},
           {"warnings", r.warnings},
           {"trial_logs", r.trial_log_dir.string()},
           {"trials", trials}};
@@ -170,48 +178,76 @@ nlohmann::json ResultJson(const SweepOptions& o, const SweepResult& r) {
 
 int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::string batch, seq, grad_accum, order, limit, margin, min_available, require_available;
-  std::string trial_timeout, grace = "3s", settle_timeout = "60s", settle_tolerance, state, logs, csv, root_dir;
+  std::string trial_timeout, grace = "3s", settle_timeout = "60s", settle_tolerance, state, logs,
+                             csv, root_dir;
   std::string model, method;
   std::vector<std::string> params, command;
   int max_trials = 30;
   bool no_bisect = false, fresh = false, kill_leftovers = false, json = false;
-  CLI::App app{TrFormat(
-      "Find the largest batch or packing that fits, one guarded trial at a time.\n\n"
-      "  headroom sweep --batch 1..64 --seq 1024 -- python train.py --bs {{batch}} --max-len {{seq}}\n\n"
-      "Each trial fills the placeholders ({{batch}}, {{seq}}, {{grad_accum}}, and any {{name}} given "
-      "with --param), runs under the guard, and is measured by its peak pool use (MemAvailable "
-      "read every 10 ms). Knobs grow one at a time (--order); after two ok trials a fitted "
-      "peak(knob) skips any trial predicted over --limit, then the search narrows between the "
-      "last good and the first bad value. Every finished trial is in the journal: rerunning "
-      "the same sweep resumes it.\n\n"
-      "VALUES: LO..HI (doubling from LO, any value in between when narrowing), LO..HI:STEP "
-      "(on the step), or V1,V2,... (only those).\n\n"
-      "exit status: 0 an answer was found; 1 no config ran ok; 2 usage error; {} refused to "
-      "start (MemAvailable below --require-available); {} interrupted",
-      kExitRefused, kExitSweepInterrupted), "headroom sweep"};
+  CLI::App app{
+      TrFormat(
+          "Find the largest batch or packing that fits, one guarded trial at a time.\n\n"
+          "  headroom sweep --batch 1..64 --seq 1024 -- python train.py --bs {{batch}} --max-len "
+          "{{seq}}\n\n"
+          "Each trial fills the placeholders ({{batch}}, {{seq}}, {{grad_accum}}, and any {{name}} "
+          "given "
+          "with --param), runs under the guard, and is measured by its peak pool use (MemAvailable "
+          "read every 10 ms). Knobs grow one at a time (--order); after two ok trials a fitted "
+          "peak(knob) skips any trial predicted over --limit, then the search narrows between the "
+          "last good and the first bad value. Every finished trial is in the journal: rerunning "
+          "the same sweep resumes it.\n\n"
+          "VALUES: LO..HI (doubling from LO, any value in between when narrowing), LO..HI:STEP "
+          "(on the step), or V1,V2,... (only those).\n\n"
+          "exit status: 0 an answer was found; 1 no config ran ok; 2 usage error; {} refused to "
+          "start (MemAvailable below --require-available); {} interrupted",
+          kExitRefused, kExitSweepInterrupted),
+      "headroom sweep"};
   app.add_option("--batch", batch, Tr("values for {batch}"));
   app.add_option("--seq", seq, Tr("values for {seq}"));
   app.add_option("--grad-accum", grad_accum, Tr("values for {grad_accum}"));
   app.add_option("--param", params, Tr("NAME=VALUES for {NAME} (repeatable)"));
-  app.add_option("--order", order, Tr("which knob grows first, e.g. batch,seq (default: batch, seq, grad_accum, then --param order)"));
-  app.add_option("--limit", limit, Tr("the peak pool use (MemTotal - MemAvailable) a trial may reach (default: MemTotal minus 28 GB, scaled for smaller machines)"));
-  app.add_option("--margin", margin, Tr("skip a trial when its predicted peak plus this passes the limit (default: 3% of the limit, at least 256MiB)"));
-  app.add_option("--min-available", min_available, Tr("the guard's kill level in every trial: SIZE or PCT (default: [guard] kill_level in config.toml, else the larger of 4GiB and 8%)"));
-  app.add_option("--require-available", require_available, Tr("refuse to start below this MemAvailable (default: the limit plus the kill level, at most MemTotal)"));
-  app.add_flag("--kill-leftovers", kill_leftovers, Tr("signal the listed holders of the pool (SIGTERM, then SIGKILL) before starting"));
-  app.add_option("--max-trials", max_trials, Tr("launch at most N trials in all (default 30)"))->check(CLI::Range(1, 10000));
-  app.add_option("--trial-timeout", trial_timeout, Tr("end a trial that runs longer than this (e.g. 20m; default: none)"));
+  app.add_option("--order", order,
+                 Tr("which knob grows first, e.g. batch,seq (default: batch, seq, grad_accum, then "
+                    "--param order)"));
+  app.add_option("--limit", limit,
+                 Tr("the peak pool use (MemTotal - MemAvailable) a trial may reach (default: "
+                    "MemTotal minus 28 GB, scaled for smaller machines)"));
+  app.add_option("--margin", margin,
+                 Tr("skip a trial when its predicted peak plus this passes the limit (default: 3% "
+                    "of the limit, at least 256MiB)"));
+  app.add_option("--min-available", min_available,
+                 Tr("the guard's kill level in every trial: SIZE or PCT (default: [guard] "
+                    "kill_level in config.toml, else the larger of 4GiB and 8%)"));
+  app.add_option("--require-available", require_available,
+                 Tr("refuse to start below this MemAvailable (default: the limit plus the kill "
+                    "level, at most MemTotal)"));
+  app.add_flag("--kill-leftovers", kill_leftovers,
+               Tr("signal the listed holders of the pool (SIGTERM, then SIGKILL) before starting"));
+  app.add_option("--max-trials", max_trials, Tr("launch at most N trials in all (default 30)"))
+      ->check(CLI::Range(1, 10000));
+  app.add_option("--trial-timeout", trial_timeout,
+                 Tr("end a trial that runs longer than this (e.g. 20m; default: none)"));
   app.add_option("--grace", grace, Tr("SIGTERM first, SIGKILL after this (default 3s)"));
-  app.add_option("--settle-timeout", settle_timeout, Tr("wait at most this for MemAvailable to recover between trials (default 60s)"));
-  app.add_option("--settle-tolerance", settle_tolerance, Tr("recovered means within this of the pre-sweep MemAvailable (default: 2% of MemTotal, at least 512MiB)"));
-  app.add_flag("--no-bisect", no_bisect, Tr("do not narrow between the last good and the first bad value"));
+  app.add_option("--settle-timeout", settle_timeout,
+                 Tr("wait at most this for MemAvailable to recover between trials (default 60s)"));
+  app.add_option("--settle-tolerance", settle_tolerance,
+                 Tr("recovered means within this of the pre-sweep MemAvailable (default: 2% of "
+                    "MemTotal, at least 512MiB)"));
+  app.add_flag("--no-bisect", no_bisect,
+               Tr("do not narrow between the last good and the first bad value"));
   app.add_flag("--fresh", fresh, Tr("start over instead of resuming an earlier run of this sweep"));
-  app.add_option("--state,--journal", state, Tr("the journal that holds the sweep's state (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
-  app.add_option("--logs", logs, Tr("trial logs go to DIR/<run id>/ (default: sweeps/ beside the journal)"));
+  app.add_option("--state,--journal", state,
+                 Tr("the journal that holds the sweep's state (default: $HEADROOM_JOURNAL, else "
+                    "journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--logs", logs,
+                 Tr("trial logs go to DIR/<run id>/ (default: sweeps/ beside the journal)"));
   app.add_option("--csv", csv, Tr("also write the results table to FILE"));
   app.add_flag("--json", json, Tr("print the results as JSON (progress still goes to stderr)"));
-  app.add_option("--model", model, Tr("label the sweep with a model name, for plan's measured anchors"));
-  app.add_option("--method", method, Tr("label the sweep with a method (full, lora, qlora), for plan's measured anchors"));
+  app.add_option("--model", model,
+                 Tr("label the sweep with a model name, for plan's measured anchors"));
+  app.add_option(
+      "--method", method,
+      Tr("label the sweep with a method (full, lora, qlora), for plan's measured anchors"));
   app.add_option("--root", root_dir, Tr("read proc/ below this directory instead of /"));
   app.add_option("command", command, Tr("the command template, after --"));
   if (auto status = ParseFlags(app, env, "sweep", args)) return *status;
@@ -233,12 +269,14 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     for (const auto& p : params) {
       auto k = ParseParamKnob(p);
       if (!k) throw UsageError{k.error().message};
-      if (std::any_of(knobs.begin(), knobs.end(), [&](const Knob& o) { return o.name == k->name; })) {
+      if (std::any_of(knobs.begin(), knobs.end(),
+                      [&](const Knob& o) { return o.name == k->name; })) {
         throw UsageError{TrFormat("--param {}: given twice", k->name)};
       }
       knobs.push_back(std::move(*k));
     }
-    if (knobs.empty()) throw UsageError{Tr("nothing to sweep: give --batch, --seq, --grad-accum or --param")};
+    if (knobs.empty())
+      throw UsageError{Tr("nothing to sweep: give --batch, --seq, --grad-accum or --param")};
     auto grid = OrderGrid(std::move(knobs), order);
     if (!grid) throw UsageError{grid.error().message};
     if (auto ok = CheckTemplate(*grid, command); !ok) throw UsageError{ok.error().message};
@@ -253,14 +291,19 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     SweepOptions o;
     o.grid = std::move(*grid);
     o.command = command;
-    const double reserve = kSparkReserveBytes * std::min(1.0, static_cast<double>(total) / kSparkMemTotalBytes);
-    o.limit_bytes = limit.empty() ? total - static_cast<uint64_t>(reserve) : SizeOrPercentFlag(limit, total, "--limit");
+    const double reserve =
+        kSparkReserveBytes * std::min(1.0, static_cast<double>(total) / kSparkMemTotalBytes);
+    o.limit_bytes = limit.empty() ? total - static_cast<uint64_t>(reserve)
+                                  : SizeOrPercentFlag(limit, total, "--limit");
     if (o.limit_bytes > total) {
-      throw UsageError{TrFormat("--limit: {} is more than MemTotal {}", FormatGB(o.limit_bytes), FormatGB(total))};
+      throw UsageError{TrFormat("--limit: {} is more than MemTotal {}", FormatGB(o.limit_bytes),
+                                FormatGB(total))};
     }
-    o.margin_bytes = margin.empty()
-                         ? std::max(kMinMarginBytes, static_cast<uint64_t>(kMarginShare * static_cast<double>(o.limit_bytes)))
-                         : SizeOrPercentFlag(margin, o.limit_bytes, "--margin");
+    o.margin_bytes =
+        margin.empty()
+            ? std::max(kMinMarginBytes,
+                       static_cast<uint64_t>(kMarginShare * static_cast<double>(o.limit_bytes)))
+            : SizeOrPercentFlag(margin, o.limit_bytes, "--margin");
     o.min_available_bytes = KillLevelBytes(env, min_available, "--min-available", total);
     o.bisect = !no_bisect;
     o.max_trials = max_trials;
@@ -275,8 +318,9 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!trial_timeout.empty()) o.trial_timeout = duration(trial_timeout, "--trial-timeout");
     o.grace = duration(grace, "--grace");
     o.settle_timeout = duration(settle_timeout, "--settle-timeout");
-    o.settle_tolerance_bytes = settle_tolerance.empty() ? std::max<uint64_t>(512 * kMiB, total / 50)
-                                                        : SizeOrPercentFlag(settle_tolerance, total, "--settle-tolerance");
+    o.settle_tolerance_bytes =
+        settle_tolerance.empty() ? std::max<uint64_t>(512 * kMiB, total / 50)
+                                 : SizeOrPercentFlag(settle_tolerance, total, "--settle-tolerance");
 
     // The journal holds the sweep's state: without it there is no resuming, so it is
     // required (unlike guard, which only records).
@@ -289,8 +333,10 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     // Preflight, as the owners do it: who holds the pool, and is there room to start?
     const auto leftovers = FindLeftovers(root);
     if (!leftovers.empty()) {
-      std::fprintf(env.err, "headroom: sweep: %s\n",
-                   TrFormat("{} process(es) that usually hold the pool are running:", leftovers.size()).c_str());
+      std::fprintf(
+          env.err, "headroom: sweep: %s\n",
+          TrFormat("{} process(es) that usually hold the pool are running:", leftovers.size())
+              .c_str());
       PrintLeftovers(env.err, leftovers);
       if (kill_leftovers) {
         for (const auto& line : SignalLeftovers(root, leftovers, o.grace)) {
@@ -302,10 +348,13 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
             Tr("(nothing was signalled; --kill-leftovers stops them, or stop them yourself)"));
       }
     }
-    const uint64_t need = require_available.empty() ? std::min(total, o.limit_bytes + o.min_available_bytes)
-                                                    : SizeOrPercentFlag(require_available, total, "--require-available");
+    const uint64_t need = require_available.empty()
+                              ? std::min(total, o.limit_bytes + o.min_available_bytes)
+                              : SizeOrPercentFlag(require_available, total, "--require-available");
     const auto now_available = ReadMemInfo(root);
-    const uint64_t avail_now = now_available && now_available->available_bytes() ? *now_available->available_bytes() : *available;
+    const uint64_t avail_now = now_available && now_available->available_bytes()
+                                   ? *now_available->available_bytes()
+                                   : *available;
     if (avail_now < need) {
       std::fprintf(env.err, "headroom: sweep: %s\n",
                    TrFormat("refusing to start: MemAvailable {} is below --require-available {} "
@@ -321,7 +370,8 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
       return kExitRefused;
     }
     std::fprintf(env.err, "headroom: sweep: %s\n",
-                 TrFormat("limit {} pool use (MemTotal {}), margin {}, guard kill level {} MemAvailable, journal {}",
+                 TrFormat("limit {} pool use (MemTotal {}), margin {}, guard kill level {} "
+                          "MemAvailable, journal {}",
                           FormatGB(o.limit_bytes), FormatGB(total), FormatGB(o.margin_bytes),
                           FormatGB(o.min_available_bytes), path->string())
                      .c_str());
@@ -348,24 +398,31 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     std::fprintf(env.out, "\n");
     if (r.best) {
       // TRANSLATORS: {0} is the configuration found, e.g. "batch=16 seq=1024".
-      std::fprintf(env.out, "%s\n",
-                   TrFormat("answer: {0}: peak {1} above the baseline, headroom {2} to the limit {3}", r.best->ToText(),
-                            r.best_peak_bytes ? FormatGB(*r.best_peak_bytes) : Tr("n/a"),
-                            SignedGB(r.best_headroom_bytes), FormatGB(o.limit_bytes))
-                       .c_str());
+      std::fprintf(
+          env.out, "%s\n",
+          TrFormat("answer: {0}: peak {1} above the baseline, headroom {2} to the limit {3}",
+                   r.best->ToText(), r.best_peak_bytes ? FormatGB(*r.best_peak_bytes) : Tr("n/a"),
+                   SignedGB(r.best_headroom_bytes), FormatGB(o.limit_bytes))
+              .c_str());
     } else {
-      std::fprintf(env.out, "%s\n",
-                   TrFormat("answer: none: no config ran ok under the limit {}", FormatGB(o.limit_bytes)).c_str());
+      std::fprintf(
+          env.out, "%s\n",
+          TrFormat("answer: none: no config ran ok under the limit {}", FormatGB(o.limit_bytes))
+              .c_str());
     }
-    for (const auto& why : r.stop_reasons) std::fprintf(env.out, "%s\n", TrFormat("stopped by: {}", why).c_str());
+    for (const auto& why : r.stop_reasons)
+      std::fprintf(env.out, "%s\n", TrFormat("stopped by: {}", why).c_str());
     if (!r.stopped_early.empty()) {
-      std::fprintf(env.out, "%s\n",
-                   TrFormat("stopped early: {}; rerun the same command to resume", r.stopped_early).c_str());
+      std::fprintf(
+          env.out, "%s\n",
+          TrFormat("stopped early: {}; rerun the same command to resume", r.stopped_early).c_str());
     }
-    std::fprintf(env.out, "%s\n",
-                 TrFormat("run {} in {} ({} trial(s) launched now, {} reused from the journal); trial logs in {}",
-                          r.run_id, path->string(), r.launched, r.reused, r.trial_log_dir.string())
-                     .c_str());
+    std::fprintf(
+        env.out, "%s\n",
+        TrFormat(
+            "run {} in {} ({} trial(s) launched now, {} reused from the journal); trial logs in {}",
+            r.run_id, path->string(), r.launched, r.reused, r.trial_log_dir.string())
+            .c_str());
     return r.exit_status;
   } catch (const UsageError& e) {
     PrintError(env, "sweep: " + e.message);

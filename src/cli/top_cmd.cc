@@ -13,7 +13,6 @@
 //  - Paused: sampling, events and history go on; the display is drawn from the snapshot
 //    and history copied when p was pressed, so a resize or a sort while paused lays out the
 //    frozen readings again.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <langinfo.h>
 #include <signal.h>
@@ -21,6 +20,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <clocale>
 #include <cstdio>
@@ -75,10 +75,12 @@ size_t BatchWidth() {
 
 bool LocaleIsUtf8() {
   const char* codeset = ::nl_langinfo(CODESET);
-  return codeset != nullptr && (std::strcmp(codeset, "UTF-8") == 0 || std::strcmp(codeset, "utf8") == 0);
+  return codeset != nullptr &&
+         (std::strcmp(codeset, "UTF-8") == 0 || std::strcmp(codeset, "utf8") == 0);
 }
 
-int RunBatch(const CliEnv& env, TopCollector& collector, const TopFlags& flags, const std::string& host) {
+int RunBatch(const CliEnv& env, TopCollector& collector, const TopFlags& flags,
+             const std::string& host) {
   ViewOptions view;
   view.width = BatchWidth();
   view.height = kBatchHeight;
@@ -96,12 +98,15 @@ int RunBatch(const CliEnv& env, TopCollector& collector, const TopFlags& flags, 
       next += flags.interval;
       std::this_thread::sleep_until(next);
     }
-    const TopSnapshot& s = collector.Refresh(std::chrono::system_clock::now(), std::chrono::steady_clock::now());
+    const TopSnapshot& s =
+        collector.Refresh(std::chrono::system_clock::now(), std::chrono::steady_clock::now());
     if (flags.json) {
       // One object: indented; several: one per line (JSON lines), as a stream reader wants.
       const auto j = TopSnapshotJson(s, flags.interval, host);
       const int indent = n == 1 ? 2 : -1;
-      std::fprintf(env.out, "%s\n", j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+      std::fprintf(
+          env.out, "%s\n",
+          j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
     } else {
       if (i > 0) std::fputc('\n', env.out);
       std::fputs(FrameText(LayoutTop(s, collector.history(), ui, view)).c_str(), env.out);
@@ -152,7 +157,8 @@ int RunInteractive(TopCollector& collector, const TopFlags& flags, const std::st
                           use_frozen ? *frozen_history : collector.history(), ui, view));
       draw = false;
     }
-    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - std::chrono::steady_clock::now());
+    const auto wait =
+        std::chrono::ceil<std::chrono::milliseconds>(next - std::chrono::steady_clock::now());
     bool signalled = false;
     for (TopKey key : term.Wait(std::max(wait, std::chrono::milliseconds(0)), sig_fd, signalled)) {
       switch (ApplyKey(ui, key)) {
@@ -183,22 +189,34 @@ int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
   std::string interval_text, root_dir, nvml_lib, journal_flag, sort_text = "mem", iterations_text;
   bool once = false;
   TopFlags flags;
-  CLI::App app{Tr("A live view of the memory pool, memory pressure, the GPU (temperature, power against the "
-                  "platform's caps, SM clock, throttle reasons), the processes holding the pool with their caps, "
-                  "the running guards' levels and events as they happen.\n\n"
-                  "Keys: q quit, p pause, s sort the processes (mem, pid, name), h help.\n\n"
-                  "exit status: 0 on q or SIGINT/SIGTERM/SIGHUP (the terminal is restored); 2 usage error, "
-                  "or stdout is not a terminal without --once, --iterations or --json"),
-               "headroom top"};
-  app.add_option("--interval", interval_text, Tr("time between samples, at least 100ms (default 1s, or [top] interval in config.toml)"));
+  CLI::App app{
+      Tr("A live view of the memory pool, memory pressure, the GPU (temperature, power against the "
+         "platform's caps, SM clock, throttle reasons), the processes holding the pool with their "
+         "caps, "
+         "the running guards' levels and events as they happen.\n\n"
+         "Keys: q quit, p pause, s sort the processes (mem, pid, name), h help.\n\n"
+         "exit status: 0 on q or SIGINT/SIGTERM/SIGHUP (the terminal is restored); 2 usage error, "
+         "or stdout is not a terminal without --once, --iterations or --json"),
+      "headroom top"};
+  app.add_option(
+      "--interval", interval_text,
+      Tr("time between samples, at least 100ms (default 1s, or [top] interval in config.toml)"));
   app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
-  app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
-  app.add_option("--journal", journal_flag, Tr("find running guards in this journal (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
-  app.add_flag("--no-color", flags.no_color, Tr("no colours: bold, reverse and underline only (also when NO_COLOR is set)"));
+  app.add_option(
+      "--nvml-lib", nvml_lib,
+      Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
+  app.add_option("--journal", journal_flag,
+                 Tr("find running guards in this journal (default: $HEADROOM_JOURNAL, else journal "
+                    "in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_flag("--no-color", flags.no_color,
+               Tr("no colours: bold, reverse and underline only (also when NO_COLOR is set)"));
   app.add_option("--sort", sort_text, Tr("order of the processes: mem, pid or name (default mem)"));
   app.add_flag("--once", once, Tr("print one frame as plain text and exit (no terminal needed)"));
-  app.add_option("--iterations", iterations_text, Tr("print N frames, one per interval, as plain text and exit"));
-  app.add_flag("--json", flags.json, Tr("with --once or --iterations: the snapshot as JSON (schema_version 1); alone: --once"));
+  app.add_option("--iterations", iterations_text,
+                 Tr("print N frames, one per interval, as plain text and exit"));
+  app.add_flag(
+      "--json", flags.json,
+      Tr("with --once or --iterations: the snapshot as JSON (schema_version 1); alone: --once"));
   if (auto status = ParseFlags(app, env, "top", args)) return *status;
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
@@ -213,7 +231,8 @@ int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
     auto sort = ParseSortOrder(sort_text);
     if (!sort) throw UsageError{TrFormat("--sort: '{}' is not one of mem, pid, name", sort_text)};
     flags.sort = *sort;
-    if (once && !iterations_text.empty()) throw UsageError{Tr("--once and --iterations: give one of them")};
+    if (once && !iterations_text.empty())
+      throw UsageError{Tr("--once and --iterations: give one of them")};
     if (!iterations_text.empty()) {
       auto n = ParsePositiveInt(iterations_text);
       if (!n) throw UsageError{"--iterations: " + n.error().message};

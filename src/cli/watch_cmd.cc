@@ -14,32 +14,31 @@
 //    and the stamped segments to the log (run/log_tee.h). The job holds the pipes' write
 //    ends; watch closes its copies after RunGuard returns (the job tree is then empty), so
 //    the tee reads to EOF; a straggler that escaped the tree gets 2 s before the tee stops.
-#include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "base/bytes.h"
-#include "base/duration.h"
 #include "base/durable_lines.h"
+#include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
-#include "store/journal.h"
 #include "gpu/nvml.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
@@ -47,6 +46,7 @@
 #include "run/sample_events.h"
 #include "run/sampler.h"
 #include "run/samples_csv.h"
+#include "store/journal.h"
 #include "sys/meminfo.h"
 
 namespace headroom {
@@ -71,7 +71,10 @@ void WriteAll(int fd, std::string_view bytes) {
 class WatchLoop {
  public:
   WatchLoop(Sampler& sampler, SamplesCsvWriter& csv, DurableLines* events, int err_fd)
-      : sampler_(sampler), csv_(csv), detector_(sampler.platform()), events_(events),
+      : sampler_(sampler),
+        csv_(csv),
+        detector_(sampler.platform()),
+        events_(events),
         err_fd_(err_fd) {}
 
   // The rows and the events' JSON are data, English by construction (numbers, identifiers,
@@ -84,8 +87,8 @@ class WatchLoop {
       WriteAll(err_fd_, "headroom: watch: " + wrote.error().message + "\n");
     }
     for (const SampleEvent& e : detector_.Feed(s)) {
-      WriteAll(err_fd_, fmt::format("headroom watch: {} {}: {}\n", FormatUtcIso8601(e.time),
-                                    e.type, e.message));
+      WriteAll(err_fd_, fmt::format("headroom watch: {} {}: {}\n", FormatUtcIso8601(e.time), e.type,
+                                    e.message));
       if (events_) (void)events_->Append(SampleEventJson(e));
     }
   }
@@ -124,7 +127,8 @@ void TeeThread(int out_r, int err_r, int out_fd, int err_fd, DurableLines* log,
   std::vector<char> buf(64 * 1024);
   std::optional<std::chrono::steady_clock::time_point> drain_until;
   while (fds[0] >= 0 || fds[1] >= 0) {
-    if (stop->load() && !drain_until) drain_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    if (stop->load() && !drain_until)
+      drain_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     if (drain_until && std::chrono::steady_clock::now() > *drain_until) break;
     pollfd p[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
     if (::poll(p, 2, 100) <= 0) continue;
@@ -164,7 +168,8 @@ std::string HostName() {
 // note on stderr, never a reason not to sample.
 class WatchRecord {
  public:
-  WatchRecord(const CliEnv& env, const std::string& flag, bool off, const std::vector<std::string>& command,
+  WatchRecord(const CliEnv& env, const std::string& flag, bool off,
+              const std::vector<std::string>& command,
               const std::vector<std::pair<std::string, std::string>>& files)
       : env_(env) {
     if (off) return;
@@ -175,7 +180,8 @@ class WatchRecord {
       return;
     }
     journal_.emplace(std::move(*opened));
-    const std::vector<std::string> recorded = command.empty() ? std::vector<std::string>{"headroom", "watch"} : command;
+    const std::vector<std::string> recorded =
+        command.empty() ? std::vector<std::string>{"headroom", "watch"} : command;
     auto id = journal_->BeginRun(RunKind::kWatch, recorded, std::chrono::system_clock::now());
     if (!id) {
       Note(id.error().message);
@@ -188,16 +194,20 @@ class WatchRecord {
       files_[name] = file.empty() ? nlohmann::json(nullptr)
                                   : nlohmann::json(std::filesystem::absolute(file, ec).string());
     }
-    if (auto added = journal_->AddEvent(*run_id_, "files", 0, std::chrono::system_clock::now(), files_.dump()); !added) {
+    if (auto added = journal_->AddEvent(*run_id_, "files", 0, std::chrono::system_clock::now(),
+                                        files_.dump());
+        !added) {
       Note(added.error().message);
     }
-    std::fprintf(env_.err, "headroom watch: %s\n",
-                 TrFormat("run {0} in {1} (headroom explain --run {0})", *run_id_, path->string()).c_str());
+    std::fprintf(
+        env_.err, "headroom watch: %s\n",
+        TrFormat("run {0} in {1} (headroom explain --run {0})", *run_id_, path->string()).c_str());
   }
   // With --guard: who guards at which levels, for `headroom top` (run/guard_record.h).
   void Guarding(const SysRoot& real_root, uint64_t kill_below_bytes, uint64_t warn_below_bytes) {
     if (!journal_ || !run_id_) return;
-    if (auto added = RecordGuardStart(*journal_, *run_id_, ThisGuardStart(real_root, kill_below_bytes, warn_below_bytes));
+    if (auto added = RecordGuardStart(
+            *journal_, *run_id_, ThisGuardStart(real_root, kill_below_bytes, warn_below_bytes));
         !added) {
       Note(added.error().message);
     }
@@ -206,7 +216,8 @@ class WatchRecord {
     if (!journal_ || !run_id_) return;
     nlohmann::json summary = files_;
     summary["rows"] = rows;
-    if (auto done = journal_->FinishRun(*run_id_, status, exit_status, summary.dump(), std::chrono::system_clock::now());
+    if (auto done = journal_->FinishRun(*run_id_, status, exit_status, summary.dump(),
+                                        std::chrono::system_clock::now());
         !done) {
       Note(done.error().message);
     }
@@ -214,7 +225,8 @@ class WatchRecord {
 
  private:
   void Note(const std::string& message) {
-    std::fprintf(env_.err, "headroom watch: %s\n", TrFormat("note: not recorded in the journal: {}", message).c_str());
+    std::fprintf(env_.err, "headroom watch: %s\n",
+                 TrFormat("note: not recorded in the journal: {}", message).c_str());
   }
   const CliEnv& env_;
   std::optional<Journal> journal_;
@@ -225,30 +237,46 @@ class WatchRecord {
 }  // namespace
 
 int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string interval_text, out_path = "samples.csv", events_path, log_path, nvml_lib,
-              root_dir, journal_flag;
+  std::string interval_text, out_path = "samples.csv", events_path, log_path, nvml_lib, root_dir,
+                             journal_flag;
   bool guard = false, no_journal = false;
   std::vector<std::string> command;
-  CLI::App app{TrFormat(
-      "Sample GPU temperature, power, clocks, throttle reasons, memory and pressure into a CSV, "
-      "with events as they happen.\n\n"
-      "  headroom watch [options]                 until SIGINT/SIGTERM (exit 0)\n"
-      "  headroom watch [options] -- CMD [ARGS...] for the life of CMD\n\n"
-      "Each row is written whole and fsync'd at least every {} s, so the file survives a "
-      "power-off (docs/watch.md has the columns and units). With a command, its output goes "
-      "to the terminal unchanged and, with --log, to FILE with an arrival time per line "
-      "(split at \\n and \\r).\n\n"
-      "exit status: with a command, the command's own (its exit code, or 128 + signal; {} "
-      "when --guard killed it); without, 0 when stopped by a signal; 2 usage error",
-      kSyncPeriod.count() / 1000, kExitGuardKilled), "headroom watch"};
-  app.add_option("--interval", interval_text, Tr("time between samples, at least 100ms (default 30s, or [watch] interval in config.toml)"));
-  app.add_option("--out", out_path, Tr("the samples CSV (default samples.csv; replaced if it exists)"));
+  CLI::App app{
+      TrFormat(
+          "Sample GPU temperature, power, clocks, throttle reasons, memory and pressure into a "
+          "CSV, "
+          "with events as they happen.\n\n"
+          "  headroom watch [options]                 until SIGINT/SIGTERM (exit 0)\n"
+          "  headroom watch [options] -- CMD [ARGS...] for the life of CMD\n\n"
+          "Each row is written whole and fsync'd at least every {} s, so the file survives a "
+          "power-off (docs/watch.md has the columns and units). With a command, its output goes "
+          "to the terminal unchanged and, with --log, to FILE with an arrival time per line "
+          "(split at \\n and \\r).\n\n"
+          "exit status: with a command, the command's own (its exit code, or 128 + signal; {} "
+          "when --guard killed it); without, 0 when stopped by a signal; 2 usage error",
+          kSyncPeriod.count() / 1000, kExitGuardKilled),
+      "headroom watch"};
+  app.add_option(
+      "--interval", interval_text,
+      Tr("time between samples, at least 100ms (default 30s, or [watch] interval in config.toml)"));
+  app.add_option("--out", out_path,
+                 Tr("the samples CSV (default samples.csv; replaced if it exists)"));
   app.add_option("--events", events_path, Tr("write events as JSON lines to FILE"));
-  app.add_option("--log", log_path, Tr("with a command: tee its stdout and stderr to FILE, each line stamped on arrival"));
-  app.add_flag("--guard", guard, Tr("with a command: kill the job when MemAvailable falls below the guard's default level ([guard] kill_level in config.toml, else the larger of 4GiB and 8% of MemTotal)"));
-  app.add_option("--nvml-lib", nvml_lib, Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
+  app.add_option(
+      "--log", log_path,
+      Tr("with a command: tee its stdout and stderr to FILE, each line stamped on arrival"));
+  app.add_flag(
+      "--guard", guard,
+      Tr("with a command: kill the job when MemAvailable falls below the guard's default level "
+         "([guard] kill_level in config.toml, else the larger of 4GiB and 8% of MemTotal)"));
+  app.add_option(
+      "--nvml-lib", nvml_lib,
+      Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
   app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
-  app.add_option("--journal", journal_flag, Tr("record the run and its files here, for `headroom explain --run ID` (default: $HEADROOM_JOURNAL, else journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  app.add_option("--journal", journal_flag,
+                 Tr("record the run and its files here, for `headroom explain --run ID` (default: "
+                    "$HEADROOM_JOURNAL, else journal in config.toml, else "
+                    "$XDG_STATE_HOME/headroom/journal.db)"));
   app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
   app.add_option("command", command, Tr("the job, after --"));
   if (auto status = ParseFlags(app, env, "watch", args)) return *status;
@@ -264,7 +292,8 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
       throw UsageError{TrFormat("--interval: {} is below the minimum of 100ms", interval_text)};
     }
     if (command.empty() && (guard || !log_path.empty())) {
-      throw UsageError{guard ? Tr("--guard: needs a command after --") : Tr("--log: needs a command after --")};
+      throw UsageError{guard ? Tr("--guard: needs a command after --")
+                             : Tr("--log: needs a command after --")};
     }
 
     // The GPU: optional. Without it the GPU columns are empty and the header says why. The
@@ -329,7 +358,8 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
       ::close(sig_fd);
       (void)csv->Sync();
       std::fprintf(env.err, "headroom watch: %s\n",
-                   (got ? TrFormat("stopped by signal {}; {} samples in {}", si.ssi_signo, csv->rows(), out_path)
+                   (got ? TrFormat("stopped by signal {}; {} samples in {}", si.ssi_signo,
+                                   csv->rows(), out_path)
                         : TrFormat("stopped; {} samples in {}", csv->rows(), out_path))
                        .c_str());
       record.Finish("stopped", kExitOk, csv->rows());
@@ -355,7 +385,8 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     opt.stdout_fd = out_pipe[1];
     opt.stderr_fd = err_pipe[1];
     int stop_pipe[2];
-    if (::pipe2(stop_pipe, O_CLOEXEC) != 0) throw UsageError{TrFormat("pipe: {}", std::strerror(errno))};
+    if (::pipe2(stop_pipe, O_CLOEXEC) != 0)
+      throw UsageError{TrFormat("pipe: {}", std::strerror(errno))};
     std::atomic<bool> stop_tee{false};
 
     // Threads start with the signals blocked (see the notes above), then the main thread's
@@ -372,7 +403,8 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     }
     ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
 
-    std::FILE* guard_events_file = events_path.empty() ? nullptr : std::fopen(events_path.c_str(), "ae");
+    std::FILE* guard_events_file =
+        events_path.empty() ? nullptr : std::fopen(events_path.c_str(), "ae");
     GuardEvents guard_events(guard_events_file);
     // As in `headroom guard`: the --events lines RunGuard writes are English by construction;
     // its warning lines on stderr are in the user's language.
@@ -397,18 +429,20 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     const double seconds = summary->duration_s;
     const uint64_t rows = csv->rows();
     const std::string line =
-        summary->killed
-            ? TrFormat("job killed by the guard (MemAvailable below the level) after {:.1f} s; {} samples in {}",
-                       seconds, rows, out_path)
+        summary->killed ? TrFormat(
+                              "job killed by the guard (MemAvailable below the level) after {:.1f} "
+                              "s; {} samples in {}",
+                              seconds, rows, out_path)
         : summary->job_exit_code
-            ? TrFormat("job exited with status {} after {:.1f} s; {} samples in {}", *summary->job_exit_code, seconds,
-                       rows, out_path)
+            ? TrFormat("job exited with status {} after {:.1f} s; {} samples in {}",
+                       *summary->job_exit_code, seconds, rows, out_path)
         : summary->job_signal
-            ? TrFormat("job died of signal {} after {:.1f} s; {} samples in {}", *summary->job_signal, seconds, rows,
-                       out_path)
+            ? TrFormat("job died of signal {} after {:.1f} s; {} samples in {}",
+                       *summary->job_signal, seconds, rows, out_path)
             : TrFormat("job ended after {:.1f} s; {} samples in {}", seconds, rows, out_path);
     std::fprintf(env.err, "headroom watch: %s\n", line.c_str());
-    record.Finish(summary->killed ? "killed-by-guard" : "exited", summary->exit_status, csv->rows());
+    record.Finish(summary->killed ? "killed-by-guard" : "exited", summary->exit_status,
+                  csv->rows());
     return summary->exit_status;
   } catch (const UsageError& e) {
     PrintError(env, "watch: " + e.message);

@@ -52,7 +52,8 @@ void Summarize(CopyMeasurement& m) {
 }
 
 Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options) {
-  if (options.threads < 1 || options.threads > 1024 || options.repeats < 1 || options.bytes < 4096) {
+  if (options.threads < 1 || options.threads > 1024 || options.repeats < 1 ||
+      options.bytes < 4096) {
     return Error{"host copy: needs 1 to 1024 threads, at least 1 repeat and 4096 bytes"};
   }
   const size_t bytes = static_cast<size_t>(options.bytes);
@@ -64,7 +65,8 @@ Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options) {
   // Slices on 4 KiB boundaries, the last one taking the rest.
   const size_t slice = (bytes / static_cast<size_t>(threads)) & ~size_t{4095};
   CopyMeasurement m;
-  m.what = TrPlural("host memory ({} thread)", "host memory ({} threads)", static_cast<unsigned long>(threads), threads);
+  m.what = TrPlural("host memory ({} thread)", "host memory ({} threads)",
+                    static_cast<unsigned long>(threads), threads);
   m.bytes = bytes;
   m.threads = threads;
   std::chrono::steady_clock::time_point start;
@@ -80,7 +82,7 @@ Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options) {
       for (int r = -1; r < options.repeats; ++r) {  // r = -1: the warm-up
         sync.arrive_and_wait();                     // start together
         std::memcpy(dst.data() + begin, src.data() + begin, length);
-        sync.arrive_and_wait();                     // all done
+        sync.arrive_and_wait();  // all done
       }
     });
   }
@@ -89,7 +91,8 @@ Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options) {
     start = std::chrono::steady_clock::now();
     sync.arrive_and_wait();
     sync.arrive_and_wait();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (r >= 0) m.seconds.push_back(s);
   }
   workers.clear();  // join
@@ -97,14 +100,17 @@ Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options) {
   return m;
 }
 
-Result<CopyMeasurement> MeasureDeviceCopy(const CudaDriver& cuda, int index, uint64_t bytes, int repeats) {
-  if (repeats < 1 || bytes < 4096) return Error{"device copy: needs at least 1 repeat and 4096 bytes"};
+Result<CopyMeasurement> MeasureDeviceCopy(const CudaDriver& cuda, int index, uint64_t bytes,
+                                          int repeats) {
+  if (repeats < 1 || bytes < 4096)
+    return Error{"device copy: needs at least 1 repeat and 4096 bytes"};
   auto info = cuda.Device(index);
   if (!info) return info.error();
   CopyMeasurement m;
   m.what = TrFormat("device {}: {}", index, info->name);
   m.bytes = bytes;
-  auto timed = cuda.TimeDeviceCopies(index, bytes, repeats, [&](double s) { m.seconds.push_back(s); });
+  auto timed =
+      cuda.TimeDeviceCopies(index, bytes, repeats, [&](double s) { m.seconds.push_back(s); });
   if (!timed) return timed.error();
   Summarize(m);
   return m;
@@ -118,8 +124,9 @@ Gb10Band CompareWithGb10(double gbps) {
 
 std::string DescribeCopy(const CopyMeasurement& m) {
   return TrPlural("{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeat of {:.2f} GB)",
-                  "{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeats of {:.2f} GB)", m.seconds.size(),
-                  m.median_gbps, m.best_gbps, m.worst_gbps, m.seconds.size(), static_cast<double>(m.bytes) / 1e9);
+                  "{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeats of {:.2f} GB)",
+                  m.seconds.size(), m.median_gbps, m.best_gbps, m.worst_gbps, m.seconds.size(),
+                  static_cast<double>(m.bytes) / 1e9);
 }
 
 }  // namespace headroom

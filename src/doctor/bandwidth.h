@@ -26,9 +26,9 @@ inline constexpr double kGb10MeasuredHighGbps = 192.0;
 inline constexpr double kGb10SlowFraction = 0.9;
 
 struct CopyMeasurement {
-  std::string what;        // "host memory (2 threads)", "device 0: NVIDIA GB10"
-  uint64_t bytes = 0;      // copied per repeat (read once, written once)
-  int threads = 0;         // host copies; 0 for a device copy
+  std::string what;             // "host memory (2 threads)", "device 0: NVIDIA GB10"
+  uint64_t bytes = 0;           // copied per repeat (read once, written once)
+  int threads = 0;              // host copies; 0 for a device copy
   std::vector<double> seconds;  // one per timed repeat, in order
   // 2 x bytes / seconds / 1e9 for the median, fastest and slowest repeat.
   double median_gbps = 0;
@@ -42,7 +42,7 @@ void Summarize(CopyMeasurement& m);
 
 struct HostCopyOptions {
   uint64_t bytes = 1ULL << 30;  // per buffer; two buffers are allocated
-  int threads = 1;  // 1..1024
+  int threads = 1;              // 1..1024
   int repeats = 10;
 };
 
@@ -53,7 +53,8 @@ struct HostCopyOptions {
 Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options);
 
 // cuMemcpyDtoD on device `index` through the driver API (see CudaDriver::TimeDeviceCopies).
-Result<CopyMeasurement> MeasureDeviceCopy(const CudaDriver& cuda, int index, uint64_t bytes, int repeats);
+Result<CopyMeasurement> MeasureDeviceCopy(const CudaDriver& cuda, int index, uint64_t bytes,
+                                          int repeats);
 
 enum class Gb10Band { kBelow, kWithin, kAbove };
 // Where a device copy rate falls against GB10's measured range: below kGb10SlowFraction of

@@ -21,7 +21,9 @@ using V = CheckVerdict;
 // 13000 -> "13.0", 12080 -> "12.8" (the driver API's encoding: 1000 x major + 10 x minor).
 std::string CudaVersionText(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
-const GpuReading* FirstGpu(const DoctorFacts& f) { return f.gpus.empty() ? nullptr : &f.gpus.front(); }
+const GpuReading* FirstGpu(const DoctorFacts& f) {
+  return f.gpus.empty() ? nullptr : &f.gpus.front();
+}
 
 bool IsGb10(const DoctorFacts& f) { return f.platform.kind == PlatformKind::kGb10; }
 
@@ -46,7 +48,8 @@ std::optional<int64_t> ParseCount(const std::optional<std::string>& text) {
 }
 
 std::string EnvLine(const DoctorFacts& f) {
-  return TrFormat("Python environment: {} (found by {})", f.python->prefix.string(), f.python->found_by);
+  return TrFormat("Python environment: {} (found by {})", f.python->prefix.string(),
+                  f.python->found_by);
 }
 
 const Distribution* Dist(const DoctorFacts& f, std::string_view name) {
@@ -79,11 +82,16 @@ CheckResult& Set(CheckResult& r, V verdict, std::string summary) {
 
 std::string_view CheckVerdictName(CheckVerdict v) {
   switch (v) {
-    case V::kPass: return "pass";
-    case V::kWarn: return "warn";
-    case V::kFail: return "fail";
-    case V::kSkip: return "skip";
-    case V::kInfo: return "info";
+    case V::kPass:
+      return "pass";
+    case V::kWarn:
+      return "warn";
+    case V::kFail:
+      return "fail";
+    case V::kSkip:
+      return "skip";
+    case V::kInfo:
+      return "info";
   }
   return "info";
 }
@@ -91,11 +99,16 @@ std::string_view CheckVerdictName(CheckVerdict v) {
 std::string_view CheckVerdictLabel(CheckVerdict v) {
   switch (v) {
     // TRANSLATORS: a doctor check's verdict, in a 4-column field: keep it short.
-    case V::kPass: return Tr(N_("pass"));
-    case V::kWarn: return Tr(N_("warn"));
-    case V::kFail: return Tr(N_("fail"));
-    case V::kSkip: return Tr(N_("skip"));
-    case V::kInfo: return Tr(N_("info"));
+    case V::kPass:
+      return Tr(N_("pass"));
+    case V::kWarn:
+      return Tr(N_("warn"));
+    case V::kFail:
+      return Tr(N_("fail"));
+    case V::kSkip:
+      return Tr(N_("skip"));
+    case V::kInfo:
+      return Tr(N_("info"));
   }
   return Tr(N_("info"));
 }
@@ -105,7 +118,8 @@ std::string_view CheckVerdictLabel(CheckVerdict v) {
 CheckResult CheckCudaAbi(const DoctorFacts& f) {
   CheckResult r = Make("G1", N_("CUDA ABI"));
   if (!f.python) {
-    r.details.push_back(Tr("pass --python PATH (an interpreter or an environment's directory) to check one"));
+    r.details.push_back(
+        Tr("pass --python PATH (an interpreter or an environment's directory) to check one"));
     return Set(r, V::kSkip, TrFormat("no Python environment: {}", f.python_error));
   }
   r.details.push_back(EnvLine(f));
@@ -114,8 +128,9 @@ CheckResult CheckCudaAbi(const DoctorFacts& f) {
   for (const auto& [major, files] : f.cudart) {
     majors.push_back(fmt::format("libcudart.so.{} ({})", major, files.front().path));
   }
-  r.details.push_back(majors.empty() ? Tr("no libcudart registered with the loader (torch wheels bring their own)")
-                                     : TrFormat("registered with the loader: {}", fmt::join(majors, ", ")));
+  r.details.push_back(
+      majors.empty() ? Tr("no libcudart registered with the loader (torch wheels bring their own)")
+                     : TrFormat("registered with the loader: {}", fmt::join(majors, ", ")));
   if (!f.env_cudart.empty()) {
     r.details.push_back(TrFormat("inside the environment: {}", fmt::join(f.env_cudart, ", ")));
   }
@@ -125,8 +140,10 @@ CheckResult CheckCudaAbi(const DoctorFacts& f) {
     std::vector<std::string> list;
     for (const auto& [major, files] : f.cudart) list.push_back(fmt::format(".{}", major));
     res.details.push_back(
-        Tr("more than one CUDA runtime major is registered: a library linked against one can load the other's "
-           "symbols or fail with 'libcudart.so.N: cannot open shared object file'; keep one (remove the other's "
+        Tr("more than one CUDA runtime major is registered: a library linked against one can load "
+           "the other's "
+           "symbols or fail with 'libcudart.so.N: cannot open shared object file'; keep one "
+           "(remove the other's "
            "ld.so.conf.d entry and run ldconfig)"));
     if (res.verdict == V::kPass || res.verdict == V::kInfo) res.verdict = V::kWarn;
     // TRANSLATORS: appended to a summary; {} lists runtime majors: ".12 and .13".
@@ -136,34 +153,45 @@ CheckResult CheckCudaAbi(const DoctorFacts& f) {
 
   if (!f.torch) {
     if (!f.torch_error.empty()) {
-      return with_runtimes(Set(r, V::kSkip, TrFormat("torch/version.py unreadable: {}", f.torch_error)));
+      return with_runtimes(
+          Set(r, V::kSkip, TrFormat("torch/version.py unreadable: {}", f.torch_error)));
     }
-    return with_runtimes(Set(r, V::kInfo, TrFormat("torch is not installed in {}", f.python->prefix.string())));
+    return with_runtimes(
+        Set(r, V::kInfo, TrFormat("torch is not installed in {}", f.python->prefix.string())));
   }
   const TorchBuild& t = *f.torch;
-  r.details.push_back(t.cuda  ? TrFormat("torch {} ({}): built for CUDA {}", t.version, t.file.string(), *t.cuda)
-                      : t.hip ? TrFormat("torch {} ({}): built for ROCm (HIP {})", t.version, t.file.string(), *t.hip)
-                              : TrFormat("torch {} ({}): built for CPU only", t.version, t.file.string()));
-  if (t.hip) return with_runtimes(Set(r, V::kInfo, TrFormat("torch {} is a ROCm build: no CUDA ABI to check", t.version)));
+  r.details.push_back(
+      t.cuda ? TrFormat("torch {} ({}): built for CUDA {}", t.version, t.file.string(), *t.cuda)
+      : t.hip
+          ? TrFormat("torch {} ({}): built for ROCm (HIP {})", t.version, t.file.string(), *t.hip)
+          : TrFormat("torch {} ({}): built for CPU only", t.version, t.file.string()));
+  if (t.hip)
+    return with_runtimes(
+        Set(r, V::kInfo, TrFormat("torch {} is a ROCm build: no CUDA ABI to check", t.version)));
   if (!t.cuda) {
     if (!f.gpus.empty()) {
-      r.details.push_back(Tr("install a CUDA build of torch (the cu13x wheels on a DGX OS machine)"));
-      return with_runtimes(Set(r, V::kWarn, TrFormat("torch {} is a CPU build: it will not use the GPU", t.version)));
+      r.details.push_back(
+          Tr("install a CUDA build of torch (the cu13x wheels on a DGX OS machine)"));
+      return with_runtimes(Set(
+          r, V::kWarn, TrFormat("torch {} is a CPU build: it will not use the GPU", t.version)));
     }
-    return with_runtimes(Set(r, V::kInfo, TrFormat("torch {} is a CPU build; no NVIDIA GPU answered here", t.version)));
+    return with_runtimes(Set(
+        r, V::kInfo, TrFormat("torch {} is a CPU build; no NVIDIA GPU answered here", t.version)));
   }
   const auto torch_cuda = ParseMajorMinor(*t.cuda);
   if (!torch_cuda) {
-    return with_runtimes(Set(r, V::kSkip, TrFormat("torch's CUDA version '{}' is not MAJOR.MINOR", *t.cuda)));
+    return with_runtimes(
+        Set(r, V::kSkip, TrFormat("torch's CUDA version '{}' is not MAJOR.MINOR", *t.cuda)));
   }
   const auto driver = DriverCuda(f);
   if (!driver) {
-    return with_runtimes(Set(r, f.gpus.empty() ? V::kInfo : V::kSkip,
-                             f.gpus.empty() ? TrFormat("torch {} built for CUDA {}; no NVIDIA driver answered ({})",
-                                                       t.version, *t.cuda, f.gpu_error)
-                                            : TrFormat("torch {} built for CUDA {}; the driver's CUDA version was not "
-                                                       "readable",
-                                                       t.version, *t.cuda)));
+    return with_runtimes(Set(
+        r, f.gpus.empty() ? V::kInfo : V::kSkip,
+        f.gpus.empty() ? TrFormat("torch {} built for CUDA {}; no NVIDIA driver answered ({})",
+                                  t.version, *t.cuda, f.gpu_error)
+                       : TrFormat("torch {} built for CUDA {}; the driver's CUDA version was not "
+                                  "readable",
+                                  t.version, *t.cuda)));
   }
   const int dmaj = *driver / 1000, dmin = (*driver % 1000) / 10;
   const std::string torch_version = *t.cuda, driver_version = CudaVersionText(*driver);
@@ -171,27 +199,35 @@ CheckResult CheckCudaAbi(const DoctorFacts& f) {
     if (dmaj > torch_cuda->first) {
       // TRANSLATORS: {0} the driver's CUDA major, {1} torch's CUDA major, {2} the driver's
       // CUDA minor: "cu{0}{2}" names a wheel (cu130).
-      r.details.push_back(TrFormat(
-          "the driver is CUDA {0}.x and this torch was built for {1}.x: its wheels want libcudart.so.{1} and kernels "
-          "built before this GPU's stack; install torch built for CUDA {0}.x (e.g. a cu{0}{2} wheel)",
-          dmaj, torch_cuda->first, dmin));
+      r.details.push_back(
+          TrFormat("the driver is CUDA {0}.x and this torch was built for {1}.x: its wheels want "
+                   "libcudart.so.{1} and kernels "
+                   "built before this GPU's stack; install torch built for CUDA {0}.x (e.g. a "
+                   "cu{0}{2} wheel)",
+                   dmaj, torch_cuda->first, dmin));
     } else {
-      r.details.push_back(TrFormat(
-          "the driver is older than the CUDA torch was built for: CUDA calls fail with 'driver too old'; update the "
-          "driver, or install torch built for CUDA {}.x",
-          dmaj));
+      r.details.push_back(
+          TrFormat("the driver is older than the CUDA torch was built for: CUDA calls fail with "
+                   "'driver too old'; update the "
+                   "driver, or install torch built for CUDA {}.x",
+                   dmaj));
     }
-    return with_runtimes(
-        Set(r, V::kFail, TrFormat("torch CUDA {} vs driver CUDA {}: major mismatch", torch_version, driver_version)));
+    return with_runtimes(Set(r, V::kFail,
+                             TrFormat("torch CUDA {} vs driver CUDA {}: major mismatch",
+                                      torch_version, driver_version)));
   }
   if (torch_cuda->second > dmin) {
-    r.details.push_back(TrFormat("same major: minor-version compatibility runs most code, but PTX JIT and newer "
-                                 "features fail; update the driver to CUDA {} or later",
-                                 *t.cuda));
-    return with_runtimes(Set(
-        r, V::kWarn, TrFormat("torch CUDA {} vs driver CUDA {}: torch is newer than the driver", torch_version, driver_version)));
+    r.details.push_back(
+        TrFormat("same major: minor-version compatibility runs most code, but PTX JIT and newer "
+                 "features fail; update the driver to CUDA {} or later",
+                 *t.cuda));
+    return with_runtimes(
+        Set(r, V::kWarn,
+            TrFormat("torch CUDA {} vs driver CUDA {}: torch is newer than the driver",
+                     torch_version, driver_version)));
   }
-  return with_runtimes(Set(r, V::kPass, TrFormat("torch CUDA {} vs driver CUDA {}", torch_version, driver_version)));
+  return with_runtimes(
+      Set(r, V::kPass, TrFormat("torch CUDA {} vs driver CUDA {}", torch_version, driver_version)));
 }
 
 // G2: flash-attn in the environment; on GB10 it has no sm_121 kernels.
@@ -200,19 +236,24 @@ CheckResult CheckFlashAttn(const DoctorFacts& f) {
   if (!f.python) return Set(r, V::kSkip, TrFormat("no Python environment: {}", f.python_error));
   r.details.push_back(EnvLine(f));
   const Distribution* fa = Dist(f, "flash-attn");
-  if (fa) r.details.push_back(fmt::format("flash-attn {} ({})", fa->version, fa->metadata.string()));
+  if (fa)
+    r.details.push_back(fmt::format("flash-attn {} ({})", fa->version, fa->metadata.string()));
   if (IsGb10(f)) {
     if (fa) {
       r.details.push_back(
           Tr("flash-attn ships no sm_121 kernels: on GB10 it fails or falls back; use PyTorch SDPA "
-             "(attn_implementation=\"sdpa\" in transformers) and uninstall flash-attn if a framework picks it up"));
-      return Set(r, V::kWarn, TrFormat("flash-attn {} installed: no sm_121 kernels on GB10, use SDPA", fa->version));
+             "(attn_implementation=\"sdpa\" in transformers) and uninstall flash-attn if a "
+             "framework picks it up"));
+      return Set(
+          r, V::kWarn,
+          TrFormat("flash-attn {} installed: no sm_121 kernels on GB10, use SDPA", fa->version));
     }
     return Set(r, V::kPass, Tr("not installed: SDPA is the working attention on GB10"));
   }
   if (f.gpus.empty()) {
-    return Set(r, V::kInfo, fa ? TrFormat("flash-attn {} installed; no GPU here", fa->version)
-                               : std::string(Tr("not installed; no GPU here")));
+    return Set(r, V::kInfo,
+               fa ? TrFormat("flash-attn {} installed; no GPU here", fa->version)
+                  : std::string(Tr("not installed; no GPU here")));
   }
   if (fa) return Set(r, V::kPass, TrFormat("flash-attn {} installed", fa->version));
   return Set(r, V::kInfo, Tr("not installed: attention will use PyTorch SDPA"));
@@ -221,37 +262,48 @@ CheckResult CheckFlashAttn(const DoctorFacts& f) {
 // G3: the pool as /proc/meminfo sees it, and what nvidia-smi would claim.
 CheckResult CheckUmaHeadroom(const DoctorFacts& f) {
   CheckResult r = Make("G3", N_("UMA headroom"));
-  if (!f.meminfo) return Set(r, V::kSkip, TrFormat("/proc/meminfo unreadable: {}", f.meminfo_error));
+  if (!f.meminfo)
+    return Set(r, V::kSkip, TrFormat("/proc/meminfo unreadable: {}", f.meminfo_error));
   const MemInfo& m = *f.meminfo;
   const auto total = m.total_bytes();
   const auto available = m.EstimatedAvailable();
   const auto cache = m.reclaimable_page_cache_bytes();
   const auto free = m.free_bytes();
-  if (!total || !available) return Set(r, V::kSkip, Tr("/proc/meminfo has no MemTotal or MemAvailable"));
-  r.details.push_back(TrFormat("MemAvailable {} of MemTotal {} ({}): the budget headroom plans against",
-                               FormatGiB(available->bytes), FormatGiB(*total), available->source));
+  if (!total || !available)
+    return Set(r, V::kSkip, Tr("/proc/meminfo has no MemTotal or MemAvailable"));
+  r.details.push_back(
+      TrFormat("MemAvailable {} of MemTotal {} ({}): the budget headroom plans against",
+               FormatGiB(available->bytes), FormatGiB(*total), available->source));
   // TRANSLATORS: a size that could not be read.
   const std::string free_text = free ? FormatGiB(*free) : std::string(Tr("unknown"));
   if (cache) {
-    r.details.push_back(TrFormat("page cache the kernel can drop: {} (Cached + Buffers + SReclaimable - Shmem); "
-                                 "MemFree {}",
-                                 FormatGiB(*cache), free_text));
+    r.details.push_back(
+        TrFormat("page cache the kernel can drop: {} (Cached + Buffers + SReclaimable - Shmem); "
+                 "MemFree {}",
+                 FormatGiB(*cache), free_text));
   }
   const GpuReading* g = FirstGpu(f);
   if (f.platform.memory_source == MemorySource::kMemInfo && g) {
-    r.details.push_back(TrFormat(
-        "nvidia-smi shows this GPU's memory as [N/A] (NVML answers not supported on unified memory); "
-        "cudaMemGetInfo counts page cache as used, so its 'free' is nearer MemFree ({}) than MemAvailable ({})",
-        free_text, FormatGiB(available->bytes)));
-  } else if (g && g->memory_total_bytes && g->memory_used_bytes) {
-    r.details.push_back(TrFormat("GPU memory (NVML): {} used of {}; a discrete GPU's budget is its own memory",
-                                 FormatGiB(*g->memory_used_bytes), FormatGiB(*g->memory_total_bytes)));
-  }
-  const std::string figures = TrFormat("MemAvailable {} of {}", FormatGiB(available->bytes), FormatGiB(*total));
-  if (cache && static_cast<double>(*cache) >= kLargePageCacheFraction * static_cast<double>(*total)) {
     r.details.push_back(
-        Tr("a large page cache is given back under pressure, but slowly enough to stall a model load; drop it "
-           "between runs: sudo sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches' (headroom ladder step 1 does this "
+        TrFormat("nvidia-smi shows this GPU's memory as [N/A] (NVML answers not supported on "
+                 "unified memory); "
+                 "cudaMemGetInfo counts page cache as used, so its 'free' is nearer MemFree ({}) "
+                 "than MemAvailable ({})",
+                 free_text, FormatGiB(available->bytes)));
+  } else if (g && g->memory_total_bytes && g->memory_used_bytes) {
+    r.details.push_back(
+        TrFormat("GPU memory (NVML): {} used of {}; a discrete GPU's budget is its own memory",
+                 FormatGiB(*g->memory_used_bytes), FormatGiB(*g->memory_total_bytes)));
+  }
+  const std::string figures =
+      TrFormat("MemAvailable {} of {}", FormatGiB(available->bytes), FormatGiB(*total));
+  if (cache &&
+      static_cast<double>(*cache) >= kLargePageCacheFraction * static_cast<double>(*total)) {
+    r.details.push_back(
+        Tr("a large page cache is given back under pressure, but slowly enough to stall a model "
+           "load; drop it "
+           "between runs: sudo sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches' (headroom ladder "
+           "step 1 does this "
            "on request)"));
     return Set(r, V::kWarn, TrFormat("{} page cache ({})", FormatGiB(*cache), figures));
   }
@@ -264,7 +316,9 @@ CheckResult CheckThermal(const DoctorFacts& f) {
   const GpuReading* g = FirstGpu(f);
   if (!g) {
     if (f.hottest_c) {
-      return Set(r, V::kInfo, TrFormat("no GPU; hottest sensor {} at {:.1f} °C", *f.hottest_sensor, *f.hottest_c));
+      return Set(
+          r, V::kInfo,
+          TrFormat("no GPU; hottest sensor {} at {:.1f} °C", *f.hottest_sensor, *f.hottest_c));
     }
     return Set(r, V::kInfo, Tr("no GPU and no temperature sensor readable"));
   }
@@ -272,7 +326,8 @@ CheckResult CheckThermal(const DoctorFacts& f) {
   std::vector<std::string> warnings;
   if (g->temperature_c) {
     parts.push_back(fmt::format("{} °C", *g->temperature_c));
-    if (*g->temperature_c >= kHotGpuC) warnings.push_back(TrFormat("GPU at {} °C", *g->temperature_c));
+    if (*g->temperature_c >= kHotGpuC)
+      warnings.push_back(TrFormat("GPU at {} °C", *g->temperature_c));
   }
   if (g->power_mw) {
     std::string p = fmt::format("{:.1f} W", *g->power_mw / 1000.0);
@@ -285,8 +340,10 @@ CheckResult CheckThermal(const DoctorFacts& f) {
               : std::string();
       // TRANSLATORS: after a power reading: "(42 % of the 100 W sustained figure; rated 240 W)";
       // {2} is the "; rated ..." part or empty.
-      p += IsGb10(f) ? TrFormat(" ({0:.0f} % of the {1:.0f} W sustained figure{2})", share, figure_w, rated)
-                     : TrFormat(" ({0:.0f} % of the {1:.0f} W enforced limit figure{2})", share, figure_w, rated);
+      p += IsGb10(f) ? TrFormat(" ({0:.0f} % of the {1:.0f} W sustained figure{2})", share,
+                                figure_w, rated)
+                     : TrFormat(" ({0:.0f} % of the {1:.0f} W enforced limit figure{2})", share,
+                                figure_w, rated);
     }
     parts.push_back(p);
   }
@@ -294,11 +351,13 @@ CheckResult CheckThermal(const DoctorFacts& f) {
     parts.push_back(fmt::format("SM {} MHz", *g->sm_clock_mhz));
     const bool loaded = g->gpu_utilization_pct && *g->gpu_utilization_pct >= 50;
     if (loaded && InDegradedClockBand(f.platform, *g->sm_clock_mhz)) {
-      warnings.push_back(TrFormat("SM clock {} MHz under {} % load", *g->sm_clock_mhz, *g->gpu_utilization_pct));
-      r.details.push_back(TrFormat(
-          "GB10's degraded state holds clocks at {}-{} MHz with no throttle reason set, and only a full power-off "
-          "clears it (unplug, wait, restart)",
-          kGb10DegradedSmClockMinMhz, kGb10DegradedSmClockMaxMhz));
+      warnings.push_back(
+          TrFormat("SM clock {} MHz under {} % load", *g->sm_clock_mhz, *g->gpu_utilization_pct));
+      r.details.push_back(
+          TrFormat("GB10's degraded state holds clocks at {}-{} MHz with no throttle reason set, "
+                   "and only a full power-off "
+                   "clears it (unplug, wait, restart)",
+                   kGb10DegradedSmClockMinMhz, kGb10DegradedSmClockMaxMhz));
     }
   }
   if (g->clock_event_reasons) {
@@ -308,16 +367,19 @@ CheckResult CheckThermal(const DoctorFacts& f) {
     if (IsClockSlowdown(*g->clock_event_reasons)) {
       std::vector<std::string> slow;
       for (const auto& n : names) {
-        if (n != "gpu_idle" && n != "applications_clocks_setting" && n != "display_clock_setting") slow.push_back(n);
+        if (n != "gpu_idle" && n != "applications_clocks_setting" && n != "display_clock_setting")
+          slow.push_back(n);
       }
       warnings.push_back(TrFormat("clocks held by {}", ShownReasons(slow)));
     }
   }
-  if (parts.empty()) return Set(r, V::kSkip, Tr("NVML gave no temperature, power, clock or reason"));
+  if (parts.empty())
+    return Set(r, V::kSkip, Tr("NVML gave no temperature, power, clock or reason"));
   r.details.insert(r.details.begin(), TrFormat("GPU: {}", fmt::join(parts, ", ")));
   if (!warnings.empty()) {
-    r.details.push_back(Tr("a slowdown before the run starts only gets worse under load: let it cool, check "
-                           "airflow, and watch it with headroom watch"));
+    r.details.push_back(
+        Tr("a slowdown before the run starts only gets worse under load: let it cool, check "
+           "airflow, and watch it with headroom watch"));
     return Set(r, V::kWarn, fmt::format("{}", fmt::join(warnings, "; ")));
   }
   return Set(r, V::kPass, fmt::format("{}", fmt::join(parts, ", ")));
@@ -326,24 +388,32 @@ CheckResult CheckThermal(const DoctorFacts& f) {
 // G5: copy bandwidth, host and device; on GB10 against the measured 180-192 GB/s.
 CheckResult CheckBandwidth(const DoctorFacts& f) {
   CheckResult r = Make("G5", N_("bandwidth"));
-  if (!f.bandwidth) return Set(r, V::kInfo, Tr("not measured (--no-bandwidth); run headroom bandwidth"));
+  if (!f.bandwidth)
+    return Set(r, V::kInfo, Tr("not measured (--no-bandwidth); run headroom bandwidth"));
   const BandwidthFacts& b = *f.bandwidth;
-  r.details.push_back(Tr("GB/s: GB = 1e9 bytes, counting bytes read + bytes written (as CUDA's bandwidthTest does)"));
-  if (b.host) r.details.push_back(TrFormat("host copy, {}: {}", b.host->what, DescribeCopy(*b.host)));
+  r.details.push_back(Tr(
+      "GB/s: GB = 1e9 bytes, counting bytes read + bytes written (as CUDA's bandwidthTest does)"));
+  if (b.host)
+    r.details.push_back(TrFormat("host copy, {}: {}", b.host->what, DescribeCopy(*b.host)));
   if (!b.host_error.empty()) r.details.push_back(TrFormat("host copy failed: {}", b.host_error));
-  if (b.device) r.details.push_back(TrFormat("device copy, {}: {}", b.device->what, DescribeCopy(*b.device)));
+  if (b.device)
+    r.details.push_back(TrFormat("device copy, {}: {}", b.device->what, DescribeCopy(*b.device)));
   if (f.gpus.empty() && !b.device) {
     if (!b.host) return Set(r, V::kSkip, TrFormat("host copy failed: {}", b.host_error));
-    return Set(r, V::kInfo, TrFormat("host copy {:.1f} GB/s; no GPU, no reference to compare with", b.host->median_gbps));
+    return Set(r, V::kInfo,
+               TrFormat("host copy {:.1f} GB/s; no GPU, no reference to compare with",
+                        b.host->median_gbps));
   }
   if (!b.device) return Set(r, V::kSkip, TrFormat("device copy not measured: {}", b.device_error));
   const double gbps = b.device->median_gbps;
   if (IsGb10(f)) {
-    const std::string against = TrFormat("GB10's measured {:.0f}-{:.0f} GB/s (spec {:.0f} GB/s)", kGb10MeasuredLowGbps,
-                                         kGb10MeasuredHighGbps, kGb10SpecGbps);
+    const std::string against =
+        TrFormat("GB10's measured {:.0f}-{:.0f} GB/s (spec {:.0f} GB/s)", kGb10MeasuredLowGbps,
+                 kGb10MeasuredHighGbps, kGb10SpecGbps);
     switch (CompareWithGb10(gbps)) {
       case Gb10Band::kBelow:
-        r.details.push_back(Tr("another job copying, clocks held down (G4) or a degraded state; rerun when idle"));
+        r.details.push_back(
+            Tr("another job copying, clocks held down (G4) or a degraded state; rerun when idle"));
         return Set(r, V::kWarn, TrFormat("device copy {:.1f} GB/s, below {}", gbps, against));
       case Gb10Band::kWithin:
         return Set(r, V::kPass, TrFormat("device copy {:.1f} GB/s, within {}", gbps, against));
@@ -351,7 +421,8 @@ CheckResult CheckBandwidth(const DoctorFacts& f) {
         return Set(r, V::kPass, TrFormat("device copy {:.1f} GB/s, above {}", gbps, against));
     }
   }
-  return Set(r, V::kInfo, TrFormat("device copy {:.1f} GB/s (no reference figure for this GPU)", gbps));
+  return Set(r, V::kInfo,
+             TrFormat("device copy {:.1f} GB/s (no reference figure for this GPU)", gbps));
 }
 
 // G6: who else holds the pool (the `ps` survey), with the workload's need when given.
@@ -362,7 +433,8 @@ CheckResult CheckContention(const DoctorFacts& f) {
     const PoolHolder& h = f.holders[i];
     if (h.part_of) continue;
     const HolderCap& cap = f.caps[i];
-    std::string capt = cap.pool_fraction      ? TrFormat("cap {:.2f} ({})", *cap.pool_fraction, cap.source)
+    std::string capt = cap.pool_fraction
+                           ? TrFormat("cap {:.2f} ({})", *cap.pool_fraction, cap.source)
                        : cap.cap_bytes        ? TrFormat("cap {}", FormatGiB(*cap.cap_bytes))
                        : cap.fixed_after_load ? std::string(Tr("fixed at load"))
                                               : std::string(Tr("no cap"));
@@ -384,11 +456,13 @@ CheckResult CheckContention(const DoctorFacts& f) {
     }
     return Set(r, advice.fits ? V::kPass : V::kWarn, advice.summary);
   }
-  r.details.push_back(Tr("one heavy job at a time: headroom ps --need SIZE says which can stay beside your job"));
+  r.details.push_back(
+      Tr("one heavy job at a time: headroom ps --need SIZE says which can stay beside your job"));
   const std::string first = listed.front() + (listed.size() > 1 ? ", ..." : "");
-  return Set(r, V::kWarn,
-             TrPlural("{} process holds or will grab the pool: {}", "{} processes hold or will grab the pool: {}",
-                      listed.size(), listed.size(), first));
+  return Set(
+      r, V::kWarn,
+      TrPlural("{} process holds or will grab the pool: {}",
+               "{} processes hold or will grab the pool: {}", listed.size(), listed.size(), first));
 }
 
 // G7: compute capability and whether builds target sm_121a.
@@ -402,31 +476,38 @@ CheckResult CheckPrecision(const DoctorFacts& f) {
   const std::string cc_text = TrFormat("compute capability {}.{}", cc->first, cc->second);
   if (!(cc->first == 12 && cc->second == 1)) return Set(r, V::kInfo, cc_text);
   r.details.push_back(
-      Tr("NVFP4 without sm_121a kernels runs about 32 % slower than FP8; BF16 and FP8 do not depend on it"));
+      Tr("NVFP4 without sm_121a kernels runs about 32 % slower than FP8; BF16 and FP8 do not "
+         "depend on it"));
   std::vector<std::string> warnings;
   if (f.torch_cuda_arch_list) {
     const std::string& list = *f.torch_cuda_arch_list;
-    const bool has = list.find("12.1a") != std::string::npos || list.find("121a") != std::string::npos;
+    const bool has =
+        list.find("12.1a") != std::string::npos || list.find("121a") != std::string::npos;
     r.details.push_back(
         has ? TrFormat("TORCH_CUDA_ARCH_LIST={}: extensions built here get sm_121a kernels", list)
-            : TrFormat("TORCH_CUDA_ARCH_LIST={}: no 12.1a in it: extensions built here (and NVFP4 kernels) miss sm_121a",
+            : TrFormat("TORCH_CUDA_ARCH_LIST={}: no 12.1a in it: extensions built here (and NVFP4 "
+                       "kernels) miss sm_121a",
                        list));
     if (!has) warnings.push_back(Tr("TORCH_CUDA_ARCH_LIST lacks 12.1a"));
   } else {
-    r.details.push_back(Tr("TORCH_CUDA_ARCH_LIST unset: extensions built from source take torch's own list; set "
-                           "TORCH_CUDA_ARCH_LIST=\"12.1a\" before building them"));
+    r.details.push_back(
+        Tr("TORCH_CUDA_ARCH_LIST unset: extensions built from source take torch's own list; set "
+           "TORCH_CUDA_ARCH_LIST=\"12.1a\" before building them"));
   }
   if (f.torch && f.torch->cuda) {
     const auto tc = ParseMajorMinor(*f.torch->cuda);
     if (tc && (tc->first < 12 || (tc->first == 12 && tc->second < 9))) {
-      r.details.push_back(TrFormat("torch {} was built with CUDA {}: sm_121 came with CUDA 12.9, so its kernels run "
-                                   "as sm_120 binaries or through PTX JIT",
-                                   f.torch->version, *f.torch->cuda));
+      r.details.push_back(TrFormat(
+          "torch {} was built with CUDA {}: sm_121 came with CUDA 12.9, so its kernels run "
+          "as sm_120 binaries or through PTX JIT",
+          f.torch->version, *f.torch->cuda));
       warnings.push_back(TrFormat("torch built with CUDA {} predates sm_121", *f.torch->cuda));
     }
   }
-  if (!warnings.empty()) return Set(r, V::kWarn, cc_text + ": " + fmt::format("{}", fmt::join(warnings, "; ")));
-  if (f.torch_cuda_arch_list) return Set(r, V::kPass, TrFormat("{}, builds target sm_121a", cc_text));
+  if (!warnings.empty())
+    return Set(r, V::kWarn, cc_text + ": " + fmt::format("{}", fmt::join(warnings, "; ")));
+  if (f.torch_cuda_arch_list)
+    return Set(r, V::kPass, TrFormat("{}, builds target sm_121a", cc_text));
   return Set(r, V::kInfo, cc_text + " (GB10, sm_121)");
 }
 
@@ -434,13 +515,17 @@ CheckResult CheckPrecision(const DoctorFacts& f) {
 CheckResult CheckPlaybooks(const DoctorFacts& f) {
   CheckResult r = Make("G8", N_("playbooks"));
   r.details.push_back(Tr("headroom makes no network access; check by hand before a long run:"));
-  r.details.push_back(Tr("  NVIDIA/dgx-spark-playbooks issues for your playbook, the DGX OS release notes,"));
-  r.details.push_back(Tr("  your framework's issues for GB10 / sm_121 / aarch64 (unsloth, vllm, trl, axolotl)"));
+  r.details.push_back(
+      Tr("  NVIDIA/dgx-spark-playbooks issues for your playbook, the DGX OS release notes,"));
+  r.details.push_back(
+      Tr("  your framework's issues for GB10 / sm_121 / aarch64 (unsloth, vllm, trl, axolotl)"));
   if (IsGb10(f)) {
-    r.details.push_back(Tr("NVIDIA supports GB10 on the software stack bundled with DGX OS; users report staying on "
-                           "driver 580.x"));
+    r.details.push_back(Tr(
+        "NVIDIA supports GB10 on the software stack bundled with DGX OS; users report staying on "
+        "driver 580.x"));
   }
-  return Set(r, V::kInfo, Tr("offline: known breakage not checked (see the links to check by hand)"));
+  return Set(r, V::kInfo,
+             Tr("offline: known breakage not checked (see the links to check by hand)"));
 }
 
 // G9: container or bare host, and the installed library versions.
@@ -451,19 +536,23 @@ CheckResult CheckContainer(const DoctorFacts& f) {
     std::vector<std::string> versions;
     for (auto name : kReportedDistributions) {
       const Distribution* d = Dist(f, name);
-      versions.push_back(d ? fmt::format("{} {}", name, d->version) : TrFormat("{} not installed", name));
+      versions.push_back(d ? fmt::format("{} {}", name, d->version)
+                           : TrFormat("{} not installed", name));
     }
-    r.details.push_back(fmt::format("{}: {}", f.python->prefix.string(), fmt::join(versions, ", ")));
+    r.details.push_back(
+        fmt::format("{}: {}", f.python->prefix.string(), fmt::join(versions, ", ")));
   }
   if (f.container.in_container && f.gpus.empty()) {
-    r.details.push_back(Tr("no GPU is visible inside this container: start it with the NVIDIA container toolkit "
-                           "(docker run --gpus all)"));
+    r.details.push_back(
+        Tr("no GPU is visible inside this container: start it with the NVIDIA container toolkit "
+           "(docker run --gpus all)"));
   }
   std::string where = f.container.in_container ? TrFormat("container ({})", f.container.runtime)
                                                : std::string(Tr("bare host"));
   if (f.python) {
     const Distribution* torch = Dist(f, "torch");
-    where += torch ? fmt::format("; torch {}", torch->version) : std::string(Tr("; torch not installed"));
+    where += torch ? fmt::format("; torch {}", torch->version)
+                   : std::string(Tr("; torch not installed"));
   }
   return Set(r, V::kInfo, where);
 }
@@ -495,38 +584,50 @@ CheckResult CheckMultiNode(const DoctorFacts& f) {
   if (widest && widest->value > 1) {
     const int64_t tp = widest->value;
     const size_t local = f.gpus.size();
-    const bool across = IsGb10(f) || (nnodes && *nnodes > 1) || (local > 0 && static_cast<size_t>(tp) > local);
-    const std::string where = fmt::format("{}:{} {} = {}", widest_file, widest->line, widest->key, tp);
+    const bool across =
+        IsGb10(f) || (nnodes && *nnodes > 1) || (local > 0 && static_cast<size_t>(tp) > local);
+    const std::string where =
+        fmt::format("{}:{} {} = {}", widest_file, widest->line, widest->key, tp);
     if (across) {
-      r.details.push_back(Tr("tensor parallelism splits every layer and talks on every step: across two Sparks it "
-                             "runs over the network link and stalls or hangs; use data parallelism (DDP, or FSDP to "
-                             "shard a model too large for one) across machines, tensor parallelism 1"));
+      r.details.push_back(Tr(
+          "tensor parallelism splits every layer and talks on every step: across two Sparks it "
+          "runs over the network link and stalls or hangs; use data parallelism (DDP, or FSDP to "
+          "shard a model too large for one) across machines, tensor parallelism 1"));
       return Set(r, V::kFail, TrFormat("tensor parallelism {} across machines ({})", tp, where));
     }
-    return Set(r, V::kInfo, TrFormat("tensor parallelism {} within this machine's {} GPUs ({})", tp, local, where));
+    return Set(
+        r, V::kInfo,
+        TrFormat("tensor parallelism {} within this machine's {} GPUs ({})", tp, local, where));
   }
   if (config_error) return Set(r, V::kSkip, Tr("a config could not be read"));
   if ((world && *world > 1) || (nnodes && *nnodes > 1)) {
     // TRANSLATORS: an environment variable that is not set.
     const std::string unset = Tr("unset");
-    return Set(r, V::kPass, TrFormat("distributed run (WORLD_SIZE {}, NNODES {}) with no tensor parallelism: "
-                                     "DDP/FSDP is the supported way across Sparks",
-                                     world ? std::to_string(*world) : unset, nnodes ? std::to_string(*nnodes) : unset));
+    return Set(
+        r, V::kPass,
+        TrFormat("distributed run (WORLD_SIZE {}, NNODES {}) with no tensor parallelism: "
+                 "DDP/FSDP is the supported way across Sparks",
+                 world ? std::to_string(*world) : unset, nnodes ? std::to_string(*nnodes) : unset));
   }
-  if (!f.configs.empty()) return Set(r, V::kPass, Tr("no tensor parallelism in the configs; single node"));
+  if (!f.configs.empty())
+    return Set(r, V::kPass, Tr("no tensor parallelism in the configs; single node"));
   return Set(r, V::kInfo, Tr("single node: no WORLD_SIZE or NNODES, no --config given"));
 }
 
 std::vector<CheckResult> RunChecks(const DoctorFacts& f) {
-  return {CheckCudaAbi(f),    CheckFlashAttn(f), CheckUmaHeadroom(f), CheckThermal(f),   CheckBandwidth(f),
-          CheckContention(f), CheckPrecision(f), CheckPlaybooks(f),   CheckContainer(f), CheckMultiNode(f)};
+  return {CheckCudaAbi(f),   CheckFlashAttn(f),  CheckUmaHeadroom(f), CheckThermal(f),
+          CheckBandwidth(f), CheckContention(f), CheckPrecision(f),   CheckPlaybooks(f),
+          CheckContainer(f), CheckMultiNode(f)};
 }
 
 std::string_view DoctorVerdictName(DoctorVerdict v) {
   switch (v) {
-    case DoctorVerdict::kReady: return "ready";
-    case DoctorVerdict::kReadyWithWarnings: return "ready-with-warnings";
-    case DoctorVerdict::kBlocked: return "blocked";
+    case DoctorVerdict::kReady:
+      return "ready";
+    case DoctorVerdict::kReadyWithWarnings:
+      return "ready-with-warnings";
+    case DoctorVerdict::kBlocked:
+      return "blocked";
   }
   return "blocked";
 }
@@ -534,15 +635,19 @@ std::string_view DoctorVerdictName(DoctorVerdict v) {
 std::string_view DoctorVerdictLabel(DoctorVerdict v) {
   switch (v) {
     // TRANSLATORS: doctor's overall verdict: nothing to fix before the run.
-    case DoctorVerdict::kReady: return Tr(N_("ready"));
-    case DoctorVerdict::kReadyWithWarnings: return Tr(N_("ready-with-warnings"));
+    case DoctorVerdict::kReady:
+      return Tr(N_("ready"));
+    case DoctorVerdict::kReadyWithWarnings:
+      return Tr(N_("ready-with-warnings"));
     // TRANSLATORS: doctor's overall verdict: a check failed or the workload does not fit.
-    case DoctorVerdict::kBlocked: return Tr(N_("blocked"));
+    case DoctorVerdict::kBlocked:
+      return Tr(N_("blocked"));
   }
   return Tr(N_("blocked"));
 }
 
-DoctorVerdict OverallVerdict(const std::vector<CheckResult>& checks, const std::optional<WorkloadFacts>& workload) {
+DoctorVerdict OverallVerdict(const std::vector<CheckResult>& checks,
+                             const std::optional<WorkloadFacts>& workload) {
   bool warn = false;
   for (const auto& c : checks) {
     if (c.verdict == V::kFail) return DoctorVerdict::kBlocked;
@@ -555,9 +660,12 @@ DoctorVerdict OverallVerdict(const std::vector<CheckResult>& checks, const std::
 
 int ExitStatusFor(DoctorVerdict v) {
   switch (v) {
-    case DoctorVerdict::kReady: return 0;
-    case DoctorVerdict::kReadyWithWarnings: return 1;
-    case DoctorVerdict::kBlocked: return 2;
+    case DoctorVerdict::kReady:
+      return 0;
+    case DoctorVerdict::kReadyWithWarnings:
+      return 1;
+    case DoctorVerdict::kBlocked:
+      return 2;
   }
   return 2;
 }
@@ -567,13 +675,16 @@ std::string PlatformLine(const DoctorFacts& f) {
   parts.push_back(f.arch.empty() ? std::string(Tr("unknown architecture")) : f.arch);
   const GpuReading* g = FirstGpu(f);
   if (!g) {
-    parts.push_back(f.gpu_error.empty() ? std::string(Tr("no NVIDIA GPU")) : TrFormat("no NVIDIA GPU ({})", f.gpu_error));
+    parts.push_back(f.gpu_error.empty() ? std::string(Tr("no NVIDIA GPU"))
+                                        : TrFormat("no NVIDIA GPU ({})", f.gpu_error));
   } else {
     std::string gpu = g->name ? *g->name : std::string(Tr("NVIDIA GPU (name unreadable)"));
-    if (const auto cc = ComputeCapability(f)) gpu += TrFormat(" (compute capability {}.{})", cc->first, cc->second);
+    if (const auto cc = ComputeCapability(f))
+      gpu += TrFormat(" (compute capability {}.{})", cc->first, cc->second);
     if (f.gpus.size() > 1) gpu += TrFormat(", {} GPUs", f.gpus.size());
     parts.push_back(gpu);
-    std::string driver = TrFormat("driver {}", g->driver_version ? *g->driver_version : std::string(Tr("unknown")));
+    std::string driver =
+        TrFormat("driver {}", g->driver_version ? *g->driver_version : std::string(Tr("unknown")));
     if (g->cuda_driver_version) driver += ", CUDA " + CudaVersionText(*g->cuda_driver_version);
     parts.push_back(driver);
   }
@@ -581,7 +692,8 @@ std::string PlatformLine(const DoctorFacts& f) {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
-nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckResult>& checks, DoctorVerdict verdict) {
+nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckResult>& checks,
+                                  DoctorVerdict verdict) {
   using Json = nlohmann::ordered_json;
   const GpuReading* g = FirstGpu(f);
   const auto cc = ComputeCapability(f);
@@ -591,9 +703,12 @@ nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckR
       {"gb10", IsGb10(f)},
       {"gpu_name", g && g->name ? Json(*g->name) : Json(nullptr)},
       {"gpu_count", f.gpus.size()},
-      {"compute_capability", cc ? Json(fmt::format("{}.{}", cc->first, cc->second)) : Json(nullptr)},
+      {"compute_capability",
+       cc ? Json(fmt::format("{}.{}", cc->first, cc->second)) : Json(nullptr)},
       {"driver_version", g && g->driver_version ? Json(*g->driver_version) : Json(nullptr)},
-      {"cuda_driver_version", g && g->cuda_driver_version ? Json(CudaVersionText(*g->cuda_driver_version)) : Json(nullptr)},
+      {"cuda_driver_version", g && g->cuda_driver_version
+                                  ? Json(CudaVersionText(*g->cuda_driver_version))
+                                  : Json(nullptr)},
       {"gpu_error", f.gpu_error.empty() ? Json(nullptr) : Json(f.gpu_error)},
       {"container", f.container.in_container ? Json(f.container.runtime) : Json(nullptr)},
   };
@@ -602,24 +717,32 @@ nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckR
   // facts are gathered in English (doctor/gather.cc).
   const UntranslatedScope english;
   const std::vector<CheckResult> english_checks = RunChecks(f);
-  const bool same = english_checks.size() == checks.size() &&
-                    std::equal(checks.begin(), checks.end(), english_checks.begin(),
-                               [](const CheckResult& a, const CheckResult& b) { return a.id == b.id; });
+  const bool same =
+      english_checks.size() == checks.size() &&
+      std::equal(checks.begin(), checks.end(), english_checks.begin(),
+                 [](const CheckResult& a, const CheckResult& b) { return a.id == b.id; });
   Json short_checks = Json::object();
   Json details = Json::array();
   for (const auto& c : same ? english_checks : checks) {
     const std::string v(CheckVerdictName(c.verdict));
     short_checks[c.id] = c.verdict == V::kPass || c.summary.empty() ? v : v + ": " + c.summary;
-    details.push_back({{"id", c.id}, {"title", c.title}, {"verdict", v}, {"summary", c.summary}, {"details", c.details}});
+    details.push_back({{"id", c.id},
+                       {"title", c.title},
+                       {"verdict", v},
+                       {"summary", c.summary},
+                       {"details", c.details}});
   }
   Json headroom = nullptr;
   Json workload = nullptr;
   if (f.workload) {
-    const double h = (static_cast<double>(f.workload->budget_bytes) - static_cast<double>(f.workload->peak_bytes)) / 1e9;
+    const double h = (static_cast<double>(f.workload->budget_bytes) -
+                      static_cast<double>(f.workload->peak_bytes)) /
+                     1e9;
     headroom = std::round(h * 100) / 100;
-    workload = {{"description", f.workload->description}, {"plan", f.workload->plan_line},
-                {"peak_bytes", f.workload->peak_bytes},   {"budget_bytes", f.workload->budget_bytes},
-                {"verdict", f.workload->verdict},         {"advice", f.workload->advice}};
+    workload = {
+        {"description", f.workload->description}, {"plan", f.workload->plan_line},
+        {"peak_bytes", f.workload->peak_bytes},   {"budget_bytes", f.workload->budget_bytes},
+        {"verdict", f.workload->verdict},         {"advice", f.workload->advice}};
   }
   std::optional<AvailableEstimate> available;
   if (f.meminfo) available = f.meminfo->EstimatedAvailable();
@@ -628,8 +751,9 @@ nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckR
               {"checks", short_checks},
               {"check_details", details},
               {"headroom_gb", headroom},
-              {"mem_available_gb", available ? Json(std::round(static_cast<double>(available->bytes) / 1e7) / 100)
-                                             : Json(nullptr)},
+              {"mem_available_gb",
+               available ? Json(std::round(static_cast<double>(available->bytes) / 1e7) / 100)
+                         : Json(nullptr)},
               {"workload", workload},
               {"verdict", std::string(DoctorVerdictName(verdict))}};
 }

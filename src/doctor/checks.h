@@ -11,12 +11,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "doctor/bandwidth.h"
 #include "doctor/parallel_config.h"
@@ -33,22 +32,22 @@
 namespace headroom {
 
 enum class CheckVerdict { kPass, kWarn, kFail, kSkip, kInfo };
-std::string_view CheckVerdictName(CheckVerdict v);  // "pass", "warn", "fail", "skip", "info"
+std::string_view CheckVerdictName(CheckVerdict v);   // "pass", "warn", "fail", "skip", "info"
 std::string_view CheckVerdictLabel(CheckVerdict v);  // the same, in the user's language
 
 // The words are for people, in the user's language (base/i18n.h); ReportJson makes them
 // again in English for env-report.json.
 struct CheckResult {
-  std::string id;       // "G1"
-  std::string title;    // "CUDA ABI"
+  std::string id;     // "G1"
+  std::string title;  // "CUDA ABI"
   CheckVerdict verdict = CheckVerdict::kInfo;
   std::string summary;  // one short line: "torch CUDA 12.8 vs driver CUDA 13.0: major mismatch"
   std::vector<std::string> details;  // further lines: evidence and what to do
 };
 
 // The distributions G9 lists and G2 looks for, in display order.
-inline constexpr std::string_view kReportedDistributions[] = {"torch", "triton", "xformers", "transformers",
-                                                              "flash-attn"};
+inline constexpr std::string_view kReportedDistributions[] = {"torch", "triton", "xformers",
+                                                              "transformers", "flash-attn"};
 
 struct ConfigFacts {
   std::string path;
@@ -61,8 +60,10 @@ struct WorkloadFacts {
   std::string plan_line;    // "llama-3.1-70b qlora, batch 1, seq 8192: peak 45.10 GiB"
   uint64_t peak_bytes = 0;
   uint64_t budget_bytes = 0;
-  std::string verdict;  // plan's Name(Verdict): "fits", "tight", "does not fit" (compared, never translated)
-  std::vector<std::string> advice;  // plan's advice lines (Advice::text, English) when it does not fit or is tight
+  std::string verdict;  // plan's Name(Verdict): "fits", "tight", "does not fit" (compared, never
+                        // translated)
+  std::vector<std::string>
+      advice;  // plan's advice lines (Advice::text, English) when it does not fit or is tight
   // For the terminal only (env-report.json takes the fields above): the plan line and the
   // advice in the user's language (Advice::shown_text).
   std::string shown_plan_line;
@@ -115,16 +116,16 @@ struct DoctorFacts {
   std::optional<WorkloadFacts> workload;
 };
 
-CheckResult CheckCudaAbi(const DoctorFacts& f);       // G1
-CheckResult CheckFlashAttn(const DoctorFacts& f);     // G2
-CheckResult CheckUmaHeadroom(const DoctorFacts& f);   // G3
-CheckResult CheckThermal(const DoctorFacts& f);       // G4
-CheckResult CheckBandwidth(const DoctorFacts& f);     // G5
-CheckResult CheckContention(const DoctorFacts& f);    // G6
-CheckResult CheckPrecision(const DoctorFacts& f);     // G7
-CheckResult CheckPlaybooks(const DoctorFacts& f);     // G8
-CheckResult CheckContainer(const DoctorFacts& f);     // G9
-CheckResult CheckMultiNode(const DoctorFacts& f);     // G10
+CheckResult CheckCudaAbi(const DoctorFacts& f);      // G1
+CheckResult CheckFlashAttn(const DoctorFacts& f);    // G2
+CheckResult CheckUmaHeadroom(const DoctorFacts& f);  // G3
+CheckResult CheckThermal(const DoctorFacts& f);      // G4
+CheckResult CheckBandwidth(const DoctorFacts& f);    // G5
+CheckResult CheckContention(const DoctorFacts& f);   // G6
+CheckResult CheckPrecision(const DoctorFacts& f);    // G7
+CheckResult CheckPlaybooks(const DoctorFacts& f);    // G8
+CheckResult CheckContainer(const DoctorFacts& f);    // G9
+CheckResult CheckMultiNode(const DoctorFacts& f);    // G10
 
 // G1..G10 in order.
 std::vector<CheckResult> RunChecks(const DoctorFacts& f);
@@ -135,11 +136,12 @@ inline constexpr double kLargePageCacheFraction = 0.10;
 inline constexpr int kHotGpuC = 85;
 
 enum class DoctorVerdict { kReady, kReadyWithWarnings, kBlocked };
-std::string_view DoctorVerdictName(DoctorVerdict v);  // "ready", "ready-with-warnings", "blocked"
+std::string_view DoctorVerdictName(DoctorVerdict v);   // "ready", "ready-with-warnings", "blocked"
 std::string_view DoctorVerdictLabel(DoctorVerdict v);  // the same, in the user's language
 // blocked: any fail, or the workload does not fit; ready-with-warnings: any warn or skip, or
 // the workload is tight; else ready.
-DoctorVerdict OverallVerdict(const std::vector<CheckResult>& checks, const std::optional<WorkloadFacts>& workload);
+DoctorVerdict OverallVerdict(const std::vector<CheckResult>& checks,
+                             const std::optional<WorkloadFacts>& workload);
 // The exit status for a verdict: 0 ready, 1 ready-with-warnings, 2 blocked.
 int ExitStatusFor(DoctorVerdict v);
 

@@ -77,8 +77,9 @@ TEST(DoctorChecks, PageCacheWarnsFromTenPercentOfMemTotal) {
   DoctorFacts f;
   // MemTotal 100 GiB; cache 9.9 GiB passes, 10 GiB warns.
   auto meminfo = [](uint64_t cached_kb) {
-    return ParseMemInfo("MemTotal: 104857600 kB\nMemFree: 50000000 kB\nMemAvailable: 80000000 kB\nCached: " +
-                        std::to_string(cached_kb) + " kB\nBuffers: 0 kB\nSReclaimable: 0 kB\nShmem: 0 kB\n");
+    return ParseMemInfo(
+        "MemTotal: 104857600 kB\nMemFree: 50000000 kB\nMemAvailable: 80000000 kB\nCached: " +
+        std::to_string(cached_kb) + " kB\nBuffers: 0 kB\nSReclaimable: 0 kB\nShmem: 0 kB\n");
   };
   f.meminfo = meminfo(10380902);
   EXPECT_EQ(CheckUmaHeadroom(f).verdict, CheckVerdict::kPass);
@@ -106,7 +107,9 @@ TEST(DoctorChecks, DegradedClockBandWarnsOnlyUnderLoad) {
   f.gpus[0].power_mw = 99'500;
   const auto r = CheckThermal(f);
   EXPECT_EQ(r.verdict, CheckVerdict::kPass);
-  EXPECT_EQ(r.summary, "84 °C, 99.5 W (100 % of the 100 W sustained figure; rated 240 W), SM 2405 MHz, no clock-event reason");
+  EXPECT_EQ(r.summary,
+            "84 °C, 99.5 W (100 % of the 100 W sustained figure; rated 240 W), SM 2405 MHz, no "
+            "clock-event reason");
 }
 
 TEST(DoctorChecks, TensorParallelismWithinOneMachineIsInfoAcrossMachinesFails) {
@@ -159,7 +162,8 @@ TEST(DoctorChecks, ReportShapeFollowsTheIssue) {
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["verdict"], "blocked");
   EXPECT_EQ(j["checks"]["G1"], "fail: torch CUDA 12.8 vs driver CUDA 13.0: major mismatch");
-  EXPECT_EQ(j["checks"]["G8"], "info: offline: known breakage not checked (see the links to check by hand)");
+  EXPECT_EQ(j["checks"]["G8"],
+            "info: offline: known breakage not checked (see the links to check by hand)");
   EXPECT_TRUE(j["headroom_gb"].is_null());
   WorkloadFacts w;
   w.peak_bytes = 40'000'000'000;
@@ -184,7 +188,8 @@ TEST(DoctorChecks, ReportStaysEnglishWhenTheChecksAreShownTranslated) {
   const auto j = ReportJson(f, checks, OverallVerdict(checks, std::nullopt));
   EXPECT_EQ(j["verdict"], "blocked");
   EXPECT_EQ(j["checks"]["G1"], "fail: torch CUDA 12.8 vs driver CUDA 13.0: major mismatch");
-  EXPECT_EQ(j["checks"]["G8"], "info: offline: known breakage not checked (see the links to check by hand)");
+  EXPECT_EQ(j["checks"]["G8"],
+            "info: offline: known breakage not checked (see the links to check by hand)");
   EXPECT_EQ(j["check_details"][2]["title"], "UMA headroom");
   for (const auto& c : j["check_details"]) {
     for (const auto& d : c["details"]) {

@@ -27,8 +27,10 @@ std::vector<std::string> EnvCudaRuntimes(const PythonEnv& env) {
     for (; !ec && it != fs::directory_iterator() && seen < 1000; it.increment(ec), ++seen) {
       std::error_code ec2;
       fs::directory_iterator lib(it->path() / "lib", ec2);
-      for (size_t n = 0; !ec2 && lib != fs::directory_iterator() && n < 1000; lib.increment(ec2), ++n) {
-        if (LibraryMajor(lib->path().filename().string(), "libcudart.so") >= 0) out.push_back(lib->path().string());
+      for (size_t n = 0; !ec2 && lib != fs::directory_iterator() && n < 1000;
+           lib.increment(ec2), ++n) {
+        if (LibraryMajor(lib->path().filename().string(), "libcudart.so") >= 0)
+          out.push_back(lib->path().string());
       }
     }
   }
@@ -90,7 +92,8 @@ void GatherBandwidth(const GatherOptions& o, DoctorFacts& f) {
   HostCopyOptions host = o.host_copy;
   // Never more than 1/8 of what is available for the two buffers.
   if (f.meminfo) {
-    if (auto a = f.meminfo->EstimatedAvailable()) host.bytes = std::min<uint64_t>(host.bytes, a->bytes / 16);
+    if (auto a = f.meminfo->EstimatedAvailable())
+      host.bytes = std::min<uint64_t>(host.bytes, a->bytes / 16);
   }
   host.bytes = std::max<uint64_t>(host.bytes, 4096);
   if (auto m = MeasureHostCopy(host)) {
@@ -122,7 +125,9 @@ void GatherHolders(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) 
   }
   f.holders = FindPoolHolders(root, gpu, o.self);
   for (const auto& h : f.holders) {
-    f.caps.push_back(h.part_of ? HolderCap{} : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
+    f.caps.push_back(h.part_of
+                         ? HolderCap{}
+                         : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
   }
 }
 

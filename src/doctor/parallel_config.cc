@@ -5,16 +5,20 @@
 namespace headroom {
 namespace {
 
-constexpr std::array<std::string_view, 6> kKeys = {"tensor_parallel",        "tensor_parallel_size",
-                                                   "tensor_parallel_degree", "tensor_model_parallel_size",
-                                                   "tp_size",                "tp_degree"};
+constexpr std::array<std::string_view, 6> kKeys = {"tensor_parallel",
+                                                   "tensor_parallel_size",
+                                                   "tensor_parallel_degree",
+                                                   "tensor_model_parallel_size",
+                                                   "tp_size",
+                                                   "tp_degree"};
 // A line longer than this is scanned only up to here (minified JSON excepted, such configs
 // are short; the cap bounds the work on hostile input).
 constexpr size_t kMaxLineBytes = 64 * 1024;
 constexpr size_t kMaxSettings = 1000;
 
 bool IsWordChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
 }
 
 std::string Normalize(std::string_view word) {
@@ -39,7 +43,9 @@ bool IsKey(std::string_view normalized) {
 bool ValueAfter(std::string_view rest, int64_t* value) {
   size_t i = 0;
   auto skip = [&] {
-    while (i < rest.size() && (rest[i] == ' ' || rest[i] == '\t' || rest[i] == '"' || rest[i] == '\'')) ++i;
+    while (i < rest.size() &&
+           (rest[i] == ' ' || rest[i] == '\t' || rest[i] == '"' || rest[i] == '\''))
+      ++i;
   };
   const size_t before = i;
   skip();
@@ -73,7 +79,8 @@ std::vector<ParallelSetting> ScanParallelSettings(std::string_view text) {
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     ++line_no;
     if (line.size() > kMaxLineBytes) line = line.substr(0, kMaxLineBytes);
-    if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    if (const size_t hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
     size_t i = 0;
     while (i < line.size()) {
       if (!IsWordChar(line[i])) {

@@ -91,8 +91,8 @@ Result<Rewritten> Rewrite(std::string_view p) {
         if (k == kGroupNames.size()) {
           return Error{
               TrFormat("--step-regex: unknown group name {}: the names are step, "
-                          "total, seconds, ms, rate, loss, elapsed, time",
-                          QuoteForMessage(name, 40))};
+                       "total, seconds, ms, rate, loss, elapsed, time",
+                       QuoteForMessage(name, 40))};
         }
         if (out.group[k] != 0) {
           return Error{
@@ -123,7 +123,7 @@ Result<StepPattern> StepPattern::Compile(std::string_view pattern) {
     p.regex_ = std::regex(rw->pattern, std::regex::ECMAScript | std::regex::optimize);
   } catch (const std::regex_error& e) {
     return Error{TrFormat("--step-regex: invalid pattern {}: {}", QuoteForMessage(pattern),
-                             RegexReason(e.code()))};
+                          RegexReason(e.code()))};
   }
   // Groups the rewrite counted must be the ones std::regex sees, or the indices are off.
   if (p.regex_.mark_count() != static_cast<unsigned>(rw->captures)) {
@@ -147,8 +147,8 @@ Result<StepPattern> StepPattern::Compile(std::string_view pattern) {
   if (p.step_group_ == 0) {
     return Error{
         TrFormat("--step-regex: no group for the step in {}: add (?<step>\\d+) "
-                    "or make the first group the step",
-                    QuoteForMessage(pattern))};
+                 "or make the first group the step",
+                 QuoteForMessage(pattern))};
   }
   return p;
 }

@@ -122,8 +122,8 @@ TEST(StepTimes, NoUsableTimeNoInterval) {
 }
 
 // The HF Trainer fixture with an arrival stamp on every segment, as `headroom watch --log`
-// writes it (terminators kept): the slowdown of steps 31-40 (0.5 s against 0.25 s) comes out exactly, where
-// tqdm's displayed rate (an EMA) smears it over the following steps.
+// writes it (terminators kept): the slowdown of steps 31-40 (0.5 s against 0.25 s) comes out
+// exactly, where tqdm's displayed rate (an EMA) smears it over the following steps.
 TEST(StepTimes, ArrivalStampsOnTheRealTqdmFixture) {
   std::ifstream in(std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/logs/tqdm_hf_trainer.log",
                    std::ios::binary);

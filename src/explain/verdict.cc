@@ -101,8 +101,8 @@ bool Judge::ReasonBits() {
   if (known == 0) {
     out_.unavailable.push_back(Tr("clock event reasons: no readings in the window"));
   } else if (static_cast<double>(set) >= t_.reason_min_share * static_cast<double>(known)) {
-    Add(first, TrFormat("clock event reasons {} set in {} of {} samples", JoinReasons(out_.readings.reasons), set,
-                        known));
+    Add(first, TrFormat("clock event reasons {} set in {} of {} samples",
+                        JoinReasons(out_.readings.reasons), set, known));
     matched = true;
   }
   const RecordedEvent* e = nullptr;
@@ -148,17 +148,19 @@ bool Judge::Collapse() {
   }
   if (static_cast<double>(low) < t_.collapse_min_share * static_cast<double>(known)) return event;
   // TRANSLATORS: {2} is empty or " (degraded band 500-850 MHz)".
-  Add(first,
-      TrFormat("SM clock {0:.0f} MHz (median) against a normal {1} MHz{2}, GPU busy, no clock event bit, in {3} of "
-               "{4} samples",
-               out_.readings.sm_clock_mhz_median.value_or(0), *p.normal_sm_clock_mhz,
-               p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
-                   ? TrFormat(" (degraded band {}-{} MHz)", *p.degraded_sm_clock_min_mhz, *p.degraded_sm_clock_max_mhz)
-                   : std::string(),
-               low, known));
+  Add(first, TrFormat("SM clock {0:.0f} MHz (median) against a normal {1} MHz{2}, GPU busy, no "
+                      "clock event bit, in {3} of "
+                      "{4} samples",
+                      out_.readings.sm_clock_mhz_median.value_or(0), *p.normal_sm_clock_mhz,
+                      p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
+                          ? TrFormat(" (degraded band {}-{} MHz)", *p.degraded_sm_clock_min_mhz,
+                                     *p.degraded_sm_clock_max_mhz)
+                          : std::string(),
+                      low, known));
   if (out_.readings.power_w_mean) {
-    Add(first, TrFormat("power {:.1f} W, under {:.0f}% of the rated {:.0f} W", *out_.readings.power_w_mean,
-                        t_.collapse_max_power_fraction * 100, p.rated_power_mw.value_or(0) / 1000.0));
+    Add(first,
+        TrFormat("power {:.1f} W, under {:.0f}% of the rated {:.0f} W", *out_.readings.power_w_mean,
+                 t_.collapse_max_power_fraction * 100, p.rated_power_mw.value_or(0) / 1000.0));
   }
   return true;
 }
@@ -193,7 +195,8 @@ bool Judge::Plateau() {
       rise < t_.temperature_rise_c) {
     return event;
   }
-  Add(first, TrFormat("power flat at {:.1f} W ({} of {} samples within {:.0f}%), near the sustained {:.0f} W, while "
+  Add(first, TrFormat("power flat at {:.1f} W ({} of {} samples within {:.0f}%), near the "
+                      "sustained {:.0f} W, while "
                       "the temperature rose {} C ({} -> {} C)",
                       mean, flat, watts.size(), t_.plateau_band * 100, *sustained / 1000.0, rise,
                       *out_.readings.temperature_c_min, *out_.readings.temperature_c_max));
@@ -224,8 +227,8 @@ bool Judge::Contention() {
         break;
       }
     }
-    Add(at, TrFormat("memory pressure: PSI some avg10 up to {:.1f}% (threshold {:.0f}%)", *r.psi_some_avg10_pct_max,
-                     t_.psi_some_avg10_pct));
+    Add(at, TrFormat("memory pressure: PSI some avg10 up to {:.1f}% (threshold {:.0f}%)",
+                     *r.psi_some_avg10_pct_max, t_.psi_some_avg10_pct));
     matched = true;
   }
   if (r.mem_available_change_bytes &&
@@ -236,7 +239,8 @@ bool Judge::Contention() {
     matched = true;
   }
   if (!r.psi_some_avg10_pct_max && !r.mem_available_change_bytes) {
-    out_.unavailable.push_back(Tr("memory pressure: no PSI or MemAvailable readings in the window"));
+    out_.unavailable.push_back(
+        Tr("memory pressure: no PSI or MemAvailable readings in the window"));
   }
   return matched;
 }
@@ -245,8 +249,9 @@ bool Judge::HostSide() {
   const auto& r = out_.readings;
   if (!r.gpu_utilization_pct_mean || !r.cpu_util_pct_mean) {
     // TRANSLATORS: {} is a samples column: cpu.util or utilization.gpu.
-    out_.unavailable.push_back(TrFormat("host-side: no {} readings in the window",
-                                        r.gpu_utilization_pct_mean ? "cpu.util" : "utilization.gpu"));
+    out_.unavailable.push_back(
+        TrFormat("host-side: no {} readings in the window",
+                 r.gpu_utilization_pct_mean ? "cpu.util" : "utilization.gpu"));
     return false;
   }
   if (*r.gpu_utilization_pct_mean >= t_.underfed_utilization_pct) return false;
@@ -326,7 +331,8 @@ WindowVerdict Judge::Run() {
         span_.before.push_back(&s);
     }
     if (span_.window.empty()) {
-      out_.unavailable.push_back(TrFormat("samples: none between {} and {}", Clock(from), Clock(to)));
+      out_.unavailable.push_back(
+          TrFormat("samples: none between {} and {}", Clock(from), Clock(to)));
     }
   }
   bool bits = false, collapse = false, plateau = false, contention = false, host = false;
@@ -421,17 +427,20 @@ std::string SlowdownCauseAdvice(SlowdownCause cause, PlatformKind platform) {
                       "and power delivery; a full power-off (unplug for 60 s) clears a stuck state "
                       "that a reboot may not");
     case SlowdownCause::kContention:
-      return Tr("another job shared the GPU or the memory pool: stop it or run the jobs one at a "
-                "time; under memory pressure drop the page cache or lower the other job's use");
+      return Tr(
+          "another job shared the GPU or the memory pool: stop it or run the jobs one at a "
+          "time; under memory pressure drop the page cache or lower the other job's use");
     case SlowdownCause::kHostSide:
-      return Tr("the GPU waited for the host: the CPUs were busy (data loading, tokenization, "
-                "augmentation); pre-process the data set once, or check for host-side heat and "
-                "other CPU-heavy work");
+      return Tr(
+          "the GPU waited for the host: the CPUs were busy (data loading, tokenization, "
+          "augmentation); pre-process the data set once, or check for host-side heat and "
+          "other CPU-heavy work");
     case SlowdownCause::kUnexplained:
       break;
   }
-  return Tr("no GPU, memory or host cause in the samples: check the data loader, evaluation and "
-            "checkpoint steps, and the config for what runs at these steps");
+  return Tr(
+      "no GPU, memory or host cause in the samples: check the data loader, evaluation and "
+      "checkpoint steps, and the config for what runs at these steps");
 }
 
 WindowVerdict ExplainWindow(const SlowdownWindow& window, const VerdictInputs& inputs,

@@ -99,7 +99,7 @@ struct WindowReadings {
   std::optional<double> cpu_util_pct_mean;
   std::optional<double> psi_some_avg10_pct_max;
   std::optional<int64_t> mem_available_change_bytes;  // last minus first; negative: fell
-  std::vector<std::string> reasons;                   // slowdown bit names seen in the window (identifiers)
+  std::vector<std::string> reasons;  // slowdown bit names seen in the window (identifiers)
 };
 
 struct WindowVerdict {

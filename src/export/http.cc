@@ -22,15 +22,24 @@ using Clock = std::chrono::steady_clock;
 
 std::string_view Reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Error";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return "Error";
   }
 }
 
@@ -52,14 +61,16 @@ Result<HttpRequest> ParseRequestHead(std::string_view head, int* status) {
   const std::string_view line = head.substr(0, eol);
   const size_t sp1 = line.find(' ');
   const size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
-  if (sp1 == std::string_view::npos || sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos) {
+  if (sp1 == std::string_view::npos || sp2 == std::string_view::npos ||
+      line.find(' ', sp2 + 1) != std::string_view::npos) {
     return Error{"malformed request line"};
   }
   HttpRequest r;
   r.method = std::string(line.substr(0, sp1));
   std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
   const std::string_view version = line.substr(sp2 + 1);
-  if (r.method.empty() || target.empty() || target.front() != '/') return Error{"malformed request target"};
+  if (r.method.empty() || target.empty() || target.front() != '/')
+    return Error{"malformed request target"};
   for (char c : r.method) {
     if (c < 'A' || c > 'Z') return Error{"malformed method"};
   }
@@ -68,7 +79,8 @@ Result<HttpRequest> ParseRequestHead(std::string_view head, int* status) {
     return Error{"not HTTP/1.x"};
   }
   for (char c : target) {
-    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return Error{"control character in the target"};
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+      return Error{"control character in the target"};
   }
   r.path = std::string(target.substr(0, target.find('?')));
   std::string_view rest = head.substr(eol + 2);
@@ -79,7 +91,8 @@ Result<HttpRequest> ParseRequestHead(std::string_view head, int* status) {
     if (h.empty()) break;
     const size_t colon = h.find(':');
     if (colon == std::string_view::npos || colon == 0) return Error{"malformed header line"};
-    if (AsciiLower(h.substr(0, colon)) == "accept") r.accept = std::string(TrimBlanks(h.substr(colon + 1)));
+    if (AsciiLower(h.substr(0, colon)) == "accept")
+      r.accept = std::string(TrimBlanks(h.substr(colon + 1)));
   }
   *status = 200;
   return r;
@@ -114,20 +127,24 @@ Result<std::pair<std::string, uint16_t>> ParseListenAddress(std::string_view tex
     port_text = text.substr(close + 2);
   } else {
     const size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) return Error{fmt::format("--listen: '{}' is not HOST:PORT", text)};
+    if (colon == std::string_view::npos)
+      return Error{fmt::format("--listen: '{}' is not HOST:PORT", text)};
     host = std::string(text.substr(0, colon));
     port_text = text.substr(colon + 1);
-    if (host.find(':') != std::string::npos) return Error{fmt::format("--listen: '{}': write an IPv6 host in brackets", text)};
+    if (host.find(':') != std::string::npos)
+      return Error{fmt::format("--listen: '{}': write an IPv6 host in brackets", text)};
   }
   if (host.empty()) host = "127.0.0.1";
   unsigned port = 0;
   auto [p, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || p != port_text.data() + port_text.size() || port_text.empty() || port > 65535) {
+  if (ec != std::errc() || p != port_text.data() + port_text.size() || port_text.empty() ||
+      port > 65535) {
     return Error{fmt::format("--listen: '{}' is not a port (0-65535)", port_text)};
   }
   in_addr v4{};
   in6_addr v6{};
-  if (host != "localhost" && inet_pton(AF_INET, host.c_str(), &v4) != 1 && inet_pton(AF_INET6, host.c_str(), &v6) != 1) {
+  if (host != "localhost" && inet_pton(AF_INET, host.c_str(), &v4) != 1 &&
+      inet_pton(AF_INET6, host.c_str(), &v6) != 1) {
     return Error{fmt::format("--listen: '{}' is not an IP address (or localhost)", host)};
   }
   return std::pair{host, static_cast<uint16_t>(port)};
@@ -189,7 +206,8 @@ HttpServer::~HttpServer() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<bool> HttpServer::Serve(int stop_fd, const std::function<HttpResponse(const HttpRequest&)>& handler,
+Result<bool> HttpServer::Serve(int stop_fd,
+                               const std::function<HttpResponse(const HttpRequest&)>& handler,
                                const std::function<void(int status)>& on_response) {
   std::vector<Connection> conns;
   auto respond = [&](Connection& c, const HttpResponse& r, bool head_only) {
@@ -202,13 +220,16 @@ Result<bool> HttpServer::Serve(int stop_fd, const std::function<HttpResponse(con
     std::vector<pollfd> fds;
     fds.push_back({stop_fd, POLLIN, 0});
     fds.push_back({fd_, POLLIN, 0});
-    for (const auto& c : conns) fds.push_back({c.fd, static_cast<short>(c.responding ? POLLOUT : POLLIN), 0});
+    for (const auto& c : conns)
+      fds.push_back({c.fd, static_cast<short>(c.responding ? POLLOUT : POLLIN), 0});
     // Wake for the earliest deadline.
     auto now = Clock::now();
     int timeout_ms = 1000;
     for (const auto& c : conns) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - now).count();
-      timeout_ms = static_cast<int>(std::max<long long>(0, std::min<long long>(timeout_ms, left + 1)));
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - now).count();
+      timeout_ms =
+          static_cast<int>(std::max<long long>(0, std::min<long long>(timeout_ms, left + 1)));
     }
     const int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0) {
@@ -238,7 +259,8 @@ Result<bool> HttpServer::Serve(int stop_fd, const std::function<HttpResponse(con
             if (!req) {
               respond(c, {status, "text/plain; charset=utf-8", req.error().message + "\n"}, false);
             } else if (req->method != "GET" && req->method != "HEAD") {
-              respond(c, {405, "text/plain; charset=utf-8", "only GET and HEAD\n"}, req->method == "HEAD");
+              respond(c, {405, "text/plain; charset=utf-8", "only GET and HEAD\n"},
+                      req->method == "HEAD");
             } else {
               respond(c, handler(*req), req->method == "HEAD");
             }
@@ -248,7 +270,8 @@ Result<bool> HttpServer::Serve(int stop_fd, const std::function<HttpResponse(con
         if (ev & (POLLHUP | POLLERR)) {
           close_it = true;
         } else {
-          const ssize_t put = ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);
+          const ssize_t put =
+              ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);
           if (put < 0) {
             close_it = errno != EAGAIN && errno != EINTR;
           } else {
@@ -271,7 +294,8 @@ Result<bool> HttpServer::Serve(int stop_fd, const std::function<HttpResponse(con
         if (cfd < 0) break;
         if (conns.size() >= options_.max_connections) {
           // Over the limit: a short answer if the socket takes it at once, then close.
-          const std::string busy = FormatResponse({503, "text/plain; charset=utf-8", "too many connections\n"}, false);
+          const std::string busy =
+              FormatResponse({503, "text/plain; charset=utf-8", "too many connections\n"}, false);
           (void)::send(cfd, busy.data(), busy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
           on_response(503);
           ::close(cfd);

@@ -70,7 +70,8 @@ class HttpServer {
                      const std::function<void(int status)>& on_response);
 
  private:
-  HttpServer(int fd, uint16_t port, HttpServerOptions options) : fd_(fd), port_(port), options_(std::move(options)) {}
+  HttpServer(int fd, uint16_t port, HttpServerOptions options)
+      : fd_(fd), port_(port), options_(std::move(options)) {}
   int fd_ = -1;
   uint16_t port_ = 0;
   HttpServerOptions options_;

@@ -7,7 +7,9 @@ namespace {
 
 TEST(ExportHttp, ParsesRequestHeads) {
   int status = 0;
-  auto r = ParseRequestHead("GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\nACCEPT:  application/openmetrics-text \r\n\r\n", &status);
+  auto r = ParseRequestHead(
+      "GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\nACCEPT:  application/openmetrics-text \r\n\r\n",
+      &status);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(status, 200);
   EXPECT_EQ(r->method, "GET");
@@ -17,11 +19,12 @@ TEST(ExportHttp, ParsesRequestHeads) {
     const char* head;
     int status;
   };
-  for (const Case& c : {Case{"GET /metrics\r\n\r\n", 400}, Case{"GET  /metrics HTTP/1.1\r\n\r\n", 400},
-                        Case{"GET metrics HTTP/1.1\r\n\r\n", 400}, Case{"get /metrics HTTP/1.1\r\n\r\n", 400},
-                        Case{"GET /metrics HTTP/2.0\r\n\r\n", 505}, Case{"GET /a\x01 HTTP/1.1\r\n\r\n", 400},
-                        Case{"GET /metrics HTTP/1.1\r\nno colon\r\n\r\n", 400}, Case{"", 400},
-                        Case{"GET /metrics HTTP/1.1", 400}}) {
+  for (const Case& c :
+       {Case{"GET /metrics\r\n\r\n", 400}, Case{"GET  /metrics HTTP/1.1\r\n\r\n", 400},
+        Case{"GET metrics HTTP/1.1\r\n\r\n", 400}, Case{"get /metrics HTTP/1.1\r\n\r\n", 400},
+        Case{"GET /metrics HTTP/2.0\r\n\r\n", 505}, Case{"GET /a\x01 HTTP/1.1\r\n\r\n", 400},
+        Case{"GET /metrics HTTP/1.1\r\nno colon\r\n\r\n", 400}, Case{"", 400},
+        Case{"GET /metrics HTTP/1.1", 400}}) {
     int s = 0;
     EXPECT_FALSE(ParseRequestHead(c.head, &s)) << c.head;
     EXPECT_EQ(s, c.status) << c.head;
@@ -35,8 +38,9 @@ TEST(ExportHttp, ResponsesCarryLengthAndCloseAndHeadHasNoBody) {
   EXPECT_NE(full.find("Connection: close\r\n"), std::string::npos);
   EXPECT_TRUE(full.ends_with("\r\n\r\nnope\n"));
   const std::string head = FormatResponse({200, "text/plain", "body"}, true);
-  EXPECT_TRUE(head.ends_with("Content-Length: 4\r\nConnection: close\r\nCache-Control: no-store\r\n"
-                             "X-Content-Type-Options: nosniff\r\n\r\n"))
+  EXPECT_TRUE(
+      head.ends_with("Content-Length: 4\r\nConnection: close\r\nCache-Control: no-store\r\n"
+                     "X-Content-Type-Options: nosniff\r\n\r\n"))
       << head;
 }
 
@@ -48,8 +52,8 @@ TEST(ExportHttp, ListenAddressesAndLoopback) {
   EXPECT_EQ(ParseListenAddress("[::1]:0")->first, "::1");
   EXPECT_EQ(ParseListenAddress(":9100")->first, "127.0.0.1");
   EXPECT_EQ(ParseListenAddress("localhost:1")->first, "localhost");
-  for (const char* bad : {"9464", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "::1:80", "host.example:80",
-                          "[::1]80", "1.2.3.4:80x"}) {
+  for (const char* bad : {"9464", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "::1:80",
+                          "host.example:80", "[::1]80", "1.2.3.4:80x"}) {
     auto r = ParseListenAddress(bad);
     EXPECT_FALSE(r) << bad;
     if (!r) {

@@ -44,9 +44,12 @@ std::string FormatValue(double v) {
 std::string EscapeHelp(std::string_view v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out.push_back(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -72,10 +75,14 @@ std::string SampleLine(const std::string& name, const MetricSample& s) {
 std::string EscapeLabelValue(std::string_view v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out.push_back(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -85,7 +92,8 @@ void ThrottleAccumulator::Add(const std::vector<GpuReading>& gpus, double period
     auto& per = seconds_[g.index];
     if (!g.clock_event_reasons) continue;
     for (const auto& reason : DecodeClockEventReasons(*g.clock_event_reasons)) {
-      if (reason == "gpu_idle" || reason == "applications_clocks_setting" || reason == "display_clock_setting") {
+      if (reason == "gpu_idle" || reason == "applications_clocks_setting" ||
+          reason == "display_clock_setting") {
         continue;
       }
       per[reason] += period_seconds;
@@ -101,18 +109,29 @@ void ThrottleAccumulator::Add(const std::vector<GpuReading>& gpus, double period
 std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
   Families fam;
   // Memory: /proc/meminfo.
-  auto& mem_total = fam.Add("headroom_memory_total_bytes", "gauge", "bytes", "MemTotal from /proc/meminfo.");
-  auto& mem_avail = fam.Add("headroom_memory_available_bytes", "gauge", "bytes",
-                            "MemAvailable from /proc/meminfo: what a new job can get without swapping.");
-  auto& mem_free = fam.Add("headroom_memory_free_bytes", "gauge", "bytes", "MemFree from /proc/meminfo.");
-  auto& mem_cached = fam.Add("headroom_memory_cached_bytes", "gauge", "bytes", "Cached (page cache) from /proc/meminfo.");
-  auto& mem_reclaim = fam.Add("headroom_memory_reclaimable_bytes", "gauge", "bytes",
-                              "Page cache the kernel can drop: Cached + Buffers + SReclaimable - Shmem.");
-  auto& swap_total = fam.Add("headroom_swap_total_bytes", "gauge", "bytes", "SwapTotal from /proc/meminfo.");
-  auto& swap_free = fam.Add("headroom_swap_free_bytes", "gauge", "bytes", "SwapFree from /proc/meminfo.");
+  auto& mem_total =
+      fam.Add("headroom_memory_total_bytes", "gauge", "bytes", "MemTotal from /proc/meminfo.");
+  auto& mem_avail =
+      fam.Add("headroom_memory_available_bytes", "gauge", "bytes",
+              "MemAvailable from /proc/meminfo: what a new job can get without swapping.");
+  auto& mem_free =
+      fam.Add("headroom_memory_free_bytes", "gauge", "bytes", "MemFree from /proc/meminfo.");
+  auto& mem_cached = fam.Add("headroom_memory_cached_bytes", "gauge", "bytes",
+                             "Cached (page cache) from /proc/meminfo.");
+  auto& mem_reclaim =
+      fam.Add("headroom_memory_reclaimable_bytes", "gauge", "bytes",
+              "Page cache the kernel can drop: Cached + Buffers + SReclaimable - Shmem.");
+  auto& swap_total =
+      fam.Add("headroom_swap_total_bytes", "gauge", "bytes", "SwapTotal from /proc/meminfo.");
+  auto& swap_free =
+      fam.Add("headroom_swap_free_bytes", "gauge", "bytes", "SwapFree from /proc/meminfo.");
   if (s.meminfo) {
     AddIf(mem_total, s.meminfo->total_bytes());
-    if (auto a = s.meminfo->EstimatedAvailable()) mem_avail.samples.push_back({{{"source", std::string(a->source == kMemAvailableSourceKernel ? "kernel" : "estimated")}}, static_cast<double>(a->bytes)});
+    if (auto a = s.meminfo->EstimatedAvailable())
+      mem_avail.samples.push_back(
+          {{{"source",
+             std::string(a->source == kMemAvailableSourceKernel ? "kernel" : "estimated")}},
+           static_cast<double>(a->bytes)});
     AddIf(mem_free, s.meminfo->free_bytes());
     AddIf(mem_cached, s.meminfo->cached_bytes());
     AddIf(mem_reclaim, s.meminfo->reclaimable_page_cache_bytes());
@@ -120,43 +139,56 @@ std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
     AddIf(swap_free, s.meminfo->swap_free_bytes());
   }
   // PSI.
-  auto& psi_total = fam.Add("headroom_memory_pressure_stalled_seconds", "counter", "seconds",
-                            "Time tasks stalled on memory since boot (/proc/pressure/memory total): kind=some "
-                            "(at least one task) or full (all non-idle tasks).");
-  auto& psi_avg10 = fam.Add("headroom_memory_pressure_avg10_ratio", "gauge", "ratio",
-                            "Share of the last 10 s with tasks stalled on memory (/proc/pressure/memory avg10 / 100).");
+  auto& psi_total =
+      fam.Add("headroom_memory_pressure_stalled_seconds", "counter", "seconds",
+              "Time tasks stalled on memory since boot (/proc/pressure/memory total): kind=some "
+              "(at least one task) or full (all non-idle tasks).");
+  auto& psi_avg10 = fam.Add(
+      "headroom_memory_pressure_avg10_ratio", "gauge", "ratio",
+      "Share of the last 10 s with tasks stalled on memory (/proc/pressure/memory avg10 / 100).");
   if (s.psi) {
-    psi_total.samples.push_back({{{"kind", "some"}}, static_cast<double>(s.psi->some.total_us) / 1e6});
+    psi_total.samples.push_back(
+        {{{"kind", "some"}}, static_cast<double>(s.psi->some.total_us) / 1e6});
     psi_avg10.samples.push_back({{{"kind", "some"}}, s.psi->some.avg10 / 100.0});
     if (s.psi->full) {
-      psi_total.samples.push_back({{{"kind", "full"}}, static_cast<double>(s.psi->full->total_us) / 1e6});
+      psi_total.samples.push_back(
+          {{{"kind", "full"}}, static_cast<double>(s.psi->full->total_us) / 1e6});
       psi_avg10.samples.push_back({{{"kind", "full"}}, s.psi->full->avg10 / 100.0});
     }
   }
   // GPUs.
-  auto& temp = fam.Add("headroom_gpu_temperature_celsius", "gauge", "celsius", "GPU temperature (NVML).");
+  auto& temp =
+      fam.Add("headroom_gpu_temperature_celsius", "gauge", "celsius", "GPU temperature (NVML).");
   auto& power = fam.Add("headroom_gpu_power_watts", "gauge", "watts",
                         "GPU power draw (NVML; on GB10 the GPU only, not the whole box).");
-  auto& power_limit = fam.Add("headroom_gpu_power_limit_watts", "gauge", "watts",
-                              "Power figure the GPU is held to: kind=enforced (NVML), or GB10's sustained (100 W) "
-                              "and rated (240 W) figures, which NVML does not report.");
+  auto& power_limit =
+      fam.Add("headroom_gpu_power_limit_watts", "gauge", "watts",
+              "Power figure the GPU is held to: kind=enforced (NVML), or GB10's sustained (100 W) "
+              "and rated (240 W) figures, which NVML does not report.");
   auto& energy = fam.Add("headroom_gpu_energy_joules", "counter", "joules",
                          "GPU energy since the driver was loaded (NVML).");
-  auto& clock = fam.Add("headroom_gpu_clock_hertz", "gauge", "hertz", "Current clock (NVML): domain=sm or memory.");
-  auto& clock_max = fam.Add("headroom_gpu_clock_max_hertz", "gauge", "hertz", "Maximum SM clock (NVML).");
+  auto& clock = fam.Add("headroom_gpu_clock_hertz", "gauge", "hertz",
+                        "Current clock (NVML): domain=sm or memory.");
+  auto& clock_max =
+      fam.Add("headroom_gpu_clock_max_hertz", "gauge", "hertz", "Maximum SM clock (NVML).");
   auto& util = fam.Add("headroom_gpu_utilization_ratio", "gauge", "ratio",
-                       "Share of the driver's sample window the GPU (kind=gpu) or its memory (kind=memory) was busy.");
-  auto& reason_active = fam.Add("headroom_gpu_clock_event_active", "gauge", "",
-                                "1 while a clock-event (throttle) reason is set, per reason (NVML bit names).");
-  auto& throttle = fam.Add("headroom_gpu_throttle_seconds", "counter", "seconds",
-                           "Time a slowdown reason was seen active since the exporter started, counted at its "
-                           "sampling period (resolution: --interval).");
-  auto& gpu_mem_total = fam.Add("headroom_gpu_memory_total_bytes", "gauge", "bytes",
-                                "GPU memory: source=nvml on discrete GPUs; source=meminfo (MemTotal) on unified "
-                                "memory (GB10), where NVML reports none.");
-  auto& gpu_mem_used = fam.Add("headroom_gpu_memory_used_bytes", "gauge", "bytes",
-                               "GPU memory in use: source=nvml, or source=meminfo (MemTotal - MemAvailable) on "
-                               "unified memory.");
+                       "Share of the driver's sample window the GPU (kind=gpu) or its memory "
+                       "(kind=memory) was busy.");
+  auto& reason_active =
+      fam.Add("headroom_gpu_clock_event_active", "gauge", "",
+              "1 while a clock-event (throttle) reason is set, per reason (NVML bit names).");
+  auto& throttle =
+      fam.Add("headroom_gpu_throttle_seconds", "counter", "seconds",
+              "Time a slowdown reason was seen active since the exporter started, counted at its "
+              "sampling period (resolution: --interval).");
+  auto& gpu_mem_total =
+      fam.Add("headroom_gpu_memory_total_bytes", "gauge", "bytes",
+              "GPU memory: source=nvml on discrete GPUs; source=meminfo (MemTotal) on unified "
+              "memory (GB10), where NVML reports none.");
+  auto& gpu_mem_used =
+      fam.Add("headroom_gpu_memory_used_bytes", "gauge", "bytes",
+              "GPU memory in use: source=nvml, or source=meminfo (MemTotal - MemAvailable) on "
+              "unified memory.");
   auto& proc_mem = fam.Add("headroom_gpu_process_memory_bytes", "gauge", "bytes",
                            "GPU memory per compute process, where NVML reports it.");
   auto& lost = fam.Add("headroom_gpu_lost", "gauge", "", "1 when NVML answered GPU_IS_LOST.");
@@ -169,62 +201,84 @@ std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
     };
     if (g.temperature_c) temp.samples.push_back({id, static_cast<double>(*g.temperature_c)});
     if (g.power_mw) power.samples.push_back({id, *g.power_mw / 1000.0});
-    if (g.enforced_power_limit_mw) power_limit.samples.push_back({with({{"kind", "enforced"}}), *g.enforced_power_limit_mw / 1000.0});
+    if (g.enforced_power_limit_mw)
+      power_limit.samples.push_back(
+          {with({{"kind", "enforced"}}), *g.enforced_power_limit_mw / 1000.0});
     if (g.energy_mj) energy.samples.push_back({id, static_cast<double>(*g.energy_mj) / 1000.0});
     if (g.sm_clock_mhz) clock.samples.push_back({with({{"domain", "sm"}}), *g.sm_clock_mhz * 1e6});
-    if (g.mem_clock_mhz) clock.samples.push_back({with({{"domain", "memory"}}), *g.mem_clock_mhz * 1e6});
-    if (g.max_sm_clock_mhz) clock_max.samples.push_back({with({{"domain", "sm"}}), *g.max_sm_clock_mhz * 1e6});
-    if (g.gpu_utilization_pct) util.samples.push_back({with({{"kind", "gpu"}}), *g.gpu_utilization_pct / 100.0});
-    if (g.memory_utilization_pct) util.samples.push_back({with({{"kind", "memory"}}), *g.memory_utilization_pct / 100.0});
+    if (g.mem_clock_mhz)
+      clock.samples.push_back({with({{"domain", "memory"}}), *g.mem_clock_mhz * 1e6});
+    if (g.max_sm_clock_mhz)
+      clock_max.samples.push_back({with({{"domain", "sm"}}), *g.max_sm_clock_mhz * 1e6});
+    if (g.gpu_utilization_pct)
+      util.samples.push_back({with({{"kind", "gpu"}}), *g.gpu_utilization_pct / 100.0});
+    if (g.memory_utilization_pct)
+      util.samples.push_back({with({{"kind", "memory"}}), *g.memory_utilization_pct / 100.0});
     if (g.clock_event_reasons) {
       for (const auto& r : kClockEventReasons) {
-        reason_active.samples.push_back({with({{"reason", std::string(r.name)}}), (*g.clock_event_reasons & r.bit) ? 1.0 : 0.0});
+        reason_active.samples.push_back({with({{"reason", std::string(r.name)}}),
+                                         (*g.clock_event_reasons & r.bit) ? 1.0 : 0.0});
       }
     }
     if (auto it = s.throttle_seconds.find(g.index); it != s.throttle_seconds.end()) {
-      for (const auto& [reason, seconds] : it->second) throttle.samples.push_back({with({{"reason", reason}}), seconds});
+      for (const auto& [reason, seconds] : it->second)
+        throttle.samples.push_back({with({{"reason", reason}}), seconds});
     }
     if (g.memory_total_bytes && *g.memory_total_bytes > 0) {
-      gpu_mem_total.samples.push_back({with({{"source", "nvml"}}), static_cast<double>(*g.memory_total_bytes)});
-      if (g.memory_used_bytes) gpu_mem_used.samples.push_back({with({{"source", "nvml"}}), static_cast<double>(*g.memory_used_bytes)});
+      gpu_mem_total.samples.push_back(
+          {with({{"source", "nvml"}}), static_cast<double>(*g.memory_total_bytes)});
+      if (g.memory_used_bytes)
+        gpu_mem_used.samples.push_back(
+            {with({{"source", "nvml"}}), static_cast<double>(*g.memory_used_bytes)});
     } else if (s.platform.memory_source == MemorySource::kMemInfo && s.meminfo) {
       const auto total = s.meminfo->total_bytes();
       const auto avail = s.meminfo->EstimatedAvailable();
-      if (total) gpu_mem_total.samples.push_back({with({{"source", "meminfo"}}), static_cast<double>(*total)});
+      if (total)
+        gpu_mem_total.samples.push_back(
+            {with({{"source", "meminfo"}}), static_cast<double>(*total)});
       if (total && avail) {
-        gpu_mem_used.samples.push_back({with({{"source", "meminfo"}}),
-                                        static_cast<double>(*total - std::min(*total, avail->bytes))});
+        gpu_mem_used.samples.push_back(
+            {with({{"source", "meminfo"}}),
+             static_cast<double>(*total - std::min(*total, avail->bytes))});
       }
     }
     if (g.processes) {
       for (const auto& p : *g.processes) {
         if (!p.used_bytes) continue;
         auto name = s.process_names.find(p.pid);
-        proc_mem.samples.push_back({with({{"pid", std::to_string(p.pid)},
-                                          {"process", name != s.process_names.end() ? name->second : ""}}),
-                                    static_cast<double>(*p.used_bytes)});
+        proc_mem.samples.push_back(
+            {with({{"pid", std::to_string(p.pid)},
+                   {"process", name != s.process_names.end() ? name->second : ""}}),
+             static_cast<double>(*p.used_bytes)});
       }
     }
     lost.samples.push_back({id, g.gpu_lost ? 1.0 : 0.0});
   }
   if (!s.gpus.empty()) {
-    const Labels id = {{"gpu", std::to_string(s.gpus.front().index)}, {"name", s.gpus.front().name.value_or("")}};
+    const Labels id = {{"gpu", std::to_string(s.gpus.front().index)},
+                       {"name", s.gpus.front().name.value_or("")}};
     auto with = [&](const char* kind) {
       Labels l = id;
       l.emplace_back("kind", kind);
       return l;
     };
     if (s.platform.kind == PlatformKind::kGb10) {
-      if (s.platform.sustained_power_mw) power_limit.samples.push_back({with("sustained"), *s.platform.sustained_power_mw / 1000.0});
-      if (s.platform.rated_power_mw) power_limit.samples.push_back({with("rated"), *s.platform.rated_power_mw / 1000.0});
+      if (s.platform.sustained_power_mw)
+        power_limit.samples.push_back({with("sustained"), *s.platform.sustained_power_mw / 1000.0});
+      if (s.platform.rated_power_mw)
+        power_limit.samples.push_back({with("rated"), *s.platform.rated_power_mw / 1000.0});
     }
   }
   // The journal's guard counters.
-  auto& kills = fam.Add("headroom_guard_kills", "counter", "", "Guarded runs the guard killed (journal, all time).");
-  auto& warnings = fam.Add("headroom_guard_warnings", "counter", "",
-                           "Low-memory warnings the guard recorded across runs (journal, all time).");
-  auto& runs = fam.Add("headroom_guard_runs", "counter", "", "Guarded runs recorded in the journal (all time).");
-  auto& trials = fam.Add("headroom_sweep_trials_killed", "counter", "", "Sweep trials the guard killed (journal, all time).");
+  auto& kills = fam.Add("headroom_guard_kills", "counter", "",
+                        "Guarded runs the guard killed (journal, all time).");
+  auto& warnings =
+      fam.Add("headroom_guard_warnings", "counter", "",
+              "Low-memory warnings the guard recorded across runs (journal, all time).");
+  auto& runs = fam.Add("headroom_guard_runs", "counter", "",
+                       "Guarded runs recorded in the journal (all time).");
+  auto& trials = fam.Add("headroom_sweep_trials_killed", "counter", "",
+                         "Sweep trials the guard killed (journal, all time).");
   if (s.guard) {
     kills.samples.push_back({{}, static_cast<double>(s.guard->guard_kills)});
     warnings.samples.push_back({{}, static_cast<double>(s.guard->guard_warnings)});
@@ -236,25 +290,29 @@ std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
                        "The machine as headroom sees it; the value is always 1.");
   {
     const GpuReading* g = s.gpus.empty() ? nullptr : &s.gpus.front();
-    Labels l = {{"kind", std::string(PlatformKindName(s.platform.kind))},
-                {"gpu", g && g->name ? *g->name : ""},
-                {"driver", g && g->driver_version ? *g->driver_version : ""},
-                {"cuda", g && g->cuda_driver_version ? fmt::format("{}.{}", *g->cuda_driver_version / 1000,
-                                                                   (*g->cuda_driver_version % 1000) / 10)
-                                                     : ""},
-                {"memory_source", s.platform.memory_source == MemorySource::kNvml ? "nvml" : "meminfo"},
-                {"arch", s.arch},
-                {"version", s.version}};
+    Labels l = {
+        {"kind", std::string(PlatformKindName(s.platform.kind))},
+        {"gpu", g && g->name ? *g->name : ""},
+        {"driver", g && g->driver_version ? *g->driver_version : ""},
+        {"cuda", g && g->cuda_driver_version ? fmt::format("{}.{}", *g->cuda_driver_version / 1000,
+                                                           (*g->cuda_driver_version % 1000) / 10)
+                                             : ""},
+        {"memory_source", s.platform.memory_source == MemorySource::kNvml ? "nvml" : "meminfo"},
+        {"arch", s.arch},
+        {"version", s.version}};
     info.samples.push_back({std::move(l), 1});
   }
   // The exporter itself.
-  auto& samples = fam.Add("headroom_exporter_samples", "counter", "", "Samples the exporter has taken.");
+  auto& samples =
+      fam.Add("headroom_exporter_samples", "counter", "", "Samples the exporter has taken.");
   samples.samples.push_back({{}, static_cast<double>(s.samples_total)});
   auto& duration = fam.Add("headroom_exporter_sample_duration_seconds", "gauge", "seconds",
                            "How long the last sample took to read.");
   duration.samples.push_back({{}, s.last_sample_seconds});
-  auto& requests = fam.Add("headroom_exporter_http_requests", "counter", "", "HTTP requests answered, by status code.");
-  for (const auto& [code, n] : s.requests_by_code) requests.samples.push_back({{{"code", std::to_string(code)}}, static_cast<double>(n)});
+  auto& requests = fam.Add("headroom_exporter_http_requests", "counter", "",
+                           "HTTP requests answered, by status code.");
+  for (const auto& [code, n] : s.requests_by_code)
+    requests.samples.push_back({{{"code", std::to_string(code)}}, static_cast<double>(n)});
   return fam.Take();
 }
 

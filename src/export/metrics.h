@@ -41,8 +41,8 @@ struct MetricFamily {
 // What the journal says about guarded runs (all time).
 struct GuardCounters {
   uint64_t guard_runs = 0;
-  uint64_t guard_kills = 0;      // guard runs ended "killed-by-guard"
-  uint64_t guard_warnings = 0;   // sum of the runs' recorded warnings
+  uint64_t guard_kills = 0;          // guard runs ended "killed-by-guard"
+  uint64_t guard_warnings = 0;       // sum of the runs' recorded warnings
   uint64_t sweep_trials_killed = 0;  // sweep trials the guard killed
 };
 
@@ -52,7 +52,7 @@ struct ExportSnapshot {
   std::vector<GpuReading> gpus;
   PlatformProfile platform;
   std::string arch;
-  std::string version;  // headroom's
+  std::string version;                 // headroom's
   std::optional<GuardCounters> guard;  // nullopt: no journal
   // Seconds each clock-event reason was seen active, per GPU index, accumulated by the
   // sampler at its own period (see ThrottleAccumulator).
@@ -82,7 +82,8 @@ std::string RenderPrometheus(const std::vector<MetricFamily>& families);
 // OpenMetrics 1.0.0 text: counters' samples end in _total, UNIT lines, "# EOF" at the end.
 std::string RenderOpenMetrics(const std::vector<MetricFamily>& families);
 
-inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
+inline constexpr std::string_view kPrometheusContentType =
+    "text/plain; version=0.0.4; charset=utf-8";
 inline constexpr std::string_view kOpenMetricsContentType =
     "application/openmetrics-text; version=1.0.0; charset=utf-8";
 

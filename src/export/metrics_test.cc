@@ -5,7 +5,9 @@
 namespace headroom {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 GpuReading Gb10Reading() {
   GpuReading g;
@@ -24,9 +26,13 @@ GpuReading Gb10Reading() {
 
 ExportSnapshot Gb10Snapshot() {
   ExportSnapshot s;
-  s.meminfo = ParseMemInfo("MemTotal: 127600748 kB\nMemFree: 100000000 kB\nMemAvailable: 120000000 kB\n"
-                           "Cached: 1000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n");
-  s.psi = ParsePsi("some avg10=1.50 avg60=0.00 avg300=0.00 total=2500000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=100\n").value();
+  s.meminfo = ParseMemInfo(
+      "MemTotal: 127600748 kB\nMemFree: 100000000 kB\nMemAvailable: 120000000 kB\n"
+      "Cached: 1000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n");
+  s.psi = ParsePsi(
+              "some avg10=1.50 avg60=0.00 avg300=0.00 total=2500000\nfull avg10=0.00 avg60=0.00 "
+              "avg300=0.00 total=100\n")
+              .value();
   s.gpus = {Gb10Reading()};
   s.platform = DetectPlatform(s.gpus);
   s.arch = "aarch64";
@@ -37,27 +43,48 @@ ExportSnapshot Gb10Snapshot() {
 
 TEST(ExportMetrics, Gb10MemoryComesFromMeminfoWithALabelNeverZero) {
   const std::string text = RenderPrometheus(BuildFamilies(Gb10Snapshot()));
-  EXPECT_TRUE(Contains(text, "headroom_gpu_memory_total_bytes{gpu=\"0\",name=\"NVIDIA GB10\",source=\"meminfo\"} 130663165952\n")) << text;
+  EXPECT_TRUE(Contains(text,
+                       "headroom_gpu_memory_total_bytes{gpu=\"0\",name=\"NVIDIA "
+                       "GB10\",source=\"meminfo\"} 130663165952\n"))
+      << text;
   // MemTotal - MemAvailable = 7600748 kB.
-  EXPECT_TRUE(Contains(text, "headroom_gpu_memory_used_bytes{gpu=\"0\",name=\"NVIDIA GB10\",source=\"meminfo\"} 7783165952\n")) << text;
+  EXPECT_TRUE(Contains(text,
+                       "headroom_gpu_memory_used_bytes{gpu=\"0\",name=\"NVIDIA "
+                       "GB10\",source=\"meminfo\"} 7783165952\n"))
+      << text;
   EXPECT_FALSE(Contains(text, "source=\"nvml\"")) << text;
-  EXPECT_TRUE(Contains(text, "headroom_gpu_power_limit_watts{gpu=\"0\",name=\"NVIDIA GB10\",kind=\"sustained\"} 100\n"));
-  EXPECT_TRUE(Contains(text, "headroom_gpu_power_limit_watts{gpu=\"0\",name=\"NVIDIA GB10\",kind=\"rated\"} 240\n"));
+  EXPECT_TRUE(Contains(
+      text,
+      "headroom_gpu_power_limit_watts{gpu=\"0\",name=\"NVIDIA GB10\",kind=\"sustained\"} 100\n"));
+  EXPECT_TRUE(Contains(
+      text, "headroom_gpu_power_limit_watts{gpu=\"0\",name=\"NVIDIA GB10\",kind=\"rated\"} 240\n"));
   EXPECT_TRUE(Contains(text, "headroom_gpu_power_watts{gpu=\"0\",name=\"NVIDIA GB10\"} 99.5\n"));
-  EXPECT_TRUE(Contains(text, "headroom_gpu_energy_joules_total{gpu=\"0\",name=\"NVIDIA GB10\"} 5000\n"));
-  EXPECT_TRUE(Contains(text, "headroom_gpu_clock_hertz{gpu=\"0\",name=\"NVIDIA GB10\",domain=\"sm\"} 2405000000\n"));
-  EXPECT_TRUE(Contains(text, "headroom_gpu_utilization_ratio{gpu=\"0\",name=\"NVIDIA GB10\",kind=\"gpu\"} 0.96\n"));
-  EXPECT_TRUE(Contains(text, "headroom_gpu_clock_event_active{gpu=\"0\",name=\"NVIDIA GB10\",reason=\"sw_power_cap\"} 1\n"));
-  EXPECT_TRUE(Contains(text, "headroom_gpu_clock_event_active{gpu=\"0\",name=\"NVIDIA GB10\",reason=\"hw_slowdown\"} 0\n"));
-  EXPECT_TRUE(Contains(text, "headroom_gpu_process_memory_bytes{gpu=\"0\",name=\"NVIDIA GB10\",pid=\"4242\",process=\"vllm\"} " +
-                                 std::to_string(63'931ULL << 20) + "\n"))
+  EXPECT_TRUE(
+      Contains(text, "headroom_gpu_energy_joules_total{gpu=\"0\",name=\"NVIDIA GB10\"} 5000\n"));
+  EXPECT_TRUE(Contains(
+      text, "headroom_gpu_clock_hertz{gpu=\"0\",name=\"NVIDIA GB10\",domain=\"sm\"} 2405000000\n"));
+  EXPECT_TRUE(Contains(
+      text, "headroom_gpu_utilization_ratio{gpu=\"0\",name=\"NVIDIA GB10\",kind=\"gpu\"} 0.96\n"));
+  EXPECT_TRUE(Contains(text,
+                       "headroom_gpu_clock_event_active{gpu=\"0\",name=\"NVIDIA "
+                       "GB10\",reason=\"sw_power_cap\"} 1\n"));
+  EXPECT_TRUE(Contains(text,
+                       "headroom_gpu_clock_event_active{gpu=\"0\",name=\"NVIDIA "
+                       "GB10\",reason=\"hw_slowdown\"} 0\n"));
+  EXPECT_TRUE(Contains(text,
+                       "headroom_gpu_process_memory_bytes{gpu=\"0\",name=\"NVIDIA "
+                       "GB10\",pid=\"4242\",process=\"vllm\"} " +
+                           std::to_string(63'931ULL << 20) + "\n"))
       << text;
   EXPECT_FALSE(Contains(text, "pid=\"4343\"")) << "a process without a figure is not exported as 0";
-  EXPECT_TRUE(Contains(text, "headroom_memory_pressure_stalled_seconds_total{kind=\"some\"} 2.5\n"));
+  EXPECT_TRUE(
+      Contains(text, "headroom_memory_pressure_stalled_seconds_total{kind=\"some\"} 2.5\n"));
   EXPECT_TRUE(Contains(text, "headroom_memory_pressure_avg10_ratio{kind=\"some\"} 0.015\n"));
   EXPECT_TRUE(Contains(text, "headroom_memory_available_bytes{source=\"kernel\"} 122880000000\n"));
-  EXPECT_TRUE(Contains(text, "headroom_platform_info{kind=\"gb10\",gpu=\"NVIDIA GB10\",driver=\"580.95.05\",cuda=\"13.0\","
-                             "memory_source=\"meminfo\",arch=\"aarch64\",version=\"0.1.0\"} 1\n"));
+  EXPECT_TRUE(Contains(
+      text,
+      "headroom_platform_info{kind=\"gb10\",gpu=\"NVIDIA GB10\",driver=\"580.95.05\",cuda=\"13.0\","
+      "memory_source=\"meminfo\",arch=\"aarch64\",version=\"0.1.0\"} 1\n"));
   EXPECT_FALSE(Contains(text, "headroom_guard_kills")) << "no journal, no guard counters";
 }
 
@@ -69,7 +96,10 @@ TEST(ExportMetrics, DiscreteMemoryComesFromNvml) {
   s.gpus[0].enforced_power_limit_mw = 700'000;
   s.platform = DetectPlatform(s.gpus);
   const std::string text = RenderPrometheus(BuildFamilies(s));
-  EXPECT_TRUE(Contains(text, "headroom_gpu_memory_used_bytes{gpu=\"0\",name=\"NVIDIA H200\",source=\"nvml\"} 85899345920\n")) << text;
+  EXPECT_TRUE(Contains(text,
+                       "headroom_gpu_memory_used_bytes{gpu=\"0\",name=\"NVIDIA "
+                       "H200\",source=\"nvml\"} 85899345920\n"))
+      << text;
   EXPECT_FALSE(Contains(text, "source=\"meminfo\"}")) << text;
   EXPECT_TRUE(Contains(text, "kind=\"enforced\"} 700\n")) << text;
   EXPECT_FALSE(Contains(text, "kind=\"sustained\"")) << text;
@@ -91,7 +121,8 @@ TEST(ExportMetrics, ThrottleSecondsAccumulatePerReasonFromTheFirstSample) {
   ExportSnapshot s = Gb10Snapshot();
   s.throttle_seconds = acc.seconds();
   EXPECT_TRUE(Contains(RenderPrometheus(BuildFamilies(s)),
-                       "headroom_gpu_throttle_seconds_total{gpu=\"0\",name=\"NVIDIA GB10\",reason=\"sw_power_cap\"} 4\n"));
+                       "headroom_gpu_throttle_seconds_total{gpu=\"0\",name=\"NVIDIA "
+                       "GB10\",reason=\"sw_power_cap\"} 4\n"));
 }
 
 TEST(ExportMetrics, GuardCountersAndFormats) {
@@ -100,15 +131,19 @@ TEST(ExportMetrics, GuardCountersAndFormats) {
   s.requests_by_code = {{200, 10}, {404, 1}};
   const auto families = BuildFamilies(s);
   const std::string prom = RenderPrometheus(families);
-  EXPECT_TRUE(Contains(prom, "# TYPE headroom_guard_kills_total counter\nheadroom_guard_kills_total 2\n")) << prom;
+  EXPECT_TRUE(
+      Contains(prom, "# TYPE headroom_guard_kills_total counter\nheadroom_guard_kills_total 2\n"))
+      << prom;
   EXPECT_TRUE(Contains(prom, "headroom_guard_warnings_total 7\n"));
   EXPECT_TRUE(Contains(prom, "headroom_sweep_trials_killed_total 1\n"));
   EXPECT_TRUE(Contains(prom, "headroom_exporter_http_requests_total{code=\"404\"} 1\n"));
   EXPECT_FALSE(Contains(prom, "# EOF"));
   const std::string om = RenderOpenMetrics(families);
-  EXPECT_TRUE(Contains(om, "# TYPE headroom_guard_kills counter\n# HELP headroom_guard_kills ")) << om;
+  EXPECT_TRUE(Contains(om, "# TYPE headroom_guard_kills counter\n# HELP headroom_guard_kills "))
+      << om;
   EXPECT_TRUE(Contains(om, "\nheadroom_guard_kills_total 2\n"));
-  EXPECT_TRUE(Contains(om, "# TYPE headroom_memory_total_bytes gauge\n# UNIT headroom_memory_total_bytes bytes\n"));
+  EXPECT_TRUE(Contains(
+      om, "# TYPE headroom_memory_total_bytes gauge\n# UNIT headroom_memory_total_bytes bytes\n"));
   EXPECT_TRUE(om.ends_with("# EOF\n"));
 }
 

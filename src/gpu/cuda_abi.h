@@ -12,15 +12,15 @@
 
 namespace headroom::cuda_abi {
 
-using Result = int;            // CUresult: a C enum, int-sized on LP64
-using Device = int;            // CUdevice (CUdevice_v1)
+using Result = int;                    // CUresult: a C enum, int-sized on LP64
+using Device = int;                    // CUdevice (CUdevice_v1)
 using DevicePtr = unsigned long long;  // CUdeviceptr (CUdeviceptr_v2) on 64-bit hosts
 struct CtxSt;
-using Context = CtxSt*;        // CUcontext
+using Context = CtxSt*;  // CUcontext
 struct EventSt;
-using Event = EventSt*;        // CUevent
+using Event = EventSt*;  // CUevent
 struct StreamSt;
-using Stream = StreamSt*;      // CUstream; nullptr is the legacy default stream
+using Stream = StreamSt*;  // CUstream; nullptr is the legacy default stream
 
 inline constexpr Result kSuccess = 0;
 inline constexpr Result kErrorInvalidValue = 1;

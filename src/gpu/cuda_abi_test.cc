@@ -22,8 +22,10 @@ static_assert(abi::kErrorOutOfMemory == CUDA_ERROR_OUT_OF_MEMORY);
 static_assert(abi::kErrorNotInitialized == CUDA_ERROR_NOT_INITIALIZED);
 static_assert(abi::kErrorNoDevice == CUDA_ERROR_NO_DEVICE);
 static_assert(abi::kErrorInvalidDevice == CUDA_ERROR_INVALID_DEVICE);
-static_assert(abi::kAttributeComputeCapabilityMajor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-static_assert(abi::kAttributeComputeCapabilityMinor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+static_assert(abi::kAttributeComputeCapabilityMajor ==
+              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+static_assert(abi::kAttributeComputeCapabilityMinor ==
+              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 static_assert(sizeof(abi::Result) == sizeof(CUresult));
 static_assert(sizeof(abi::Device) == sizeof(CUdevice));
 static_assert(sizeof(abi::DevicePtr) == sizeof(CUdeviceptr));
@@ -35,7 +37,8 @@ static_assert(sizeof(abi::DevicePtr) == sizeof(CUdeviceptr));
 TEST(CudaAbi, VersionedSymbolNamesAreTheHeaders) {
   EXPECT_EQ(std::string_view(HEADROOM_STR(cuMemAlloc)), "cuMemAlloc_v2");
   EXPECT_EQ(std::string_view(HEADROOM_STR(cuMemFree)), "cuMemFree_v2");
-  EXPECT_EQ(std::string_view(HEADROOM_STR(cuDevicePrimaryCtxRelease)), "cuDevicePrimaryCtxRelease_v2");
+  EXPECT_EQ(std::string_view(HEADROOM_STR(cuDevicePrimaryCtxRelease)),
+            "cuDevicePrimaryCtxRelease_v2");
   // cuMemcpyDtoD and cuMemsetD8 go through __CUDA_API_PTDS, which is the _v2 name unless
   // per-thread default streams are asked for.
   EXPECT_EQ(std::string_view(HEADROOM_STR(cuMemcpyDtoD)), "cuMemcpyDtoD_v2");

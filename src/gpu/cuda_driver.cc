@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-
 #include "base/i18n.h"
 #include "gpu/cuda_abi.h"
 
@@ -50,7 +49,8 @@ bool Resolve(void* handle, Fn& fn, const char* name) {
 
 }  // namespace
 
-std::string ResolveCudaLibrary(std::string_view flag, const std::function<const char*(const char*)>& getenv) {
+std::string ResolveCudaLibrary(std::string_view flag,
+                               const std::function<const char*(const char*)>& getenv) {
   if (!flag.empty()) return std::string(flag);
   const char* env = getenv("HEADROOM_CUDA_LIB");
   return env != nullptr && *env != '\0' ? std::string(env) : std::string();
@@ -58,7 +58,8 @@ std::string ResolveCudaLibrary(std::string_view flag, const std::function<const 
 
 std::string CudaDriver::ErrorText(int code) const {
   const char* text = nullptr;
-  if (api_->get_error_string(code, &text) != abi::kSuccess || text == nullptr) text = "unknown error";
+  if (api_->get_error_string(code, &text) != abi::kSuccess || text == nullptr)
+    text = "unknown error";
   return fmt::format("{} (cuda error {})", text, code);
 }
 
@@ -82,8 +83,10 @@ Result<std::unique_ptr<CudaDriver>> CudaDriver::Open(const std::string& library_
       {"cuDeviceGet", Resolve(handle, api.device_get, "cuDeviceGet")},
       {"cuDeviceGetName", Resolve(handle, api.device_get_name, "cuDeviceGetName")},
       {"cuDeviceGetAttribute", Resolve(handle, api.device_get_attribute, "cuDeviceGetAttribute")},
-      {"cuDevicePrimaryCtxRetain", Resolve(handle, api.primary_ctx_retain, "cuDevicePrimaryCtxRetain")},
-      {"cuDevicePrimaryCtxRelease_v2", Resolve(handle, api.primary_ctx_release, "cuDevicePrimaryCtxRelease_v2")},
+      {"cuDevicePrimaryCtxRetain",
+       Resolve(handle, api.primary_ctx_retain, "cuDevicePrimaryCtxRetain")},
+      {"cuDevicePrimaryCtxRelease_v2",
+       Resolve(handle, api.primary_ctx_release, "cuDevicePrimaryCtxRelease_v2")},
       {"cuCtxSetCurrent", Resolve(handle, api.ctx_set_current, "cuCtxSetCurrent")},
       {"cuCtxSynchronize", Resolve(handle, api.ctx_synchronize, "cuCtxSynchronize")},
       {"cuMemAlloc_v2", Resolve(handle, api.mem_alloc, "cuMemAlloc_v2")},
@@ -130,19 +133,24 @@ Result<CudaDeviceInfo> CudaDriver::Device(int index) const {
     return Error{fmt::format("cuda: cuDeviceGetName({}): {}", index, ErrorText(r))};
   }
   info.name = name;
-  if (const int r = api_->device_get_attribute(&info.cc_major, abi::kAttributeComputeCapabilityMajor, dev);
+  if (const int r =
+          api_->device_get_attribute(&info.cc_major, abi::kAttributeComputeCapabilityMajor, dev);
       r != abi::kSuccess) {
-    return Error{fmt::format("cuda: cuDeviceGetAttribute(compute capability major): {}", ErrorText(r))};
+    return Error{
+        fmt::format("cuda: cuDeviceGetAttribute(compute capability major): {}", ErrorText(r))};
   }
-  if (const int r = api_->device_get_attribute(&info.cc_minor, abi::kAttributeComputeCapabilityMinor, dev);
+  if (const int r =
+          api_->device_get_attribute(&info.cc_minor, abi::kAttributeComputeCapabilityMinor, dev);
       r != abi::kSuccess) {
-    return Error{fmt::format("cuda: cuDeviceGetAttribute(compute capability minor): {}", ErrorText(r))};
+    return Error{
+        fmt::format("cuda: cuDeviceGetAttribute(compute capability minor): {}", ErrorText(r))};
   }
   return info;
 }
 
-Result<bool> CudaDriver::TimeDeviceCopies(int index, uint64_t bytes, int repeats,
-                                          const std::function<void(double seconds)>& on_copy) const {
+Result<bool> CudaDriver::TimeDeviceCopies(
+    int index, uint64_t bytes, int repeats,
+    const std::function<void(double seconds)>& on_copy) const {
   abi::Device dev = 0;
   if (const int r = api_->device_get(&dev, index); r != abi::kSuccess) {
     return Error{fmt::format("cuda: cuDeviceGet({}): {}", index, ErrorText(r))};
@@ -166,7 +174,8 @@ Result<bool> CudaDriver::TimeDeviceCopies(int index, uint64_t bytes, int repeats
   auto fail = [&](const char* call, int r) {
     return finish(Error{fmt::format("cuda: {}: {}", call, ErrorText(r))});
   };
-  if (const int r = api_->ctx_set_current(ctx); r != abi::kSuccess) return fail("cuCtxSetCurrent()", r);
+  if (const int r = api_->ctx_set_current(ctx); r != abi::kSuccess)
+    return fail("cuCtxSetCurrent()", r);
   const size_t n = static_cast<size_t>(bytes);
   if (const int r = api_->mem_alloc(&src, n); r != abi::kSuccess) {
     src = 0;
@@ -185,18 +194,26 @@ Result<bool> CudaDriver::TimeDeviceCopies(int index, uint64_t bytes, int repeats
     return fail("cuEventCreate()", r);
   }
   // Touch both buffers so the timed copies do not pay for first-use page mapping.
-  if (const int r = api_->memset_d8(src, 0x5a, n); r != abi::kSuccess) return fail("cuMemsetD8_v2()", r);
-  if (const int r = api_->memset_d8(dst, 0, n); r != abi::kSuccess) return fail("cuMemsetD8_v2()", r);
-  if (const int r = api_->ctx_synchronize(); r != abi::kSuccess) return fail("cuCtxSynchronize()", r);
+  if (const int r = api_->memset_d8(src, 0x5a, n); r != abi::kSuccess)
+    return fail("cuMemsetD8_v2()", r);
+  if (const int r = api_->memset_d8(dst, 0, n); r != abi::kSuccess)
+    return fail("cuMemsetD8_v2()", r);
+  if (const int r = api_->ctx_synchronize(); r != abi::kSuccess)
+    return fail("cuCtxSynchronize()", r);
   // Each copy is timed on the GPU by events on the default stream around it (as CUDA's
   // bandwidthTest does): the host's scheduling does not enter the figure.
   for (int i = -1; i < repeats; ++i) {  // i = -1: the warm-up
-    if (const int r = api_->event_record(start, nullptr); r != abi::kSuccess) return fail("cuEventRecord()", r);
-    if (const int r = api_->memcpy_dtod(dst, src, n); r != abi::kSuccess) return fail("cuMemcpyDtoD_v2()", r);
-    if (const int r = api_->event_record(stop, nullptr); r != abi::kSuccess) return fail("cuEventRecord()", r);
-    if (const int r = api_->event_synchronize(stop); r != abi::kSuccess) return fail("cuEventSynchronize()", r);
+    if (const int r = api_->event_record(start, nullptr); r != abi::kSuccess)
+      return fail("cuEventRecord()", r);
+    if (const int r = api_->memcpy_dtod(dst, src, n); r != abi::kSuccess)
+      return fail("cuMemcpyDtoD_v2()", r);
+    if (const int r = api_->event_record(stop, nullptr); r != abi::kSuccess)
+      return fail("cuEventRecord()", r);
+    if (const int r = api_->event_synchronize(stop); r != abi::kSuccess)
+      return fail("cuEventSynchronize()", r);
     float ms = 0;
-    if (const int r = api_->event_elapsed(&ms, start, stop); r != abi::kSuccess) return fail("cuEventElapsedTime()", r);
+    if (const int r = api_->event_elapsed(&ms, start, stop); r != abi::kSuccess)
+      return fail("cuEventElapsedTime()", r);
     if (i >= 0) on_copy(static_cast<double>(ms) / 1e3);
   }
   return finish(true);

@@ -20,7 +20,8 @@ namespace headroom {
 inline constexpr std::string_view kCudaDefaultLibrary = "libcuda.so.1";
 
 // --cuda-lib if given, else $HEADROOM_CUDA_LIB, else "" (Open's default). Read by the CLI.
-std::string ResolveCudaLibrary(std::string_view flag, const std::function<const char*(const char*)>& getenv);
+std::string ResolveCudaLibrary(std::string_view flag,
+                               const std::function<const char*(const char*)>& getenv);
 
 struct CudaDeviceInfo {
   int index = 0;

@@ -146,7 +146,8 @@ TEST(PlatformOverride, Gb10KindBringsGb10Figures) {
   shim.name = "NVIDIA Graphics Device";
   shim.memory_total_bytes = 130'000'000'000ULL;
   const std::vector<GpuReading> gpus = {shim};
-  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kGb10, {}, {}});
+  const PlatformProfile p =
+      ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kGb10, {}, {}});
   EXPECT_EQ(p.kind, PlatformKind::kGb10);
   EXPECT_EQ(p.memory_source, MemorySource::kMemInfo);
   EXPECT_FALSE(p.gpu_memory_bytes);
@@ -159,14 +160,16 @@ TEST(PlatformOverride, Gb10KindBringsGb10Figures) {
 
 TEST(PlatformOverride, Gb10WithOwnPowerFigures) {
   const std::vector<GpuReading> gpus = {Gb10Reading()};
-  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kGb10, 120'000u, {}});
+  const PlatformProfile p =
+      ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kGb10, 120'000u, {}});
   EXPECT_EQ(p.sustained_power_mw, 120'000u);
   EXPECT_EQ(p.rated_power_mw, kGb10RatedPowerMw);
 }
 
 TEST(PlatformOverride, LeavingGb10DropsItsConstants) {
   const std::vector<GpuReading> gpus = {Gb10Reading()};
-  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kDiscrete, {}, {}});
+  const PlatformProfile p =
+      ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kDiscrete, {}, {}});
   EXPECT_EQ(p.kind, PlatformKind::kDiscrete);
   EXPECT_FALSE(p.sustained_power_mw);
   EXPECT_FALSE(p.rated_power_mw);
@@ -177,7 +180,8 @@ TEST(PlatformOverride, LeavingGb10DropsItsConstants) {
 
 TEST(PlatformOverride, IntegratedUsesMeminfo) {
   const std::vector<GpuReading> gpus = {H200Reading()};
-  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kIntegrated, {}, {}});
+  const PlatformProfile p =
+      ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kIntegrated, {}, {}});
   EXPECT_EQ(p.kind, PlatformKind::kIntegrated);
   EXPECT_EQ(p.memory_source, MemorySource::kMemInfo);
   EXPECT_FALSE(p.gpu_memory_bytes);
@@ -186,7 +190,8 @@ TEST(PlatformOverride, IntegratedUsesMeminfo) {
 
 TEST(PlatformOverride, NoneClearsEveryGpuFigureAndIgnoresPower) {
   const std::vector<GpuReading> gpus = {Gb10Reading()};
-  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kNoGpu, 100'000u, 240'000u});
+  const PlatformProfile p =
+      ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kNoGpu, 100'000u, 240'000u});
   EXPECT_EQ(p.kind, PlatformKind::kNoGpu);
   EXPECT_EQ(p.gpu_name, "");
   EXPECT_FALSE(p.sustained_power_mw);
@@ -203,7 +208,8 @@ TEST(PlatformOverride, PowerOnAMachineWithoutGpuIsIgnored) {
 
 TEST(PlatformOverride, SameKindKeepsDetectedFigures) {
   const std::vector<GpuReading> gpus = {H200Reading()};
-  const PlatformProfile p = ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kDiscrete, {}, {}});
+  const PlatformProfile p =
+      ApplyPlatformOverride(DetectPlatform(gpus), {PlatformKind::kDiscrete, {}, {}});
   EXPECT_EQ(p.sustained_power_mw, 700'000u);
   EXPECT_EQ(p.memory_source, MemorySource::kNvml);
 }

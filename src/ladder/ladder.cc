@@ -10,21 +10,32 @@ namespace headroom {
 
 std::string_view LadderStepName(int step) {
   switch (step) {
-    case 1: return "flush-page-cache";
-    case 2: return "packing-then-batch";
-    case 3: return "downgrade-method";
-    case 4: return "fall-back";
-    default: return "";
+    case 1:
+      return "flush-page-cache";
+    case 2:
+      return "packing-then-batch";
+    case 3:
+      return "downgrade-method";
+    case 4:
+      return "fall-back";
+    default:
+      return "";
   }
 }
 
 std::string_view LadderStepTitle(int step) {
   switch (step) {
-    case 1: return N_("flush the page cache between runs");
-    case 2: return N_("shorten the packing length first, then reduce the batch size");
-    case 3: return N_("downgrade the method (QLoRA to bf16 LoRA)");
-    case 4: return N_("fall back: a smaller model, or a second machine (DDP/FSDP, never tensor parallelism)");
-    default: return "";
+    case 1:
+      return N_("flush the page cache between runs");
+    case 2:
+      return N_("shorten the packing length first, then reduce the batch size");
+    case 3:
+      return N_("downgrade the method (QLoRA to bf16 LoRA)");
+    case 4:
+      return N_(
+          "fall back: a smaller model, or a second machine (DDP/FSDP, never tensor parallelism)");
+    default:
+      return "";
   }
 }
 
@@ -38,9 +49,12 @@ Result<LadderSymptom> ParseLadderSymptom(std::string_view text) {
 
 std::string_view Name(LadderStatus s) {
   switch (s) {
-    case LadderStatus::kOpen: return "open";
-    case LadderStatus::kSolved: return "solved";
-    case LadderStatus::kExhausted: return "exhausted";
+    case LadderStatus::kOpen:
+      return "open";
+    case LadderStatus::kSolved:
+      return "solved";
+    case LadderStatus::kExhausted:
+      return "exhausted";
   }
   return "open";
 }
@@ -65,7 +79,8 @@ namespace {
 std::optional<Error> RefuseClosed(const LadderState& state) {
   if (state.status == LadderStatus::kOpen) return std::nullopt;
   // TRANSLATORS: {0} is the ladder's status as stored: "solved" or "exhausted".
-  return Error{TrFormat("the ladder is already {0} (at step {1}); start a new one", Name(state.status), state.step)};
+  return Error{TrFormat("the ladder is already {0} (at step {1}); start a new one",
+                        Name(state.status), state.step)};
 }
 
 }  // namespace
@@ -95,13 +110,16 @@ std::string ShownSymptomNote(LadderSymptom symptom, int step) {
   if (symptom != LadderSymptom::kLoad) return "";
   switch (step) {
     case 1:
-      return Tr("an OOM while loading meets the page cache at its fullest (the checkpoint was just "
-                "read), so a flush matters most here");
+      return Tr(
+          "an OOM while loading meets the page cache at its fullest (the checkpoint was just "
+          "read), so a flush matters most here");
     case 2:
-      return Tr("packing and batch do not change the load peak (weights plus the load transient); "
-                "this step matters less for an OOM while loading, but the order is kept");
+      return Tr(
+          "packing and batch do not change the load peak (weights plus the load transient); "
+          "this step matters less for an OOM while loading, but the order is kept");
     case 3:
-      return Tr("QLoRA quantizes while loading: its transient buffers can OOM where bf16 LoRA loads");
+      return Tr(
+          "QLoRA quantizes while loading: its transient buffers can OOM where bf16 LoRA loads");
     default:
       return "";
   }

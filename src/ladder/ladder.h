@@ -27,15 +27,15 @@ std::string_view LadderStepName(int step);
 std::string_view LadderStepTitle(int step);
 
 enum class LadderSymptom { kLoad, kStep };
-std::string_view Name(LadderSymptom s);              // "load", "step"
+std::string_view Name(LadderSymptom s);  // "load", "step"
 Result<LadderSymptom> ParseLadderSymptom(std::string_view text);
 
 enum class LadderStatus { kOpen, kSolved, kExhausted };
-std::string_view Name(LadderStatus s);               // "open", "solved", "exhausted"
+std::string_view Name(LadderStatus s);  // "open", "solved", "exhausted"
 Result<LadderStatus> ParseLadderStatus(std::string_view text);
 
 enum class LadderResult { kOk, kOom };
-std::string_view Name(LadderResult r);               // "ok", "oom"
+std::string_view Name(LadderResult r);  // "ok", "oom"
 Result<LadderResult> ParseLadderResult(std::string_view text);
 
 struct LadderState {

@@ -28,18 +28,22 @@ uint64_t PeakOf(const LadderPlanInput& in, const Workload& w) {
 
 nlohmann::json PlanJson(const LadderPlanInput& in, const Workload& w) {
   const uint64_t peak = PeakOf(in, w);
-  return {{"model", in.spec.name},      {"method", std::string(Name(w.method))},
-          {"seq", w.seq},               {"batch", w.batch},
-          {"peak_bytes", peak},         {"budget_bytes", in.budget_bytes},
+  return {{"model", in.spec.name},
+          {"method", std::string(Name(w.method))},
+          {"seq", w.seq},
+          {"batch", w.batch},
+          {"peak_bytes", peak},
+          {"budget_bytes", in.budget_bytes},
           {"verdict", std::string(Name(Judge(peak, in.budget_bytes)))}};
 }
 
 std::string PlanLine(const LadderPlanInput& in, const Workload& w) {
   const uint64_t peak = PeakOf(in, w);
-  // TRANSLATORS: {0} model, {1} method, {2} batch, {3} seq, {4} peak, {5} budget, {6} plan's verdict.
-  return TrFormat("plan: {0} {1}, batch {2} x seq {3}: peak {4} of a {5} budget ({6})", in.spec.name,
-                  Name(w.method), w.batch, w.seq, FormatGB(peak), FormatGB(in.budget_bytes),
-                  VerdictLabel(Judge(peak, in.budget_bytes)));
+  // TRANSLATORS: {0} model, {1} method, {2} batch, {3} seq, {4} peak, {5} budget, {6} plan's
+  // verdict.
+  return TrFormat("plan: {0} {1}, batch {2} x seq {3}: peak {4} of a {5} budget ({6})",
+                  in.spec.name, Name(w.method), w.batch, w.seq, FormatGB(peak),
+                  FormatGB(in.budget_bytes), VerdictLabel(Judge(peak, in.budget_bytes)));
 }
 
 nlohmann::json AdviceJson(const Advice& a) {
@@ -82,9 +86,11 @@ StepAdvice MakeFlushAdvice(const MemInfo& info) {
   const auto frees = info.reclaimable_page_cache_bytes();
   const auto available = info.available_bytes();
   auto gb = [](const std::optional<uint64_t>& v) { return v ? FormatGB(*v) : std::string("?"); };
-  out.lines.push_back(TrFormat("Cached {}, Buffers {}: a flush would free up to {} (MemAvailable {} now)",
-                               gb(cached), gb(buffers), gb(frees), gb(available)));
-  out.lines.push_back(TrFormat("between runs, as root: {} (or: headroom ladder apply JOB)", kFlushCommand));
+  out.lines.push_back(
+      TrFormat("Cached {}, Buffers {}: a flush would free up to {} (MemAvailable {} now)",
+               gb(cached), gb(buffers), gb(frees), gb(available)));
+  out.lines.push_back(
+      TrFormat("between runs, as root: {} (or: headroom ladder apply JOB)", kFlushCommand));
   out.evidence = {{"cached_bytes", OptionalBytes(cached)},
                   {"buffers_bytes", OptionalBytes(buffers)},
                   {"reclaimable_bytes", OptionalBytes(frees)},
@@ -108,9 +114,10 @@ StepAdvice MakePlanStepAdvice(int step, const LadderPlanInput& in) {
       // process, a framework with more slack). The planner's "largest that fits" would be
       // the current value, so halve instead and measure.
       const int64_t half = std::max<int64_t>(1, w.seq / 2);
-      out.lines.push_back(TrFormat("the plan says these settings fit, yet the run OOMed: halve "
-                                   "the packing, --seq {}, and measure (headroom sweep)",
-                                   half));
+      out.lines.push_back(
+          TrFormat("the plan says these settings fit, yet the run OOMed: halve "
+                   "the packing, --seq {}, and measure (headroom sweep)",
+                   half));
       out.evidence["advice"].push_back(
           {{"step", "seq"}, {"value", half}, {"text", "halve --seq: the plan is optimistic here"}});
       return out;
@@ -127,8 +134,9 @@ StepAdvice MakePlanStepAdvice(int step, const LadderPlanInput& in) {
       Workload lora = w;
       lora.method = Method::kLora;
       lora.weight_dtype = DefaultWeightDType(Method::kLora);
-      out.lines.push_back(Tr("QLoRA's dequantization buffers are transient and can OOM before an "
-                             "equivalent bf16 LoRA run; a QLoRA OOM does not prove the model cannot fit"));
+      out.lines.push_back(
+          Tr("QLoRA's dequantization buffers are transient and can OOM before an "
+             "equivalent bf16 LoRA run; a QLoRA OOM does not prove the model cannot fit"));
       out.lines.push_back(TrFormat("switch to bf16 LoRA: {}", PlanLine(in, lora)));
       out.evidence["downgrade"] = PlanJson(in, lora);
       const auto lora_advice = AdviseWithinBudget(in.spec, lora, in.budget_bytes, in.options);
@@ -139,14 +147,16 @@ StepAdvice MakePlanStepAdvice(int step, const LadderPlanInput& in) {
     }
     AddAdvice(advice, {"method"}, &out);
     if (out.evidence["advice"].empty()) {
-      out.lines.push_back(TrFormat("no cheaper method than {} is known to the planner", Name(w.method)));
+      out.lines.push_back(
+          TrFormat("no cheaper method than {} is known to the planner", Name(w.method)));
     }
     return out;
   }
   if (step == 4) {
     AddAdvice(advice, {"model"}, &out);
-    out.lines.push_back(Tr("or a second machine: data parallel (DDP) or sharded (FSDP) across two, "
-                           "never tensor parallelism"));
+    out.lines.push_back(
+        Tr("or a second machine: data parallel (DDP) or sharded (FSDP) across two, "
+           "never tensor parallelism"));
     return out;
   }
   return MakeUnplannedStepAdvice(step);
@@ -156,16 +166,19 @@ StepAdvice MakeUnplannedStepAdvice(int step) {
   StepAdvice out;
   switch (step) {
     case 2:
-      out.lines.push_back(Tr("shorten the packing length (--seq) first, then the batch; give "
-                             "--plan-args to `ladder start` for the largest values that fit"));
+      out.lines.push_back(
+          Tr("shorten the packing length (--seq) first, then the batch; give "
+             "--plan-args to `ladder start` for the largest values that fit"));
       break;
     case 3:
-      out.lines.push_back(Tr("QLoRA to bf16 LoRA: QLoRA's dequantization buffers are transient and "
-                             "can OOM before an equivalent bf16 LoRA run"));
+      out.lines.push_back(
+          Tr("QLoRA to bf16 LoRA: QLoRA's dequantization buffers are transient and "
+             "can OOM before an equivalent bf16 LoRA run"));
       break;
     case 4:
-      out.lines.push_back(Tr("a smaller model, or a second machine (DDP/FSDP, never tensor "
-                             "parallelism)"));
+      out.lines.push_back(
+          Tr("a smaller model, or a second machine (DDP/FSDP, never tensor "
+             "parallelism)"));
       break;
     default:
       break;

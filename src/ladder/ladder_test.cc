@@ -50,7 +50,8 @@ TEST(Ladder, SkipNeedsForceAndNeverPassesTheLastStep) {
 }
 
 TEST(Ladder, NamesParseBack) {
-  for (auto s : {LadderSymptom::kLoad, LadderSymptom::kStep}) EXPECT_EQ(*ParseLadderSymptom(Name(s)), s);
+  for (auto s : {LadderSymptom::kLoad, LadderSymptom::kStep})
+    EXPECT_EQ(*ParseLadderSymptom(Name(s)), s);
   for (auto s : {LadderStatus::kOpen, LadderStatus::kSolved, LadderStatus::kExhausted}) {
     EXPECT_EQ(*ParseLadderStatus(Name(s)), s);
   }
@@ -62,7 +63,8 @@ TEST(Ladder, NamesParseBack) {
 }
 
 TEST(Ladder, LoadSymptomSaysPackingMattersLess) {
-  EXPECT_NE(SymptomNote(LadderSymptom::kLoad, 2).find("do not change the load peak"), std::string::npos);
+  EXPECT_NE(SymptomNote(LadderSymptom::kLoad, 2).find("do not change the load peak"),
+            std::string::npos);
   EXPECT_EQ(SymptomNote(LadderSymptom::kStep, 2), "");
 }
 
@@ -80,8 +82,9 @@ TEST(LadderFlush, CmdlineParsesAndMatches) {
 }
 
 TEST(LadderAdvice, FlushShowsCachedBuffersAndTheCommand) {
-  const auto info = ParseMemInfo("MemTotal: 1000 kB\nMemAvailable: 800 kB\nCached: 500 kB\n"
-                                 "Buffers: 100 kB\nShmem: 50 kB\n");
+  const auto info = ParseMemInfo(
+      "MemTotal: 1000 kB\nMemAvailable: 800 kB\nCached: 500 kB\n"
+      "Buffers: 100 kB\nShmem: 50 kB\n");
   const auto advice = FlushAdvice(info);
   EXPECT_EQ(advice.evidence["cached_bytes"], 500 * 1024);
   EXPECT_EQ(advice.evidence["buffers_bytes"], 100 * 1024);
@@ -115,7 +118,8 @@ TEST(LadderAdvice, StepThreeTurnsQloraIntoBf16Lora) {
   EXPECT_EQ(advice.evidence["downgrade"]["method"], "lora");
   EXPECT_GT(advice.evidence["downgrade"]["peak_bytes"].get<uint64_t>(), 0u);
   bool says_why = false;
-  for (const auto& line : advice.lines) says_why = says_why || line.find("dequantization") != std::string::npos;
+  for (const auto& line : advice.lines)
+    says_why = says_why || line.find("dequantization") != std::string::npos;
   EXPECT_TRUE(says_why);
 }
 
@@ -130,7 +134,8 @@ TEST(LadderAdvice, JournalTextStaysEnglishOnATranslatedThread) {
   EXPECT_NE(advice.lines[0].find("(does not fit)"), std::string::npos) << advice.lines[0];
   EXPECT_TRUE(advice.shown_lines[0].starts_with("規劃：")) << advice.shown_lines[0];
   EXPECT_NE(advice.shown_lines[0].find("（無法容納）"), std::string::npos) << advice.shown_lines[0];
-  EXPECT_TRUE(advice.evidence["advice"][0]["text"].get<std::string>().starts_with("shorten the packing"));
+  EXPECT_TRUE(
+      advice.evidence["advice"][0]["text"].get<std::string>().starts_with("shorten the packing"));
   EXPECT_EQ(advice.evidence["plan"]["verdict"], "does not fit");
   EXPECT_EQ(SymptomNote(LadderSymptom::kLoad, 3),
             "QLoRA quantizes while loading: its transient buffers can OOM where bf16 LoRA loads");

@@ -171,8 +171,9 @@ class Lookup {
       if (f == nullptr) continue;
       const std::optional<int64_t> v = f->type == Type::kNumber ? JsonInt64(f->text) : std::nullopt;
       if (!v || *v < min_value) {
-        Fail(min_value > 0 ? TrFormat("{} must be a positive integer, got {}", name, Describe(*f))
-                           : TrFormat("{} must be a non-negative integer, got {}", name, Describe(*f)));
+        Fail(min_value > 0
+                 ? TrFormat("{} must be a positive integer, got {}", name, Describe(*f))
+                 : TrFormat("{} must be a non-negative integer, got {}", name, Describe(*f)));
         return 0;
       }
       return *v;

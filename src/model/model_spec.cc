@@ -7,9 +7,9 @@
 // test can hold every entry within 1 % of the published count.
 #include "model/model_spec.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "base/i18n.h"
 
@@ -90,7 +90,8 @@ std::vector<LinearShape> LayerLinears(const ModelSpec& s, bool dense_layer) {
   out.push_back({"o", s.num_heads * s.head_dim, s.hidden_size, 1, false});
   if (IsMoe(s) && !dense_layer) {
     AddMlp(s, s.moe_intermediate_size, s.num_experts, true, &out);
-    if (s.num_shared_experts > 0) AddMlp(s, s.moe_intermediate_size, s.num_shared_experts, false, &out);
+    if (s.num_shared_experts > 0)
+      AddMlp(s, s.moe_intermediate_size, s.num_shared_experts, false, &out);
   } else {
     AddMlp(s, s.intermediate_size, 1, false, &out);
   }
@@ -113,9 +114,7 @@ uint64_t ArchitectureParams(const ModelSpec& s) {
          final_norm + U(s.extra_params);
 }
 
-uint64_t TotalParams(const ModelSpec& s) {
-  return s.exact_params.value_or(ArchitectureParams(s));
-}
+uint64_t TotalParams(const ModelSpec& s) { return s.exact_params.value_or(ArchitectureParams(s)); }
 
 uint64_t ActiveParams(const ModelSpec& s) {
   if (!IsMoe(s)) return TotalParams(s);
@@ -133,7 +132,8 @@ std::string CompleteAndValidate(ModelSpec* s) {
   }
   if (s->num_kv_heads == 0) s->num_kv_heads = s->num_heads;
   if (s->num_kv_heads < 0) return Tr("num_key_value_heads must be positive");
-  if (s->num_kv_heads > s->num_heads) return Tr("num_key_value_heads is larger than num_attention_heads");
+  if (s->num_kv_heads > s->num_heads)
+    return Tr("num_key_value_heads is larger than num_attention_heads");
   if (s->head_dim == 0) {
     if (s->hidden_size % s->num_heads != 0) {
       return Tr("hidden_size is not a multiple of num_attention_heads and head_dim is not given");
@@ -145,21 +145,24 @@ std::string CompleteAndValidate(ModelSpec* s) {
     return Tr("expert counts must not be negative");
   }
   if (s->num_experts > 0) {
-    if (s->experts_per_token <= 0) return Tr("num_experts_per_tok must be positive for a MoE model");
-    if (s->experts_per_token > s->num_experts) return Tr("num_experts_per_tok is larger than num_experts");
+    if (s->experts_per_token <= 0)
+      return Tr("num_experts_per_tok must be positive for a MoE model");
+    if (s->experts_per_token > s->num_experts)
+      return Tr("num_experts_per_tok is larger than num_experts");
     if (s->moe_intermediate_size == 0) s->moe_intermediate_size = s->intermediate_size;
     if (s->num_dense_layers < 0 || s->num_dense_layers > s->num_layers) {
       return Tr("the count of dense layers is outside 0..num_hidden_layers");
     }
   }
-  if (s->num_dense_layers < 0 || s->extra_params < 0) return Tr("layer and parameter counts must not be negative");
+  if (s->num_dense_layers < 0 || s->extra_params < 0)
+    return Tr("layer and parameter counts must not be negative");
   // Guard the arithmetic: no single dimension past 2^24, and the whole architecture, summed
   // in long double before any 64-bit product is formed, under 10^15 parameters (a thousand
   // times the largest published model). Both keep every uint64 sum exact.
   constexpr int64_t kMaxDim = int64_t{1} << 24;
-  for (int64_t v : {s->hidden_size, s->num_layers, s->num_heads, s->num_kv_heads, s->head_dim,
-                    s->intermediate_size, s->moe_intermediate_size, s->num_experts,
-                    s->num_shared_experts}) {
+  for (int64_t v :
+       {s->hidden_size, s->num_layers, s->num_heads, s->num_kv_heads, s->head_dim,
+        s->intermediate_size, s->moe_intermediate_size, s->num_experts, s->num_shared_experts}) {
     if (v > kMaxDim) return TrFormat("a dimension ({}) is absurdly large", v);
   }
   if (s->vocab_size > (int64_t{1} << 26)) return Tr("vocab_size is absurdly large");

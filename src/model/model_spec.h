@@ -32,11 +32,11 @@ struct ModelSpec {
   int64_t vocab_size = 0;
   bool tie_word_embeddings = false;
   MlpKind mlp = MlpKind::kGated;
-  bool attention_bias = false;  // q/k/v (and o for GPT-style) carry biases (Qwen2, GPT-NeoX)
-  bool mlp_bias = false;        // MLP linears carry biases (GPT-NeoX, Phi-1.5, BLOOM)
-  int norms_per_layer = 2;      // RMSNorm/LayerNorm weight vectors per layer (Gemma 2/3: 4)
-  bool layer_norm_bias = false; // LayerNorm (weight + bias) rather than RMSNorm (weight)
-  bool qk_norm = false;         // per-head q/k norms (Qwen3, Gemma 3, OLMo 2)
+  bool attention_bias = false;   // q/k/v (and o for GPT-style) carry biases (Qwen2, GPT-NeoX)
+  bool mlp_bias = false;         // MLP linears carry biases (GPT-NeoX, Phi-1.5, BLOOM)
+  int norms_per_layer = 2;       // RMSNorm/LayerNorm weight vectors per layer (Gemma 2/3: 4)
+  bool layer_norm_bias = false;  // LayerNorm (weight + bias) rather than RMSNorm (weight)
+  bool qk_norm = false;          // per-head q/k norms (Qwen3, Gemma 3, OLMo 2)
 
   // Mixture of experts; num_experts == 0 means a dense model.
   int64_t num_experts = 0;
@@ -54,9 +54,9 @@ struct ModelSpec {
   std::string published_source;
 
   // From safetensors headers, when a model folder was read.
-  std::optional<uint64_t> exact_params;                // sum of tensor element counts
+  std::optional<uint64_t> exact_params;                 // sum of tensor element counts
   std::map<std::string, uint64_t> stored_dtype_params;  // "BF16" -> elements
-  std::optional<uint64_t> checkpoint_bytes;            // sum of tensor data bytes
+  std::optional<uint64_t> checkpoint_bytes;             // sum of tensor data bytes
 };
 
 // One kind of linear layer in a decoder layer, with its real shape.

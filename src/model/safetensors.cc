@@ -307,7 +307,7 @@ Result<uint64_t> ParseSafetensorsLength(std::string_view first_bytes, uint64_t f
   }
   if (n > kMaxSafetensorsHeaderBytes) {
     return Error{TrFormat("header length {} is over the format's limit of {} bytes", n,
-                             kMaxSafetensorsHeaderBytes)};
+                          kMaxSafetensorsHeaderBytes)};
   }
   return n;
 }
@@ -477,8 +477,7 @@ Result<SafetensorsCheckpoint> ReadSafetensorsCheckpoint(const std::filesystem::p
   }
   if (const auto dup = FindDuplicate(&refs)) {
     return Error{TrFormat("{}: tensor {} is also in another shard",
-                             c.files[dup->second.file].string(),
-                             QuoteForMessage(dup->second.name))};
+                          c.files[dup->second.file].string(), QuoteForMessage(dup->second.name))};
   }
   return c;
 }

@@ -30,10 +30,10 @@
 // chunks). A fused loss (Liger, Unsloth, Cut Cross Entropy) materialises one chunk: c*V/8.
 #include "plan/activations.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "base/i18n.h"
 
@@ -92,10 +92,9 @@ double LayerBytes(const ModelSpec& s, const Workload& w, double c, bool dense_la
   // MLP block. Parallel-attention models (one norm per layer) share the first norm.
   if (s.norms_per_layer >= 2) bytes += NormBytes(s, w, c);
   if (NeedsInput(w, "gate") || NeedsInput(w, "up")) bytes += c * h;
-  const double width =
-      moe ? static_cast<double>(s.experts_per_token + s.num_shared_experts) *
-                static_cast<double>(s.moe_intermediate_size)
-          : static_cast<double>(s.intermediate_size);
+  const double width = moe ? static_cast<double>(s.experts_per_token + s.num_shared_experts) *
+                                 static_cast<double>(s.moe_intermediate_size)
+                           : static_cast<double>(s.intermediate_size);
   const double copies = moe ? static_cast<double>(s.experts_per_token + s.num_shared_experts) : 1;
   const bool lora_on_mlp = !(moe && ExpertsAreFused(s));
   for (const char* l : {"gate", "up"}) {
@@ -164,8 +163,8 @@ ActivationTotals TotalActivations(const ModelSpec& s, const Workload& w, uint64_
     layers = static_cast<double>(s.num_layers) * m.checkpoint_bytes_per_token * t +
              std::max(0.0, recompute - loss);
   } else {
-    layers = (moe_layers * m.layer_bytes_per_token + dense_layers * m.dense_layer_bytes_per_token) *
-             t;
+    layers =
+        (moe_layers * m.layer_bytes_per_token + dense_layers * m.dense_layer_bytes_per_token) * t;
   }
   out.layers_bytes = SaturatingBytes(layers);
   return out;

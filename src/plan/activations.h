@@ -20,12 +20,12 @@ namespace headroom {
 uint64_t SaturatingBytes(double v);
 
 struct ActivationModel {
-  double layer_bytes_per_token = 0;        // one decoder layer, everything it saves
-  double dense_layer_bytes_per_token = 0;  // MoE models' dense layers (== layer for dense)
-  double eager_scores_bytes_per_token = 0; // part of the above: eager softmax (seq-squared)
-  double checkpoint_bytes_per_token = 0;   // per layer, kept by gradient checkpointing
-  double loss_bytes_per_token = 0;         // logits + loss at their peak, per token
-  std::string loss_formula;                // "(2 + 12) B x vocab"
+  double layer_bytes_per_token = 0;         // one decoder layer, everything it saves
+  double dense_layer_bytes_per_token = 0;   // MoE models' dense layers (== layer for dense)
+  double eager_scores_bytes_per_token = 0;  // part of the above: eager softmax (seq-squared)
+  double checkpoint_bytes_per_token = 0;    // per layer, kept by gradient checkpointing
+  double loss_bytes_per_token = 0;          // logits + loss at their peak, per token
+  std::string loss_formula;                 // "(2 + 12) B x vocab"
 };
 
 // `tokens_per_sample` is the sequence length (the eager score term grows with it).
@@ -38,7 +38,6 @@ struct ActivationTotals {
   uint64_t layers_bytes = 0;  // saved layer activations (or checkpoints + one layer)
   uint64_t loss_bytes = 0;    // logits and loss
 };
-ActivationTotals TotalActivations(const ModelSpec& spec, const Workload& workload,
-                                  uint64_t tokens);
+ActivationTotals TotalActivations(const ModelSpec& spec, const Workload& workload, uint64_t tokens);
 
 }  // namespace headroom

@@ -28,10 +28,10 @@
 //    `key` is the identifier. plan --json re-plans in English (plan/plan.cc).
 #include "plan/footprint.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "base/bytes.h"
 #include "base/i18n.h"
@@ -57,10 +57,14 @@ std::string P(uint64_t params) { return FormatParamCount(params); }
 // Bytes per parameter of quantized linear weights.
 double QuantizedBytesPerParam(const Workload& w) {
   switch (w.weight_dtype) {
-    case DType::kNf4: return w.double_quant ? kNf4DoubleQuantBytesPerParam : kNf4BytesPerParam;
-    case DType::kNvfp4: return kNvfp4BytesPerParam;
-    case DType::kInt4: return kInt4BytesPerParam;
-    default: return DTypeBytes(w.weight_dtype);
+    case DType::kNf4:
+      return w.double_quant ? kNf4DoubleQuantBytesPerParam : kNf4BytesPerParam;
+    case DType::kNvfp4:
+      return kNvfp4BytesPerParam;
+    case DType::kInt4:
+      return kInt4BytesPerParam;
+    default:
+      return DTypeBytes(w.weight_dtype);
   }
 }
 
@@ -114,9 +118,10 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   f.total_params = TotalParams(s);
   f.trainable_params = TrainableParams(s, w);
   if (IsLora(w.method) && ExpertsAreFused(s)) {
-    f.notes.push_back(Tr("the experts are fused parameters, not Linear modules: LoRA targets reach "
-                         "the attention projections only (PEFT target_parameters would reach "
-                         "experts; not modelled)"));
+    f.notes.push_back(
+        Tr("the experts are fused parameters, not Linear modules: LoRA targets reach "
+           "the attention projections only (PEFT target_parameters would reach "
+           "experts; not modelled)"));
   }
 
   // Weights. Quantized formats cover the decoder linears (and lm_head on request); the rest
@@ -133,12 +138,14 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
                                   Name(w.weight_dtype), P(rest), c);
     f.notes.push_back(
         w.quantize_lm_head
-            ? TrFormat("{} covers the decoder's linear layers and lm_head; embeddings, norms and biases "
-                       "stay {}",
-                       Name(w.weight_dtype), Name(w.compute_dtype))
-            : TrFormat("{} covers the decoder's linear layers; embeddings and lm_head, norms and biases "
-                       "stay {}",
-                       Name(w.weight_dtype), Name(w.compute_dtype)));
+            ? TrFormat(
+                  "{} covers the decoder's linear layers and lm_head; embeddings, norms and biases "
+                  "stay {}",
+                  Name(w.weight_dtype), Name(w.compute_dtype))
+            : TrFormat(
+                  "{} covers the decoder's linear layers; embeddings and lm_head, norms and biases "
+                  "stay {}",
+                  Name(w.weight_dtype), Name(w.compute_dtype)));
   } else {
     const double b = DTypeBytes(w.weight_dtype);
     weights = static_cast<double>(f.total_params) * b;
@@ -173,8 +180,8 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
       break;
     case Optimizer::kAdamW8bit:
       states = trainable * kAdam8bitBytesPerParam;
-      opt_formula = TrFormat("{} x {:.4f} B (two 8-bit states + block absmax)", P(f.trainable_params),
-                             kAdam8bitBytesPerParam);
+      opt_formula = TrFormat("{} x {:.4f} B (two 8-bit states + block absmax)",
+                             P(f.trainable_params), kAdam8bitBytesPerParam);
       break;
     case Optimizer::kSgd:
       states = trainable * state_bytes;
@@ -187,8 +194,8 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
         factored = SumOverLinears(s, [](const LinearShape& l) {
           return static_cast<double>(l.in_features + l.out_features) * static_cast<double>(l.count);
         });
-        factored += static_cast<double>(s.vocab_size + s.hidden_size) *
-                    (s.tie_word_embeddings ? 1 : 2);
+        factored +=
+            static_cast<double>(s.vocab_size + s.hidden_size) * (s.tie_word_embeddings ? 1 : 2);
       } else {
         const double r = static_cast<double>(w.lora_rank);
         factored = SumOverLinears(s, [&](const LinearShape& l) {
@@ -216,7 +223,8 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
       case OptimizerStep::kForeach:
         step = trainable * state_bytes;
         // TRANSLATORS: foreach, loop and fused are values of --optimizer-step: keep them.
-        step_formula = TrFormat("foreach: one buffer {} x {:g} B", P(f.trainable_params), state_bytes);
+        step_formula =
+            TrFormat("foreach: one buffer {} x {:g} B", P(f.trainable_params), state_bytes);
         break;
       case OptimizerStep::kLoop: {
         const uint64_t largest = w.method == Method::kFull
@@ -250,7 +258,8 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   f.backward_peak_bytes = f.weights_bytes + f.optimizer_bytes + f.activations_bytes;
   // A full fine-tune's first gradient (lm_head or tied embeddings) appears while the
   // logits are still alive.
-  if (w.method == Method::kFull) f.backward_peak_bytes += Round(static_cast<double>(EmbeddingParams(s)) * param_bytes);
+  if (w.method == Method::kFull)
+    f.backward_peak_bytes += Round(static_cast<double>(EmbeddingParams(s)) * param_bytes);
   f.step_peak_bytes =
       f.weights_bytes + f.gradients_bytes + f.optimizer_bytes + f.optimizer_step_bytes;
   f.tensor_peak_bytes = std::max(f.backward_peak_bytes, f.step_peak_bytes);
@@ -276,28 +285,33 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   const uint64_t quant_copy =
       IsQuantized(w.weight_dtype) ? Round(static_cast<double>(LargestLinearParams(s)) * 2) : 0;
   f.load_transient_bytes = shard + quant_copy;
-  const uint64_t load_overhead = opt.overhead_bytes ? *opt.overhead_bytes
-                                                    : f.cuda_context_bytes + f.host_process_bytes;
+  const uint64_t load_overhead =
+      opt.overhead_bytes ? *opt.overhead_bytes : f.cuda_context_bytes + f.host_process_bytes;
   f.load_peak_bytes = f.weights_bytes + f.load_transient_bytes + load_overhead + f.rollout_bytes;
 
   // The breakdown, in display order.
   const std::string tok =
-      w.kind == WorkloadKind::kDpo ? TrFormat("{} tokens ({} x {} x 2 chosen/rejected)", tokens, w.batch, w.seq)
-                                   : TrFormat("{} tokens ({} x {})", tokens, w.batch, w.seq);
+      w.kind == WorkloadKind::kDpo
+          ? TrFormat("{} tokens ({} x {} x 2 chosen/rejected)", tokens, w.batch, w.seq)
+          : TrFormat("{} tokens ({} x {})", tokens, w.batch, w.seq);
   f.terms.push_back({"weights", Tr("weights"), f.weights_bytes,
-                     weights_formula + (f.reference_bytes
-                                            ? TrFormat(" + DPO reference {} x {:g} B", P(f.total_params), c)
-                                            : "")});
+                     weights_formula + (f.reference_bytes ? TrFormat(" + DPO reference {} x {:g} B",
+                                                                     P(f.total_params), c)
+                                                          : "")});
   f.terms.push_back({"gradients", Tr("gradients"), f.gradients_bytes,
                      TrFormat("{} trainable x {:g} B", P(f.trainable_params), param_bytes)});
-  f.terms.push_back({"optimizer", TrFormat("optimizer ({})", Name(w.optimizer)), f.optimizer_bytes, opt_formula});
-  f.terms.push_back({"optimizer_step", Tr("optimizer step transient"), f.optimizer_step_bytes, step_formula});
+  f.terms.push_back(
+      {"optimizer", TrFormat("optimizer ({})", Name(w.optimizer)), f.optimizer_bytes, opt_formula});
+  f.terms.push_back(
+      {"optimizer_step", Tr("optimizer step transient"), f.optimizer_step_bytes, step_formula});
   const std::string layer_formula =
-      w.grad_ckpt
-          ? TrFormat("checkpointed: {} layers x {:g} B x {} + one layer recomputed ({:.0f} B/token) beyond the "
-                     "loss peak",
-                     s.num_layers, am.checkpoint_bytes_per_token, tok, am.layer_bytes_per_token)
-          : TrFormat("{} layers x {:.0f} B/token x {}", s.num_layers, am.layer_bytes_per_token, tok);
+      w.grad_ckpt ? TrFormat(
+                        "checkpointed: {} layers x {:g} B x {} + one layer recomputed ({:.0f} "
+                        "B/token) beyond the "
+                        "loss peak",
+                        s.num_layers, am.checkpoint_bytes_per_token, tok, am.layer_bytes_per_token)
+                  : TrFormat("{} layers x {:.0f} B/token x {}", s.num_layers,
+                             am.layer_bytes_per_token, tok);
   f.terms.push_back({"layer_activations",
                      w.grad_ckpt ? TrFormat("activations ({}, grad-ckpt on)", Name(w.attention))
                                  : TrFormat("activations ({}, grad-ckpt off)", Name(w.attention)),
@@ -307,21 +321,24 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   if (opt.overhead_bytes) {
     f.terms.push_back({"overhead", Tr("framework overhead"), f.overhead_bytes, "--overhead"});
   } else {
-    f.terms.push_back({"overhead", Tr("framework overhead"), f.overhead_bytes,
-                       TrFormat("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
-                                FormatGiB(f.cuda_context_bytes), FormatGiB(f.allocator_slack_bytes),
-                                FormatGiB(f.host_process_bytes))});
+    f.terms.push_back(
+        {"overhead", Tr("framework overhead"), f.overhead_bytes,
+         TrFormat("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
+                  FormatGiB(f.cuda_context_bytes), FormatGiB(f.allocator_slack_bytes),
+                  FormatGiB(f.host_process_bytes))});
   }
   if (w.kind == WorkloadKind::kGrpo) {
     f.terms.push_back({"rollout", Tr("rollout engine (GRPO)"), f.rollout_bytes,
                        TrFormat("{:g} x pool {}", w.rollout_fraction, FormatGiB(opt.pool_bytes))});
   }
   f.terms.push_back({"load_transient", Tr("load transient"), f.load_transient_bytes,
-                     quant_copy ? TrFormat("one shard's pages {} + bf16 copy of the largest weight {}",
-                                           FormatGiB(shard), FormatGiB(quant_copy))
-                                : TrFormat("one shard's pages {}", FormatGiB(shard))});
+                     quant_copy
+                         ? TrFormat("one shard's pages {} + bf16 copy of the largest weight {}",
+                                    FormatGiB(shard), FormatGiB(quant_copy))
+                         : TrFormat("one shard's pages {}", FormatGiB(shard))});
   if (!w.grad_ckpt && w.attention == Attention::kEager) {
-    f.notes.push_back(Tr("eager attention keeps a seq x seq softmax per head and layer; sdpa does not"));
+    f.notes.push_back(
+        Tr("eager attention keeps a seq x seq softmax per head and layer; sdpa does not"));
   }
   f.notes.push_back(
       Tr("load peak assumes the loader streams shards onto the device (device_map set); one that "

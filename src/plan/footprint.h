@@ -21,8 +21,8 @@ namespace headroom {
 
 // One line of the breakdown: a named amount with the formula that produced it.
 struct FootprintTerm {
-  std::string key;      // stable identifier (JSON): "weights", "activations", ...
-  std::string label;    // for people, in their language: "weights", "optimizer (adamw)"
+  std::string key;    // stable identifier (JSON): "weights", "activations", ...
+  std::string label;  // for people, in their language: "weights", "optimizer (adamw)"
   uint64_t bytes = 0;
   std::string formula;  // for people: "6.48B x 0.516 B + 0.26B x 2 B"
 };
@@ -33,18 +33,18 @@ struct Footprint {
   uint64_t quantized_params = 0;  // parameters stored in 4 or 8 bits
 
   // The five terms every plan reports (bytes).
-  uint64_t weights_bytes = 0;     // model weights as held during training (+ DPO reference)
-  uint64_t gradients_bytes = 0;   // gradients of the trainable parameters
-  uint64_t optimizer_bytes = 0;   // optimizer states (+ fp32 master copy)
-  uint64_t activations_bytes = 0; // saved activations + logits/loss at the backward peak
-  uint64_t overhead_bytes = 0;    // CUDA context + allocator slack + host process
+  uint64_t weights_bytes = 0;      // model weights as held during training (+ DPO reference)
+  uint64_t gradients_bytes = 0;    // gradients of the trainable parameters
+  uint64_t optimizer_bytes = 0;    // optimizer states (+ fp32 master copy)
+  uint64_t activations_bytes = 0;  // saved activations + logits/loss at the backward peak
+  uint64_t overhead_bytes = 0;     // CUDA context + allocator slack + host process
 
   // Parts of the above, reported separately.
   uint64_t optimizer_step_bytes = 0;  // transient during optimizer.step()
   uint64_t layer_activations_bytes = 0;
-  uint64_t logits_bytes = 0;          // logits and loss at their peak
-  uint64_t reference_bytes = 0;       // DPO: frozen reference weights (full fine-tune only)
-  uint64_t rollout_bytes = 0;         // GRPO: the inference engine's share of the pool
+  uint64_t logits_bytes = 0;     // logits and loss at their peak
+  uint64_t reference_bytes = 0;  // DPO: frozen reference weights (full fine-tune only)
+  uint64_t rollout_bytes = 0;    // GRPO: the inference engine's share of the pool
   uint64_t cuda_context_bytes = 0;
   uint64_t allocator_slack_bytes = 0;
   uint64_t host_process_bytes = 0;

@@ -70,10 +70,10 @@ TEST(Footprint, Llama8BFullFineTuneEveryTerm) {
   const Footprint f = ComputeFootprint(s, w);
   const uint64_t p = 8'030'261'248ULL;
   EXPECT_EQ(f.trainable_params, p);
-  EXPECT_EQ(f.weights_bytes, 2 * p);        // bf16
-  EXPECT_EQ(f.gradients_bytes, 2 * p);      // bf16 gradients
-  EXPECT_EQ(f.optimizer_bytes, 2 * 2 * p);  // AdamW: two bf16 states
-  EXPECT_EQ(f.optimizer_step_bytes, 2 * p); // foreach: one parameter-sized buffer
+  EXPECT_EQ(f.weights_bytes, 2 * p);         // bf16
+  EXPECT_EQ(f.gradients_bytes, 2 * p);       // bf16 gradients
+  EXPECT_EQ(f.optimizer_bytes, 2 * 2 * p);   // AdamW: two bf16 states
+  EXPECT_EQ(f.optimizer_step_bytes, 2 * p);  // foreach: one parameter-sized buffer
 
   // Per layer and token (h 4096, q_dim 4096, MLP 14336, c = 2):
   //   norm 1: fp32 copy 4h + normalised 2h; its output 2h (q/k/v weights need it)
@@ -93,7 +93,8 @@ TEST(Footprint, Llama8BFullFineTuneEveryTerm) {
   EXPECT_EQ(f.step_peak_bytes, 2 * p + 2 * p + 4 * p + 2 * p);
   EXPECT_EQ(f.tensor_peak_bytes, std::max(f.backward_peak_bytes, f.step_peak_bytes));
   // Overhead: 800 MiB context + 10 % slack + 1.5 GiB host process.
-  EXPECT_EQ(f.overhead_bytes, 800ULL * 1024 * 1024 + f.tensor_peak_bytes / 10 + 1536ULL * 1024 * 1024);
+  EXPECT_EQ(f.overhead_bytes,
+            800ULL * 1024 * 1024 + f.tensor_peak_bytes / 10 + 1536ULL * 1024 * 1024);
   EXPECT_EQ(f.steady_peak_bytes, f.tensor_peak_bytes + f.overhead_bytes);
 }
 

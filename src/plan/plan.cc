@@ -12,9 +12,12 @@ nlohmann::json Opt(const std::optional<T>& v) {
 
 std::string VerdictKey(Verdict v) {
   switch (v) {
-    case Verdict::kFits: return "fits";
-    case Verdict::kTight: return "tight";
-    case Verdict::kDoesNotFit: return "does_not_fit";
+    case Verdict::kFits:
+      return "fits";
+    case Verdict::kTight:
+      return "tight";
+    case Verdict::kDoesNotFit:
+      return "does_not_fit";
   }
   return "?";
 }
@@ -85,20 +88,25 @@ nlohmann::json PlanToJson(const PlanResult& p) {
       {"rollout_fraction", w.rollout_fraction},
   };
   j["terms"] = {
-      {"weights", f.weights_bytes},         {"gradients", f.gradients_bytes},
-      {"optimizer", f.optimizer_bytes},     {"activations", f.activations_bytes},
-      {"overhead", f.overhead_bytes},       {"optimizer_step", f.optimizer_step_bytes},
+      {"weights", f.weights_bytes},
+      {"gradients", f.gradients_bytes},
+      {"optimizer", f.optimizer_bytes},
+      {"activations", f.activations_bytes},
+      {"overhead", f.overhead_bytes},
+      {"optimizer_step", f.optimizer_step_bytes},
       {"layer_activations", f.layer_activations_bytes},
-      {"logits", f.logits_bytes},           {"reference", f.reference_bytes},
-      {"rollout", f.rollout_bytes},         {"cuda_context", f.cuda_context_bytes},
+      {"logits", f.logits_bytes},
+      {"reference", f.reference_bytes},
+      {"rollout", f.rollout_bytes},
+      {"cuda_context", f.cuda_context_bytes},
       {"allocator_slack", f.allocator_slack_bytes},
       {"host_process", f.host_process_bytes},
       {"load_transient", f.load_transient_bytes},
   };
   json breakdown = json::array();
   for (const auto& t : f.terms) {
-    breakdown.push_back({{"key", t.key}, {"label", t.label}, {"bytes", t.bytes},
-                         {"formula", t.formula}});
+    breakdown.push_back(
+        {{"key", t.key}, {"label", t.label}, {"bytes", t.bytes}, {"formula", t.formula}});
   }
   j["breakdown"] = breakdown;
   j["tensor_peak_bytes"] = f.tensor_peak_bytes;
@@ -128,8 +136,7 @@ nlohmann::json PlanToJson(const PlanResult& p) {
         {"seq", a.seq},
         {"reported_bytes", Opt(a.reported_bytes)},
         {"estimate_bytes", p.anchor.anchor_estimate_bytes},
-        {"estimate_to_reported_ratio",
-         a.reported_bytes ? json(p.anchor.ratio) : json(nullptr)},
+        {"estimate_to_reported_ratio", a.reported_bytes ? json(p.anchor.ratio) : json(nullptr)},
         {"plan_to_anchor_ratio", p.anchor.plan_ratio},
         {"source", a.source},
     };

@@ -2,10 +2,9 @@
 // (schema in docs/plan-json.md; bump kPlanSchemaVersion on any incompatible change).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/i18n.h"
 #include "model/model_spec.h"
@@ -19,9 +18,9 @@ namespace headroom {
 inline constexpr int kPlanSchemaVersion = 1;
 
 // Marked for translation: the terminal shows Tr(kPlanDisclaimer); plan --json keeps it English.
-inline constexpr const char* kPlanDisclaimer = N_(
-    "this is planning math, not a guarantee: frameworks differ by about 10 %; confirm with a "
-    "guarded trial (headroom guard / headroom sweep)");
+inline constexpr const char* kPlanDisclaimer =
+    N_("this is planning math, not a guarantee: frameworks differ by about 10 %; confirm with a "
+       "guarded trial (headroom guard / headroom sweep)");
 
 struct PlanResult {
   ModelSpec spec;

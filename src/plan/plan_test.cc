@@ -50,10 +50,12 @@ TEST(PlanJson, StaysEnglishOnATranslatedThread) {
   EXPECT_EQ(j["breakdown"][0]["key"], "weights");
   EXPECT_EQ(j["breakdown"][0]["label"], "weights");
   EXPECT_EQ(j["notes"].back(),
-            "load peak assumes the loader streams shards onto the device (device_map set); one that builds the "
+            "load peak assumes the loader streams shards onto the device (device_map set); one "
+            "that builds the "
             "model on the host first peaks near twice the weights");
   EXPECT_EQ(j["advice"][0]["text"],
-            "no shorter --seq fits: what is over does not depend on it (weights, optimizer states and step, or "
+            "no shorter --seq fits: what is over does not depend on it (weights, optimizer states "
+            "and step, or "
             "the load peak)");
   EXPECT_EQ(j["disclaimer"], kPlanDisclaimer);
   ASSERT_NE(p.anchor.anchor, nullptr);

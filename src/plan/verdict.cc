@@ -9,10 +9,10 @@
 // microseconds).
 #include "plan/verdict.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "base/bytes.h"
 #include "base/i18n.h"
@@ -34,23 +34,29 @@ int64_t LargestFitting(int64_t lo, int64_t hi, F fits) {
   if (hi < lo || !fits(lo)) return 0;
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid)) lo = mid;
-    else hi = mid - 1;
+    if (fits(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }
 
 // One piece of advice, its text in English (data) and in the user's language.
-Advice Make(std::string step, const TextPair& text, std::optional<int64_t> value, std::string method,
-            std::string model, uint64_t peak_bytes) {
-  return {std::move(step), text.english, text.shown, value, std::move(method), std::move(model), peak_bytes};
+Advice Make(std::string step, const TextPair& text, std::optional<int64_t> value,
+            std::string method, std::string model, uint64_t peak_bytes) {
+  return {std::move(step),   text.english,     text.shown, value,
+          std::move(method), std::move(model), peak_bytes};
 }
 
 std::optional<Method> CheaperMethod(Method m) {
   switch (m) {
-    case Method::kFull: return Method::kLora;
-    case Method::kLora: return Method::kQlora;
-    default: return std::nullopt;
+    case Method::kFull:
+      return Method::kLora;
+    case Method::kLora:
+      return Method::kQlora;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -58,9 +64,12 @@ std::optional<Method> CheaperMethod(Method m) {
 
 std::string_view Name(Verdict v) {
   switch (v) {
-    case Verdict::kFits: return "fits";
-    case Verdict::kTight: return "tight";
-    case Verdict::kDoesNotFit: return "does not fit";
+    case Verdict::kFits:
+      return "fits";
+    case Verdict::kTight:
+      return "tight";
+    case Verdict::kDoesNotFit:
+      return "does not fit";
   }
   return "?";
 }
@@ -68,11 +77,14 @@ std::string_view Name(Verdict v) {
 std::string_view VerdictLabel(Verdict v) {
   switch (v) {
     // TRANSLATORS: plan's verdict: the run fits in the memory budget.
-    case Verdict::kFits: return Tr(N_("fits"));
+    case Verdict::kFits:
+      return Tr(N_("fits"));
     // TRANSLATORS: plan's verdict: the run fits, but within the last 10 % of the budget.
-    case Verdict::kTight: return Tr(N_("tight"));
+    case Verdict::kTight:
+      return Tr(N_("tight"));
     // TRANSLATORS: plan's verdict: the run's peak is over the memory budget.
-    case Verdict::kDoesNotFit: return Tr(N_("does not fit"));
+    case Verdict::kDoesNotFit:
+      return Tr(N_("does not fit"));
   }
   return "?";
 }
@@ -155,23 +167,26 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
   // 1. Shorter packing.
   if (workload.seq > 1) {
     if (const int64_t seq = shrink(&Workload::seq, &shrunk); seq > 0) {
-      out.push_back(Make("seq", TrPair(N_("shorten the packing: --seq {} is the largest that fits"), seq),
+      out.push_back(Make("seq",
+                         TrPair(N_("shorten the packing: --seq {} is the largest that fits"), seq),
                          seq, "", "", Peak(spec, shrunk, options)));
     } else {
-      out.push_back(Make("seq",
-                         TrPair(N_("no shorter --seq fits: what is over does not depend on it (weights, "
-                                   "optimizer states and step, or the load peak)")),
-                         std::nullopt, "", "", 0));
+      out.push_back(
+          Make("seq",
+               TrPair(N_("no shorter --seq fits: what is over does not depend on it (weights, "
+                         "optimizer states and step, or the load peak)")),
+               std::nullopt, "", "", 0));
     }
   }
   // 2. Smaller batch.
   if (workload.batch > 1) {
     if (const int64_t batch = shrink(&Workload::batch, &shrunk); batch > 0) {
-      out.push_back(Make("batch",
-                         TrPair(N_("reduce the batch: --batch {} is the largest that fits at --seq {} "
-                                   "(raise gradient accumulation to keep the effective batch)"),
-                                batch, workload.seq),
-                         batch, "", "", Peak(spec, shrunk, options)));
+      out.push_back(
+          Make("batch",
+               TrPair(N_("reduce the batch: --batch {} is the largest that fits at --seq {} "
+                         "(raise gradient accumulation to keep the effective batch)"),
+                      batch, workload.seq),
+               batch, "", "", Peak(spec, shrunk, options)));
     }
   }
   // 3. A cheaper method.
@@ -182,11 +197,12 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
     const uint64_t peak = Peak(spec, w, options);
     const std::string method(Name(*m));
     const std::string peak_text = FormatGB(peak);
-    out.push_back(Make("method",
-                       peak <= target ? TrPair(N_("switch to --method {}: peak {} (fits)"), method, peak_text)
-                                      : TrPair(N_("switch to --method {}: peak {} (still over)"), method,
-                                               peak_text),
-                       std::nullopt, method, "", peak));
+    out.push_back(
+        Make("method",
+             peak <= target
+                 ? TrPair(N_("switch to --method {}: peak {} (fits)"), method, peak_text)
+                 : TrPair(N_("switch to --method {}: peak {} (still over)"), method, peak_text),
+             std::nullopt, method, "", peak));
     if (peak <= target) break;
   }
   // 4. A smaller model of the same family.
@@ -198,14 +214,15 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
   }
   if (best) {
     out.push_back(Make("model",
-                       TrPair(N_("a smaller model: {} ({} parameters) fits with these settings"), best->name,
-                              FormatParamCount(TotalParams(*best))),
+                       TrPair(N_("a smaller model: {} ({} parameters) fits with these settings"),
+                              best->name, FormatParamCount(TotalParams(*best))),
                        std::nullopt, "", best->name, Peak(*best, workload, options)));
   } else {
-    out.push_back(Make("model",
-                       TrPair(N_("a smaller model, or a second machine (DDP/FSDP across two Sparks, never "
-                                 "tensor parallelism)")),
-                       std::nullopt, "", "", 0));
+    out.push_back(
+        Make("model",
+             TrPair(N_("a smaller model, or a second machine (DDP/FSDP across two Sparks, never "
+                       "tensor parallelism)")),
+             std::nullopt, "", "", 0));
   }
   return out;
 }

@@ -43,7 +43,7 @@ std::string_view ShownStatement(const Anchor& anchor);
 struct AnchorMatch {
   const Anchor* anchor = nullptr;
   uint64_t anchor_estimate_bytes = 0;  // this planner's estimate of the anchor's own setup
-  double ratio = 0;  // anchor_estimate / reported (1.0 = agrees), 0 when nothing reported
+  double ratio = 0;       // anchor_estimate / reported (1.0 = agrees), 0 when nothing reported
   double plan_ratio = 0;  // this plan's peak / the anchor's reported (or estimated) peak
 };
 

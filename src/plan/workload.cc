@@ -1,14 +1,14 @@
 #include "plan/workload.h"
 
-#include "base/i18n.h"
-#include "base/text.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <utility>
 
-#include <fmt/format.h>
+#include "base/i18n.h"
+#include "base/text.h"
 
 namespace headroom {
 namespace {
@@ -51,9 +51,15 @@ constexpr std::array<std::pair<std::string_view, Method>, 5> kMethods{{
     {"nvfp4_lora", Method::kNvfp4Lora},
 }};
 constexpr std::array<std::pair<std::string_view, DType>, 10> kDTypes{{
-    {"fp32", DType::kFp32}, {"bf16", DType::kBf16}, {"fp16", DType::kFp16},
-    {"fp8", DType::kFp8},   {"int8", DType::kInt8}, {"nf4", DType::kNf4},
-    {"int4", DType::kInt4}, {"nvfp4", DType::kNvfp4}, {"float32", DType::kFp32},
+    {"fp32", DType::kFp32},
+    {"bf16", DType::kBf16},
+    {"fp16", DType::kFp16},
+    {"fp8", DType::kFp8},
+    {"int8", DType::kInt8},
+    {"nf4", DType::kNf4},
+    {"int4", DType::kInt4},
+    {"nvfp4", DType::kNvfp4},
+    {"float32", DType::kFp32},
     {"bfloat16", DType::kBf16},
 }};
 constexpr std::array<std::pair<std::string_view, Optimizer>, 6> kOptimizers{{
@@ -118,12 +124,24 @@ Result<std::vector<std::string>> ParseLoraTargets(std::string_view s) {
   if (text == "attn" || text == "attention") return std::vector<std::string>{"q", "k", "v", "o"};
   // Hugging Face and torchtune spellings map onto the short names.
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kAliases{{
-      {"q", "q"},           {"k", "k"},           {"v", "v"},
-      {"o", "o"},           {"gate", "gate"},     {"up", "up"},
-      {"down", "down"},     {"q_proj", "q"},      {"k_proj", "k"},
-      {"v_proj", "v"},      {"o_proj", "o"},      {"output_proj", "o"},
-      {"gate_proj", "gate"}, {"up_proj", "up"},   {"down_proj", "down"},
-      {"w1", "gate"},       {"w3", "up"},         {"w2", "down"},
+      {"q", "q"},
+      {"k", "k"},
+      {"v", "v"},
+      {"o", "o"},
+      {"gate", "gate"},
+      {"up", "up"},
+      {"down", "down"},
+      {"q_proj", "q"},
+      {"k_proj", "k"},
+      {"v_proj", "v"},
+      {"o_proj", "o"},
+      {"output_proj", "o"},
+      {"gate_proj", "gate"},
+      {"up_proj", "up"},
+      {"down_proj", "down"},
+      {"w1", "gate"},
+      {"w3", "up"},
+      {"w2", "down"},
   }};
   std::vector<std::string> out;
   size_t start = 0;
@@ -134,10 +152,10 @@ Result<std::vector<std::string>> ParseLoraTargets(std::string_view s) {
     auto it = std::find_if(kAliases.begin(), kAliases.end(),
                            [&](const auto& a) { return a.first == item; });
     if (it == kAliases.end()) {
-      return Error{TrFormat(
-          "unknown LoRA target '{}' (expected all-linear, attn, or a comma list of "
-          "q,k,v,o,gate,up,down)",
-          item)};
+      return Error{
+          TrFormat("unknown LoRA target '{}' (expected all-linear, attn, or a comma list of "
+                   "q,k,v,o,gate,up,down)",
+                   item)};
     }
     const std::string name(it->second);
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
@@ -149,24 +167,31 @@ Result<std::vector<std::string>> ParseLoraTargets(std::string_view s) {
 
 double DTypeBytes(DType d) {
   switch (d) {
-    case DType::kFp32: return 4;
+    case DType::kFp32:
+      return 4;
     case DType::kBf16:
-    case DType::kFp16: return 2;
+    case DType::kFp16:
+      return 2;
     case DType::kFp8:
-    case DType::kInt8: return 1;
+    case DType::kInt8:
+      return 1;
     case DType::kNf4:
     case DType::kInt4:
-    case DType::kNvfp4: return 0.5;
+    case DType::kNvfp4:
+      return 0.5;
   }
   return 2;
 }
 
 DType DefaultWeightDType(Method m) {
   switch (m) {
-    case Method::kQlora: return DType::kNf4;
-    case Method::kNvfp4Lora: return DType::kNvfp4;
+    case Method::kQlora:
+      return DType::kNf4;
+    case Method::kNvfp4Lora:
+      return DType::kNvfp4;
     case Method::kFull:
-    case Method::kLora: return DType::kBf16;
+    case Method::kLora:
+      return DType::kBf16;
   }
   return DType::kBf16;
 }

@@ -32,11 +32,11 @@ struct Workload {
   Method method = Method::kLora;
   int64_t lora_rank = 16;
   std::vector<std::string> lora_targets = {"q", "k", "v", "o", "gate", "up", "down"};
-  double lora_dropout = 0.05;  // PEFT examples' usual value; 0 saves the dropout tensors
-  DType weight_dtype = DType::kBf16;  // of the frozen or trained base weights
+  double lora_dropout = 0.05;          // PEFT examples' usual value; 0 saves the dropout tensors
+  DType weight_dtype = DType::kBf16;   // of the frozen or trained base weights
   DType compute_dtype = DType::kBf16;  // activations and (for full) gradients
-  bool double_quant = true;             // QLoRA: bnb_4bit_use_double_quant
-  bool quantize_lm_head = false;        // QLoRA: Hugging Face keeps lm_head in bf16
+  bool double_quant = true;            // QLoRA: bnb_4bit_use_double_quant
+  bool quantize_lm_head = false;       // QLoRA: Hugging Face keeps lm_head in bf16
   Optimizer optimizer = Optimizer::kAdamW;
   OptimizerStep optimizer_step = OptimizerStep::kForeach;
   bool master_weights = false;  // an fp32 master copy of the trainable parameters

@@ -36,7 +36,9 @@ std::string Offset(double t) {
   return fmt::format("+{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
 }
 
-std::string GiB(double bytes) { return fmt::format("{:.2f} GiB", bytes / static_cast<double>(1ULL << 30)); }
+std::string GiB(double bytes) {
+  return fmt::format("{:.2f} GiB", bytes / static_cast<double>(1ULL << 30));
+}
 
 // The guard's and watch's event lines, mapped to the page's kinds (docs/report-data.md).
 struct EventMapper {
@@ -53,15 +55,17 @@ struct EventMapper {
   double Clamp(double t) const { return std::clamp(t, 0.0, duration); }
   void Add(double t, std::optional<double> end, const std::string& kind, const std::string& text,
            const std::string& reason = "") {
-    Json e = {{"t", Round3(Clamp(t))}, {"end_t", end ? Json(Round3(Clamp(*end))) : Json(nullptr)}, {"kind", kind},
+    Json e = {{"t", Round3(Clamp(t))},
+              {"end_t", end ? Json(Round3(Clamp(*end))) : Json(nullptr)},
+              {"kind", kind},
               {"text", text.substr(0, 300)}};
     if (!reason.empty()) e["reason"] = reason;
     events.push_back(std::move(e));
   }
 
   void Line(const nlohmann::json& j) {
-    if (!j.is_object() || !j.contains("type") || !j["type"].is_string() || !j.contains("wall_time") ||
-        !j["wall_time"].is_string()) {
+    if (!j.is_object() || !j.contains("type") || !j["type"].is_string() ||
+        !j.contains("wall_time") || !j["wall_time"].is_string()) {
       ++skipped;
       return;
     }
@@ -74,9 +78,12 @@ struct EventMapper {
     const std::string type = j["type"];
     // watch puts its fields under "data"; the guard writes them beside "type".
     const nlohmann::json& d = j.contains("data") && j["data"].is_object() ? j["data"] : j;
-    auto str = [&](const char* key) { return d.contains(key) && d[key].is_string() ? d[key].get<std::string>() : ""; };
+    auto str = [&](const char* key) {
+      return d.contains(key) && d[key].is_string() ? d[key].get<std::string>() : "";
+    };
     auto num = [&](const char* key) -> std::optional<double> {
-      return d.contains(key) && d[key].is_number() ? std::optional(d[key].get<double>()) : std::nullopt;
+      return d.contains(key) && d[key].is_number() ? std::optional(d[key].get<double>())
+                                                   : std::nullopt;
     };
     if (type == "throttle_set") {
       open_throttle.try_emplace(str("reason"), t);
@@ -88,15 +95,19 @@ struct EventMapper {
       Add(from, t, "throttle", fmt::format("clock event reason {} set", reason), reason);
     } else if (type == "clock_collapse") {
       if (!open_collapse) open_collapse = t;
-      collapse_text = num("clocks_sm_mhz") ? fmt::format("SM clock collapsed to {:.0f} MHz with no clock event reason",
-                                                         *num("clocks_sm_mhz"))
-                                           : "SM clock collapsed with no clock event reason";
+      collapse_text =
+          num("clocks_sm_mhz")
+              ? fmt::format("SM clock collapsed to {:.0f} MHz with no clock event reason",
+                            *num("clocks_sm_mhz"))
+              : "SM clock collapsed with no clock event reason";
     } else if (type == "clock_recovered") {
-      Add(open_collapse.value_or(t), t, "clock_collapse", collapse_text.empty() ? "SM clock collapsed" : collapse_text);
+      Add(open_collapse.value_or(t), t, "clock_collapse",
+          collapse_text.empty() ? "SM clock collapsed" : collapse_text);
       open_collapse.reset();
     } else if (type == "power_plateau") {
       Add(t, std::nullopt, "power_plateau",
-          num("power_w") ? fmt::format("power held flat near {:.1f} W", *num("power_w")) : "power held flat");
+          num("power_w") ? fmt::format("power held flat near {:.1f} W", *num("power_w"))
+                         : "power held flat");
     } else if (type == "gpu_lost") {
       Add(t, std::nullopt, "gpu_lost", "the GPU fell off the bus (NVML: GPU is lost)");
     } else if (type == "gpu_process_started") {
@@ -109,17 +120,21 @@ struct EventMapper {
       Add(from, t, "contention", fmt::format("process {} used the GPU", pid));
     } else if (type == "memory_pressure" || type == "pressure") {
       Add(t, std::nullopt, "memory_pressure",
-          num("stall_ms_per_s") ? fmt::format("memory pressure: {:.0f} ms stalled per s", *num("stall_ms_per_s"))
-          : num("psi_some_avg10_pct") ? fmt::format("memory pressure: PSI some avg10 {:.1f} %", *num("psi_some_avg10_pct"))
-                                      : "memory pressure");
+          num("stall_ms_per_s")
+              ? fmt::format("memory pressure: {:.0f} ms stalled per s", *num("stall_ms_per_s"))
+          : num("psi_some_avg10_pct")
+              ? fmt::format("memory pressure: PSI some avg10 {:.1f} %", *num("psi_some_avg10_pct"))
+              : "memory pressure");
     } else if (type == "warn") {
       Add(t, std::nullopt, "guard_warn",
-          num("available_bytes") ? fmt::format("guard: MemAvailable {} below the warning level", GiB(*num("available_bytes")))
+          num("available_bytes") ? fmt::format("guard: MemAvailable {} below the warning level",
+                                               GiB(*num("available_bytes")))
                                  : "guard: low memory warning");
     } else if (type == "trigger") {
       Add(t, std::nullopt, "guard_kill",
-          fmt::format("guard killed the job: {}{}", str("reason").empty() ? "low memory" : str("reason"),
-                      num("available_bytes") ? ", MemAvailable " + GiB(*num("available_bytes")) : ""));
+          fmt::format(
+              "guard killed the job: {}{}", str("reason").empty() ? "low memory" : str("reason"),
+              num("available_bytes") ? ", MemAvailable " + GiB(*num("available_bytes")) : ""));
     } else {
       if (type == "start") {
         if (auto k = num("kill_below_bytes")) kill_level = static_cast<uint64_t>(*k);
@@ -131,16 +146,20 @@ struct EventMapper {
 
   void Close() {
     for (const auto& [reason, from] : open_throttle) {
-      Add(from, duration, "throttle", fmt::format("clock event reason {} set (still set at the end)", reason), reason);
+      Add(from, duration, "throttle",
+          fmt::format("clock event reason {} set (still set at the end)", reason), reason);
     }
-    if (open_collapse) Add(*open_collapse, duration, "clock_collapse", collapse_text + " (still at the end)");
-    for (const auto& [pid, from] : open_pids) Add(from, duration, "contention", fmt::format("process {} used the GPU", pid));
+    if (open_collapse)
+      Add(*open_collapse, duration, "clock_collapse", collapse_text + " (still at the end)");
+    for (const auto& [pid, from] : open_pids)
+      Add(from, duration, "contention", fmt::format("process {} used the GPU", pid));
   }
 };
 
 }  // namespace
 
-void Bucketer::Push(double t, std::optional<double> lo, std::optional<double> hi, std::optional<double> mean) {
+void Bucketer::Push(double t, std::optional<double> lo, std::optional<double> hi,
+                    std::optional<double> mean) {
   t_.push_back(Round3(t));
   min_.push_back(lo ? Num(*lo, integers_) : Json(nullptr));
   max_.push_back(hi ? Num(*hi, integers_) : Json(nullptr));
@@ -162,7 +181,8 @@ void Bucketer::Add(double t, double v) {
   if (!std::isfinite(v)) return;
   if (prev_t_ && t - *prev_t_ > gap_s_) Break((*prev_t_ + t) / 2);
   prev_t_ = t;
-  const int64_t last = std::max<int64_t>(0, static_cast<int64_t>(std::ceil(duration_s_ / bucket_s_)) - 1);
+  const int64_t last =
+      std::max<int64_t>(0, static_cast<int64_t>(std::ceil(duration_s_ / bucket_s_)) - 1);
   const int64_t b = std::min(static_cast<int64_t>(std::floor(t / bucket_s_)), last);
   if (!bucket_ || b != *bucket_) {
     Flush();
@@ -191,8 +211,10 @@ Result<Json> BuildReportData(const ReportInputs& in) {
   const WallTime start = s.samples.front().time;
   const double duration = std::max(0.0, Seconds(s.samples.back().time, start));
   double interval = 0;
-  if (auto it = s.header.find("interval_ms"); it != s.header.end()) interval = std::atof(it->second.c_str()) / 1000;
-  if (!(interval > 0) && s.samples.size() > 1) interval = duration / static_cast<double>(s.samples.size() - 1);
+  if (auto it = s.header.find("interval_ms"); it != s.header.end())
+    interval = std::atof(it->second.c_str()) / 1000;
+  if (!(interval > 0) && s.samples.size() > 1)
+    interval = duration / static_cast<double>(s.samples.size() - 1);
   if (!(interval > 0)) interval = 1;
   const double bucket_s = std::max(interval, duration / static_cast<double>(kReportBuckets));
   const double gap_s = 3 * interval;
@@ -203,7 +225,9 @@ Result<Json> BuildReportData(const ReportInputs& in) {
   std::vector<size_t> temps;
   for (size_t i = 0; i < s.extra_columns.size(); ++i) {
     const auto& c = s.extra_columns[i];
-    if (c.unit == "W" && c.name.starts_with("hwmon.spbm.") && c.name.find("sys_total") != std::string::npos) system_power = i;
+    if (c.unit == "W" && c.name.starts_with("hwmon.spbm.") &&
+        c.name.find("sys_total") != std::string::npos)
+      system_power = i;
     if (c.unit == "C") temps.push_back(i);
   }
 
@@ -214,7 +238,8 @@ Result<Json> BuildReportData(const ReportInputs& in) {
       sensor(duration, bucket_s, gap_s, false), clock(duration, bucket_s, gap_s, false);
   bool any_swap = false;
   // Summary over every row.
-  std::optional<double> peak_used, peak_used_t, min_avail, min_avail_t, peak_temp, peak_temp_t, peak_power;
+  std::optional<double> peak_used, peak_used_t, min_avail, min_avail_t, peak_temp, peak_temp_t,
+      peak_power;
   double power_sum = 0, power_energy = 0;
   size_t power_n = 0;
   std::optional<uint64_t> first_energy, last_energy;
@@ -224,7 +249,8 @@ Result<Json> BuildReportData(const ReportInputs& in) {
   for (const Sample& row : s.samples) {
     const double t = Seconds(row.time, start);
     if (row.mem_total_bytes && row.mem_available_bytes) {
-      const double u = static_cast<double>(*row.mem_total_bytes) - static_cast<double>(*row.mem_available_bytes);
+      const double u =
+          static_cast<double>(*row.mem_total_bytes) - static_cast<double>(*row.mem_available_bytes);
       used.Add(t, u);
       if (!peak_used || u > *peak_used) peak_used = u, peak_used_t = t;
     }
@@ -234,7 +260,8 @@ Result<Json> BuildReportData(const ReportInputs& in) {
       if (!min_avail || a < *min_avail) min_avail = a, min_avail_t = t;
     }
     if (row.mem_cached_bytes) cached.Add(t, static_cast<double>(*row.mem_cached_bytes));
-    if (row.gpu_memory_total_bytes && *row.gpu_memory_total_bytes > 0 && row.gpu_memory_used_bytes) {
+    if (row.gpu_memory_total_bytes && *row.gpu_memory_total_bytes > 0 &&
+        row.gpu_memory_used_bytes) {
       gpu_mem.Add(t, static_cast<double>(*row.gpu_memory_used_bytes));
     }
     if (row.swap_used_bytes) {
@@ -247,7 +274,8 @@ Result<Json> BuildReportData(const ReportInputs& in) {
       power_sum += w;
       ++power_n;
       if (!peak_power || w > *peak_power) peak_power = w;
-      if (prev_power_t && t - *prev_power_t <= gap_s) power_energy += (w + *prev_power) / 2 * (t - *prev_power_t);
+      if (prev_power_t && t - *prev_power_t <= gap_s)
+        power_energy += (w + *prev_power) / 2 * (t - *prev_power_t);
       prev_power_t = t;
       prev_power = w;
     }
@@ -257,7 +285,8 @@ Result<Json> BuildReportData(const ReportInputs& in) {
     }
     if (row.temperature_c) {
       temp.Add(t, *row.temperature_c);
-      if (!peak_temp || *row.temperature_c > *peak_temp) peak_temp = *row.temperature_c, peak_temp_t = t;
+      if (!peak_temp || *row.temperature_c > *peak_temp)
+        peak_temp = *row.temperature_c, peak_temp_t = t;
     }
     if (row.sm_clock_mhz) clock.Add(t, *row.sm_clock_mhz);
     if (row.clock_event_reasons) {
@@ -271,7 +300,8 @@ Result<Json> BuildReportData(const ReportInputs& in) {
     }
     std::optional<double> hottest;
     for (size_t i : temps) {
-      if (i < row.extra.size() && row.extra[i] && (!hottest || *row.extra[i] > *hottest)) hottest = row.extra[i];
+      if (i < row.extra.size() && row.extra[i] && (!hottest || *row.extra[i] > *hottest))
+        hottest = row.extra[i];
     }
     if (hottest) sensor.Add(t, *hottest);
   }
@@ -312,11 +342,14 @@ Result<Json> BuildReportData(const ReportInputs& in) {
       rate.Add(t, 1.0 / st.seconds_per_step);
     }
     if (rate.readings() > 0) series["step_rate_per_s"] = rate.Finish();
-    if (unaligned > 0) notes.push_back(fmt::format("{} step intervals of the log have no time and are not drawn", unaligned));
+    if (unaligned > 0)
+      notes.push_back(
+          fmt::format("{} step intervals of the log have no time and are not drawn", unaligned));
     slowdowns = Json::array();
     if (in.analysis) {
       steps = in.analysis->steps;
-      if (in.analysis->baseline_seconds_per_step > 0) baseline_rate = 1.0 / in.analysis->baseline_seconds_per_step;
+      if (in.analysis->baseline_seconds_per_step > 0)
+        baseline_rate = 1.0 / in.analysis->baseline_seconds_per_step;
       for (size_t i = 0; i < in.analysis->windows.size(); ++i) {
         const auto& w = in.analysis->windows[i];
         if (!w.start_time || !w.end_time) continue;
@@ -332,17 +365,18 @@ Result<Json> BuildReportData(const ReportInputs& in) {
           }
           for (const auto& u : v.unavailable) unavailable.push_back(u);
         }
-        slowdowns.push_back({{"t", Round3(std::clamp(Seconds(*w.start_time, start), 0.0, duration))},
-                             {"end_t", Round3(std::clamp(Seconds(*w.end_time, start), 0.0, duration))},
-                             {"first_step", w.first_step},
-                             {"last_step", w.last_step},
-                             {"factor", Round3(w.factor)},
-                             {"peak_factor", Round3(w.peak_factor)},
-                             {"verdict", verdict},
-                             {"also", also},
-                             {"evidence", evidence},
-                             {"unavailable", unavailable},
-                             {"advice", advice}});
+        slowdowns.push_back(
+            {{"t", Round3(std::clamp(Seconds(*w.start_time, start), 0.0, duration))},
+             {"end_t", Round3(std::clamp(Seconds(*w.end_time, start), 0.0, duration))},
+             {"first_step", w.first_step},
+             {"last_step", w.last_step},
+             {"factor", Round3(w.factor)},
+             {"peak_factor", Round3(w.peak_factor)},
+             {"verdict", verdict},
+             {"also", also},
+             {"evidence", evidence},
+             {"unavailable", unavailable},
+             {"advice", advice}});
       }
     }
   }
@@ -363,58 +397,71 @@ Result<Json> BuildReportData(const ReportInputs& in) {
       events.Line(nlohmann::json::parse(line, nullptr, false));
     }
     events.Close();
-    if (events.skipped > 0) notes.push_back(fmt::format("{}: {} lines were not events and were skipped", in.events_path, events.skipped));
+    if (events.skipped > 0)
+      notes.push_back(fmt::format("{}: {} lines were not events and were skipped", in.events_path,
+                                  events.skipped));
   }
   double collapse_s = 0;
   for (const auto& e : events.events) {
-    if (e["kind"] == "clock_collapse" && !e["end_t"].is_null()) collapse_s += e["end_t"].get<double>() - e["t"].get<double>();
+    if (e["kind"] == "clock_collapse" && !e["end_t"].is_null())
+      collapse_s += e["end_t"].get<double>() - e["t"].get<double>();
   }
-  if (s.skipped_rows > 0) notes.push_back(fmt::format("samples: {} rows skipped (malformed)", s.skipped_rows));
-  if (s.torn_last_line) notes.push_back("samples: the last line was cut short (the run was still writing, or power was lost)");
+  if (s.skipped_rows > 0)
+    notes.push_back(fmt::format("samples: {} rows skipped (malformed)", s.skipped_rows));
+  if (s.torn_last_line)
+    notes.push_back(
+        "samples: the last line was cut short (the run was still writing, or power was lost)");
 
   const PlatformProfile& p = in.profile;
   auto header = [&](const char* key) -> Json {
     auto it = s.header.find(key);
-    return it == s.header.end() || it->second.empty() || it->second == "none" ? Json(nullptr) : Json(it->second);
+    return it == s.header.end() || it->second.empty() || it->second == "none" ? Json(nullptr)
+                                                                              : Json(it->second);
   };
   Json platform = {
       {"name", std::string(PlatformKindName(p.kind))},
-      {"sustained_power_w", p.sustained_power_mw ? Json(*p.sustained_power_mw / 1000.0) : Json(nullptr)},
+      {"sustained_power_w",
+       p.sustained_power_mw ? Json(*p.sustained_power_mw / 1000.0) : Json(nullptr)},
       {"rated_power_w", p.rated_power_mw ? Json(*p.rated_power_mw / 1000.0) : Json(nullptr)},
       {"normal_sm_clock_mhz", Opt(p.normal_sm_clock_mhz)},
-      {"degraded_sm_clock_mhz", p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
-                                    ? Json::array({*p.degraded_sm_clock_min_mhz, *p.degraded_sm_clock_max_mhz})
-                                    : Json(nullptr)}};
+      {"degraded_sm_clock_mhz",
+       p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
+           ? Json::array({*p.degraded_sm_clock_min_mhz, *p.degraded_sm_clock_max_mhz})
+           : Json(nullptr)}};
   Json throttled_json = nullptr;
   if (any_reasons) {
     throttled_json = Json::object();
     for (const auto& [reason, secs] : throttled) throttled_json[reason] = Round3(secs);
   }
   std::optional<double> gpu_energy;
-  if (first_energy && last_energy && *last_energy >= *first_energy) gpu_energy = (*last_energy - *first_energy) / 1000.0;
-  else if (power_n > 1) gpu_energy = power_energy;
-  Json summary = {{"peak_used_bytes", peak_used ? Json(static_cast<int64_t>(*peak_used)) : Json(nullptr)},
-                  {"peak_used_t", peak_used_t ? Json(Round3(*peak_used_t)) : Json(nullptr)},
-                  {"min_available_bytes", min_avail ? Json(static_cast<int64_t>(*min_avail)) : Json(nullptr)},
-                  {"min_available_t", min_avail_t ? Json(Round3(*min_avail_t)) : Json(nullptr)},
-                  {"peak_job_bytes", nullptr},
-                  {"peak_job_source", nullptr},
-                  {"gpu_energy_j", gpu_energy ? Json(Round3(*gpu_energy)) : Json(nullptr)},
-                  {"system_energy_j", nullptr},
-                  {"mean_gpu_power_w", power_n ? Json(Round3(power_sum / power_n)) : Json(nullptr)},
-                  {"peak_gpu_power_w", peak_power ? Json(Round3(*peak_power)) : Json(nullptr)},
-                  {"peak_gpu_temp_c", Opt(peak_temp)},
-                  {"peak_gpu_temp_t", peak_temp_t ? Json(Round3(*peak_temp_t)) : Json(nullptr)},
-                  {"throttled_s", throttled_json},
-                  {"clock_collapse_s", Round3(collapse_s)},
-                  {"steps", steps ? Json(*steps) : Json(nullptr)}};
+  if (first_energy && last_energy && *last_energy >= *first_energy)
+    gpu_energy = (*last_energy - *first_energy) / 1000.0;
+  else if (power_n > 1)
+    gpu_energy = power_energy;
+  Json summary = {
+      {"peak_used_bytes", peak_used ? Json(static_cast<int64_t>(*peak_used)) : Json(nullptr)},
+      {"peak_used_t", peak_used_t ? Json(Round3(*peak_used_t)) : Json(nullptr)},
+      {"min_available_bytes", min_avail ? Json(static_cast<int64_t>(*min_avail)) : Json(nullptr)},
+      {"min_available_t", min_avail_t ? Json(Round3(*min_avail_t)) : Json(nullptr)},
+      {"peak_job_bytes", nullptr},
+      {"peak_job_source", nullptr},
+      {"gpu_energy_j", gpu_energy ? Json(Round3(*gpu_energy)) : Json(nullptr)},
+      {"system_energy_j", nullptr},
+      {"mean_gpu_power_w", power_n ? Json(Round3(power_sum / power_n)) : Json(nullptr)},
+      {"peak_gpu_power_w", peak_power ? Json(Round3(*peak_power)) : Json(nullptr)},
+      {"peak_gpu_temp_c", Opt(peak_temp)},
+      {"peak_gpu_temp_t", peak_temp_t ? Json(Round3(*peak_temp_t)) : Json(nullptr)},
+      {"throttled_s", throttled_json},
+      {"clock_collapse_s", Round3(collapse_s)},
+      {"steps", steps ? Json(*steps) : Json(nullptr)}};
   Json guard = nullptr;
   if (events.kill_level) {
     guard = {{"kill_level_bytes", *events.kill_level},
              {"warn_level_bytes", events.warn_level ? Json(*events.warn_level) : Json(nullptr)}};
   }
   Json plan = nullptr;
-  if (in.plan_estimate_bytes) plan = {{"estimate_bytes", *in.plan_estimate_bytes}, {"text", in.plan_text}};
+  if (in.plan_estimate_bytes)
+    plan = {{"estimate_bytes", *in.plan_estimate_bytes}, {"text", in.plan_text}};
   const auto& first = s.samples.front();
   return Json{{"schema_version", 1},
               {"title", in.title.empty() ? Json(nullptr) : Json(in.title)},
@@ -425,8 +472,12 @@ Result<Json> BuildReportData(const ReportInputs& in) {
               {"platform", platform},
               {"start", FormatUtcIso8601(start)},
               {"duration_s", Round3(duration)},
-              {"sampling", {{"rows", s.samples.size()}, {"interval_s", Round3(interval)}, {"buckets", buckets},
-                            {"bucket_s", Round3(bucket_s)}, {"method", "minmax"}}},
+              {"sampling",
+               {{"rows", s.samples.size()},
+                {"interval_s", Round3(interval)},
+                {"buckets", buckets},
+                {"bucket_s", Round3(bucket_s)},
+                {"method", "minmax"}}},
               {"mem_total_bytes", Opt(first.mem_total_bytes)},
               {"plan", plan},
               {"guard", guard},
@@ -435,9 +486,10 @@ Result<Json> BuildReportData(const ReportInputs& in) {
               {"events", events.events},
               {"slowdowns", slowdowns},
               {"summary", summary},
-              {"sources", {{"samples", in.samples_path},
-                           {"log", in.log_path.empty() ? Json(nullptr) : Json(in.log_path)},
-                           {"events", in.events_path.empty() ? Json(nullptr) : Json(in.events_path)}}},
+              {"sources",
+               {{"samples", in.samples_path},
+                {"log", in.log_path.empty() ? Json(nullptr) : Json(in.log_path)},
+                {"events", in.events_path.empty() ? Json(nullptr) : Json(in.events_path)}}},
               {"notes", notes}};
 }
 
@@ -447,10 +499,14 @@ std::string EmbedJson(const Json& data) {
   out.reserve(text.size() + 64);
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (c == '<') out += "\\u003c";
-    else if (c == '>') out += "\\u003e";
-    else if (c == '&') out += "\\u0026";
-    else if (c == '\xe2' && i + 2 < text.size() && text[i + 1] == '\x80' && (text[i + 2] == '\xa8' || text[i + 2] == '\xa9')) {
+    if (c == '<')
+      out += "\\u003c";
+    else if (c == '>')
+      out += "\\u003e";
+    else if (c == '&')
+      out += "\\u0026";
+    else if (c == '\xe2' && i + 2 < text.size() && text[i + 1] == '\x80' &&
+             (text[i + 2] == '\xa8' || text[i + 2] == '\xa9')) {
       out += text[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
       i += 2;
     } else {
@@ -467,7 +523,8 @@ Result<std::string> FillReportTemplate(std::string_view tmpl, const Json& data) 
   size_t pos = 0;
   while (pos <= tmpl.size()) {
     const size_t end = tmpl.find('\n', pos);
-    std::string_view line = tmpl.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    std::string_view line =
+        tmpl.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line == kPlaceholder) {
       found = pos;
@@ -476,7 +533,9 @@ Result<std::string> FillReportTemplate(std::string_view tmpl, const Json& data) 
     if (end == std::string_view::npos) break;
     pos = end + 1;
   }
-  if (hits != 1) return Error{fmt::format("report template: expected one '{}' line, found {}", kPlaceholder, hits)};
+  if (hits != 1)
+    return Error{
+        fmt::format("report template: expected one '{}' line, found {}", kPlaceholder, hits)};
   std::string out(tmpl.substr(0, found));
   out += EmbedJson(data);
   out += tmpl.substr(found + kPlaceholder.size());

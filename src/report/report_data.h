@@ -8,12 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/result.h"
 #include "base/wall_time.h"
@@ -44,7 +43,8 @@ class Bucketer {
 
  private:
   void Flush();
-  void Push(double t, std::optional<double> lo, std::optional<double> hi, std::optional<double> mean);
+  void Push(double t, std::optional<double> lo, std::optional<double> hi,
+            std::optional<double> mean);
   double duration_s_, bucket_s_, gap_s_;
   bool integers_;
   size_t readings_ = 0;
@@ -52,8 +52,10 @@ class Bucketer {
   std::optional<int64_t> bucket_;
   size_t count_ = 0;
   double sum_t_ = 0, lo_ = 0, hi_ = 0, sum_v_ = 0;
-  nlohmann::ordered_json t_ = nlohmann::ordered_json::array(), min_ = nlohmann::ordered_json::array(),
-                         max_ = nlohmann::ordered_json::array(), mean_ = nlohmann::ordered_json::array();
+  nlohmann::ordered_json t_ = nlohmann::ordered_json::array(),
+                         min_ = nlohmann::ordered_json::array(),
+                         max_ = nlohmann::ordered_json::array(),
+                         mean_ = nlohmann::ordered_json::array();
 };
 
 struct ReportInputs {

@@ -19,6 +19,7 @@
 #include "run/guard.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -33,8 +34,6 @@
 #include <csignal>
 #include <cstring>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "base/bytes.h"
 #include "base/i18n.h"
@@ -97,8 +96,8 @@ int OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms, bool* un
   for (int window_ms : {1000, 2000}) {
     const int fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return -1;
-    const std::string spec = fmt::format("{} {} {}", kind, stall_ms * 1000 * window_ms / 1000,
-                                         window_ms * 1000);
+    const std::string spec =
+        fmt::format("{} {} {}", kind, stall_ms * 1000 * window_ms / 1000, window_ms * 1000);
     if (::write(fd, spec.c_str(), spec.size() + 1) >= 0) {
       if (window_ms != 1000) *unprivileged_window = true;
       return fd;
@@ -114,7 +113,11 @@ class JobTree {
  public:
   JobTree(const SysRoot& root, pid_t anchor, pid_t job, int job_pidfd, JobCgroup* cgroup,
           bool anchor_is_guard)
-      : root_(root), anchor_(anchor), job_(job), job_pidfd_(job_pidfd), cgroup_(cgroup),
+      : root_(root),
+        anchor_(anchor),
+        job_(job),
+        job_pidfd_(job_pidfd),
+        cgroup_(cgroup),
         anchor_is_guard_(anchor_is_guard) {
     kill_pidfds_.reserve(256);
   }
@@ -376,17 +379,21 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
     }
     ::close(err_pipe[0]);
   }
-  JobTree tree(root, attach ? job : ::getpid(), job, job_pidfd, cgroup ? &*cgroup : nullptr, !attach);
+  JobTree tree(root, attach ? job : ::getpid(), job, job_pidfd, cgroup ? &*cgroup : nullptr,
+               !attach);
 
   // PSI: thrashing as an event, and with --psi-kill sustained full pressure as a reason.
   bool psi_unprivileged = false;
   const int psi_some = OpenPsiTrigger(root, "some", 150, &psi_unprivileged);
   const int psi_full = opt.psi_kill ? OpenPsiTrigger(root, "full", 500, &psi_unprivileged) : -1;
   if (psi_some < 0) {
-    AddNote(sum, N_("no PSI trigger on proc/pressure/memory (kernel without PSI or not permitted)"));
+    AddNote(sum,
+            N_("no PSI trigger on proc/pressure/memory (kernel without PSI or not permitted)"));
   }
-  if (psi_unprivileged) AddNote(sum, N_("PSI trigger uses the unprivileged 2 s window (no CAP_SYS_RESOURCE)"));
-  if (opt.psi_kill && psi_full < 0) AddNote(sum, N_("--psi-kill: no full-pressure trigger could be set"));
+  if (psi_unprivileged)
+    AddNote(sum, N_("PSI trigger uses the unprivileged 2 s window (no CAP_SYS_RESOURCE)"));
+  if (opt.psi_kill && psi_full < 0)
+    AddNote(sum, N_("--psi-kill: no full-pressure trigger could be set"));
 
   const double start = MonoSeconds();
   events.Emit("start", fmt::format("\"pid\":{},\"available_bytes\":{},\"kill_below_bytes\":{},"
@@ -401,7 +408,8 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
   bool warned = false;
   bool triggered = false, killed_hard = false, cleanup = false;
   double crossing_t = 0, deadline = 0, last_rss_t = -1, last_tick_t = start;
-  const double max_period_ms = static_cast<double>(std::max<int64_t>(opt.max_period.count(), kMinPeriodMs));
+  const double max_period_ms =
+      static_cast<double>(std::max<int64_t>(opt.max_period.count(), kMinPeriodMs));
   const double timeout_s = opt.timeout ? std::chrono::duration<double>(*opt.timeout).count() : 0;
   const double tick_s = std::chrono::duration<double>(opt.tick_period).count();
   int period_ms = kMinPeriodMs;
@@ -430,9 +438,11 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       const pid_t p = ::wait4(-1, &status, WNOHANG, &usage);
       if (p <= 0) break;
       if (p == job && !attach) job_status = status;
-      sum.peak_tree_rss_bytes = std::max(sum.peak_tree_rss_bytes, static_cast<uint64_t>(usage.ru_maxrss) * 1024);
+      sum.peak_tree_rss_bytes =
+          std::max(sum.peak_tree_rss_bytes, static_cast<uint64_t>(usage.ru_maxrss) * 1024);
     }
-    if (fds[1].revents & POLLPRI) events.Emit("pressure", "\"kind\":\"some\",\"stall_ms_per_s\":150");
+    if (fds[1].revents & POLLPRI)
+      events.Emit("pressure", "\"kind\":\"some\",\"stall_ms_per_s\":150");
     const bool psi_trigger = (fds[2].revents & POLLPRI) != 0;
 
     const auto reading = reader.Read();
@@ -441,12 +451,14 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
     sum.lowest_available_bytes = std::min(sum.lowest_available_bytes, available);
     if (per_cpu && reading) {
       if (auto pcp = per_cpu->ReadBytes()) {
-        sum.lowest_effective_available_bytes = std::min(*sum.lowest_effective_available_bytes, available + *pcp);
+        sum.lowest_effective_available_bytes =
+            std::min(*sum.lowest_effective_available_bytes, available + *pcp);
       }
     }
     const double dt = now - last_t;
     if (dt > 0) {
-      const double inst = (static_cast<double>(last_available) - static_cast<double>(available)) / dt;
+      const double inst =
+          (static_cast<double>(last_available) - static_cast<double>(available)) / dt;
       rate = 0.5 * rate + 0.5 * inst;
     }
     last_available = available;
@@ -459,7 +471,8 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
                                       opt.warn_available_bytes));
       if (progress) {
         std::fprintf(progress, "%s\n",
-                     TrFormat("headroom guard: warning: MemAvailable {:.2f} GiB is below the warning level {:.2f} GiB",
+                     TrFormat("headroom guard: warning: MemAvailable {:.2f} GiB is below the "
+                              "warning level {:.2f} GiB",
                               static_cast<double>(available) / (1 << 30),
                               static_cast<double>(opt.warn_available_bytes) / (1 << 30))
                          .c_str());
@@ -473,9 +486,12 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       const double level = static_cast<double>(opt.min_available_bytes);
       const double headroom = static_cast<double>(available) - level;
       const char* reason = nullptr;
-      if (available < opt.min_available_bytes) reason = "memavailable";
-      else if (rate > 0 && headroom / rate < 2.0 * period_ms / 1000.0) reason = "projected";
-      else if (psi_trigger) reason = "psi";
+      if (available < opt.min_available_bytes)
+        reason = "memavailable";
+      else if (rate > 0 && headroom / rate < 2.0 * period_ms / 1000.0)
+        reason = "projected";
+      else if (psi_trigger)
+        reason = "psi";
       if (reason) {
         triggered = true;
         sum.killed = true;
@@ -492,9 +508,10 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
         sum.crossing_to_signal_ms = (MonoSeconds() - crossing_t) * 1000;
         if (severe) tree.ReleaseMemoryInBackground();
         deadline = now + std::chrono::duration<double>(opt.grace).count();
-        events.Emit("trigger", fmt::format("\"reason\":\"{}\",\"available_bytes\":{},\"kill_below_bytes\":{},"
-                                           "\"fall_rate_bytes_per_s\":{:.0f}",
-                                           reason, available, opt.min_available_bytes, rate));
+        events.Emit("trigger",
+                    fmt::format("\"reason\":\"{}\",\"available_bytes\":{},\"kill_below_bytes\":{},"
+                                "\"fall_rate_bytes_per_s\":{:.0f}",
+                                reason, available, opt.min_available_bytes, rate));
         events.Emit(severe ? "kill" : "term", fmt::format("\"processes\":{}", n));
       }
     }
@@ -517,8 +534,9 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       killed_hard = true;
       tree.ReleaseMemoryInBackground();
       if (triggered) sum.signal_path = "SIGTERM, SIGKILL after grace";
-      events.Emit("kill", fmt::format("\"processes\":{},\"after_term_s\":{:.3f}", n,
-                                      now - (deadline - std::chrono::duration<double>(opt.grace).count())));
+      events.Emit("kill",
+                  fmt::format("\"processes\":{},\"after_term_s\":{:.3f}", n,
+                              now - (deadline - std::chrono::duration<double>(opt.grace).count())));
     }
     const bool near = available < 2 * opt.min_available_bytes || rate > kFastFallBytesPerSecond;
     if (now - last_rss_t >= (near || triggered ? kRssSampleNearSeconds : kRssSampleFarSeconds)) {
@@ -569,10 +587,11 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
   } else if (sum.job_signal) {
     sum.exit_status = 128 + *sum.job_signal;
   }
-  events.Emit("exit", fmt::format("\"exit_status\":{},\"killed_by_guard\":{},\"lowest_available_bytes\":{},"
-                                  "\"available_after_bytes\":{}",
-                                  sum.exit_status, sum.killed ? "true" : "false",
-                                  sum.lowest_available_bytes, sum.available_after_bytes.value_or(0)));
+  events.Emit("exit",
+              fmt::format("\"exit_status\":{},\"killed_by_guard\":{},\"lowest_available_bytes\":{},"
+                          "\"available_after_bytes\":{}",
+                          sum.exit_status, sum.killed ? "true" : "false",
+                          sum.lowest_available_bytes, sum.available_after_bytes.value_or(0)));
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   for (int fd : {meminfo_fd, sig_fd, psi_some, psi_full, job_pidfd}) {
     if (fd >= 0) ::close(fd);
@@ -589,7 +608,9 @@ void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers) {
     // TRANSLATORS: one process per line: {0} pid, {1} its kind padded to 22 columns
     // ("vllm", "python+torch"), {2} its RSS, {3} its command line.
     std::fprintf(out, "%s\n",
-                 TrFormat("  pid {0}  {1:<22} RSS {2}  {3}", l.pid, l.what, FormatGiB(l.rss_bytes), l.cmdline).c_str());
+                 TrFormat("  pid {0}  {1:<22} RSS {2}  {3}", l.pid, l.what, FormatGiB(l.rss_bytes),
+                          l.cmdline)
+                     .c_str());
   }
 }
 

@@ -34,10 +34,10 @@ inline constexpr int kExitGuardKilled = 99;
 uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes);
 
 struct GuardOptions {
-  std::vector<std::string> command;  // run this, or
-  std::optional<pid_t> attach_pid;   // guard an existing process and its descendants
-  uint64_t min_available_bytes = 0;  // kill below this
-  uint64_t warn_available_bytes = 0; // one warning line per crossing below this
+  std::vector<std::string> command;   // run this, or
+  std::optional<pid_t> attach_pid;    // guard an existing process and its descendants
+  uint64_t min_available_bytes = 0;   // kill below this
+  uint64_t warn_available_bytes = 0;  // one warning line per crossing below this
   std::chrono::milliseconds grace{3000};
   bool psi_kill = false;
   bool use_cgroup = true;
@@ -66,19 +66,19 @@ struct GuardOptions {
 };
 
 struct GuardSummary {
-  bool killed = false;             // the guard killed the job
-  bool timed_out = false;          // the job ran past GuardOptions::timeout and was ended
+  bool killed = false;                  // the guard killed the job
+  bool timed_out = false;               // the job ran past GuardOptions::timeout and was ended
   std::optional<int> forwarded_signal;  // the first INT/TERM/HUP the guard passed to the job
-  std::string kill_reason;         // "memavailable", "projected", "psi"
-  std::string signal_path;         // "SIGTERM", "SIGTERM, SIGKILL after grace", "SIGKILL at once"
-  int exit_status = 0;             // what `headroom guard` exits with
+  std::string kill_reason;              // "memavailable", "projected", "psi"
+  std::string signal_path;  // "SIGTERM", "SIGTERM, SIGKILL after grace", "SIGKILL at once"
+  int exit_status = 0;      // what `headroom guard` exits with
   std::optional<int> job_exit_code;
   std::optional<int> job_signal;
   double duration_s = 0;
   uint64_t mem_total_bytes = 0;
   uint64_t start_available_bytes = 0;
   uint64_t lowest_available_bytes = 0;
-  uint64_t peak_pool_use_bytes = 0;   // MemTotal - lowest MemAvailable
+  uint64_t peak_pool_use_bytes = 0;  // MemTotal - lowest MemAvailable
   // The tree's RSS summed every 250 ms (2 s far from the level), or the largest single
   // process's own peak (ru_maxrss as it is reaped), whichever is larger.
   uint64_t peak_tree_rss_bytes = 0;
@@ -90,7 +90,7 @@ struct GuardSummary {
   std::optional<double> crossing_to_signal_ms;
   std::optional<double> crossing_to_empty_ms;
   std::optional<uint64_t> available_after_bytes;  // right after the tree emptied
-  std::string cgroup;                 // where the job's cgroup was, or why there is none
+  std::string cgroup;  // where the job's cgroup was, or why there is none
   // Privileges it lacked, degradations: in English (the events file, the journal's
   // summary_json), and the same notes in the user's language for the terminal.
   std::vector<std::string> notes;
@@ -112,8 +112,8 @@ class GuardEvents {
 // Runs the guard to the end. Errors (exit 2): the command cannot be run, the PID does not
 // exist, /proc/meminfo cannot be opened. `progress` gets the one-line warnings, in the
 // user's language; the events file is written in English.
-Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& options,
-                              GuardEvents& events, std::FILE* progress);
+Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& options, GuardEvents& events,
+                              std::FILE* progress);
 
 // Processes that usually hold the pool (ray::, vllm, ollama, python with torch loaded),
 // for --require-available's refusal; read-only.

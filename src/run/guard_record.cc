@@ -17,7 +17,8 @@ namespace headroom {
 std::string GuardStartJson(const GuardStartRecord& r) {
   nlohmann::json j = {
       {"guard_pid", r.guard_pid},
-      {"guard_start_ticks", r.guard_start_ticks ? nlohmann::json(*r.guard_start_ticks) : nlohmann::json(nullptr)},
+      {"guard_start_ticks",
+       r.guard_start_ticks ? nlohmann::json(*r.guard_start_ticks) : nlohmann::json(nullptr)},
       {"host", r.host},
       {"kill_below_bytes", r.kill_below_bytes},
       {"warn_below_bytes", r.warn_below_bytes},
@@ -37,7 +38,8 @@ std::optional<GuardStartRecord> ParseGuardStartJson(std::string_view data_json) 
   const auto pid = unsigned_field("guard_pid");
   const auto kill = unsigned_field("kill_below_bytes");
   const auto warn = unsigned_field("warn_below_bytes");
-  if (!pid || *pid == 0 || *pid > static_cast<uint64_t>(std::numeric_limits<pid_t>::max()) || !kill || !warn) {
+  if (!pid || *pid == 0 || *pid > static_cast<uint64_t>(std::numeric_limits<pid_t>::max()) ||
+      !kill || !warn) {
     return std::nullopt;
   }
   GuardStartRecord r;
@@ -45,7 +47,8 @@ std::optional<GuardStartRecord> ParseGuardStartJson(std::string_view data_json) 
   r.kill_below_bytes = *kill;
   r.warn_below_bytes = *warn;
   r.guard_start_ticks = unsigned_field("guard_start_ticks");
-  if (const auto host = j.find("host"); host != j.end() && host->is_string()) r.host = host->get<std::string>();
+  if (const auto host = j.find("host"); host != j.end() && host->is_string())
+    r.host = host->get<std::string>();
   return r;
 }
 
@@ -55,7 +58,8 @@ std::string LocalHostName() {
   return name;
 }
 
-GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_bytes, uint64_t warn_below_bytes) {
+GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_bytes,
+                                uint64_t warn_below_bytes) {
   GuardStartRecord r{::getpid(), std::nullopt, LocalHostName(), kill_below_bytes, warn_below_bytes};
   if (auto self = ReadProcStat(real_root, r.guard_pid)) r.guard_start_ticks = self->starttime_ticks;
   return r;
@@ -64,9 +68,10 @@ GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_by
 Result<int64_t> RecordGuardStart(Journal& journal, int64_t run_id, const GuardStartRecord& record) {
   timespec mono{};
   ::clock_gettime(CLOCK_MONOTONIC, &mono);
-  return journal.AddEvent(run_id, kGuardStartEvent,
-                          static_cast<double>(mono.tv_sec) + static_cast<double>(mono.tv_nsec) * 1e-9,
-                          std::chrono::system_clock::now(), GuardStartJson(record));
+  return journal.AddEvent(
+      run_id, kGuardStartEvent,
+      static_cast<double>(mono.tv_sec) + static_cast<double>(mono.tv_nsec) * 1e-9,
+      std::chrono::system_clock::now(), GuardStartJson(record));
 }
 
 }  // namespace headroom

@@ -52,7 +52,8 @@ std::string LocalHostName();
 // This process's record, guarding at these levels: its pid, its start time from
 // `real_root`'s /proc (the real one, never a fixture tree: the record names this process),
 // the host name.
-GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_bytes, uint64_t warn_below_bytes);
+GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_bytes,
+                                uint64_t warn_below_bytes);
 
 // Adds `record` to run `run_id` as its "start" event. A reader takes a run's newest record
 // (a resumed sweep writes another, from its new process).

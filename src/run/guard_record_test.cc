@@ -24,18 +24,20 @@ TEST(GuardRecord, RoundTrip) {
 }
 
 TEST(GuardRecord, RejectsWhatIsNotARecord) {
-  for (const char* text : {"", "not json", "[]", "{}",
-                           "{\"guard_pid\":0,\"kill_below_bytes\":1,\"warn_below_bytes\":2}",
-                           "{\"guard_pid\":-3,\"kill_below_bytes\":1,\"warn_below_bytes\":2}",
-                           "{\"guard_pid\":\"12\",\"kill_below_bytes\":1,\"warn_below_bytes\":2}",
-                           "{\"guard_pid\":12,\"warn_below_bytes\":2}",
-                           "{\"guard_pid\":99999999999,\"kill_below_bytes\":1,\"warn_below_bytes\":2}",
-                           "{\"guard_pid\":12,\"kill_below_bytes\":1.5,\"warn_below_bytes\":2}"}) {
+  for (const char* text :
+       {"", "not json", "[]", "{}",
+        "{\"guard_pid\":0,\"kill_below_bytes\":1,\"warn_below_bytes\":2}",
+        "{\"guard_pid\":-3,\"kill_below_bytes\":1,\"warn_below_bytes\":2}",
+        "{\"guard_pid\":\"12\",\"kill_below_bytes\":1,\"warn_below_bytes\":2}",
+        "{\"guard_pid\":12,\"warn_below_bytes\":2}",
+        "{\"guard_pid\":99999999999,\"kill_below_bytes\":1,\"warn_below_bytes\":2}",
+        "{\"guard_pid\":12,\"kill_below_bytes\":1.5,\"warn_below_bytes\":2}"}) {
     EXPECT_FALSE(ParseGuardStartJson(text)) << text;
   }
   // The minimum: pid and levels; an odd host or extra fields are no reason to refuse.
-  const auto minimal = ParseGuardStartJson("{\"guard_pid\":12,\"kill_below_bytes\":1,\"warn_below_bytes\":2,"
-                                           "\"host\":7,\"future\":true}");
+  const auto minimal = ParseGuardStartJson(
+      "{\"guard_pid\":12,\"kill_below_bytes\":1,\"warn_below_bytes\":2,"
+      "\"host\":7,\"future\":true}");
   ASSERT_TRUE(minimal);
   EXPECT_EQ(minimal->host, "");
 }

@@ -28,7 +28,8 @@ void AddFlagSetting(HolderCap& cap, const std::vector<std::string>& words,
 void AddEnvSetting(HolderCap& cap, const std::optional<std::map<std::string, std::string>>& env,
                    const std::string& name) {
   if (!env) return;
-  if (auto it = env->find(name); it != env->end()) cap.settings.push_back({name, it->second, "environ"});
+  if (auto it = env->find(name); it != env->end())
+    cap.settings.push_back({name, it->second, "environ"});
 }
 
 std::optional<std::string> EnvValue(const std::optional<std::map<std::string, std::string>>& env,
@@ -57,7 +58,8 @@ void ReadFraction(HolderCap& cap, const std::vector<std::string>& words,
       cap.source = source;
       cap.settings.push_back({source, *text, source == env_name ? "environ" : "argv"});
     } else {
-      cap.notes.push_back(TrFormat("{} '{}' is not a fraction in (0, 1]; taken as no cap", source, *text));
+      cap.notes.push_back(
+          TrFormat("{} '{}' is not a fraction in (0, 1]; taken as no cap", source, *text));
     }
     return;
   }
@@ -108,8 +110,8 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
   HolderCap cap;
   switch (kind) {
     case HolderKind::kVllm:
-      ReadFraction(cap, words, {"--gpu-memory-utilization", "--gpu_memory_utilization"}, environ, "",
-                   kVllmDefaultFraction, "vLLM default");
+      ReadFraction(cap, words, {"--gpu-memory-utilization", "--gpu_memory_utilization"}, environ,
+                   "", kVllmDefaultFraction, "vLLM default");
       AddFlagSetting(cap, words, {"--kv-cache-memory", "--kv_cache_memory"});
       AddFlagSetting(cap, words, {"--max-model-len", "--max_model_len"});
       if (cap.source == "vLLM default" && HasFlag(words, {"--config"})) {
@@ -151,7 +153,8 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
       if (HasFlag(words, {"--no-mmap"})) cap.settings.push_back({"--no-mmap", "", "argv"});
       if (HasFlag(words, {"--mlock"})) cap.settings.push_back({"--mlock", "", "argv"});
       // llama-server also reads its flags from LLAMA_ARG_* variables.
-      for (const char* name : {"LLAMA_ARG_CTX_SIZE", "LLAMA_ARG_N_GPU_LAYERS", "LLAMA_ARG_NO_MMAP"}) {
+      for (const char* name :
+           {"LLAMA_ARG_CTX_SIZE", "LLAMA_ARG_N_GPU_LAYERS", "LLAMA_ARG_NO_MMAP"}) {
         AddEnvSetting(cap, environ, name);
       }
       cap.fixed_after_load = true;
@@ -180,7 +183,8 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
     }
   }
   if (!environ && kind != HolderKind::kGpuProcess) {
-    cap.notes.push_back(Tr("environment not readable (another user's process); settings made there are not shown"));
+    cap.notes.push_back(
+        Tr("environment not readable (another user's process); settings made there are not shown"));
   }
   return cap;
 }

@@ -27,7 +27,8 @@ TEST(ParseFraction, Range) {
 }
 
 TEST(HolderCap, VllmFlagInBothFormsDefaultAndNote) {
-  auto cap = ParseHolderCap(HolderKind::kVllm, {"vllm", "serve", "m", "--gpu-memory-utilization", "0.5"}, Env{});
+  auto cap = ParseHolderCap(HolderKind::kVllm,
+                            {"vllm", "serve", "m", "--gpu-memory-utilization", "0.5"}, Env{});
   EXPECT_EQ(cap.pool_fraction, 0.5);
   EXPECT_EQ(cap.source, "--gpu-memory-utilization");
   ASSERT_FALSE(cap.notes.empty());
@@ -43,14 +44,18 @@ TEST(HolderCap, VllmFlagInBothFormsDefaultAndNote) {
 }
 
 TEST(HolderCap, SglangTgiFromFlagOrEnvironment) {
-  auto cap = ParseHolderCap(HolderKind::kSglang, {"python", "-m", "sglang.launch_server", "--mem-fraction-static=0.6"}, Env{});
+  auto cap =
+      ParseHolderCap(HolderKind::kSglang,
+                     {"python", "-m", "sglang.launch_server", "--mem-fraction-static=0.6"}, Env{});
   EXPECT_EQ(cap.pool_fraction, 0.6);
   cap = ParseHolderCap(HolderKind::kSglang, {"python", "-m", "sglang.launch_server"}, Env{});
   EXPECT_FALSE(cap.pool_fraction);  // SGLang picks its own: no default assumed
-  cap = ParseHolderCap(HolderKind::kTgi, {"text-generation-launcher"}, Env{{"CUDA_MEMORY_FRACTION", "0.3"}});
+  cap = ParseHolderCap(HolderKind::kTgi, {"text-generation-launcher"},
+                       Env{{"CUDA_MEMORY_FRACTION", "0.3"}});
   EXPECT_EQ(cap.pool_fraction, 0.3);
   EXPECT_EQ(cap.source, "CUDA_MEMORY_FRACTION");
-  cap = ParseHolderCap(HolderKind::kTgi, {"text-generation-launcher", "--cuda-memory-fraction", "0.4"},
+  cap = ParseHolderCap(HolderKind::kTgi,
+                       {"text-generation-launcher", "--cuda-memory-fraction", "0.4"},
                        Env{{"CUDA_MEMORY_FRACTION", "0.3"}});
   EXPECT_EQ(cap.pool_fraction, 0.4);  // the flag wins, as clap does
   cap = ParseHolderCap(HolderKind::kTgi, {"text-generation-launcher"}, std::nullopt);
@@ -60,8 +65,10 @@ TEST(HolderCap, SglangTgiFromFlagOrEnvironment) {
 
 TEST(HolderCap, OllamaSettingsFromEnvironmentOnly) {
   const auto cap = ParseHolderCap(HolderKind::kOllama, {"ollama", "serve"},
-                                  Env{{"OLLAMA_MAX_LOADED_MODELS", "2"}, {"OLLAMA_NUM_PARALLEL", "4"},
-                                      {"OLLAMA_GPU_OVERHEAD", "1073741824"}, {"HF_TOKEN", "secret"}});
+                                  Env{{"OLLAMA_MAX_LOADED_MODELS", "2"},
+                                      {"OLLAMA_NUM_PARALLEL", "4"},
+                                      {"OLLAMA_GPU_OVERHEAD", "1073741824"},
+                                      {"HF_TOKEN", "secret"}});
   EXPECT_FALSE(cap.pool_fraction);
   ASSERT_EQ(cap.settings.size(), 3u);
   EXPECT_EQ(cap.settings[0].name, "OLLAMA_MAX_LOADED_MODELS");
@@ -72,15 +79,17 @@ TEST(HolderCap, OllamaSettingsFromEnvironmentOnly) {
 }
 
 TEST(HolderCap, LlamaCppSettings) {
-  auto cap = ParseHolderCap(HolderKind::kLlamaCpp,
-                            {"llama-server", "-m", "x.gguf", "--ctx-size=8192", "-ngl", "0", "--no-mmap"}, Env{});
+  auto cap = ParseHolderCap(
+      HolderKind::kLlamaCpp,
+      {"llama-server", "-m", "x.gguf", "--ctx-size=8192", "-ngl", "0", "--no-mmap"}, Env{});
   EXPECT_TRUE(cap.fixed_after_load);
   EXPECT_TRUE(cap.cpu_only);
   ASSERT_EQ(cap.settings.size(), 3u);
   EXPECT_EQ(cap.settings[0].value, "8192");
   EXPECT_EQ(cap.settings[1].value, "0");
   EXPECT_EQ(cap.settings[2].name, "--no-mmap");
-  cap = ParseHolderCap(HolderKind::kLlamaCpp, {"llama-server", "-c", "4096", "--n-gpu-layers", "99"}, Env{});
+  cap = ParseHolderCap(HolderKind::kLlamaCpp,
+                       {"llama-server", "-c", "4096", "--n-gpu-layers", "99"}, Env{});
   EXPECT_FALSE(cap.cpu_only);
   EXPECT_EQ(cap.settings[0].value, "4096");
 }
@@ -89,7 +98,8 @@ TEST(HolderCap, GuardTorchCapFromEnvironment) {
   auto cap = ParseHolderCap(HolderKind::kPythonTorch, {"python3", "train.py"},
                             Env{{"HEADROOM_TORCH_CAP_BYTES", "4294967296"}});
   EXPECT_EQ(cap.cap_bytes, 4294967296u);
-  cap = ParseHolderCap(HolderKind::kPythonTorch, {"python3"}, Env{{"HEADROOM_TORCH_CAP_BYTES", "4G"}});
+  cap = ParseHolderCap(HolderKind::kPythonTorch, {"python3"},
+                       Env{{"HEADROOM_TORCH_CAP_BYTES", "4G"}});
   EXPECT_FALSE(cap.cap_bytes);
 }
 

@@ -1,14 +1,13 @@
 #include "run/job_cgroup.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "run/pidfd.h"
 #include "sys/processes.h"
@@ -21,7 +20,8 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   size_t start = 0;
   for (;;) {
     const size_t at = s.find(sep, start);
-    out.push_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    out.push_back(
+        s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
     if (at == std::string_view::npos) break;
     start = at + 1;
   }
@@ -76,7 +76,9 @@ JobCgroup::JobCgroup(std::string dir, bool v2)
 }
 
 JobCgroup::JobCgroup(JobCgroup&& o) noexcept
-    : dir_(std::move(o.dir_)), procs_path_(std::move(o.procs_path_)), v2_(o.v2_),
+    : dir_(std::move(o.dir_)),
+      procs_path_(std::move(o.procs_path_)),
+      v2_(o.v2_),
       kill_fd_(o.kill_fd_) {
   o.kill_fd_ = -1;
   o.dir_.clear();
@@ -90,7 +92,8 @@ JobCgroup::~JobCgroup() {
 Result<JobCgroup> JobCgroup::Create(const SysRoot& root, const std::string& name) {
   auto mounts_text = root.ReadFile("proc/self/mounts");
   auto cgroup_text = root.ReadFile("proc/self/cgroup");
-  if (!mounts_text || !cgroup_text) return Error{"no job cgroup: cannot read proc/self/mounts or proc/self/cgroup"};
+  if (!mounts_text || !cgroup_text)
+    return Error{"no job cgroup: cannot read proc/self/mounts or proc/self/cgroup"};
   const CgroupMounts mounts = ParseCgroupMounts(*mounts_text);
   const CgroupPaths paths = ParseProcCgroup(*cgroup_text);
   std::string why;
@@ -102,12 +105,14 @@ Result<JobCgroup> JobCgroup::Create(const SysRoot& root, const std::string& name
     }
     const std::string dir = fmt::format("{}{}/{}", mount, *own == "/" ? "" : *own, name);
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      why += fmt::format("{}{}: mkdir({}): {}", why.empty() ? "" : "; ", what, dir, std::strerror(errno));
+      why += fmt::format("{}{}: mkdir({}): {}", why.empty() ? "" : "; ", what, dir,
+                         std::strerror(errno));
       return std::nullopt;
     }
     JobCgroup cg(dir, v2);
     if (v2 && cg.kill_fd_ < 0) {
-      why += fmt::format("{}{}: no cgroup.kill (kernel before 5.14)", why.empty() ? "" : "; ", what);
+      why +=
+          fmt::format("{}{}: no cgroup.kill (kernel before 5.14)", why.empty() ? "" : "; ", what);
       return std::nullopt;  // the destructor removes the directory
     }
     return cg;

@@ -27,9 +27,12 @@ struct Candidate {
 
 std::string_view HolderActionName(HolderAction action) {
   switch (action) {
-    case HolderAction::kKeep: return "keep";
-    case HolderAction::kStop: return "stop";
-    case HolderAction::kPartOf: return "part-of";
+    case HolderAction::kKeep:
+      return "keep";
+    case HolderAction::kStop:
+      return "stop";
+    case HolderAction::kPartOf:
+      return "part-of";
   }
   return "?";
 }
@@ -37,11 +40,14 @@ std::string_view HolderActionName(HolderAction action) {
 std::string_view HolderActionLabel(HolderAction action) {
   switch (action) {
     // TRANSLATORS: ps --need's advice for a process: it can stay beside the job.
-    case HolderAction::kKeep: return Tr(N_("keep"));
+    case HolderAction::kKeep:
+      return Tr(N_("keep"));
     // TRANSLATORS: ps --need's advice for a process: stop it before the job.
-    case HolderAction::kStop: return Tr(N_("stop"));
+    case HolderAction::kStop:
+      return Tr(N_("stop"));
     // TRANSLATORS: ps --need's advice: the process is part of another (a server's worker).
-    case HolderAction::kPartOf: return Tr(N_("part-of"));
+    case HolderAction::kPartOf:
+      return Tr(N_("part-of"));
   }
   return "?";
 }
@@ -110,8 +116,10 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
       continue;
     }
     if (cap.pool_fraction) {
-      const auto cap_size = static_cast<uint64_t>(*cap.pool_fraction * static_cast<double>(mem_total_bytes));
-      std::string what = TrFormat("{} cap {:.2f} x {} = {}", name, *cap.pool_fraction, total, FormatGiB(cap_size));
+      const auto cap_size =
+          static_cast<uint64_t>(*cap.pool_fraction * static_cast<double>(mem_total_bytes));
+      std::string what =
+          TrFormat("{} cap {:.2f} x {} = {}", name, *cap.pool_fraction, total, FormatGiB(cap_size));
       if (group_held[i] > cap_size) what += TrFormat(", but it holds {} now", held);
       candidates.push_back({i, std::max(cap_size, group_held[i]), what});
     } else if (cap.cap_bytes) {
@@ -119,7 +127,8 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
       if (group_held[i] > *cap.cap_bytes) what += TrFormat(", but it holds {} now", held);
       candidates.push_back({i, std::max(*cap.cap_bytes, group_held[i]), what});
     } else if (cap.fixed_after_load && (group_gpu_known[i] || cap.cpu_only)) {
-      candidates.push_back({i, group_held[i], TrFormat("{} holds {} (fixed after load)", name, held)});
+      candidates.push_back(
+          {i, group_held[i], TrFormat("{} holds {} (fixed after load)", name, held)});
     } else if (cap.fixed_after_load) {
       adv.arithmetic = TrFormat(
           "{} holds {} in host memory, and its GPU memory is not known (no NVML figure for "
@@ -133,22 +142,24 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
     }
   }
 
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& x, const Candidate& y) { return x.size_bytes < y.size_bytes; });
-  const std::string budget =
-      TrFormat("{} (MemTotal {} - reserve {})", FormatGiB(a.budget_bytes), total, FormatGiB(a.reserve_bytes));
+  std::stable_sort(
+      candidates.begin(), candidates.end(),
+      [](const Candidate& x, const Candidate& y) { return x.size_bytes < y.size_bytes; });
+  const std::string budget = TrFormat("{} (MemTotal {} - reserve {})", FormatGiB(a.budget_bytes),
+                                      total, FormatGiB(a.reserve_bytes));
   for (const auto& c : candidates) {
     HolderAdvice& adv = a.holders[c.index];
     adv.size_bytes = c.size_bytes;
     const uint64_t sum = a.kept_bytes + c.size_bytes + need_bytes;
-    const std::string kept = a.kept_bytes > 0 ? TrFormat(" + {} kept", FormatGiB(a.kept_bytes)) : "";
+    const std::string kept =
+        a.kept_bytes > 0 ? TrFormat(" + {} kept", FormatGiB(a.kept_bytes)) : "";
     const bool keep = sum <= a.budget_bytes;
     // TRANSLATORS: {0} the holder and its size, {1} empty or " + 20.00 GiB kept", {2} the
     // job's need, {3} the sum, {4} the budget with its arithmetic.
-    adv.arithmetic = keep ? TrFormat("{0}{1} + need {2} = {3} of {4}: keep", c.what, kept, FormatGiB(need_bytes),
-                                     FormatGiB(sum), budget)
-                          : TrFormat("{0}{1} + need {2} = {3} > {4}: stop before this run", c.what, kept,
-                                     FormatGiB(need_bytes), FormatGiB(sum), budget);
+    adv.arithmetic = keep ? TrFormat("{0}{1} + need {2} = {3} of {4}: keep", c.what, kept,
+                                     FormatGiB(need_bytes), FormatGiB(sum), budget)
+                          : TrFormat("{0}{1} + need {2} = {3} > {4}: stop before this run", c.what,
+                                     kept, FormatGiB(need_bytes), FormatGiB(sum), budget);
     if (keep) {
       adv.action = HolderAction::kKeep;
       adv.stop_command.clear();
@@ -161,14 +172,16 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
   const bool room = a.kept_bytes + need_bytes <= a.budget_bytes;
   a.fits = stops == 0 && room;
   if (!room) {
-    a.summary = TrFormat("the job's need {} alone is more than the budget {}: it does not fit", FormatGiB(need_bytes),
-                         budget);
+    a.summary = TrFormat("the job's need {} alone is more than the budget {}: it does not fit",
+                         FormatGiB(need_bytes), budget);
   } else if (stops > 0) {
-    a.summary = TrFormat("{} holder(s) to stop before this run; then need {} + kept {} = {} of {}", stops,
-                         FormatGiB(need_bytes), FormatGiB(a.kept_bytes), FormatGiB(need_bytes + a.kept_bytes), budget);
+    a.summary = TrFormat("{} holder(s) to stop before this run; then need {} + kept {} = {} of {}",
+                         stops, FormatGiB(need_bytes), FormatGiB(a.kept_bytes),
+                         FormatGiB(need_bytes + a.kept_bytes), budget);
   } else {
-    a.summary = TrFormat("fits beside everything kept: need {} + kept {} = {} of {}", FormatGiB(need_bytes),
-                         FormatGiB(a.kept_bytes), FormatGiB(need_bytes + a.kept_bytes), budget);
+    a.summary =
+        TrFormat("fits beside everything kept: need {} + kept {} = {} of {}", FormatGiB(need_bytes),
+                 FormatGiB(a.kept_bytes), FormatGiB(need_bytes + a.kept_bytes), budget);
   }
   return a;
 }

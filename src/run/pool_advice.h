@@ -25,7 +25,7 @@
 namespace headroom {
 
 enum class HolderAction { kKeep, kStop, kPartOf };
-std::string_view HolderActionName(HolderAction action);  // "keep", "stop", "part-of" (ps --json)
+std::string_view HolderActionName(HolderAction action);   // "keep", "stop", "part-of" (ps --json)
 std::string_view HolderActionLabel(HolderAction action);  // the same, in the user's language
 
 // `arithmetic` and `summary` are for people, in the user's language (ps --json is English
@@ -34,20 +34,20 @@ std::string_view HolderActionLabel(HolderAction action);  // the same, in the us
 struct HolderAdvice {
   pid_t pid = 0;
   HolderAction action = HolderAction::kStop;
-  std::optional<pid_t> part_of;    // kPartOf: the holder whose advice applies
-  uint64_t held_bytes = 0;         // the tree's PSS/RSS + GPU memory now
+  std::optional<pid_t> part_of;        // kPartOf: the holder whose advice applies
+  uint64_t held_bytes = 0;             // the tree's PSS/RSS + GPU memory now
   std::optional<uint64_t> size_bytes;  // what the advice counted; nullopt when unknown
-  std::string arithmetic;          // "vllm cap 0.50 x 121.69 GiB = 60.85 GiB; + need ..."
-  std::string stop_command;        // kStop: printed for the user, never run; "" if none
+  std::string arithmetic;              // "vllm cap 0.50 x 121.69 GiB = 60.85 GiB; + need ..."
+  std::string stop_command;            // kStop: printed for the user, never run; "" if none
 };
 
 struct PoolAdvice {
   uint64_t mem_total_bytes = 0;
   uint64_t need_bytes = 0;
   uint64_t reserve_bytes = 0;
-  uint64_t budget_bytes = 0;  // mem_total - reserve
-  uint64_t kept_bytes = 0;    // sum of the kept holders' sizes
-  bool fits = false;          // nothing must stop, and kept + need <= budget
+  uint64_t budget_bytes = 0;          // mem_total - reserve
+  uint64_t kept_bytes = 0;            // sum of the kept holders' sizes
+  bool fits = false;                  // nothing must stop, and kept + need <= budget
   std::vector<HolderAdvice> holders;  // one per holder, in the holders' order
   std::string summary;
 };

@@ -10,7 +10,8 @@ namespace {
 
 constexpr uint64_t kTotal = 128 * kGiB;  // reserve 8% = 10.24 GiB, budget 117.76 GiB
 
-PoolHolder Holder(pid_t pid, HolderKind kind, uint64_t pss, std::optional<uint64_t> gpu = std::nullopt) {
+PoolHolder Holder(pid_t pid, HolderKind kind, uint64_t pss,
+                  std::optional<uint64_t> gpu = std::nullopt) {
   PoolHolder h;
   h.facts.pid = pid;
   h.facts.pss_bytes = pss;
@@ -28,7 +29,8 @@ HolderCap Fraction(double f) {
 }
 
 TEST(PoolAdvice, SmallJobBesideHalfCappedVllmKeeps) {
-  const auto a = AdviseBesideJob({Holder(1234, HolderKind::kVllm, kGiB)}, {Fraction(0.5)}, 4 * kGiB, kTotal);
+  const auto a =
+      AdviseBesideJob({Holder(1234, HolderKind::kVllm, kGiB)}, {Fraction(0.5)}, 4 * kGiB, kTotal);
   EXPECT_EQ(a.reserve_bytes, kTotal * 8 / 100);
   ASSERT_EQ(a.holders.size(), 1u);
   EXPECT_EQ(a.holders[0].action, HolderAction::kKeep);
@@ -45,17 +47,20 @@ TEST(PoolAdvice, NearCapacityAndUncappedStop) {
   const auto a = AdviseBesideJob({Holder(1234, HolderKind::kVllm, kGiB), trainer},
                                  {Fraction(0.9), HolderCap{}}, 4 * kGiB, kTotal);
   EXPECT_EQ(a.holders[0].action, HolderAction::kStop);
-  EXPECT_NE(a.holders[0].arithmetic.find("= 119.20 GiB > 117.76 GiB"), std::string::npos) << a.holders[0].arithmetic;
+  EXPECT_NE(a.holders[0].arithmetic.find("= 119.20 GiB > 117.76 GiB"), std::string::npos)
+      << a.holders[0].arithmetic;
   EXPECT_EQ(a.holders[0].stop_command, "kill -TERM 1234");
   EXPECT_EQ(a.holders[1].action, HolderAction::kStop);
-  EXPECT_NE(a.holders[1].arithmetic.find("holds 16.00 GiB and has no cap"), std::string::npos) << a.holders[1].arithmetic;
+  EXPECT_NE(a.holders[1].arithmetic.find("holds 16.00 GiB and has no cap"), std::string::npos)
+      << a.holders[1].arithmetic;
   EXPECT_FALSE(a.fits);
   EXPECT_NE(a.summary.find("2 holder(s) to stop"), std::string::npos);
 }
 
 TEST(PoolAdvice, HeldMoreThanCapCountsWhatItHolds) {
   // 0.25 x 128 = 32 GiB, but it holds 1 + 40 GiB.
-  const auto a = AdviseBesideJob({Holder(1, HolderKind::kVllm, kGiB, 40 * kGiB)}, {Fraction(0.25)}, 4 * kGiB, kTotal);
+  const auto a = AdviseBesideJob({Holder(1, HolderKind::kVllm, kGiB, 40 * kGiB)}, {Fraction(0.25)},
+                                 4 * kGiB, kTotal);
   EXPECT_EQ(a.holders[0].size_bytes, 41 * kGiB);
   EXPECT_NE(a.holders[0].arithmetic.find("but it holds 41.00 GiB now"), std::string::npos);
 }
@@ -74,14 +79,16 @@ TEST(PoolAdvice, WorkersCountWithTheirServer) {
 }
 
 TEST(PoolAdvice, CappedKeptSmallestFirstUntilTheBudgetIsFull) {
-  const auto a = AdviseBesideJob({Holder(1, HolderKind::kVllm, 0), Holder(2, HolderKind::kSglang, 0),
-                                  Holder(3, HolderKind::kVllm, 0)},
-                                 {Fraction(0.5), Fraction(0.2), Fraction(0.3)}, 4 * kGiB, kTotal);
+  const auto a =
+      AdviseBesideJob({Holder(1, HolderKind::kVllm, 0), Holder(2, HolderKind::kSglang, 0),
+                       Holder(3, HolderKind::kVllm, 0)},
+                      {Fraction(0.5), Fraction(0.2), Fraction(0.3)}, 4 * kGiB, kTotal);
   // 0.2 (25.6) kept, 0.3 (38.4) kept: 64 + 4 = 68; 0.5 (64): 64 + 64 + 4 = 132 > 117.76.
   EXPECT_EQ(a.holders[1].action, HolderAction::kKeep);
   EXPECT_EQ(a.holders[2].action, HolderAction::kKeep);
   EXPECT_EQ(a.holders[0].action, HolderAction::kStop);
-  EXPECT_NE(a.holders[0].arithmetic.find("+ 64.00 GiB kept + need"), std::string::npos) << a.holders[0].arithmetic;
+  EXPECT_NE(a.holders[0].arithmetic.find("+ 64.00 GiB kept + need"), std::string::npos)
+      << a.holders[0].arithmetic;
   EXPECT_FALSE(a.fits);
 }
 
@@ -114,7 +121,8 @@ TEST(PoolAdvice, ConfiguredReserveReplacesTheGuardDefault) {
   EXPECT_EQ(a.budget_bytes, kTotal - 20 * kGiB);
   const auto b = AdviseBesideJob({}, {}, kTotal - 10 * kGiB, kTotal, 20 * kGiB);
   EXPECT_FALSE(b.fits);  // fits beside the default reserve, not beside the configured one
-  EXPECT_TRUE(AdviseBesideJob({}, {}, kTotal - 10 * kGiB - DefaultKillLevelBytes(kTotal), kTotal).fits);
+  EXPECT_TRUE(
+      AdviseBesideJob({}, {}, kTotal - 10 * kGiB - DefaultKillLevelBytes(kTotal), kTotal).fits);
 }
 
 }  // namespace

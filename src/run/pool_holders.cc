@@ -62,17 +62,18 @@ constexpr std::array kModules = {
 // Process titles set with setproctitle by the engines' own worker processes.
 constexpr std::array kTitlePrefixes = {
     NamedKind{"ray::", HolderKind::kRayWorker},
-    NamedKind{"VLLM::", HolderKind::kVllm},  // vLLM v1: VLLM::EngineCore, VLLM::Worker_TP0
+    NamedKind{"VLLM::", HolderKind::kVllm},      // vLLM v1: VLLM::EngineCore, VLLM::Worker_TP0
     NamedKind{"sglang::", HolderKind::kSglang},  // sglang::scheduler_TP0, sglang::detokenizer
 };
 
 constexpr std::array<std::string_view, 21> kLaunchers = {
-    "env", "nohup", "uv", "uvx", "run", "conda", "mamba", "micromamba", "poetry", "pipx", "pdm",
-    "numactl", "taskset", "nice", "ionice", "stdbuf", "setsid", "sudo", "chrt", "time", "exec"};
+    "env",        "nohup",  "uv",     "uvx",  "run",     "conda",   "mamba",
+    "micromamba", "poetry", "pipx",   "pdm",  "numactl", "taskset", "nice",
+    "ionice",     "stdbuf", "setsid", "sudo", "chrt",    "time",    "exec"};
 
 // Launcher options whose value is the next word (conda run -n ENV, sudo -u USER).
-constexpr std::array<std::string_view, 6> kOptionsWithValue = {"-n", "--name", "-p",
-                                                                "--prefix", "-u", "--user"};
+constexpr std::array<std::string_view, 6> kOptionsWithValue = {"-n",       "--name", "-p",
+                                                               "--prefix", "-u",     "--user"};
 
 template <size_t N>
 std::optional<HolderKind> Lookup(const std::array<NamedKind, N>& table, std::string_view name) {
@@ -98,8 +99,9 @@ std::string_view ProgramName(std::string_view word) {
 bool IsPython(std::string_view name) {
   if (name.substr(0, 6) != "python") return false;
   name.remove_prefix(6);
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+  });
 }
 
 // After an interpreter: `-m MODULE`, or the script. Interpreter options are skipped (-u, -O,
@@ -129,20 +131,34 @@ std::optional<HolderKind> AfterPython(const std::vector<std::string>& words, siz
 
 std::string_view HolderKindName(HolderKind kind) {
   switch (kind) {
-    case HolderKind::kVllm: return "vllm";
-    case HolderKind::kSglang: return "sglang";
-    case HolderKind::kOllama: return "ollama";
-    case HolderKind::kLlamaCpp: return "llama.cpp";
-    case HolderKind::kTgi: return "tgi";
-    case HolderKind::kTensorRtLlm: return "tensorrt-llm";
-    case HolderKind::kTrl: return "trl";
-    case HolderKind::kAxolotl: return "axolotl";
-    case HolderKind::kTorchrun: return "torchrun";
-    case HolderKind::kAccelerate: return "accelerate";
-    case HolderKind::kDeepspeed: return "deepspeed";
-    case HolderKind::kRayWorker: return "ray worker";
-    case HolderKind::kPythonTorch: return "python (torch loaded)";
-    case HolderKind::kGpuProcess: return "gpu process";
+    case HolderKind::kVllm:
+      return "vllm";
+    case HolderKind::kSglang:
+      return "sglang";
+    case HolderKind::kOllama:
+      return "ollama";
+    case HolderKind::kLlamaCpp:
+      return "llama.cpp";
+    case HolderKind::kTgi:
+      return "tgi";
+    case HolderKind::kTensorRtLlm:
+      return "tensorrt-llm";
+    case HolderKind::kTrl:
+      return "trl";
+    case HolderKind::kAxolotl:
+      return "axolotl";
+    case HolderKind::kTorchrun:
+      return "torchrun";
+    case HolderKind::kAccelerate:
+      return "accelerate";
+    case HolderKind::kDeepspeed:
+      return "deepspeed";
+    case HolderKind::kRayWorker:
+      return "ray worker";
+    case HolderKind::kPythonTorch:
+      return "python (torch loaded)";
+    case HolderKind::kGpuProcess:
+      return "gpu process";
   }
   return "?";
 }
@@ -156,7 +172,8 @@ std::vector<std::string> CommandWords(const std::vector<std::string>& argv) {
       const size_t start = arg.find_first_not_of(" \t\n", at);
       if (start == std::string::npos) break;
       const size_t end = arg.find_first_of(" \t\n", start);
-      words.push_back(arg.substr(start, end == std::string::npos ? std::string::npos : end - start));
+      words.push_back(
+          arg.substr(start, end == std::string::npos ? std::string::npos : end - start));
       split = true;
       at = end == std::string::npos ? arg.size() : end;
     }
@@ -304,7 +321,8 @@ std::string DisplayCommand(const ProcessFacts& facts) {
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return lower.rfind("--", 0) == 0 &&
            (lower.find("key") != std::string::npos || lower.find("token") != std::string::npos ||
-            lower.find("secret") != std::string::npos || lower.find("password") != std::string::npos);
+            lower.find("secret") != std::string::npos ||
+            lower.find("password") != std::string::npos);
   };
   std::string line;
   bool mask_next = false;
@@ -312,7 +330,8 @@ std::string DisplayCommand(const ProcessFacts& facts) {
     std::string shown = arg;
     if (mask_next) {
       shown = "***";
-    } else if (const size_t eq = arg.find('='); eq != std::string::npos && secret_flag(arg.substr(0, eq))) {
+    } else if (const size_t eq = arg.find('=');
+               eq != std::string::npos && secret_flag(arg.substr(0, eq))) {
       shown = arg.substr(0, eq + 1) + "***";
     }
     mask_next = shown == arg && secret_flag(arg);

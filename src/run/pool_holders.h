@@ -57,10 +57,10 @@ std::vector<std::string> CommandWords(const std::vector<std::string>& argv);
 struct PoolHolder {
   ProcessFacts facts;
   HolderKind kind = HolderKind::kGpuProcess;
-  std::string user;                     // name from etc/passwd, else the uid, else "?"
-  std::optional<uint64_t> gpu_bytes;    // NVML's used memory, summed over devices
-  bool in_gpu_list = false;             // NVML listed this pid
-  bool in_proc = true;                  // false: NVML pid with no proc/PID (other namespace)
+  std::string user;                   // name from etc/passwd, else the uid, else "?"
+  std::optional<uint64_t> gpu_bytes;  // NVML's used memory, summed over devices
+  bool in_gpu_list = false;           // NVML listed this pid
+  bool in_proc = true;                // false: NVML pid with no proc/PID (other namespace)
   // The topmost holder among this one's ancestors: a vLLM EngineCore under `vllm serve`, a
   // torch worker under torchrun. Its memory counts with that holder's, and its cap is that
   // holder's (workers carry no flags of their own).

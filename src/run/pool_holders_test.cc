@@ -24,7 +24,8 @@ TEST(ClassifyCommand, KnownProgramsAndModules) {
       {{"python", "-u", "-m", "sglang.launch_server", "--model", "x"}, HolderKind::kSglang},
       {{"sglang::scheduler_TP0"}, HolderKind::kSglang},
       {{"/usr/local/bin/ollama", "serve"}, HolderKind::kOllama},
-      {{"/usr/lib/ollama/runners/cuda_v12/ollama_llama_server", "--model", "x"}, HolderKind::kOllama},
+      {{"/usr/lib/ollama/runners/cuda_v12/ollama_llama_server", "--model", "x"},
+       HolderKind::kOllama},
       {{"./build/bin/llama-server", "-m", "x.gguf"}, HolderKind::kLlamaCpp},
       {{"text-generation-launcher", "--model-id", "x"}, HolderKind::kTgi},
       {{"trtllm-serve", "x"}, HolderKind::kTensorRtLlm},
@@ -85,7 +86,8 @@ TEST(StopCommand, ServiceUserServiceContainerOrKill) {
   EXPECT_EQ(StopCommand(h), "systemctl --user stop vllm");
   h.facts.cgroup = "/user.slice/user-1000.slice/user@1000.service";
   EXPECT_EQ(StopCommand(h), "kill -TERM 3333");
-  h.facts.cgroup = "/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope";
+  h.facts.cgroup =
+      "/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope";
   EXPECT_EQ(StopCommand(h), "docker stop 0123456789ab");
   h.facts.cgroup = "/user.slice/user-1000.slice/session-2.scope";
   EXPECT_EQ(StopCommand(h), "kill -TERM 3333");
@@ -105,7 +107,8 @@ TEST(DisplayCommand, MasksSecretsAndControlBytes) {
 TEST(FindPoolHolders, FixtureTreeWithNvmlList) {
   const SysRoot root(std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/ps-box");
   // As the fake NVML's discrete scenario lists them, plus a pid in another namespace.
-  const std::vector<GpuProcess> gpu = {{1111, 40ULL << 30}, {2222, std::nullopt}, {9999, 1ULL << 30}};
+  const std::vector<GpuProcess> gpu = {
+      {1111, 40ULL << 30}, {2222, std::nullopt}, {9999, 1ULL << 30}};
   const auto holders = FindPoolHolders(root, gpu, 0);
   std::vector<pid_t> pids;
   for (const auto& h : holders) pids.push_back(h.facts.pid);

@@ -82,8 +82,10 @@ void SampleEventDetector::Plateau(const Sample& s, std::vector<SampleEvent>& out
   if (on && !plateau_) {
     out.push_back(
         {"power_plateau", s.time,
-         TrFormat("power held at {} W (sustained figure {} W) while the GPU warmed {} C in {} samples",
-                  Watts(static_cast<uint32_t>(mean)), Watts(*profile_.sustained_power_mw), rise, window_.size()),
+         TrFormat(
+             "power held at {} W (sustained figure {} W) while the GPU warmed {} C in {} samples",
+             Watts(static_cast<uint32_t>(mean)), Watts(*profile_.sustained_power_mw), rise,
+             window_.size()),
          fmt::format(R"({{"power_w":{:.2f},"sustained_power_w":{:.1f},"temperature_c":{},)"
                      R"("temperature_rise_c":{},"samples":{}}})",
                      mean / 1000, *profile_.sustained_power_mw / 1000.0, window_.back().second,
@@ -98,14 +100,13 @@ void SampleEventDetector::Collapse(const Sample& s, std::vector<SampleEvent>& ou
   if (!s.sm_clock_mhz || !profile_.normal_sm_clock_mhz) return;
   const uint32_t clock = *s.sm_clock_mhz;
   const uint64_t reasons = s.clock_event_reasons.value_or(0);
-  const bool low_clock =
-      clock < t_.collapse_clock_fraction * *profile_.normal_sm_clock_mhz ||
-      InDegradedClockBand(profile_, clock);
+  const bool low_clock = clock < t_.collapse_clock_fraction * *profile_.normal_sm_clock_mhz ||
+                         InDegradedClockBand(profile_, clock);
   const bool low_power = s.power_mw && profile_.rated_power_mw &&
                          *s.power_mw < t_.collapse_max_power_fraction * *profile_.rated_power_mw;
-  const bool busy = !(reasons & kGpuIdleBit) &&
-                    (!s.gpu_utilization_pct ||
-                     *s.gpu_utilization_pct >= t_.collapse_min_utilization_pct);
+  const bool busy =
+      !(reasons & kGpuIdleBit) &&
+      (!s.gpu_utilization_pct || *s.gpu_utilization_pct >= t_.collapse_min_utilization_pct);
   const bool on = low_clock && low_power && busy && !IsClockSlowdown(reasons);
   collapse_run_ = on ? collapse_run_ + 1 : 0;
   if (collapse_run_ >= t_.collapse_samples && !collapsed_) {
@@ -113,11 +114,13 @@ void SampleEventDetector::Collapse(const Sample& s, std::vector<SampleEvent>& ou
     out.push_back(
         {"clock_collapse", s.time,
          InDegradedClockBand(profile_, clock)
-             ? TrFormat("SM clock {} MHz against a normal {} MHz at {} W with no clock event reason (GB10 degraded "
+             ? TrFormat("SM clock {} MHz against a normal {} MHz at {} W with no clock event "
+                        "reason (GB10 degraded "
                         "band; cleared only by a full power-off)",
                         clock, *profile_.normal_sm_clock_mhz, Watts(*s.power_mw))
-             : TrFormat("SM clock {} MHz against a normal {} MHz at {} W with no clock event reason", clock,
-                        *profile_.normal_sm_clock_mhz, Watts(*s.power_mw)),
+             : TrFormat(
+                   "SM clock {} MHz against a normal {} MHz at {} W with no clock event reason",
+                   clock, *profile_.normal_sm_clock_mhz, Watts(*s.power_mw)),
          fmt::format(R"({{"clocks_sm_mhz":{},"normal_sm_clock_mhz":{},"power_w":{},)"
                      R"("rated_power_w":{:.1f},"utilization_gpu_pct":{},"degraded_band":{}}})",
                      clock, *profile_.normal_sm_clock_mhz, Watts(*s.power_mw),
@@ -126,8 +129,7 @@ void SampleEventDetector::Collapse(const Sample& s, std::vector<SampleEvent>& ou
                      InDegradedClockBand(profile_, clock) ? "true" : "false")});
   } else if (collapsed_ && !low_clock) {
     collapsed_ = false;
-    out.push_back({"clock_recovered", s.time,
-                   TrFormat("SM clock back to {} MHz", clock),
+    out.push_back({"clock_recovered", s.time, TrFormat("SM clock back to {} MHz", clock),
                    fmt::format(R"({{"clocks_sm_mhz":{}}})", clock)});
   }
 }
@@ -139,12 +141,13 @@ void SampleEventDetector::Memory(const Sample& s, std::vector<SampleEvent>& out)
       psi_high_ = true;
       out.push_back(
           {"memory_pressure", s.time,
-           TrFormat("memory pressure: PSI some avg10 {:.2f}% (threshold {:.0f}%)", psi, t_.psi_some_avg10_pct),
-           fmt::format(R"({{"cause":"psi","psi_some_avg10_pct":{:.2f},"threshold_pct":{:.1f},)"
-                       R"("mem_available_bytes":{}}})",
-                       psi, t_.psi_some_avg10_pct,
-                       s.mem_available_bytes ? fmt::format("{}", *s.mem_available_bytes)
-                                             : "null")});
+           TrFormat("memory pressure: PSI some avg10 {:.2f}% (threshold {:.0f}%)", psi,
+                    t_.psi_some_avg10_pct),
+           fmt::format(
+               R"({{"cause":"psi","psi_some_avg10_pct":{:.2f},"threshold_pct":{:.1f},)"
+               R"("mem_available_bytes":{}}})",
+               psi, t_.psi_some_avg10_pct,
+               s.mem_available_bytes ? fmt::format("{}", *s.mem_available_bytes) : "null")});
     } else if (psi_high_ && psi < t_.psi_some_avg10_pct / 2) {
       psi_high_ = false;
     }
@@ -159,8 +162,8 @@ void SampleEventDetector::Memory(const Sample& s, std::vector<SampleEvent>& out)
     if (fast && !falling_) {
       out.push_back(
           {"memory_pressure", s.time,
-           TrFormat("MemAvailable fell {:.1f} GiB in {:.1f} s (to {:.1f} GiB)", fell / (1 << 30), dt,
-                    *s.mem_available_bytes / double(1 << 30)),
+           TrFormat("MemAvailable fell {:.1f} GiB in {:.1f} s (to {:.1f} GiB)", fell / (1 << 30),
+                    dt, *s.mem_available_bytes / double(1 << 30)),
            fmt::format(R"({{"cause":"memavailable_fall","fell_bytes":{:.0f},"seconds":{:.3f},)"
                        R"("bytes_per_s":{:.0f},"mem_available_bytes":{}}})",
                        fell, dt, fell / dt, *s.mem_available_bytes)});

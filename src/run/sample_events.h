@@ -83,7 +83,7 @@ class SampleEventDetector {
 
   PlatformProfile profile_;
   EventThresholds t_;
-  uint64_t reasons_ = 0;  // last known mask (gpu_idle excluded)
+  uint64_t reasons_ = 0;                          // last known mask (gpu_idle excluded)
   std::vector<std::pair<uint32_t, int>> window_;  // power_mw, temperature_c
   bool plateau_ = false;
   size_t collapse_run_ = 0;

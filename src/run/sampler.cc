@@ -12,13 +12,12 @@
 #include "run/sampler.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <charconv>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "sys/hwmon.h"
 #include "sys/meminfo.h"
@@ -127,8 +126,8 @@ Sampler::Sampler(const SysRoot& root, std::unique_ptr<GpuBackend> gpu) : gpu_(st
       }
     }
     if (readings.size() > 1) {
-      notes_.push_back(fmt::format("{} GPUs: sampling device {} ({})", readings.size(),
-                                   gpu_index_, platform_.gpu_name));
+      notes_.push_back(fmt::format("{} GPUs: sampling device {} ({})", readings.size(), gpu_index_,
+                                   platform_.gpu_name));
     }
   }
   meminfo_ = OpenKept(root, "proc/meminfo", 16 * 1024);
@@ -185,7 +184,8 @@ Sampler::Sampler(const SysRoot& root, std::unique_ptr<GpuBackend> gpu) : gpu_(st
       add(fmt::format("hwmon.{}.{}.energy", dev, label(e.label, "energy", e.channel)), "J", dir,
           fmt::format("energy{}_input", e.channel), ChannelKind::kMicrojoules);
     }
-    if (d.prochot) add(fmt::format("hwmon.{}.prochot", dev), "bool", dir, "prochot", ChannelKind::kBool);
+    if (d.prochot)
+      add(fmt::format("hwmon.{}.prochot", dev), "bool", dir, "prochot", ChannelKind::kBool);
   }
   for (const auto& z : ReadThermalZones(root)) {
     std::string name = "thermal." + NamePart(z.type.empty() ? z.id : z.type);
@@ -225,7 +225,8 @@ void Sampler::ReadHost(Sample& s) {
     s.mem_cached_bytes = info.cached_bytes();
     s.mem_free_bytes = info.free_bytes();
     const auto swap_total = info.swap_total_bytes(), swap_free = info.swap_free_bytes();
-    if (swap_total && swap_free && *swap_total >= *swap_free) s.swap_used_bytes = *swap_total - *swap_free;
+    if (swap_total && swap_free && *swap_total >= *swap_free)
+      s.swap_used_bytes = *swap_total - *swap_free;
   }
   if (psi_ && psi_->Read(buffer_)) {
     if (auto psi = ParsePsi(buffer_)) {

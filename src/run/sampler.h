@@ -44,7 +44,7 @@ struct Sample {
   std::optional<uint32_t> mem_clock_mhz;
   std::optional<uint64_t> clock_event_reasons;  // bitmask, gpu/clock_events.h
   std::optional<uint32_t> gpu_utilization_pct;
-  std::optional<uint64_t> energy_mj;              // cumulative since driver load
+  std::optional<uint64_t> energy_mj;               // cumulative since driver load
   std::optional<uint64_t> gpu_memory_total_bytes;  // NVML; n/a on GB10 and Jetson
   std::optional<uint64_t> gpu_memory_used_bytes;
   // PIDs holding a compute context; nullopt when the list could not be read. Not a CSV
@@ -102,7 +102,9 @@ class Sampler {
 
   const PlatformProfile& platform() const { return platform_; }
   // The user's word on the platform (config.toml [platform]); call before the first Read.
-  void OverridePlatform(const PlatformOverride& o) { platform_ = ApplyPlatformOverride(platform_, o); }
+  void OverridePlatform(const PlatformOverride& o) {
+    platform_ = ApplyPlatformOverride(platform_, o);
+  }
   const std::vector<ExtraColumn>& extra_columns() const { return extra_columns_; }
   bool has_gpu() const { return gpu_ != nullptr; }
   // Lines worth telling the user once: files that could not be opened, the sampled device.

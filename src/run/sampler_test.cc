@@ -91,8 +91,8 @@ TEST(Sampler, FakeGb10GivesGpuFieldsAndProfile) {
     EXPECT_GT(*samples[3].temperature_c, *samples[0].temperature_c);
     EXPECT_EQ(samples[0].sm_clock_mhz, 2405u);
     EXPECT_EQ(samples[3].sm_clock_mhz, 700u);
-    EXPECT_FALSE(samples[0].mem_clock_mhz.has_value());        // GB10: not supported
-    EXPECT_FALSE(samples[0].gpu_memory_total_bytes.has_value());  // unified memory
+    EXPECT_FALSE(samples[0].mem_clock_mhz.has_value());            // GB10: not supported
+    EXPECT_FALSE(samples[0].gpu_memory_total_bytes.has_value());   // unified memory
     EXPECT_EQ(samples[0].mem_total_bytes, 127'600'748ULL * 1024);  // from meminfo
     ASSERT_TRUE(samples[0].gpu_pids.has_value());
     EXPECT_EQ(*samples[0].gpu_pids, std::vector<uint32_t>{4242});

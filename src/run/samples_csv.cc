@@ -134,7 +134,8 @@ std::map<std::string, std::string, std::less<>> ParseHeaderPairs(std::string_vie
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -284,7 +285,8 @@ std::string FormatSamplesHeader(const SamplesHeader& h) {
   out += '\n';
   for (const auto& n : h.notes) {
     std::string line = n;
-    std::replace_if(line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    std::replace_if(
+        line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
     out += "# note: " + line + "\n";
   }
   for (size_t i = 0; i < kFixedColumns; ++i) {
@@ -305,7 +307,9 @@ std::string FormatSampleRow(const Sample& s, size_t extra_columns) {
   };
   auto integer = [&out](auto v) { fmt::format_to(std::back_inserter(out), "{}", v); };
   field(s.temperature_c, integer);
-  field(s.power_mw, [&](uint32_t mw) { fmt::format_to(std::back_inserter(out), "{}.{:02}", mw / 1000, (mw % 1000) / 10); });
+  field(s.power_mw, [&](uint32_t mw) {
+    fmt::format_to(std::back_inserter(out), "{}.{:02}", mw / 1000, (mw % 1000) / 10);
+  });
   field(s.sm_clock_mhz, integer);
   field(s.mem_clock_mhz, integer);
   field(s.clock_event_reasons, [&](uint64_t mask) {
@@ -320,7 +324,9 @@ std::string FormatSampleRow(const Sample& s, size_t extra_columns) {
     }
   });
   field(s.gpu_utilization_pct, integer);
-  field(s.energy_mj, [&](uint64_t mj) { fmt::format_to(std::back_inserter(out), "{}.{:03}", mj / 1000, mj % 1000); });
+  field(s.energy_mj, [&](uint64_t mj) {
+    fmt::format_to(std::back_inserter(out), "{}.{:03}", mj / 1000, mj % 1000);
+  });
   field(s.mem_total_bytes, integer);
   field(s.mem_available_bytes, integer);
   field(s.mem_cached_bytes, integer);
@@ -334,7 +340,8 @@ std::string FormatSampleRow(const Sample& s, size_t extra_columns) {
   field(s.gpu_memory_used_bytes, integer);
   for (size_t i = 0; i < extra_columns; ++i) {
     out += ',';
-    if (i < s.extra.size() && s.extra[i]) fmt::format_to(std::back_inserter(out), "{}", *s.extra[i]);
+    if (i < s.extra.size() && s.extra[i])
+      fmt::format_to(std::back_inserter(out), "{}", *s.extra[i]);
   }
   out += '\n';
   return out;
@@ -414,8 +421,9 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
     }
     if (!have_columns) {
       if (!have_header) {
-        return Error{Tr("samples: not a headroom samples file (no '# headroom samples' line before "
-                     "the columns)")};
+        return Error{
+            Tr("samples: not a headroom samples file (no '# headroom samples' line before "
+               "the columns)")};
       }
       have_columns = true;
       std::set<std::string, std::less<>> seen;
@@ -423,8 +431,8 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
       for (std::string_view f : SplitFields(line, scratch)) {
         std::string name(Trim(f));
         if (!seen.insert(name).second) {
-          return Error{TrFormat("samples: line {}: column '{}' appears twice", line_no,
-                                   name.substr(0, 64))};
+          return Error{
+              TrFormat("samples: line {}: column '{}' appears twice", line_no, name.substr(0, 64))};
         }
         size_t index = kFixedColumns;
         for (size_t i = 0; i < kFixedColumns; ++i) {
@@ -479,7 +487,8 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
     }
     series.samples.push_back(std::move(s));
   }
-  if (!have_header) return Error{Tr("samples: not a headroom samples file (no '# headroom samples' line)")};
+  if (!have_header)
+    return Error{Tr("samples: not a headroom samples file (no '# headroom samples' line)")};
   if (!have_columns) return Error{Tr("samples: no column row after the header")};
   return series;
 }

@@ -110,8 +110,8 @@ struct SampleSeries {
   // started, and any a later writer adds.
   std::map<std::string, std::string, std::less<>> header;
   std::map<std::string, std::string, std::less<>> units;  // column -> unit ("# units:")
-  std::vector<std::string> notes;                          // "# note:" lines
-  std::vector<std::string> columns;                        // as in the file
+  std::vector<std::string> notes;                         // "# note:" lines
+  std::vector<std::string> columns;                       // as in the file
   // Columns outside kSampleColumns (hwmon, thermal, a later writer's), in file order; each
   // Sample's `extra` is parallel to this. Non-numeric values read as nullopt.
   std::vector<ExtraColumn> extra_columns;

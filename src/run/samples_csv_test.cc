@@ -60,9 +60,10 @@ TEST(SamplesCsv, HeaderStartsWithNvidiaSmiColumns) {
 
 TEST(SamplesCsv, RowFormatsUnitsAndEmptyFieldsForMissingReadings) {
   const std::string row = FormatSampleRow(FullSample(1'764'410'400'123), 2);
-  EXPECT_EQ(row,
-            "2025-11-29T10:00:00.123+00:00,61,99.50,2405,,sw_power_cap|sw_thermal_slowdown,96,"
-            "5000.123,130663165952,120000000000,4000000000,110000000000,0,1.25,0.50,12.5,,,41.5,\n");
+  EXPECT_EQ(
+      row,
+      "2025-11-29T10:00:00.123+00:00,61,99.50,2405,,sw_power_cap|sw_thermal_slowdown,96,"
+      "5000.123,130663165952,120000000000,4000000000,110000000000,0,1.25,0.50,12.5,,,41.5,\n");
   Sample empty;
   empty.time = At(0);
   empty.clock_event_reasons = 0;
@@ -123,7 +124,7 @@ TEST(SamplesCsv, TornLastLineIsSkipped) {
 TEST(SamplesCsv, ZeroFilledTailAndShortRowsAreSkipped) {
   std::string text = FormatSamplesHeader(Header());
   text += FormatSampleRow(FullSample(1000), 2);
-  text += "2025-11-29T10:00:00.000+00:00,1,2\n";     // short row
+  text += "2025-11-29T10:00:00.000+00:00,1,2\n";       // short row
   text += std::string(100, '\0') + "\n";               // ext4 zero block after a crash
   text += "not-a-time" + std::string(20, ',') + "\n";  // right count, bad timestamp
   text += FormatSampleRow(FullSample(3000), 2);

@@ -1,18 +1,18 @@
 #include "run/torch_cap.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
-#include <fmt/format.h>
-
 namespace headroom {
 namespace {
 
 // The hook. It must never break the job: every failure is one line on stderr.
-constexpr const char* kSiteCustomize = R"PY(# Installed by `headroom guard --torch-cap` (docs/guard.md). Sets torch's per-process
+constexpr const char* kSiteCustomize =
+    R"PY(# Installed by `headroom guard --torch-cap` (docs/guard.md). Sets torch's per-process
 # memory fraction once torch is imported, so the allocator raises a catchable
 # torch.OutOfMemoryError before the memory pool runs out.
 import importlib.abc

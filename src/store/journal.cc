@@ -207,9 +207,12 @@ Result<fs::path> ResolveJournalPath(std::string_view flag,
 
 std::string_view RunKindName(RunKind kind) {
   switch (kind) {
-    case RunKind::kGuard: return "guard";
-    case RunKind::kSweep: return "sweep";
-    case RunKind::kWatch: return "watch";
+    case RunKind::kGuard:
+      return "guard";
+    case RunKind::kSweep:
+      return "sweep";
+    case RunKind::kWatch:
+      return "watch";
   }
   return "guard";
 }
@@ -312,8 +315,8 @@ std::optional<Error> Journal::CheckAndMigrate(bool& busy) {
 
 std::optional<Error> Journal::RefuseForeignOrNewer(const JournalFileFacts& facts) const {
   if (facts.application_id != 0 && facts.application_id != kApplicationId) {
-    return Refuse(
-        "open", TrFormat("not a headroom journal (application_id {:#x})", facts.application_id));
+    return Refuse("open",
+                  TrFormat("not a headroom journal (application_id {:#x})", facts.application_id));
   }
   // Checked before any write: a newer headroom's file is left exactly as it is.
   if (facts.user_version > kJournalSchemaVersion) {
@@ -394,7 +397,8 @@ Result<bool> Journal::ReopenRun(int64_t run_id) {
   if (!update) return Fail("reopen run");
   update->Bind(1, run_id);
   SqliteTransaction tx(db_);
-  if (!tx.begun() || update->Step() != SqliteStatement::StepResult::kDone) return Fail("reopen run");
+  if (!tx.begun() || update->Step() != SqliteStatement::StepResult::kDone)
+    return Fail("reopen run");
   if (db_.Changes() != 1) return Refuse("reopen run", fmt::format("no run {}", run_id));
   if (!tx.Commit()) return Fail("reopen run");
   return true;
@@ -480,16 +484,18 @@ Result<int64_t> Journal::AddEvent(int64_t run_id, std::string_view type, double 
 
 Result<std::vector<RunRow>> Journal::RecentRuns(int limit) { return ReadRuns("", limit); }
 
-Result<std::vector<RunRow>> Journal::RunningRuns(int limit) { return ReadRuns("WHERE status = 'running' ", limit); }
+Result<std::vector<RunRow>> Journal::RunningRuns(int limit) {
+  return ReadRuns("WHERE status = 'running' ", limit);
+}
 
 Result<std::vector<RunRow>> Journal::ReadRuns(std::string_view where, int limit) {
   if (limit < 1) return Refuse("read runs", fmt::format("limit {} is below 1", limit));
   if (schema_version_ == 0) return std::vector<RunRow>{};  // an empty file: nothing yet
   auto select = SqliteStatement::Prepare(
-      db_,
-      fmt::format("SELECT id, kind, started_at, ended_at, command, status, exit_status, summary_json, "
-                  "host FROM runs {}ORDER BY id DESC LIMIT ?1",
-                  where));
+      db_, fmt::format(
+               "SELECT id, kind, started_at, ended_at, command, status, exit_status, summary_json, "
+               "host FROM runs {}ORDER BY id DESC LIMIT ?1",
+               where));
   if (!select) return Fail("read runs");
   select->Bind(1, int64_t{limit});
   std::vector<RunRow> rows;
@@ -517,7 +523,8 @@ Result<GuardTotals> Journal::Totals() {
       db_,
       "SELECT (SELECT COUNT(*) FROM runs WHERE kind = 'guard'), "
       "(SELECT COUNT(*) FROM runs WHERE kind = 'guard' AND status = 'killed-by-guard'), "
-      "(SELECT COALESCE(SUM(CAST(json_extract(summary_json, '$.warnings') AS INTEGER)), 0) FROM runs "
+      "(SELECT COALESCE(SUM(CAST(json_extract(summary_json, '$.warnings') AS INTEGER)), 0) FROM "
+      "runs "
       " WHERE kind = 'guard' AND json_valid(summary_json)), "
       "(SELECT COUNT(*) FROM trials WHERE outcome = 'killed-by-guard')");
   if (!select) return Fail("read totals");

@@ -317,10 +317,10 @@ TEST(Journal, NewerSchemaIsRefusedWithoutWriting) {
   for (bool read_only : {false, true}) {
     auto journal = Journal::Open(path, JournalOptions{.read_only = read_only});
     ASSERT_FALSE(journal);
-    EXPECT_EQ(journal.error().message,
-              "journal: open(" + path.string() +
-                  "): schema version 9 is newer than this headroom (" +
-                  std::to_string(kJournalSchemaVersion) + "); upgrade headroom");
+    EXPECT_EQ(journal.error().message, "journal: open(" + path.string() +
+                                           "): schema version 9 is newer than this headroom (" +
+                                           std::to_string(kJournalSchemaVersion) +
+                                           "); upgrade headroom");
   }
   EXPECT_EQ(ReadBytes(path), before);
 }
@@ -351,8 +351,8 @@ TEST(Journal, VersionOneFileIsMigratedKeepingItsRuns) {
   ASSERT_EQ(runs->size(), 1u);
   EXPECT_EQ((*runs)[0].command, (std::vector<std::string>{"python", "train.py"}));
   // Version 2's column works on the migrated file.
-  auto id = journal->BeginRun(RunKind::kSweep, {"train", "{batch}"}, std::chrono::system_clock::now(), "",
-                              R"({"grid":1})");
+  auto id = journal->BeginRun(RunKind::kSweep, {"train", "{batch}"},
+                              std::chrono::system_clock::now(), "", R"({"grid":1})");
   ASSERT_TRUE(id);
   auto found = journal->FindSweep(R"({"grid":1})");
   ASSERT_TRUE(found);

@@ -21,8 +21,7 @@ bool IsJsonObject(const std::string& text) {
 }  // namespace
 
 std::optional<Error> LadderJournal::Append(int64_t ladder_id,
-                                           const std::vector<LadderEntry>& entries,
-                                           WallTime now) {
+                                           const std::vector<LadderEntry>& entries, WallTime now) {
   for (const auto& e : entries) {
     if (!IsJsonObject(e.evidence_json)) {
       return journal_.Refuse("ladder entry", "the evidence is not a JSON object");
@@ -80,10 +79,10 @@ Result<bool> LadderJournal::Advance(int64_t ladder_id, const LadderState& from,
   if (auto error = journal_.CheckWritable("advance ladder")) return *error;
   SqliteTransaction tx(journal_.db_);
   if (!tx.begun()) return journal_.Fail("advance ladder");
-  auto update = SqliteStatement::Prepare(
-      journal_.db_,
-      "UPDATE ladders SET status = ?2, current_step = ?3, ended_at = ?4 "
-      "WHERE id = ?1 AND status = ?5 AND current_step = ?6");
+  auto update =
+      SqliteStatement::Prepare(journal_.db_,
+                               "UPDATE ladders SET status = ?2, current_step = ?3, ended_at = ?4 "
+                               "WHERE id = ?1 AND status = ?5 AND current_step = ?6");
   if (!update) return journal_.Fail("advance ladder");
   update->Bind(1, ladder_id);
   update->Bind(2, Name(to.status));
@@ -97,9 +96,10 @@ Result<bool> LadderJournal::Advance(int64_t ladder_id, const LadderState& from,
   update->Bind(6, int64_t{from.step});
   if (update->Step() != SqliteStatement::StepResult::kDone) return journal_.Fail("advance ladder");
   if (journal_.db_.Changes() != 1) {
-    return Error{TrFormat("ladder {} changed meanwhile (another headroom recorded it); look "
-                             "again with `headroom ladder`",
-                             ladder_id)};
+    return Error{
+        TrFormat("ladder {} changed meanwhile (another headroom recorded it); look "
+                 "again with `headroom ladder`",
+                 ladder_id)};
   }
   if (auto error = Append(ladder_id, entries, now)) return *error;
   if (!tx.Commit()) return journal_.Fail("advance ladder");

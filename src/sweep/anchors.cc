@@ -1,6 +1,7 @@
 #include "sweep/anchors.h"
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 namespace headroom {
@@ -20,7 +21,8 @@ Result<std::vector<MeasuredAnchor>> ReadMeasuredAnchors(Journal& journal, int ma
     a.ended_at = run.ended_at.value_or("");
     a.command = run.command;
     a.peak_bytes = peak.get<uint64_t>();
-    if (j.contains("limit_bytes") && j["limit_bytes"].is_number_unsigned()) a.limit_bytes = j["limit_bytes"].get<uint64_t>();
+    if (j.contains("limit_bytes") && j["limit_bytes"].is_number_unsigned())
+      a.limit_bytes = j["limit_bytes"].get<uint64_t>();
     if (j.contains("model") && j["model"].is_string()) a.model = j["model"].get<std::string>();
     if (j.contains("method") && j["method"].is_string()) a.method = j["method"].get<std::string>();
     for (const auto& [name, value] : j["best"].items()) {

@@ -19,7 +19,7 @@ struct MeasuredAnchor {
   std::vector<std::string> command;  // the sweep's command template
   std::string config_text;           // "batch=6 seq=1024"
   std::optional<int64_t> batch, seq, grad_accum;
-  uint64_t peak_bytes = 0;           // the best trial's peak above its baseline
+  uint64_t peak_bytes = 0;  // the best trial's peak above its baseline
   uint64_t limit_bytes = 0;
 };
 

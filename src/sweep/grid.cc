@@ -6,12 +6,12 @@
 //    ...); HI is always the last coarse step so the top of the range is reachable.
 #include "sweep/grid.h"
 
-#include "base/i18n.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
 
-#include <fmt/format.h>
+#include "base/i18n.h"
 
 namespace headroom {
 namespace {
@@ -22,8 +22,10 @@ constexpr size_t kMaxListValues = 1000;
 Result<int64_t> ParseValue(std::string_view flag, std::string_view whole, std::string_view text) {
   int64_t v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < 1 || v > kMaxValue) {
-    return Error{TrFormat("{}: '{}': '{}' is not a whole number from 1 to {}", flag, whole, text, kMaxValue)};
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < 1 ||
+      v > kMaxValue) {
+    return Error{TrFormat("{}: '{}': '{}' is not a whole number from 1 to {}", flag, whole, text,
+                          kMaxValue)};
   }
   return v;
 }
@@ -93,7 +95,8 @@ Result<Knob> ParseKnob(std::string_view name, std::string_view flag, std::string
     if (!step) return step.error();
     if (*hi < *lo) return Error{TrFormat("{}: '{}': the range ends below its start", flag, text)};
     if ((*hi - *lo) % *step != 0) {
-      return Error{TrFormat("{}: '{}': {} is not {} plus a multiple of the step {}", flag, text, *hi, *lo, *step)};
+      return Error{TrFormat("{}: '{}': {} is not {} plus a multiple of the step {}", flag, text,
+                            *hi, *lo, *step)};
     }
     k.is_range = true;
     k.lo = *lo;
@@ -132,10 +135,12 @@ Result<Knob> ParseParamKnob(std::string_view text) {
   bool ok = !name.empty() && name.size() <= 64;
   for (size_t i = 0; ok && i < name.size(); ++i) ok = IsNameChar(name[i], i == 0);
   if (!ok) {
-    return Error{TrFormat("--param: '{}' is not NAME=VALUES (NAME: lower-case letters, digits and _)", text)};
+    return Error{TrFormat(
+        "--param: '{}' is not NAME=VALUES (NAME: lower-case letters, digits and _)", text)};
   }
   if (name == "batch" || name == "seq" || name == "grad_accum") {
-    return Error{TrFormat("--param: use --{} for {{{}}}", name == "grad_accum" ? "grad-accum" : name, name)};
+    return Error{
+        TrFormat("--param: use --{} for {{{}}}", name == "grad_accum" ? "grad-accum" : name, name)};
   }
   return ParseKnob(name, fmt::format("--param {}", name), text.substr(eq + 1));
 }
@@ -195,10 +200,13 @@ Result<Grid> OrderGrid(std::vector<Knob> knobs, std::string_view order) {
     const auto comma = std::min(order.find(',', start), order.size());
     std::string name(order.substr(start, comma - start));
     if (name == "grad-accum") name = "grad_accum";
-    const auto it = std::find_if(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; });
+    const auto it =
+        std::find_if(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; });
     if (it == knobs.end()) {
       if (g.Find(name)) return Error{TrFormat("--order: '{}' is named twice", name)};
-      return Error{TrFormat("--order: '{}' is not a knob of this sweep (give its values with --{} or --param)", name, name)};
+      return Error{TrFormat(
+          "--order: '{}' is not a knob of this sweep (give its values with --{} or --param)", name,
+          name)};
     }
     g.knobs.push_back(std::move(*it));
     knobs.erase(it);
@@ -241,14 +249,16 @@ Result<bool> CheckTemplate(const Grid& grid, const std::vector<std::string>& com
   return true;
 }
 
-std::vector<std::string> FillTemplate(const std::vector<std::string>& command, const Config& config) {
+std::vector<std::string> FillTemplate(const std::vector<std::string>& command,
+                                      const Config& config) {
   std::vector<std::string> out;
   out.reserve(command.size());
   for (std::string arg : command) {
     for (const auto& [name, value] : config.values) {
       const std::string key = "{" + name + "}";
       const std::string text = std::to_string(value);
-      for (size_t at = arg.find(key); at != std::string::npos; at = arg.find(key, at + text.size())) {
+      for (size_t at = arg.find(key); at != std::string::npos;
+           at = arg.find(key, at + text.size())) {
         arg.replace(at, key.size(), text);
       }
     }

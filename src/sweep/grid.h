@@ -56,8 +56,10 @@ std::optional<int64_t> Knob::LargestWhere(int64_t below, int64_t above, Pred ok)
   int64_t good = first, bad = last + 1;  // ok(good) holds; bad is past the end or fails
   while (bad - good > 1) {
     const int64_t mid = good + (bad - good) / 2;
-    if (ok(lo + mid * step)) good = mid;
-    else bad = mid;
+    if (ok(lo + mid * step))
+      good = mid;
+    else
+      bad = mid;
   }
   return lo + good * step;
 }
@@ -72,8 +74,8 @@ struct Config {
   std::vector<std::pair<std::string, int64_t>> values;
   int64_t Get(std::string_view name) const;  // -1 when the knob is not in the grid
   void Set(std::string_view name, int64_t value);
-  std::string ToJson() const;                // {"batch":4,"seq":1024}: canonical, key order
-  std::string ToText() const;                // batch=4 seq=1024
+  std::string ToJson() const;  // {"batch":4,"seq":1024}: canonical, key order
+  std::string ToText() const;  // batch=4 seq=1024
   bool operator==(const Config& other) const { return values == other.values; }
 };
 
@@ -93,6 +95,7 @@ std::vector<std::string> Placeholders(const std::vector<std::string>& command);
 // Checks that every knob appears in the template and every placeholder is a knob.
 Result<bool> CheckTemplate(const Grid& grid, const std::vector<std::string>& command);
 // The command with each {name} replaced by the config's value.
-std::vector<std::string> FillTemplate(const std::vector<std::string>& command, const Config& config);
+std::vector<std::string> FillTemplate(const std::vector<std::string>& command,
+                                      const Config& config);
 
 }  // namespace headroom

@@ -54,12 +54,13 @@ TEST(SweepGrid, TemplatesAreFilledAndChecked) {
   auto g = OrderGrid({*b, *s}, "seq,batch");
   ASSERT_TRUE(g.ok());
   EXPECT_EQ(g->knobs[0].name, "seq");
-  const std::vector<std::string> cmd = {"train", "--bs={batch}", "--len", "{seq}", "--tag", "b{batch}s{seq}", "{x"};
+  const std::vector<std::string> cmd = {"train", "--bs={batch}",   "--len", "{seq}",
+                                        "--tag", "b{batch}s{seq}", "{x"};
   EXPECT_TRUE(CheckTemplate(*g, cmd).ok());
   Config c = g->Smallest();
   c.Set("batch", 4);
-  EXPECT_EQ(FillTemplate(cmd, c),
-            (std::vector<std::string>{"train", "--bs=4", "--len", "1024", "--tag", "b4s1024", "{x"}));
+  EXPECT_EQ(FillTemplate(cmd, c), (std::vector<std::string>{"train", "--bs=4", "--len", "1024",
+                                                            "--tag", "b4s1024", "{x"}));
   EXPECT_EQ(c.ToJson(), R"({"seq":1024,"batch":4})");
   EXPECT_EQ(c.ToText(), "seq=1024 batch=4");
 
@@ -68,7 +69,8 @@ TEST(SweepGrid, TemplatesAreFilledAndChecked) {
   EXPECT_EQ(missing.error().message, "--seq is given but the command has no {seq} to fill");
   auto extra = CheckTemplate(*g, {"train", "{batch}", "{seq}", "{grad_accum}"});
   ASSERT_FALSE(extra.ok());
-  EXPECT_EQ(extra.error().message, "the command has {grad_accum} but no values for it: give --grad-accum");
+  EXPECT_EQ(extra.error().message,
+            "the command has {grad_accum} but no values for it: give --grad-accum");
   EXPECT_FALSE(OrderGrid({*b}, "seq").ok());
 }
 

@@ -74,13 +74,15 @@ std::optional<PeakModel> FitPeak(const std::vector<PeakPoint>& input) {
   for (const auto& p : input) {
     if (std::isfinite(p.x) && std::isfinite(p.bytes) && p.x > 0) pts.push_back(p);
   }
-  std::sort(pts.begin(), pts.end(), [](const PeakPoint& l, const PeakPoint& r) { return l.x < r.x; });
+  std::sort(pts.begin(), pts.end(),
+            [](const PeakPoint& l, const PeakPoint& r) { return l.x < r.x; });
   int distinct = 0;
   for (size_t i = 0; i < pts.size(); ++i) distinct += i == 0 || pts[i].x != pts[i - 1].x;
   if (distinct < 2) return std::nullopt;
-  const double max_bytes = std::max_element(pts.begin(), pts.end(), [](const PeakPoint& l, const PeakPoint& r) {
-                             return l.bytes < r.bytes;
-                           })->bytes;
+  const double max_bytes =
+      std::max_element(pts.begin(), pts.end(), [](const PeakPoint& l, const PeakPoint& r) {
+        return l.bytes < r.bytes;
+      })->bytes;
   PeakModel m;
   m.points = static_cast<int>(pts.size());
   if (distinct == 2) {

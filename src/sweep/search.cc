@@ -58,7 +58,8 @@ void SweepSearch::Apply(int64_t x, const TrialReport& report) {
   Config c = current_;
   c.Set(knob.name, x);
   if (report.outcome == TrialOutcome::kOk) {
-    if (report.peak_bytes) points_.push_back({static_cast<double>(x), static_cast<double>(*report.peak_bytes)});
+    if (report.peak_bytes)
+      points_.push_back({static_cast<double>(x), static_cast<double>(*report.peak_bytes)});
     if (!good_ || x >= *good_) {
       good_ = x;
       best_ = c;
@@ -71,14 +72,16 @@ void SweepSearch::Apply(int64_t x, const TrialReport& report) {
     bad_ = x;
     bad_is_error_ = report.outcome == TrialOutcome::kError;
     if (stop_reasons_.size() <= knob_) stop_reasons_.resize(knob_ + 1);
-    stop_reasons_[knob_] = fmt::format("{}: {}", c.ToText(),
-                                       report.summary.empty() ? std::string(TrialOutcomeName(report.outcome))
-                                                              : report.summary);
+    stop_reasons_[knob_] = fmt::format(
+        "{}: {}", c.ToText(),
+        report.summary.empty() ? std::string(TrialOutcomeName(report.outcome)) : report.summary);
   }
   if (phase_ == Phase::kGrow) phase_ = Phase::kRefine;
 }
 
-bool SweepSearch::HasModel() const { return FitPeak(points_).has_value() || prior_model_.has_value(); }
+bool SweepSearch::HasModel() const {
+  return FitPeak(points_).has_value() || prior_model_.has_value();
+}
 
 void SweepSearch::QueueSkip(int64_t x, uint64_t baseline) {
   Config c = current_;
@@ -91,9 +94,10 @@ void SweepSearch::QueueSkip(int64_t x, uint64_t baseline) {
   if (!predicted || Fits(predicted, baseline)) return;  // not ruled out by the model
   TrialReport skip;
   skip.outcome = TrialOutcome::kSkipped;
-  skip.summary = fmt::format("predicted-over-limit: {} + predicted {} + margin {} > limit {}", FormatGB(baseline),
-                             FormatGB(static_cast<uint64_t>(std::max(0.0, *predicted))), FormatGB(opt_.margin_bytes),
-                             FormatGB(opt_.limit_bytes));
+  skip.summary =
+      fmt::format("predicted-over-limit: {} + predicted {} + margin {} > limit {}",
+                  FormatGB(baseline), FormatGB(static_cast<uint64_t>(std::max(0.0, *predicted))),
+                  FormatGB(opt_.margin_bytes), FormatGB(opt_.limit_bytes));
   known_.push_back({c, skip});
   queued_skips_.push_back({SearchStep::kSkip, c, predicted, skip.summary, baseline});
 }
@@ -112,13 +116,15 @@ void SweepSearch::FinishKnob(uint64_t baseline) {
   if (boundary && (!bad_ || *boundary < *bad_)) {
     QueueSkip(*boundary, baseline);
     if (!queued_skips_.empty() && queued_skips_.back().config.Get(knob.name) == *boundary) {
-      stop_reasons_[knob_] = fmt::format("{}: {}", queued_skips_.back().config.ToText(), queued_skips_.back().reason);
+      stop_reasons_[knob_] =
+          fmt::format("{}: {}", queued_skips_.back().config.ToText(), queued_skips_.back().reason);
     }
   }
   if (predicted_over_ && predicted_over_ != boundary && (!bad_ || *predicted_over_ < *bad_)) {
     QueueSkip(*predicted_over_, baseline);
   }
-  if (stop_reasons_[knob_].empty()) stop_reasons_[knob_] = fmt::format("{}: the top of its values", knob.name);
+  if (stop_reasons_[knob_].empty())
+    stop_reasons_[knob_] = fmt::format("{}: the top of its values", knob.name);
   current_.Set(knob.name, *good_);
   // Batch and seq scale memory through tokens per step: one's model is the other's prior.
   prior_model_.reset();
@@ -140,7 +146,8 @@ void SweepSearch::FinishKnob(uint64_t baseline) {
   }
   phase_ = Phase::kGrow;
   const std::string& next = grid_.knobs[knob_].name;
-  const bool pairs = (prior_knob_ == "batch" && next == "seq") || (prior_knob_ == "seq" && next == "batch");
+  const bool pairs =
+      (prior_knob_ == "batch" && next == "seq") || (prior_knob_ == "seq" && next == "batch");
   if (!pairs) prior_model_.reset();
   prior_own_value_ = current_.Get(next);
 }
@@ -185,7 +192,8 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
         continue;
       }
       if (HasModel()) {
-        x = knob.LargestWhere(*good_, ceiling, [&](int64_t v) { return Fits(Predict(v), baseline); });
+        x = knob.LargestWhere(*good_, ceiling,
+                              [&](int64_t v) { return Fits(Predict(v), baseline); });
       } else if (bad_) {
         x = knob.Middle(*good_, *bad_);
       }

@@ -12,6 +12,7 @@
 #include "sweep/sweep.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <time.h>
@@ -19,10 +20,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "base/bytes.h"
 #include "base/i18n.h"
@@ -47,8 +46,9 @@ constexpr uint64_t kSettleStillBytes = 32ULL << 20;
 constexpr auto kSettleStill = std::chrono::milliseconds(500);
 
 std::optional<TrialOutcome> ParseOutcome(std::string_view name) {
-  for (auto o : {TrialOutcome::kOk, TrialOutcome::kOverLimit, TrialOutcome::kKilledByGuard, TrialOutcome::kOom,
-                 TrialOutcome::kError, TrialOutcome::kTimeout, TrialOutcome::kSkipped}) {
+  for (auto o :
+       {TrialOutcome::kOk, TrialOutcome::kOverLimit, TrialOutcome::kKilledByGuard,
+        TrialOutcome::kOom, TrialOutcome::kError, TrialOutcome::kTimeout, TrialOutcome::kSkipped}) {
     if (TrialOutcomeName(o) == name) return o;
   }
   return std::nullopt;
@@ -141,15 +141,23 @@ class Progress {
 std::string SweepKey(const SweepOptions& o) {
   nlohmann::json knobs = nlohmann::json::array();
   for (const auto& k : o.grid.knobs) {
-    knobs.push_back({{"name", k.name}, {"values", k.values}, {"range", k.is_range}, {"lo", k.lo},
-                     {"hi", k.hi}, {"step", k.step}});
+    knobs.push_back({{"name", k.name},
+                     {"values", k.values},
+                     {"range", k.is_range},
+                     {"lo", k.lo},
+                     {"hi", k.hi},
+                     {"step", k.step}});
   }
-  nlohmann::json key = {{"command", o.command}, {"knobs", knobs},       {"limit_bytes", o.limit_bytes},
-                        {"margin_bytes", o.margin_bytes}, {"bisect", o.bisect}};
+  nlohmann::json key = {{"command", o.command},
+                        {"knobs", knobs},
+                        {"limit_bytes", o.limit_bytes},
+                        {"margin_bytes", o.margin_bytes},
+                        {"bisect", o.bisect}};
   return key.dump();
 }
 
-std::vector<std::string> SignalLeftovers(const SysRoot& root, const std::vector<Leftover>& leftovers,
+std::vector<std::string> SignalLeftovers(const SysRoot& root,
+                                         const std::vector<Leftover>& leftovers,
                                          std::chrono::milliseconds grace) {
   std::vector<std::string> done;
   std::vector<std::pair<pid_t, int>> fds;
@@ -170,7 +178,8 @@ std::vector<std::string> SignalLeftovers(const SysRoot& root, const std::vector<
   const auto deadline = Clock::now() + grace;
   for (auto& [pid, fd] : fds) {
     pollfd p{fd, POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) == 1) {
       done.push_back(TrFormat("pid {}: ended after SIGTERM", pid));
     } else {
@@ -188,7 +197,8 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
   Progress progress(progress_out);
   PerCpuFreeReader per_cpu(root);
   const auto start_mem = ReadMemory(root, per_cpu);
-  if (!start_mem) return Error{Tr("sweep: cannot read MemTotal and MemAvailable from proc/meminfo")};
+  if (!start_mem)
+    return Error{Tr("sweep: cannot read MemTotal and MemAvailable from proc/meminfo")};
   const uint64_t baseline_available = start_mem->available;
 
   // The run: resumed, or new.
@@ -214,7 +224,8 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
       const auto config = ConfigFromJson(opt.grid, t.config_json);
       const auto outcome = ParseOutcome(t.outcome);
       if (!config || !outcome) {
-        resume_warnings.push_back(TrPair(N_("journal trial {} does not fit this sweep; ignored"), t.id));
+        resume_warnings.push_back(
+            TrPair(N_("journal trial {} does not fit this sweep; ignored"), t.id));
         continue;
       }
       finished.push_back(config->ToJson());
@@ -238,27 +249,31 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
         if (!j.is_object() || !j.contains("config")) continue;
         const std::string c = j["config"].dump();
         if (std::find(finished.begin(), finished.end(), c) == finished.end()) {
-          resume_warnings.push_back(
-              TrPair(N_("trial {} was interrupted when the previous sweep ended; it runs again"), c));
+          resume_warnings.push_back(TrPair(
+              N_("trial {} was interrupted when the previous sweep ended; it runs again"), c));
           finished.push_back(c);
         }
       }
     }
-    progress.Line(TrFormat("sweep: resuming run {}: {} finished trial(s) from the journal, not repeated", res.run_id,
-                           res.reused));
+    progress.Line(
+        TrFormat("sweep: resuming run {}: {} finished trial(s) from the journal, not repeated",
+                 res.run_id, res.reused));
   } else {
-    auto id = journal.BeginRun(RunKind::kSweep, opt.command, std::chrono::system_clock::now(), "", key);
+    auto id =
+        journal.BeginRun(RunKind::kSweep, opt.command, std::chrono::system_clock::now(), "", key);
     if (!id) return id.error();
     res.run_id = *id;
   }
   if (opt.guard_start) {
-    if (auto added = RecordGuardStart(journal, res.run_id, *opt.guard_start); !added) return added.error();
+    if (auto added = RecordGuardStart(journal, res.run_id, *opt.guard_start); !added)
+      return added.error();
   }
   for (const auto& w : resume_warnings) progress.Warn(w, res.warnings);
   res.trial_log_dir = opt.log_dir / std::to_string(res.run_id);
   std::error_code ec;
   fs::create_directories(res.trial_log_dir, ec);
-  if (ec) return Error{TrFormat("sweep: cannot create {}: {}", res.trial_log_dir.string(), ec.message())};
+  if (ec)
+    return Error{TrFormat("sweep: cannot create {}: {}", res.trial_log_dir.string(), ec.message())};
   res.launched_total = res.reused;  // skipped rows are not replayed, so these all ran
 
   const auto sweep_start = Clock::now();
@@ -290,7 +305,8 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
         }
       }
       if (!settled && m) {
-        progress.Warn(TrPair(N_("MemAvailable {} did not settle within {} of the pre-sweep {} in {} s; going on"),
+        progress.Warn(TrPair(N_("MemAvailable {} did not settle within {} of the pre-sweep {} in "
+                                "{} s; going on"),
                              FormatGB(m->available), FormatGB(opt.settle_tolerance_bytes),
                              FormatGB(baseline_available), opt.settle_timeout.count() / 1000),
                       res.warnings);
@@ -304,10 +320,13 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     if (step.kind == SearchStep::kDone) break;
     const std::string config_json = step.config.ToJson();
     if (step.kind == SearchStep::kSkip) {
-      SweepRow row = Row(step.config, TrialOutcome::kSkipped, std::nullopt, std::nullopt, step.reason, false);
+      SweepRow row =
+          Row(step.config, TrialOutcome::kSkipped, std::nullopt, std::nullopt, step.reason, false);
       row.start_pool_bytes = step.baseline_bytes;
-      if (step.predicted_peak_bytes) row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
-      if (std::find(written_skips.begin(), written_skips.end(), config_json) == written_skips.end()) {
+      if (step.predicted_peak_bytes)
+        row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
+      if (std::find(written_skips.begin(), written_skips.end(), config_json) ==
+          written_skips.end()) {
         Trial t;
         t.config_json = config_json;
         t.outcome = TrialOutcome::kSkipped;
@@ -328,17 +347,21 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     // Launch.
     const int number = ++res.launched_total;
     ++res.launched;
-    const fs::path log = res.trial_log_dir / fmt::format("trial-{:02}{}.log", number, SafeName(step.config));
-    nlohmann::json start_data = {{"config", nlohmann::json::parse(config_json)}, {"log", log.string()}};
+    const fs::path log =
+        res.trial_log_dir / fmt::format("trial-{:02}{}.log", number, SafeName(step.config));
+    nlohmann::json start_data = {{"config", nlohmann::json::parse(config_json)},
+                                 {"log", log.string()}};
     if (step.predicted_peak_bytes) start_data["predicted_peak_bytes"] = *step.predicted_peak_bytes;
     const auto started_at = std::chrono::system_clock::now();
     (void)journal.AddEvent(res.run_id, "trial-start",
-                           std::chrono::duration<double>(Clock::now().time_since_epoch()).count(), started_at,
-                           start_data.dump());
+                           std::chrono::duration<double>(Clock::now().time_since_epoch()).count(),
+                           started_at, start_data.dump());
     progress.ResetTrial();
-    const std::string head = TrFormat("sweep: trial {} of at most {}: {}", number, opt.max_trials, step.config.ToText());
+    const std::string head =
+        TrFormat("sweep: trial {} of at most {}: {}", number, opt.max_trials, step.config.ToText());
     progress.Line(head + (step.predicted_peak_bytes
-                              ? TrFormat(" (predicted peak {})", FormatGB(static_cast<uint64_t>(*step.predicted_peak_bytes)))
+                              ? TrFormat(" (predicted peak {})", FormatGB(static_cast<uint64_t>(
+                                                                     *step.predicted_peak_bytes)))
                               : ""));
     TrialSpec spec;
     spec.command = FillTemplate(opt.command, step.config);
@@ -351,19 +374,22 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     uint64_t lowest = trial_start_available;
     spec.on_tick = [&](uint64_t available, double elapsed_s) {
       lowest = std::min(lowest, available);
-      progress.Live(TrFormat("{} | {:.1f} s | pool {} | trial peak {} | sweep {:.0f} s", head, elapsed_s,
-                             FormatGB(mem->total - std::min(mem->total, available)),
+      progress.Live(TrFormat("{} | {:.1f} s | pool {} | trial peak {} | sweep {:.0f} s", head,
+                             elapsed_s, FormatGB(mem->total - std::min(mem->total, available)),
                              FormatGB(trial_start_available - lowest),
                              std::chrono::duration<double>(Clock::now() - sweep_start).count()),
                     elapsed_s);
     };
     auto run = RunTrial(root, spec);
-    if (!run) return Error{TrFormat("sweep: trial {}: {}", step.config.ToText(), run.error().message)};
+    if (!run)
+      return Error{TrFormat("sweep: trial {}: {}", step.config.ToText(), run.error().message)};
     need_settle = true;
     if (run->guard.forwarded_signal) {
       res.stopped_early = fmt::format("interrupted by signal {}", *run->guard.forwarded_signal);
-      progress.Line(TrFormat("sweep: interrupted by signal {} during trial {}; it is not recorded and reruns on resume",
-                             *run->guard.forwarded_signal, number));
+      progress.Line(
+          TrFormat("sweep: interrupted by signal {} during trial {}; it is not recorded and reruns "
+                   "on resume",
+                   *run->guard.forwarded_signal, number));
       res.exit_status = kExitSweepInterrupted;
       break;
     }
@@ -375,38 +401,46 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     t.config_json = config_json;
     t.outcome = run->outcome;
     t.peak_bytes = run->peak_bytes;
-    t.headroom_bytes = static_cast<int64_t>(opt.limit_bytes) - static_cast<int64_t>(run->peak_pool_bytes);
+    t.headroom_bytes =
+        static_cast<int64_t>(opt.limit_bytes) - static_cast<int64_t>(run->peak_pool_bytes);
     t.notes = run->notes;
-    if (run->outcome != TrialOutcome::kOk) t.notes += (t.notes.empty() ? "" : "; ") + ("log: " + log.string());
+    if (run->outcome != TrialOutcome::kOk)
+      t.notes += (t.notes.empty() ? "" : "; ") + ("log: " + log.string());
     // The journal keeps the other two measures in the notes (no column of their own).
-    const std::string measures = fmt::format(
-        "tree RSS peak {}; cgroup peak {}", FormatGB(run->guard.peak_tree_rss_bytes),
-        run->guard.cgroup_peak_bytes ? FormatGB(*run->guard.cgroup_peak_bytes) : std::string("n/a"));
+    const std::string measures =
+        fmt::format("tree RSS peak {}; cgroup peak {}", FormatGB(run->guard.peak_tree_rss_bytes),
+                    run->guard.cgroup_peak_bytes ? FormatGB(*run->guard.cgroup_peak_bytes)
+                                                 : std::string("n/a"));
     t.started_at = started_at;
     t.ended_at = std::chrono::system_clock::now();
     Trial recorded = t;
     recorded.notes += (recorded.notes.empty() ? "" : "; ") + measures;
     if (auto added = journal.AddTrial(res.run_id, recorded); !added) return added.error();
     search.Report(step.config, report);
-    SweepRow row = Row(step.config, run->outcome, run->peak_bytes, t.headroom_bytes, t.notes, false);
+    SweepRow row =
+        Row(step.config, run->outcome, run->peak_bytes, t.headroom_bytes, t.notes, false);
     row.start_pool_bytes = pool_use;
     row.peak_rss_bytes = run->guard.peak_tree_rss_bytes;
     row.cgroup_peak_bytes = run->guard.cgroup_peak_bytes;
-    if (step.predicted_peak_bytes) row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
+    if (step.predicted_peak_bytes)
+      row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
     res.rows.push_back(row);
     // TRANSLATORS: {2} is the trial's outcome as recorded: ok, oom, ...
-    progress.Line(TrFormat("sweep: trial {0}: {1}: {2}, peak {3} above the baseline (pool {4}, headroom {5}), {6:.1f} s",
-                           number, step.config.ToText(), TrialOutcomeName(run->outcome), FormatGB(run->peak_bytes),
-                           FormatGB(run->peak_pool_bytes),
-                           t.headroom_bytes.value_or(0) < 0 ? "-" + FormatGB(static_cast<uint64_t>(-*t.headroom_bytes))
-                                                            : FormatGB(static_cast<uint64_t>(*t.headroom_bytes)),
-                           run->guard.duration_s));
+    progress.Line(TrFormat(
+        "sweep: trial {0}: {1}: {2}, peak {3} above the baseline (pool {4}, headroom {5}), {6:.1f} "
+        "s",
+        number, step.config.ToText(), TrialOutcomeName(run->outcome), FormatGB(run->peak_bytes),
+        FormatGB(run->peak_pool_bytes),
+        t.headroom_bytes.value_or(0) < 0 ? "-" + FormatGB(static_cast<uint64_t>(-*t.headroom_bytes))
+                                         : FormatGB(static_cast<uint64_t>(*t.headroom_bytes)),
+        run->guard.duration_s));
   }
 
   res.best = search.best();
   res.best_peak_bytes = search.best_peak_bytes();
   for (const auto& row : res.rows) {
-    if (res.best && row.config == *res.best && row.outcome == TrialOutcome::kOk) res.best_headroom_bytes = row.headroom_bytes;
+    if (res.best && row.config == *res.best && row.outcome == TrialOutcome::kOk)
+      res.best_headroom_bytes = row.headroom_bytes;
   }
   res.stop_reasons = search.stop_reasons();
   if (res.exit_status == 0) res.exit_status = res.best ? 0 : 1;
@@ -422,15 +456,18 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
   if (!opt.method.empty()) summary["method"] = opt.method;
   if (res.best) {
     summary["best"] = nlohmann::json::parse(res.best->ToJson());
-    summary["best_peak_bytes"] = res.best_peak_bytes ? nlohmann::json(*res.best_peak_bytes) : nlohmann::json(nullptr);
-    summary["best_headroom_bytes"] =
-        res.best_headroom_bytes ? nlohmann::json(*res.best_headroom_bytes) : nlohmann::json(nullptr);
+    summary["best_peak_bytes"] =
+        res.best_peak_bytes ? nlohmann::json(*res.best_peak_bytes) : nlohmann::json(nullptr);
+    summary["best_headroom_bytes"] = res.best_headroom_bytes
+                                         ? nlohmann::json(*res.best_headroom_bytes)
+                                         : nlohmann::json(nullptr);
   }
   const std::string status = res.exit_status == kExitSweepInterrupted ? "interrupted"
-                             : !res.stopped_early.empty()           ? "incomplete"
-                             : res.best                             ? "done"
-                                                                    : "no-fit";
-  if (auto done = journal.FinishRun(res.run_id, status, res.exit_status, summary.dump(), std::chrono::system_clock::now());
+                             : !res.stopped_early.empty()             ? "incomplete"
+                             : res.best                               ? "done"
+                                                                      : "no-fit";
+  if (auto done = journal.FinishRun(res.run_id, status, res.exit_status, summary.dump(),
+                                    std::chrono::system_clock::now());
       !done) {
     res.warnings.push_back("the journal did not take the sweep's end: " + done.error().message);
   }

@@ -32,16 +32,16 @@ struct SweepOptions {
   uint64_t margin_bytes = 0;
   uint64_t min_available_bytes = 0;  // the guard's kill level in every trial
   bool bisect = true;
-  int max_trials = 30;               // launched trials, counting those of earlier runs
+  int max_trials = 30;  // launched trials, counting those of earlier runs
   std::optional<std::chrono::milliseconds> trial_timeout;
   std::chrono::milliseconds grace{3000};
   // Between trials: wait until MemAvailable is back within `settle_tolerance_bytes` of the
   // pre-sweep baseline, at most `settle_timeout` (then a warning, and on).
   uint64_t settle_tolerance_bytes = 0;
   std::chrono::milliseconds settle_timeout{60000};
-  bool fresh = false;                   // ignore an earlier run of the same sweep
-  std::filesystem::path log_dir;        // trial logs go to <log_dir>/<run id>/
-  std::string model, method;            // labels for plan's measured anchors (optional)
+  bool fresh = false;             // ignore an earlier run of the same sweep
+  std::filesystem::path log_dir;  // trial logs go to <log_dir>/<run id>/
+  std::string model, method;      // labels for plan's measured anchors (optional)
   // Written to the run as its "start" record once it is begun or resumed, so `headroom top`
   // shows the sweep's kill level while it lasts (run/guard_record.h; the cli fills it with
   // ThisGuardStart). None: no record.
@@ -55,8 +55,8 @@ std::string SweepKey(const SweepOptions& options);
 struct SweepRow {
   Config config;
   TrialOutcome outcome = TrialOutcome::kOk;
-  std::optional<uint64_t> peak_bytes;      // the trial's own peak above its baseline
-  std::optional<int64_t> headroom_bytes;   // limit - pool peak
+  std::optional<uint64_t> peak_bytes;     // the trial's own peak above its baseline
+  std::optional<int64_t> headroom_bytes;  // limit - pool peak
   std::string notes;
   bool from_journal = false;
   // For trials launched now: the pool use it started from and the model's prediction (the
@@ -72,9 +72,9 @@ struct SweepRow {
 struct SweepResult {
   int64_t run_id = 0;
   bool resumed = false;
-  int reused = 0;         // finished trials replayed from the journal
-  int launched = 0;       // trials launched by this invocation
-  int launched_total = 0; // with those of earlier invocations
+  int reused = 0;          // finished trials replayed from the journal
+  int launched = 0;        // trials launched by this invocation
+  int launched_total = 0;  // with those of earlier invocations
   std::vector<SweepRow> rows;
   std::optional<Config> best;
   std::optional<uint64_t> best_peak_bytes;
@@ -98,7 +98,8 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& options, J
 
 // Sends SIGTERM to each leftover (by a pidfd checked against its start time), waits up to
 // `grace` for them to go, then SIGKILL. What was done, a line per process.
-std::vector<std::string> SignalLeftovers(const SysRoot& root, const std::vector<Leftover>& leftovers,
+std::vector<std::string> SignalLeftovers(const SysRoot& root,
+                                         const std::vector<Leftover>& leftovers,
                                          std::chrono::milliseconds grace);
 
 }  // namespace headroom

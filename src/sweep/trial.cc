@@ -9,10 +9,8 @@
 //    at the same moment would be misread; the note says what the call rests on.
 #include "sweep/trial.h"
 
-#include "base/i18n.h"
-#include "base/text.h"
-
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,9 +19,9 @@
 #include <csignal>
 #include <cstring>
 
-#include <fmt/format.h>
-
 #include "base/bytes.h"
+#include "base/i18n.h"
+#include "base/text.h"
 #include "sys/meminfo.h"
 
 namespace headroom {
@@ -34,10 +32,15 @@ namespace {
 // cudaErrorMemoryAllocation, cuBLAS CUBLAS_STATUS_ALLOC_FAILED, Python MemoryError, C++
 // std::bad_alloc, glibc/errno "Cannot allocate memory", PyTorch's CPU allocator "can't
 // allocate memory", JAX/XLA RESOURCE_EXHAUSTED. Matched without regard to case.
-constexpr std::array<std::string_view, 9> kOomMarkers = {
-    "out of memory",        "outofmemoryerror",        "memoryerror",
-    "bad_alloc",            "cannot allocate memory",  "can't allocate memory",
-    "cublas_status_alloc_failed", "cudaerrormemoryallocation", "resource_exhausted"};
+constexpr std::array<std::string_view, 9> kOomMarkers = {"out of memory",
+                                                         "outofmemoryerror",
+                                                         "memoryerror",
+                                                         "bad_alloc",
+                                                         "cannot allocate memory",
+                                                         "can't allocate memory",
+                                                         "cublas_status_alloc_failed",
+                                                         "cudaerrormemoryallocation",
+                                                         "resource_exhausted"};
 
 constexpr size_t kOutputTailBytes = 64 * 1024;
 
@@ -56,7 +59,8 @@ std::string Tail(const std::filesystem::path& path, size_t n) {
 
 // The last non-empty line, trimmed, for an error's note.
 std::string LastLine(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   const auto nl = text.find_last_of("\r\n");
   std::string_view line = nl == std::string_view::npos ? text : text.substr(nl + 1);
   std::string out(line.substr(0, 200));
@@ -123,7 +127,8 @@ std::optional<uint64_t> ParseVmstatValue(std::string_view text, std::string_view
 
 Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   const int log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0) return ErrnoError(TrFormat("cannot open the trial log {}", spec.log_path.string()));
+  if (log_fd < 0)
+    return ErrnoError(TrFormat("cannot open the trial log {}", spec.log_path.string()));
   GuardOptions g;
   g.command = spec.command;
   g.min_available_bytes = spec.min_available_bytes;
@@ -146,8 +151,10 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   TrialRun run;
   run.guard = *guard;
   // MemAvailable plus the per-CPU free lists where the kernel shows them (sys/zoneinfo.h).
-  const uint64_t start = guard->start_effective_available_bytes.value_or(guard->start_available_bytes);
-  const uint64_t lowest = guard->lowest_effective_available_bytes.value_or(guard->lowest_available_bytes);
+  const uint64_t start =
+      guard->start_effective_available_bytes.value_or(guard->start_available_bytes);
+  const uint64_t lowest =
+      guard->lowest_effective_available_bytes.value_or(guard->lowest_available_bytes);
   run.baseline_available_bytes = start;
   run.peak_bytes = start > lowest ? start - lowest : 0;
   run.peak_pool_bytes = guard->mem_total_bytes > lowest ? guard->mem_total_bytes - lowest : 0;
@@ -161,12 +168,14 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   const bool failed = !(guard->job_exit_code && *guard->job_exit_code == 0);
   const std::string tail = failed ? Tail(spec.log_path, kOutputTailBytes) : "";
   if (failed) facts.oom_message = FindOomMessage(tail);
-  if (oom_before && oom_after && *oom_after > *oom_before) facts.kernel_oom_kills = *oom_after - *oom_before;
+  if (oom_before && oom_after && *oom_after > *oom_before)
+    facts.kernel_oom_kills = *oom_after - *oom_before;
   run.outcome = ClassifyTrial(facts);
 
-  const std::string status = guard->job_exit_code ? fmt::format("exit status {}", *guard->job_exit_code)
-                             : guard->job_signal  ? fmt::format("signal {}", *guard->job_signal)
-                                                  : std::string("ended");
+  const std::string status = guard->job_exit_code
+                                 ? fmt::format("exit status {}", *guard->job_exit_code)
+                             : guard->job_signal ? fmt::format("signal {}", *guard->job_signal)
+                                                 : std::string("ended");
   switch (run.outcome) {
     case TrialOutcome::kOk:
       break;
@@ -175,17 +184,20 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
                               FormatGB(spec.limit_bytes));
       break;
     case TrialOutcome::kKilledByGuard:
-      run.notes = fmt::format("killed by the guard ({}): MemAvailable {} below the kill level {}",
-                              guard->kill_reason, FormatGB(guard->trigger_available_bytes.value_or(0)),
-                              FormatGB(spec.min_available_bytes));
+      run.notes = fmt::format(
+          "killed by the guard ({}): MemAvailable {} below the kill level {}", guard->kill_reason,
+          FormatGB(guard->trigger_available_bytes.value_or(0)), FormatGB(spec.min_available_bytes));
       break;
     case TrialOutcome::kTimeout:
-      run.notes = fmt::format("still running after the trial timeout ({:.0f} s); ended", guard->duration_s);
+      run.notes =
+          fmt::format("still running after the trial timeout ({:.0f} s); ended", guard->duration_s);
       break;
     case TrialOutcome::kOom:
-      run.notes = facts.oom_message ? fmt::format("{}: {}", status, *facts.oom_message)
-                                    : fmt::format("{} while the kernel's OOM killer fired ({} kill(s) in /proc/vmstat)",
-                                                  status, facts.kernel_oom_kills);
+      run.notes =
+          facts.oom_message
+              ? fmt::format("{}: {}", status, *facts.oom_message)
+              : fmt::format("{} while the kernel's OOM killer fired ({} kill(s) in /proc/vmstat)",
+                            status, facts.kernel_oom_kills);
       break;
     case TrialOutcome::kError:
     case TrialOutcome::kSkipped: {

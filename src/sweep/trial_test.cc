@@ -9,13 +9,17 @@ namespace {
 
 TEST(SweepTrial, OomMessagesFromTheFrameworksAreFound) {
   const char* lines[] = {
-      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 119.70 GiB",
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+      "capacity of 119.70 GiB",
       "RuntimeError: CUDA error: out of memory",
-      "MemoryError: Unable to allocate 8.00 GiB for an array with shape (1073741824,) and data type float64",
+      "MemoryError: Unable to allocate 8.00 GiB for an array with shape (1073741824,) and data "
+      "type float64",
       "terminate called after throwing an instance of 'std::bad_alloc'",
-      "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: can't allocate memory: you tried to allocate 4294967296 bytes.",
+      "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: can't allocate "
+      "memory: you tried to allocate 4294967296 bytes.",
       "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
-      "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes.",
+      "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to "
+      "allocate 17179869184 bytes.",
       "OSError: [Errno 12] Cannot allocate memory",
   };
   for (const char* line : lines) {
@@ -33,7 +37,8 @@ TEST(SweepTrial, OtherFailuresAreNotOoms) {
     EXPECT_FALSE(FindOomMessage(text)) << text;
   }
   // tqdm writes \r between updates: a message after one is still its own line.
-  auto found = FindOomMessage("10%|#  | 1/10 [00:01<00:09]\rtorch.OutOfMemoryError: CUDA out of memory.");
+  auto found =
+      FindOomMessage("10%|#  | 1/10 [00:01<00:09]\rtorch.OutOfMemoryError: CUDA out of memory.");
   ASSERT_TRUE(found);
   EXPECT_EQ(*found, "torch.OutOfMemoryError: CUDA out of memory.");
 }

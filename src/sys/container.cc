@@ -27,9 +27,10 @@ void ForEachLine(std::string_view text, F&& f) {
 std::string RuntimeFromCgroup(std::string_view cgroup_text, std::string* matched_line) {
   // Most specific first: a Kubernetes pod's path also holds "docker" or "containerd".
   static constexpr std::pair<std::string_view, std::string_view> kSigns[] = {
-      {"kubepods", "kubernetes"}, {"libpod", "podman"},    {"/docker/", "docker"},
-      {"/docker-", "docker"},     {"containerd", "containerd"}, {"/lxc/", "lxc"},
-      {"/lxc.payload", "lxc"},    {"machine.slice/systemd-nspawn", "systemd-nspawn"}};
+      {"kubepods", "kubernetes"},   {"libpod", "podman"},
+      {"/docker/", "docker"},       {"/docker-", "docker"},
+      {"containerd", "containerd"}, {"/lxc/", "lxc"},
+      {"/lxc.payload", "lxc"},      {"machine.slice/systemd-nspawn", "systemd-nspawn"}};
   std::string found;
   ForEachLine(cgroup_text, [&](std::string_view line) {
     for (const auto& [sign, runtime] : kSigns) {
@@ -71,12 +72,14 @@ bool RootIsOverlay(std::string_view mountinfo_text) {
   return overlay;
 }
 
-ContainerInfo DetectContainer(const SysRoot& root, const std::optional<std::string>& container_env) {
+ContainerInfo DetectContainer(const SysRoot& root,
+                              const std::optional<std::string>& container_env) {
   ContainerInfo info;
   // The first sign names the runtime, except that a Kubernetes cgroup path wins over the
   // container engine's own marker files (a pod's container also has /.dockerenv).
   auto strong = [&](std::string runtime, std::string sign) {
-    if (!info.in_container || info.runtime == "container" || runtime == "kubernetes") info.runtime = std::move(runtime);
+    if (!info.in_container || info.runtime == "container" || runtime == "kubernetes")
+      info.runtime = std::move(runtime);
     info.in_container = true;
     info.evidence.push_back(std::move(sign));
   };
@@ -87,10 +90,12 @@ ContainerInfo DetectContainer(const SysRoot& root, const std::optional<std::stri
     const std::string runtime = RuntimeFromCgroup(*cg, &line);
     if (!runtime.empty()) strong(runtime, "/proc/1/cgroup: " + line);
   }
-  const std::string value = container_env ? std::string(TrimBlanks(*container_env).substr(0, 64)) : "";
+  const std::string value =
+      container_env ? std::string(TrimBlanks(*container_env).substr(0, 64)) : "";
   if (!value.empty()) {
-    strong(value == "docker" || value == "podman" || value == "lxc" || value == "systemd-nspawn" ? value
-                                                                                                 : "container",
+    strong(value == "docker" || value == "podman" || value == "lxc" || value == "systemd-nspawn"
+               ? value
+               : "container",
            "$container=" + value);
   }
   if (auto mi = root.ReadFile("proc/1/mountinfo", 4 << 20); mi && RootIsOverlay(*mi)) {

@@ -29,7 +29,8 @@ std::vector<std::string> Glob(const SysRoot& root, const std::string& pattern) {
   const fs::path dir = p.parent_path();
   fs::directory_iterator it(root.Path(dir.relative_path().string()), ec);
   size_t seen = 0;
-  for (; !ec && it != fs::directory_iterator() && seen < kMaxEntriesPerDir; it.increment(ec), ++seen) {
+  for (; !ec && it != fs::directory_iterator() && seen < kMaxEntriesPerDir;
+       it.increment(ec), ++seen) {
     const std::string name = it->path().filename().string();
     if (::fnmatch(leaf.c_str(), name.c_str(), 0) == 0) out.push_back((dir / name).string());
   }
@@ -48,7 +49,8 @@ void ReadConf(const SysRoot& root, const std::string& file, int depth, size_t& f
     const size_t nl = rest.find('\n');
     std::string_view line = rest.substr(0, nl);
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    if (const size_t hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
     line = TrimBlanks(line);
     if (line.empty()) continue;
     if (line.substr(0, 8) == "include " || line.substr(0, 8) == "include\t") {
@@ -59,7 +61,7 @@ void ReadConf(const SysRoot& root, const std::string& file, int depth, size_t& f
       continue;
     }
     if (line.substr(0, 6) == "hwcap ") continue;  // old syntax, not a directory
-    if (line.front() != '/') continue;           // the loader ignores relative directories
+    if (line.front() != '/') continue;            // the loader ignores relative directories
     dirs.emplace_back(line);
   }
 }
@@ -104,7 +106,8 @@ std::map<int, std::vector<SharedLibFile>> FindLibraryMajors(const SysRoot& root,
     fs::directory_iterator it(root.Path(fs::path(dir).relative_path().string()), ec);
     std::vector<std::string> names;
     size_t seen = 0;
-    for (; !ec && it != fs::directory_iterator() && seen < kMaxEntriesPerDir; it.increment(ec), ++seen) {
+    for (; !ec && it != fs::directory_iterator() && seen < kMaxEntriesPerDir;
+         it.increment(ec), ++seen) {
       names.push_back(it->path().filename().string());
     }
     std::sort(names.begin(), names.end());

@@ -18,8 +18,9 @@ namespace headroom {
 
 // The loader's directories as paths on the target ("/usr/local/cuda/lib64"), in order, each
 // once: the directories from etc/ld.so.conf and its includes (a relative include glob is
-// taken from the including file's directory, as ldconfig does), then /lib, /usr/lib, /lib64, /usr/lib64 and /usr/lib/*-linux-gnu.
-// `include` nesting is followed 8 levels deep and at most 256 files are read.
+// taken from the including file's directory, as ldconfig does), then /lib, /usr/lib, /lib64,
+// /usr/lib64 and /usr/lib/*-linux-gnu. `include` nesting is followed 8 levels deep and at most 256
+// files are read.
 std::vector<std::string> LoaderDirectories(const SysRoot& root);
 
 // One file of a library: "/usr/local/cuda-12.8/lib64/libcudart.so.12.8.90".

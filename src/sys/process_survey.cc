@@ -29,7 +29,8 @@ std::optional<std::string_view> LineValue(std::string_view text, std::string_vie
 
 std::string_view TrimBlanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -52,7 +53,8 @@ std::vector<std::string> ParseCmdline(std::string_view text) {
   size_t at = 0;
   for (;;) {
     const size_t nul = text.find('\0', at);
-    argv.emplace_back(text.substr(at, nul == std::string_view::npos ? std::string_view::npos : nul - at));
+    argv.emplace_back(
+        text.substr(at, nul == std::string_view::npos ? std::string_view::npos : nul - at));
     if (nul == std::string_view::npos) break;
     at = nul + 1;
   }
@@ -68,7 +70,8 @@ std::map<std::string, std::string> ParseEnviron(std::string_view text) {
     const std::string_view entry = text.substr(at, nul - at);
     const size_t eq = entry.find('=');
     if (eq != std::string_view::npos && eq > 0) {
-      env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));  // first wins
+      env.emplace(std::string(entry.substr(0, eq)),
+                  std::string(entry.substr(eq + 1)));  // first wins
     }
     at = nul + 1;
   }
@@ -93,8 +96,10 @@ bool MapsHasTorch(std::string_view maps_text) {
   while ((at = maps_text.find("/libtorch", at)) != std::string_view::npos) {
     const size_t name = at + 1;
     const size_t end = maps_text.find_first_of("\n", name);
-    const std::string_view base = maps_text.substr(name, end == std::string_view::npos ? std::string_view::npos : end - name);
-    if (base.find('/') == std::string_view::npos && base.find(".so") != std::string_view::npos) return true;
+    const std::string_view base =
+        maps_text.substr(name, end == std::string_view::npos ? std::string_view::npos : end - name);
+    if (base.find('/') == std::string_view::npos && base.find(".so") != std::string_view::npos)
+      return true;
     at = name;
   }
   return false;

@@ -66,7 +66,7 @@ struct ProcessFacts {
   std::optional<uint64_t> rss_bytes;  // VmRSS of status
   std::optional<uint64_t> pss_bytes;  // smaps_rollup (kernel 4.14+), when readable
   std::optional<std::map<std::string, std::string>> environ;  // nullopt: unreadable
-  std::optional<std::string> cgroup;  // cgroup v2 path
+  std::optional<std::string> cgroup;                          // cgroup v2 path
 };
 
 // Reads the cheap facts: stat, cmdline. Nullopt when the process is gone.

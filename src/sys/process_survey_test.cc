@@ -77,7 +77,8 @@ TEST(ParseStatusUid, RealUid) {
 }
 
 TEST(ParsePasswd, NamesByUid) {
-  const auto names = ParsePasswdNames("root:x:0:0::/root:/bin/sh\nbroken\n:x:5:5\nollama:x:998:998::/:/bin/false");
+  const auto names =
+      ParsePasswdNames("root:x:0:0::/root:/bin/sh\nbroken\n:x:5:5\nollama:x:998:998::/:/bin/false");
   EXPECT_EQ(names.size(), 2u);
   EXPECT_EQ(names.at(0), "root");
   EXPECT_EQ(names.at(998), "ollama");

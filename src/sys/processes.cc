@@ -1,14 +1,13 @@
 #include "sys/processes.h"
 
 #include <dirent.h>
+#include <fmt/format.h>
 
 #include <charconv>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace headroom {
 namespace {
@@ -96,8 +95,7 @@ std::vector<ProcStat> Descendants(const SysRoot& root, pid_t ancestor) {
   return out;
 }
 
-std::optional<std::vector<ProcStat>> DescendantsByChildLinks(const SysRoot& root,
-                                                             pid_t ancestor) {
+std::optional<std::vector<ProcStat>> DescendantsByChildLinks(const SysRoot& root, pid_t ancestor) {
   std::vector<ProcStat> out;
   std::vector<pid_t> frontier{ancestor};
   std::set<pid_t> seen{ancestor};
@@ -131,8 +129,8 @@ std::optional<std::vector<ProcStat>> DescendantsByChildLinks(const SysRoot& root
     ::closedir(tasks);
   }
   // No children file even for the ancestor itself: the kernel lacks CONFIG_PROC_CHILDREN.
-  if (!any_children_file &&
-      !std::filesystem::exists(root.Path(fmt::format("proc/{}/task/{}/children", ancestor, ancestor)))) {
+  if (!any_children_file && !std::filesystem::exists(root.Path(
+                                fmt::format("proc/{}/task/{}/children", ancestor, ancestor)))) {
     return std::nullopt;
   }
   return out;

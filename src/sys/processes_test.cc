@@ -27,8 +27,8 @@ TEST(ProcStat, ParsesRealFormat) {
 }
 
 TEST(ProcStat, HostileCommWithParenthesesSpacesAndNewline) {
-  const auto s = ParseProcStat(
-      "77 (a) b) S 1 (x\ny) Z 5 6 7 8 9 10 0 0 0 0 0 0 0 0 20 0 1 0 42 100 7 0 0\n");
+  const auto s =
+      ParseProcStat("77 (a) b) S 1 (x\ny) Z 5 6 7 8 9 10 0 0 0 0 0 0 0 0 20 0 1 0 42 100 7 0 0\n");
   ASSERT_TRUE(s);
   EXPECT_EQ(s->comm, "a) b) S 1 (x\ny");
   EXPECT_EQ(s->state, 'Z');

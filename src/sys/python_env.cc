@@ -39,7 +39,8 @@ std::vector<fs::path> ChildrenStartingWith(const fs::path& dir, std::string_view
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   size_t seen = 0;
-  for (; !ec && it != fs::directory_iterator() && seen < kMaxEntriesPerDir; it.increment(ec), ++seen) {
+  for (; !ec && it != fs::directory_iterator() && seen < kMaxEntriesPerDir;
+       it.increment(ec), ++seen) {
     const std::string name = it->path().filename().string();
     if (name.compare(0, prefix.size(), prefix) == 0) out.push_back(it->path());
   }
@@ -88,7 +89,8 @@ std::vector<fs::path> SiteDirs(const fs::path& prefix) {
   add_versions(prefix / "lib", "dist-packages");
   add_versions(prefix / "lib64", "site-packages");
   add_versions(prefix / "local" / "lib", "dist-packages");
-  if (IsDir(prefix / "lib" / "python3" / "dist-packages")) out.push_back(prefix / "lib" / "python3" / "dist-packages");
+  if (IsDir(prefix / "lib" / "python3" / "dist-packages"))
+    out.push_back(prefix / "lib" / "python3" / "dist-packages");
   return out;
 }
 
@@ -100,7 +102,8 @@ Result<PythonEnv> FindPythonEnv(const PythonEnvQuery& query) {
     if (IsDir(p)) return EnvAt(p, "--python");
     std::error_code ec;
     if (fs::exists(p, ec)) return EnvAt(PrefixOfInterpreter(p), "--python", p);
-    return Error{TrFormat("--python: {}: no such interpreter or environment directory", query.python_flag)};
+    return Error{
+        TrFormat("--python: {}: no such interpreter or environment directory", query.python_flag)};
   }
   if (query.virtual_env && !query.virtual_env->empty() && IsDir(*query.virtual_env)) {
     return EnvAt(*query.virtual_env, "$VIRTUAL_ENV");
@@ -119,15 +122,18 @@ Result<PythonEnv> FindPythonEnv(const PythonEnvQuery& query) {
       if (IsFile(candidate) && ::access(candidate.c_str(), X_OK) == 0) {
         // pyenv and asdf put scripts named python3 on PATH that pick an interpreter when run.
         if (candidate.parent_path().filename() == "shims") {
-          return Error{TrFormat("python3 on PATH is a version-manager shim ({}): pass --python "
-                                "\"$(pyenv which python3)\" or the environment's directory",
-                                candidate.string())};
+          return Error{
+              TrFormat("python3 on PATH is a version-manager shim ({}): pass --python "
+                       "\"$(pyenv which python3)\" or the environment's directory",
+                       candidate.string())};
         }
         return EnvAt(PrefixOfInterpreter(candidate), "python3 on PATH", candidate);
       }
     }
   }
-  return Error{Tr("no Python environment found (no --python, $VIRTUAL_ENV, $CONDA_PREFIX, or python3 on PATH)")};
+  return Error{
+      Tr("no Python environment found (no --python, $VIRTUAL_ENV, $CONDA_PREFIX, or python3 on "
+         "PATH)")};
 }
 
 std::string NormalizeDistName(std::string_view name) {
@@ -171,12 +177,14 @@ std::optional<Distribution> FindDistribution(const PythonEnv& env, std::string_v
     std::error_code ec;
     fs::directory_iterator it(site, ec);
     size_t seen = 0;
-    for (; !ec && it != fs::directory_iterator() && seen < kMaxEntriesPerDir; it.increment(ec), ++seen) {
+    for (; !ec && it != fs::directory_iterator() && seen < kMaxEntriesPerDir;
+         it.increment(ec), ++seen) {
       const std::string dir = it->path().filename().string();
       fs::path metadata;
       std::string_view stem;
       const auto ends_with = [&](std::string_view suffix) {
-        return dir.size() > suffix.size() && dir.compare(dir.size() - suffix.size(), suffix.size(), suffix) == 0;
+        return dir.size() > suffix.size() &&
+               dir.compare(dir.size() - suffix.size(), suffix.size(), suffix) == 0;
       };
       if (ends_with(".dist-info")) {
         stem = std::string_view(dir).substr(0, dir.size() - 10);
@@ -212,7 +220,8 @@ Result<TorchBuild> ParseTorchVersionPy(std::string_view text) {
     const size_t eq = line.find('=');
     if (eq == std::string_view::npos) continue;
     std::string_view lhs = TrimBlanks(line.substr(0, eq));
-    if (const size_t colon = lhs.find(':'); colon != std::string_view::npos) lhs = TrimBlanks(lhs.substr(0, colon));
+    if (const size_t colon = lhs.find(':'); colon != std::string_view::npos)
+      lhs = TrimBlanks(lhs.substr(0, colon));
     const std::string_view rhs = TrimBlanks(line.substr(eq + 1));
     if (lhs == "__version__") {
       if (auto v = StringLiteral(rhs)) {
@@ -236,7 +245,8 @@ std::optional<Result<TorchBuild>> FindTorchBuild(const PythonEnv& env) {
     auto text = ReadFileCapped(file, kVersionPyMaxBytes);
     if (!text) return Result<TorchBuild>(text.error());
     auto b = ParseTorchVersionPy(*text);
-    if (!b) return Result<TorchBuild>(Error{fmt::format("{}: {}", file.string(), b.error().message)});
+    if (!b)
+      return Result<TorchBuild>(Error{fmt::format("{}: {}", file.string(), b.error().message)});
     b->file = file;
     return b;
   }

@@ -20,10 +20,10 @@
 namespace headroom {
 
 struct PythonEnvQuery {
-  std::string python_flag;                 // --python: an interpreter or an environment's prefix
-  std::optional<std::string> virtual_env;  // $VIRTUAL_ENV
-  std::optional<std::string> conda_prefix; // $CONDA_PREFIX
-  std::optional<std::string> path;         // $PATH, searched for python3
+  std::string python_flag;                  // --python: an interpreter or an environment's prefix
+  std::optional<std::string> virtual_env;   // $VIRTUAL_ENV
+  std::optional<std::string> conda_prefix;  // $CONDA_PREFIX
+  std::optional<std::string> path;          // $PATH, searched for python3
 };
 
 struct PythonEnv {
@@ -51,8 +51,8 @@ std::vector<std::filesystem::path> SiteDirs(const std::filesystem::path& prefix)
 std::string NormalizeDistName(std::string_view name);
 
 struct Distribution {
-  std::string name;     // as METADATA spells it ("flash_attn")
-  std::string version;  // "2.7.4.post1"
+  std::string name;                // as METADATA spells it ("flash_attn")
+  std::string version;             // "2.7.4.post1"
   std::filesystem::path metadata;  // the METADATA or PKG-INFO file read
 };
 

@@ -16,7 +16,8 @@ constexpr size_t kMaxZoneinfoBytes = 8 << 20;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -73,7 +74,8 @@ std::optional<uint64_t> PerCpuFreeReader::ReadBytes() {
     // procfs reads of a seq_file return at most a page at a time: read to the end.
     size_t used = 0;
     for (;;) {
-      const ssize_t n = ::pread(fd_, buffer_.data() + used, buffer_.size() - used, static_cast<off_t>(used));
+      const ssize_t n =
+          ::pread(fd_, buffer_.data() + used, buffer_.size() - used, static_cast<off_t>(used));
       if (n < 0) return std::nullopt;
       if (n == 0) break;
       used += static_cast<size_t>(n);

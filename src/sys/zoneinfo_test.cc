@@ -45,8 +45,10 @@ TEST(Zoneinfo, HostileOrForeignTextHasNoCount) {
   EXPECT_FALSE(ParsePerCpuFreePages(""));
   EXPECT_FALSE(ParsePerCpuFreePages("count: 5\n"));  // not under pagesets
   EXPECT_FALSE(ParsePerCpuFreePages("pagesets\ncount: x5\ncount: 9999999999999999999999\n"));
-  EXPECT_EQ(ParsePerCpuFreePages("pagesets\ncount: 7\nNode 1, zone Normal\ncount: 5\n"), std::optional<uint64_t>(7));
-  EXPECT_EQ(ParsePerCpuFreePages(std::string_view("pagesets\n\0count: 3\ncount: 2", 27)), std::optional<uint64_t>(2));
+  EXPECT_EQ(ParsePerCpuFreePages("pagesets\ncount: 7\nNode 1, zone Normal\ncount: 5\n"),
+            std::optional<uint64_t>(7));
+  EXPECT_EQ(ParsePerCpuFreePages(std::string_view("pagesets\n\0count: 3\ncount: 2", 27)),
+            std::optional<uint64_t>(2));
 }
 
 TEST(Zoneinfo, TheRealFileReadsWhereTheKernelHasIt) {

@@ -10,9 +10,9 @@
 #include "top/collector.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "base/bytes.h"
 #include "base/i18n.h"
@@ -47,8 +47,8 @@ class TopCollector::ProcessTap final : public GpuBackend {
   std::map<unsigned, std::optional<std::vector<GpuProcess>>> last_;
 };
 
-TopCollector::TopCollector(const SysRoot& root, std::unique_ptr<GpuBackend> gpu, std::string gpu_note,
-                           CollectorOptions options)
+TopCollector::TopCollector(const SysRoot& root, std::unique_ptr<GpuBackend> gpu,
+                           std::string gpu_note, CollectorOptions options)
     : root_(root), options_(std::move(options)), history_(options_.history_points) {
   // Checked here, not left to the Sampler (which drops a deviceless backend): the tap's
   // pointer must stay valid for as long as the Sampler has a GPU.
@@ -83,7 +83,9 @@ void TopCollector::Survey(WallTime now) {
   std::vector<HolderRow> rows;
   rows.reserve(holders.size());
   for (const auto& h : holders) {
-    const HolderCap cap = h.part_of ? HolderCap{} : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ);
+    const HolderCap cap = h.part_of
+                              ? HolderCap{}
+                              : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ);
     rows.push_back(MakeHolderRow(h, cap));
   }
   if (surveyed_) {
@@ -117,20 +119,26 @@ void TopCollector::ReadGuards(WallTime now) {
     for (const auto& g : guards) {
       if (before.count(g.run_id)) continue;
       // TRANSLATORS: {0} is the command that guards (guard, watch or sweep), kept as it is.
-      AddEvent(now, "guard_started",
-               g.warn_below_bytes > 0
-                   ? TrFormat("{0} run {1} (pid {2}): kill below {3}, warn below {4}", g.kind, g.run_id,
-                              g.guard_pid, FormatGiB(g.kill_below_bytes), FormatGiB(g.warn_below_bytes))
-                   : TrFormat("{0} run {1} (pid {2}): kill below {3}, no warn level", g.kind, g.run_id,
-                              g.guard_pid, FormatGiB(g.kill_below_bytes)),
-               nlohmann::json{{"run_id", g.run_id}, {"kind", g.kind}, {"guard_pid", g.guard_pid},
-                              {"kill_below_bytes", g.kill_below_bytes}, {"warn_below_bytes", g.warn_below_bytes}}
-                   .dump());
+      AddEvent(
+          now, "guard_started",
+          g.warn_below_bytes > 0
+              ? TrFormat("{0} run {1} (pid {2}): kill below {3}, warn below {4}", g.kind, g.run_id,
+                         g.guard_pid, FormatGiB(g.kill_below_bytes), FormatGiB(g.warn_below_bytes))
+              : TrFormat("{0} run {1} (pid {2}): kill below {3}, no warn level", g.kind, g.run_id,
+                         g.guard_pid, FormatGiB(g.kill_below_bytes)),
+          nlohmann::json{{"run_id", g.run_id},
+                         {"kind", g.kind},
+                         {"guard_pid", g.guard_pid},
+                         {"kill_below_bytes", g.kill_below_bytes},
+                         {"warn_below_bytes", g.warn_below_bytes}}
+              .dump());
     }
     for (const auto& g : snapshot_.guards) {
       if (after.count(g.run_id)) continue;
-      AddEvent(now, "guard_ended", TrFormat("{0} run {1} (pid {2}) ended", g.kind, g.run_id, g.guard_pid),
-               nlohmann::json{{"run_id", g.run_id}, {"kind", g.kind}, {"guard_pid", g.guard_pid}}.dump());
+      AddEvent(now, "guard_ended",
+               TrFormat("{0} run {1} (pid {2}) ended", g.kind, g.run_id, g.guard_pid),
+               nlohmann::json{{"run_id", g.run_id}, {"kind", g.kind}, {"guard_pid", g.guard_pid}}
+                   .dump());
     }
   }
   guards_read_ = true;
@@ -138,7 +146,8 @@ void TopCollector::ReadGuards(WallTime now) {
   snapshot_.guards_note = note;
 }
 
-const TopSnapshot& TopCollector::Refresh(WallTime now, std::chrono::steady_clock::time_point steady) {
+const TopSnapshot& TopCollector::Refresh(WallTime now,
+                                         std::chrono::steady_clock::time_point steady) {
   snapshot_.sample = sampler_->Read(now);
   history_.Push(PointFromSample(snapshot_.sample));
   for (SampleEvent& e : detector_->Feed(snapshot_.sample)) {

@@ -1,7 +1,6 @@
 #include "top/collector.h"
 
 #include <fmt/format.h>
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -51,7 +50,8 @@ TEST(TopCollector, SurveysHoldersWithNvmlFiguresAndTheirCaps) {
   EXPECT_EQ(s.sample.temperature_c, 50);
   EXPECT_EQ(s.guards_note, "journal: no place for it");
   ASSERT_FALSE(s.holders.empty());
-  const auto vllm = std::find_if(s.holders.begin(), s.holders.end(), [](const HolderRow& r) { return r.pid == 1111; });
+  const auto vllm = std::find_if(s.holders.begin(), s.holders.end(),
+                                 [](const HolderRow& r) { return r.pid == 1111; });
   ASSERT_NE(vllm, s.holders.end());
   EXPECT_EQ(vllm->gpu_bytes, 40ULL << 30);
   EXPECT_EQ(vllm->cap_fraction, 0.5);
@@ -84,8 +84,8 @@ TEST(TopCollector, HolderAndGuardChangesAreEventsOnlyAfterTheFirstRead) {
   ASSERT_TRUE(self);
   fs::create_directories(dir / ("proc/" + std::to_string(::getpid())));
   testing::WriteFile(dir / ("proc/" + std::to_string(::getpid()) + "/stat"),
-                     fmt::format("{} (headroom) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 {} 0 0\n", ::getpid(),
-                                 self->starttime_ticks));
+                     fmt::format("{} (headroom) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 {} 0 0\n",
+                                 ::getpid(), self->starttime_ticks));
   TopCollector c(SysRoot(dir.path()), nullptr, "nvml: not loaded", o);
   const auto t0 = Clock::now();
   const auto wall = std::chrono::system_clock::now();
@@ -98,8 +98,9 @@ TEST(TopCollector, HolderAndGuardChangesAreEventsOnlyAfterTheFirstRead) {
   // A guard starts, and llama.cpp (pid 4444) exits.
   auto id = journal->BeginRun(RunKind::kGuard, {"python", "train.py"}, wall);
   ASSERT_TRUE(id);
-  ASSERT_TRUE(journal->AddEvent(*id, "start", 0, wall,
-                                GuardStartJson({::getpid(), self->starttime_ticks, "spark-1", 1ULL << 30, 2ULL << 30})));
+  ASSERT_TRUE(journal->AddEvent(
+      *id, "start", 0, wall,
+      GuardStartJson({::getpid(), self->starttime_ticks, "spark-1", 1ULL << 30, 2ULL << 30})));
   fs::remove_all(dir / "proc/4444");
   // Before the periods are up nothing is re-read.
   EXPECT_TRUE(c.Refresh(wall, t0 + std::chrono::seconds(1)).guards.empty());
@@ -114,7 +115,8 @@ TEST(TopCollector, HolderAndGuardChangesAreEventsOnlyAfterTheFirstRead) {
   for (const auto& e : later.events) {
     if (e.type != "guard_started") continue;
     EXPECT_EQ(e.message,
-              fmt::format("guard run {} (pid {}): kill below 1.00 GiB, warn below 2.00 GiB", *id, ::getpid()));
+              fmt::format("guard run {} (pid {}): kill below 1.00 GiB, warn below 2.00 GiB", *id,
+                          ::getpid()));
   }
   EXPECT_NE(std::find(types.begin(), types.end(), "pool_holder_ended"), types.end());
   EXPECT_EQ(std::find(types.begin(), types.end(), "pool_holder_started"), types.end());

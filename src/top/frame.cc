@@ -10,21 +10,36 @@ namespace headroom {
 
 std::string_view RoleName(Role role) {
   switch (role) {
-    case Role::kNormal: return "normal";
-    case Role::kTitle: return "title";
-    case Role::kLabel: return "label";
-    case Role::kValue: return "value";
-    case Role::kDim: return "dim";
-    case Role::kGood: return "good";
-    case Role::kWarn: return "warn";
-    case Role::kCrit: return "crit";
-    case Role::kGraph: return "graph";
-    case Role::kHeader: return "header";
-    case Role::kPaused: return "paused";
-    case Role::kKey: return "key";
-    case Role::kBarUsed: return "bar_used";
-    case Role::kBarCache: return "bar_cache";
-    case Role::kMark: return "mark";
+    case Role::kNormal:
+      return "normal";
+    case Role::kTitle:
+      return "title";
+    case Role::kLabel:
+      return "label";
+    case Role::kValue:
+      return "value";
+    case Role::kDim:
+      return "dim";
+    case Role::kGood:
+      return "good";
+    case Role::kWarn:
+      return "warn";
+    case Role::kCrit:
+      return "crit";
+    case Role::kGraph:
+      return "graph";
+    case Role::kHeader:
+      return "header";
+    case Role::kPaused:
+      return "paused";
+    case Role::kKey:
+      return "key";
+    case Role::kBarUsed:
+      return "bar_used";
+    case Role::kBarCache:
+      return "bar_cache";
+    case Role::kMark:
+      return "mark";
   }
   return "normal";
 }

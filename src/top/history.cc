@@ -34,15 +34,24 @@ HistoryPoint PointFromSample(const Sample& s) {
 
 std::optional<double> MetricOf(const HistoryPoint& p, Metric metric) {
   switch (metric) {
-    case Metric::kAvailable: return p.available_bytes;
-    case Metric::kUsed: return p.used_bytes;
-    case Metric::kPsiSome: return p.psi_some_pct;
-    case Metric::kTemperature: return p.temperature_c;
-    case Metric::kPower: return p.power_w;
-    case Metric::kSmClock: return p.sm_clock_mhz;
-    case Metric::kCpuUtil: return p.cpu_util_pct;
-    case Metric::kGpuUtil: return p.gpu_util_pct;
-    case Metric::kGpuMemoryUsed: return p.gpu_memory_used_bytes;
+    case Metric::kAvailable:
+      return p.available_bytes;
+    case Metric::kUsed:
+      return p.used_bytes;
+    case Metric::kPsiSome:
+      return p.psi_some_pct;
+    case Metric::kTemperature:
+      return p.temperature_c;
+    case Metric::kPower:
+      return p.power_w;
+    case Metric::kSmClock:
+      return p.sm_clock_mhz;
+    case Metric::kCpuUtil:
+      return p.cpu_util_pct;
+    case Metric::kGpuUtil:
+      return p.gpu_util_pct;
+    case Metric::kGpuMemoryUsed:
+      return p.gpu_memory_used_bytes;
   }
   return std::nullopt;
 }

@@ -103,10 +103,14 @@ Style Colour(Role role, ColourMode mode) {
 
 std::string_view ColourModeName(ColourMode mode) {
   switch (mode) {
-    case ColourMode::kMono: return "mono";
-    case ColourMode::k8: return "8";
-    case ColourMode::k16: return "16";
-    case ColourMode::k256: return "256";
+    case ColourMode::kMono:
+      return "mono";
+    case ColourMode::k8:
+      return "8";
+    case ColourMode::k16:
+      return "16";
+    case ColourMode::k256:
+      return "256";
   }
   return "mono";
 }

@@ -40,7 +40,8 @@ TEST(TopPalette, MonochromeUsesAttributesOnly) {
 
 TEST(TopPalette, EachModeStaysWithinItsColours) {
   for (Role r : AllRoles()) {
-    for (auto [mode, max] : {std::pair{ColourMode::k8, 7}, {ColourMode::k16, 15}, {ColourMode::k256, 255}}) {
+    for (auto [mode, max] :
+         {std::pair{ColourMode::k8, 7}, {ColourMode::k16, 15}, {ColourMode::k256, 255}}) {
       const Style s = StyleFor(r, mode);
       EXPECT_LE(s.fg, max) << RoleName(r) << " " << ColourModeName(mode);
       EXPECT_GE(s.fg, -1);
@@ -53,7 +54,7 @@ TEST(TopPalette, EachModeStaysWithinItsColours) {
     EXPECT_NE(StyleFor(Role::kCrit, mode).fg, StyleFor(Role::kWarn, mode).fg);
   }
   EXPECT_GT(StyleFor(Role::kCrit, ColourMode::k16).fg, 7);  // bright red where there is one
-  EXPECT_TRUE(StyleFor(Role::kCrit, ColourMode::k8).bold);   // brightness from bold
+  EXPECT_TRUE(StyleFor(Role::kCrit, ColourMode::k8).bold);  // brightness from bold
   EXPECT_GT(StyleFor(Role::kLabel, ColourMode::k256).fg, 15);
 }
 

@@ -54,7 +54,8 @@ bool GuardProcessAlive(const SysRoot& root, pid_t pid, std::optional<uint64_t> s
   return !start_ticks || stat->starttime_ticks == *start_ticks;
 }
 
-RunningGuardReader::RunningGuardReader(std::filesystem::path journal_path, SysRoot root, std::string host)
+RunningGuardReader::RunningGuardReader(std::filesystem::path journal_path, SysRoot root,
+                                       std::string host)
     : path_(std::move(journal_path)), root_(std::move(root)), host_(std::move(host)) {}
 
 std::vector<RunningGuard> RunningGuardReader::Read(std::string& note) {
@@ -62,7 +63,8 @@ std::vector<RunningGuard> RunningGuardReader::Read(std::string& note) {
   if (!journal_) {
     std::error_code ec;
     if (!std::filesystem::exists(path_, ec)) return {};
-    auto opened = Journal::Open(path_, JournalOptions{.read_only = true, .busy_timeout = std::chrono::milliseconds(200)});
+    auto opened = Journal::Open(
+        path_, JournalOptions{.read_only = true, .busy_timeout = std::chrono::milliseconds(200)});
     if (!opened) {
       note = opened.error().message;
       return {};
@@ -82,7 +84,9 @@ std::vector<RunningGuard> RunningGuardReader::Read(std::string& note) {
     auto events = journal_->Events(id);
     return events ? std::move(*events) : std::vector<EventRow>{};
   };
-  const auto alive = [&](pid_t pid, std::optional<uint64_t> ticks) { return GuardProcessAlive(root_, pid, ticks); };
+  const auto alive = [&](pid_t pid, std::optional<uint64_t> ticks) {
+    return GuardProcessAlive(root_, pid, ticks);
+  };
   return FindRunningGuards(*runs, events_of, host_, alive);
 }
 

@@ -26,31 +26,35 @@ EventRow Start(int64_t run, pid_t pid, std::optional<uint64_t> ticks, std::strin
   EventRow e;
   e.run_id = run;
   e.type = "start";
-  e.data_json = GuardStartJson(GuardStartRecord{pid, ticks, std::move(host), 10ULL << 30, 20ULL << 30});
+  e.data_json =
+      GuardStartJson(GuardStartRecord{pid, ticks, std::move(host), 10ULL << 30, 20ULL << 30});
   return e;
 }
 
 TEST(TopGuards, OnlyRunningRunsWithALiveGuardOnThisHost) {
-  const std::vector<RunRow> runs = {RunOf(9, "guard", "running"),  RunOf(8, "guard", "exited"),
-                                    RunOf(7, "sweep", "running"),  RunOf(6, "guard", "running"),
-                                    RunOf(5, "guard", "running"),  RunOf(4, "guard", "running"),
-                                    RunOf(3, "guard", "running"),  RunOf(2, "watch", "running")};
+  const std::vector<RunRow> runs = {RunOf(9, "guard", "running"), RunOf(8, "guard", "exited"),
+                                    RunOf(7, "sweep", "running"), RunOf(6, "guard", "running"),
+                                    RunOf(5, "guard", "running"), RunOf(4, "guard", "running"),
+                                    RunOf(3, "guard", "running"), RunOf(2, "watch", "running")};
   std::map<int64_t, std::vector<EventRow>> events = {
       {9, {Start(9, 900, 111, "spark-1")}},
       {8, {Start(8, 800, 111, "spark-1")}},
-      {7, {Start(7, 700, 111, "spark-1")}},                           // a sweep guards its trials
-      {6, {}},                                                        // an older headroom: no record
-      {5, {Start(5, 500, 111, "spark-2")}},                           // another host's run
-      {4, {Start(4, 400, 222, "spark-1")}},                           // its guard is gone
-      {3, {EventRow{0, 3, "start", 0, "", "{\"pid\":1}"}, Start(3, 300, std::nullopt, "")}},  // no host known
-      {2, {EventRow{0, 2, "files", 0, "", "{}"}}},                  // watch without --guard: no record
+      {7, {Start(7, 700, 111, "spark-1")}},  // a sweep guards its trials
+      {6, {}},                               // an older headroom: no record
+      {5, {Start(5, 500, 111, "spark-2")}},  // another host's run
+      {4, {Start(4, 400, 222, "spark-1")}},  // its guard is gone
+      {3,
+       {EventRow{0, 3, "start", 0, "", "{\"pid\":1}"},
+        Start(3, 300, std::nullopt, "")}},          // no host known
+      {2, {EventRow{0, 2, "files", 0, "", "{}"}}},  // watch without --guard: no record
   };
   std::vector<pid_t> asked;
   const auto alive = [&](pid_t pid, std::optional<uint64_t>) {
     asked.push_back(pid);
     return pid != 400;
   };
-  const auto found = FindRunningGuards(runs, [&](int64_t id) { return events[id]; }, "spark-1", alive);
+  const auto found = FindRunningGuards(
+      runs, [&](int64_t id) { return events[id]; }, "spark-1", alive);
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].run_id, 9);
   EXPECT_EQ(found[0].kind, "guard");
@@ -77,7 +81,8 @@ TEST(TopGuards, AResumedSweepIsKnownByItsNewestRecord) {
     asked.push_back(pid);
     return true;
   };
-  const auto found = FindRunningGuards(runs, [&](int64_t) { return events; }, "spark-1", alive);
+  const auto found = FindRunningGuards(
+      runs, [&](int64_t) { return events; }, "spark-1", alive);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].guard_pid, 401);
   EXPECT_EQ(asked, (std::vector<pid_t>{401}));
@@ -94,8 +99,10 @@ TEST(TopGuards, AliveMeansTheSamePidAndStartTime) {
   testing::TempDir dir("top-guards");
   std::filesystem::create_directories(dir / "proc/77");
   std::filesystem::create_directories(dir / "proc/78");
-  testing::WriteFile(dir / "proc/77/stat", "77 (headroom) S 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5555 0 0\n");
-  testing::WriteFile(dir / "proc/78/stat", "78 (headroom) Z 1 78 78 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5555 0 0\n");
+  testing::WriteFile(dir / "proc/77/stat",
+                     "77 (headroom) S 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5555 0 0\n");
+  testing::WriteFile(dir / "proc/78/stat",
+                     "78 (headroom) Z 1 78 78 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5555 0 0\n");
   const SysRoot fixture(dir.path());
   EXPECT_TRUE(GuardProcessAlive(fixture, 77, 5555));
   EXPECT_FALSE(GuardProcessAlive(fixture, 78, 5555));  // a zombie guard guards nothing
@@ -118,15 +125,17 @@ TEST(TopGuards, ReaderFollowsTheJournalFile) {
   ASSERT_TRUE(id);
   const auto self = ReadProcStat(real, ::getpid());
   ASSERT_TRUE(self);
-  ASSERT_TRUE(journal->AddEvent(*id, "start", 0, std::chrono::system_clock::now(),
-                                GuardStartJson({::getpid(), self->starttime_ticks, "spark-1", 1ULL << 30, 2ULL << 30})));
+  ASSERT_TRUE(journal->AddEvent(
+      *id, "start", 0, std::chrono::system_clock::now(),
+      GuardStartJson({::getpid(), self->starttime_ticks, "spark-1", 1ULL << 30, 2ULL << 30})));
   auto guards = reader.Read(note);
   ASSERT_EQ(guards.size(), 1u) << note;
   EXPECT_EQ(guards[0].run_id, *id);
   EXPECT_EQ(guards[0].guard_pid, ::getpid());
   // A long job's guard stays found behind many newer finished runs (a day of sweeps).
   for (int i = 0; i < 300; ++i) {
-    auto later = journal->BeginRun(RunKind::kWatch, {"headroom", "watch"}, std::chrono::system_clock::now());
+    auto later =
+        journal->BeginRun(RunKind::kWatch, {"headroom", "watch"}, std::chrono::system_clock::now());
     ASSERT_TRUE(later);
     ASSERT_TRUE(journal->FinishRun(*later, "stopped", 0, "{}", std::chrono::system_clock::now()));
   }

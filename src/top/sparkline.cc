@@ -19,7 +19,8 @@ double Clamp01(double f) { return std::isfinite(f) ? std::clamp(f, 0.0, 1.0) : 0
 
 }  // namespace
 
-GraphRange AutoRange(const std::vector<std::optional<double>>& values, double min_span, double floor) {
+GraphRange AutoRange(const std::vector<std::optional<double>>& values, double min_span,
+                     double floor) {
   double lo = 0, hi = 0;
   bool any = false;
   for (const auto& v : values) {
@@ -41,8 +42,8 @@ GraphRange AutoRange(const std::vector<std::optional<double>>& values, double mi
   return {lo, hi};
 }
 
-std::string Sparkline(const std::vector<std::optional<double>>& values, size_t width, GraphRange range,
-                      bool utf8) {
+std::string Sparkline(const std::vector<std::optional<double>>& values, size_t width,
+                      GraphRange range, bool utf8) {
   std::string out;
   const size_t shown = std::min(width, values.size());
   out.append(width - shown, ' ');
@@ -63,11 +64,13 @@ std::string Sparkline(const std::vector<std::optional<double>>& values, size_t w
   return out;
 }
 
-std::vector<Span> MemoryBar(size_t width, double used, double cache, const std::vector<BarMark>& marks,
-                            bool utf8) {
+std::vector<Span> MemoryBar(size_t width, double used, double cache,
+                            const std::vector<BarMark>& marks, bool utf8) {
   used = Clamp01(used);
   cache = Clamp01(std::min(cache, 1.0 - used));
-  const auto cols = [&](double f) { return static_cast<size_t>(std::lround(f * static_cast<double>(width))); };
+  const auto cols = [&](double f) {
+    return static_cast<size_t>(std::lround(f * static_cast<double>(width)));
+  };
   const size_t used_cols = std::min(cols(used), width);
   const size_t cache_cols = std::min(cols(used + cache), width) - used_cols;
   std::vector<Role> roles(width, Role::kDim);
@@ -86,7 +89,8 @@ std::vector<Span> MemoryBar(size_t width, double used, double cache, const std::
   }
   for (const BarMark& m : marks) {
     if (width == 0) break;
-    const size_t at = std::min(static_cast<size_t>(Clamp01(m.fraction) * static_cast<double>(width)), width - 1);
+    const size_t at =
+        std::min(static_cast<size_t>(Clamp01(m.fraction) * static_cast<double>(width)), width - 1);
     roles[at] = Role::kMark;
     glyphs[at] = std::string(1, m.glyph);
   }

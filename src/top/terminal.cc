@@ -13,6 +13,8 @@
 //  - The cursor is hidden while drawing and shown again before endwin, which restores the
 //    tty modes and leaves the alternate screen.
 #define NCURSES_WIDECHAR 1
+#include "top/terminal.h"
+
 #include <curses.h>
 #include <poll.h>
 #include <unistd.h>
@@ -21,8 +23,6 @@
 #include <cstdlib>
 #include <cwchar>
 #include <string>
-
-#include "top/terminal.h"
 
 namespace headroom {
 
@@ -63,7 +63,8 @@ std::wstring Wide(const std::string& utf8) {
 
 Result<std::unique_ptr<Terminal>> Terminal::Open(bool no_color) {
   if (!::isatty(STDIN_FILENO) || !::isatty(STDOUT_FILENO)) {
-    return Error{"stdin and stdout must be a terminal (for scripts: --once, --iterations N or --json)"};
+    return Error{
+        "stdin and stdout must be a terminal (for scripts: --once, --iterations N or --json)"};
   }
   const char* term = std::getenv("TERM");
   auto screen = std::make_unique<Screen>();
@@ -98,7 +99,8 @@ Result<std::unique_ptr<Terminal>> Terminal::Open(bool no_color) {
   return std::unique_ptr<Terminal>(new Terminal(std::move(screen), mode));
 }
 
-Terminal::Terminal(std::unique_ptr<Screen> screen, ColourMode colour) : screen_(std::move(screen)), colour_(colour) {}
+Terminal::Terminal(std::unique_ptr<Screen> screen, ColourMode colour)
+    : screen_(std::move(screen)), colour_(colour) {}
 
 Terminal::~Terminal() = default;
 
@@ -143,7 +145,8 @@ std::vector<TopKey> Terminal::ReadKeys() {
   return keys;
 }
 
-std::vector<TopKey> Terminal::Wait(std::chrono::milliseconds timeout, int signal_fd, bool& signalled) {
+std::vector<TopKey> Terminal::Wait(std::chrono::milliseconds timeout, int signal_fd,
+                                   bool& signalled) {
   signalled = false;
   // Keys ncurses has already read from the tty (part of an escape sequence, or a resize
   // noted by its handler) would not wake poll(): take them first.

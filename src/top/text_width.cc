@@ -28,7 +28,8 @@ std::string TerminalSafe(std::string_view text, bool utf8) {
   for (size_t pos = 0; pos < text.size();) {
     const size_t start = pos;
     const char32_t c = DecodeUtf8(text, pos);
-    const bool bad = c == kReplacementCharacter && !(pos - start == 3 && text.substr(start, 3) == "\xEF\xBF\xBD");
+    const bool bad = c == kReplacementCharacter &&
+                     !(pos - start == 3 && text.substr(start, 3) == "\xEF\xBF\xBD");
     if (bad || CodePointColumns(c) < 0 || (!utf8 && c >= 0x80)) {
       out += '?';
     } else {

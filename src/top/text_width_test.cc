@@ -15,8 +15,8 @@ class TopTextWidth : public ::testing::Test {
 
 TEST_F(TopTextWidth, AsciiWideAndCombiningCharacters) {
   EXPECT_EQ(TerminalWidth("pool"), 4u);
-  EXPECT_EQ(TerminalWidth("記憶體池"), 8u);          // four CJK characters, two columns each
-  EXPECT_EQ(TerminalWidth("e\xCC\x81"), 1u);        // e + combining acute
+  EXPECT_EQ(TerminalWidth("記憶體池"), 8u);   // four CJK characters, two columns each
+  EXPECT_EQ(TerminalWidth("e\xCC\x81"), 1u);  // e + combining acute
   EXPECT_EQ(TerminalWidth("\xE2\x96\x81\xE2\x96\x88"), 2u);  // two block elements
   EXPECT_EQ(TerminalWidth("可用 114.99 GiB"), 15u);
 }
@@ -37,8 +37,14 @@ TEST_F(TopTextWidth, DecodeRejectsMalformedUtf8ByteByByte) {
 TEST_F(TopTextWidth, TerminalSafeReplacesControlsAndBadBytes) {
   // An escape sequence in a command line must not reach the terminal.
   EXPECT_EQ(TerminalSafe("a\x1b[2Jb\tc\x7f", true), "a?[2Jb?c?");
-  EXPECT_EQ(TerminalSafe("x\xff" "y", true), "x?y");
-  EXPECT_EQ(TerminalSafe("\xC2\x9B" "31m", true), "?31m");  // C1 CSI
+  EXPECT_EQ(TerminalSafe("x\xff"
+                         "y",
+                         true),
+            "x?y");
+  EXPECT_EQ(TerminalSafe("\xC2\x9B"
+                         "31m",
+                         true),
+            "?31m");                                              // C1 CSI
   EXPECT_EQ(TerminalSafe("\xEF\xBF\xBD", true), "\xEF\xBF\xBD");  // a real U+FFFD stays
   // Not UTF-8: ASCII only, one '?' per character, not per byte.
   EXPECT_EQ(TerminalSafe("記憶體 ok", false), "??? ok");

@@ -28,7 +28,8 @@ Json DataJson(const std::string& text) {
 
 }  // namespace
 
-Json TopSnapshotJson(const TopSnapshot& s, std::chrono::milliseconds interval, const std::string& host) {
+Json TopSnapshotJson(const TopSnapshot& s, std::chrono::milliseconds interval,
+                     const std::string& host) {
   const Sample& m = s.sample;
   const PlatformProfile& p = s.platform;
   std::optional<uint64_t> used;
@@ -59,14 +60,17 @@ Json TopSnapshotJson(const TopSnapshot& s, std::chrono::milliseconds interval, c
                          {"pss_bytes", OrNull(r.pss_bytes)},
                          {"gpu_bytes", OrNull(r.gpu_bytes)},
                          {"part_of", OrNull(r.part_of)},
-                         {"cap", {{"fraction", OrNull(r.cap_fraction)},
-                                  {"bytes", OrNull(r.cap_bytes)},
-                                  {"source", Nullable(r.cap_source)},
-                                  {"fixed_after_load", r.fixed_after_load}}}});
+                         {"cap",
+                          {{"fraction", OrNull(r.cap_fraction)},
+                           {"bytes", OrNull(r.cap_bytes)},
+                           {"source", Nullable(r.cap_source)},
+                           {"fixed_after_load", r.fixed_after_load}}}});
   }
   Json events = Json::array();
   for (const auto& e : s.events) {
-    events.push_back({{"type", e.type}, {"wall_time", FormatUtcIso8601(e.time)}, {"message", e.message},
+    events.push_back({{"type", e.type},
+                      {"wall_time", FormatUtcIso8601(e.time)},
+                      {"message", e.message},
                       {"data", DataJson(e.data)}});
   }
   return {
@@ -74,32 +78,36 @@ Json TopSnapshotJson(const TopSnapshot& s, std::chrono::milliseconds interval, c
       {"wall_time", FormatUtcIso8601(m.time)},
       {"host", host},
       {"interval_ms", interval.count()},
-      {"platform", {{"kind", std::string(PlatformKindName(p.kind))},
-                    {"gpu_name", Nullable(p.gpu_name)},
-                    {"memory_source", p.memory_source == MemorySource::kNvml ? "nvml" : "meminfo"},
-                    {"sustained_power_mw", OrNull(p.sustained_power_mw)},
-                    {"rated_power_mw", OrNull(p.rated_power_mw)},
-                    {"normal_sm_clock_mhz", OrNull(p.normal_sm_clock_mhz)}}},
-      {"gpu", {{"present", s.has_gpu},
-               {"note", Nullable(s.gpu_note)},
-               {"lost", m.gpu_lost},
-               {"temperature_c", OrNull(m.temperature_c)},
-               {"power_mw", OrNull(m.power_mw)},
-               {"sm_clock_mhz", OrNull(m.sm_clock_mhz)},
-               {"mem_clock_mhz", OrNull(m.mem_clock_mhz)},
-               {"utilization_pct", OrNull(m.gpu_utilization_pct)},
-               {"clock_event_reasons", OrNull(m.clock_event_reasons)},
-               {"clock_event_reason_names", reasons},
-               {"memory_total_bytes", OrNull(m.gpu_memory_total_bytes)},
-               {"memory_used_bytes", OrNull(m.gpu_memory_used_bytes)}}},
-      {"memory", {{"total_bytes", OrNull(m.mem_total_bytes)},
-                  {"available_bytes", OrNull(m.mem_available_bytes)},
-                  {"used_bytes", OrNull(used)},
-                  {"page_cache_bytes", OrNull(m.mem_cached_bytes)},
-                  {"free_bytes", OrNull(m.mem_free_bytes)},
-                  {"swap_used_bytes", OrNull(m.swap_used_bytes)}}},
-      {"psi", {{"memory_some_avg10_pct", OrNull(m.psi_some_avg10_pct)},
-               {"memory_full_avg10_pct", OrNull(m.psi_full_avg10_pct)}}},
+      {"platform",
+       {{"kind", std::string(PlatformKindName(p.kind))},
+        {"gpu_name", Nullable(p.gpu_name)},
+        {"memory_source", p.memory_source == MemorySource::kNvml ? "nvml" : "meminfo"},
+        {"sustained_power_mw", OrNull(p.sustained_power_mw)},
+        {"rated_power_mw", OrNull(p.rated_power_mw)},
+        {"normal_sm_clock_mhz", OrNull(p.normal_sm_clock_mhz)}}},
+      {"gpu",
+       {{"present", s.has_gpu},
+        {"note", Nullable(s.gpu_note)},
+        {"lost", m.gpu_lost},
+        {"temperature_c", OrNull(m.temperature_c)},
+        {"power_mw", OrNull(m.power_mw)},
+        {"sm_clock_mhz", OrNull(m.sm_clock_mhz)},
+        {"mem_clock_mhz", OrNull(m.mem_clock_mhz)},
+        {"utilization_pct", OrNull(m.gpu_utilization_pct)},
+        {"clock_event_reasons", OrNull(m.clock_event_reasons)},
+        {"clock_event_reason_names", reasons},
+        {"memory_total_bytes", OrNull(m.gpu_memory_total_bytes)},
+        {"memory_used_bytes", OrNull(m.gpu_memory_used_bytes)}}},
+      {"memory",
+       {{"total_bytes", OrNull(m.mem_total_bytes)},
+        {"available_bytes", OrNull(m.mem_available_bytes)},
+        {"used_bytes", OrNull(used)},
+        {"page_cache_bytes", OrNull(m.mem_cached_bytes)},
+        {"free_bytes", OrNull(m.mem_free_bytes)},
+        {"swap_used_bytes", OrNull(m.swap_used_bytes)}}},
+      {"psi",
+       {{"memory_some_avg10_pct", OrNull(m.psi_some_avg10_pct)},
+        {"memory_full_avg10_pct", OrNull(m.psi_full_avg10_pct)}}},
       {"cpu_util_pct", OrNull(m.cpu_util_pct)},
       {"guards", guards},
       {"guards_note", Nullable(s.guards_note)},

@@ -5,9 +5,8 @@
 #pragma once
 
 #include <chrono>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "top/top_model.h"
 
@@ -15,7 +14,7 @@ namespace headroom {
 
 inline constexpr int kTopJsonSchemaVersion = 1;
 
-nlohmann::ordered_json TopSnapshotJson(const TopSnapshot& snapshot, std::chrono::milliseconds interval,
-                                       const std::string& host);
+nlohmann::ordered_json TopSnapshotJson(const TopSnapshot& snapshot,
+                                       std::chrono::milliseconds interval, const std::string& host);
 
 }  // namespace headroom

@@ -18,7 +18,8 @@ TEST(TopJson, SchemaUnitsAndNulls) {
   EXPECT_EQ(j["gpu"]["present"], true);
   EXPECT_EQ(j["gpu"]["power_mw"], 690'000);
   EXPECT_EQ(j["gpu"]["clock_event_reasons"], 0x24);
-  EXPECT_EQ(j["gpu"]["clock_event_reason_names"], nlohmann::ordered_json({"sw_power_cap", "sw_thermal_slowdown"}));
+  EXPECT_EQ(j["gpu"]["clock_event_reason_names"],
+            nlohmann::ordered_json({"sw_power_cap", "sw_thermal_slowdown"}));
   EXPECT_TRUE(j["gpu"]["mem_clock_mhz"].is_null());  // not read: null, never 0
   EXPECT_EQ(j["memory"]["total_bytes"], testing::kSparkTotalBytes);
   EXPECT_EQ(j["memory"]["used_bytes"], testing::kSparkTotalBytes - 120'574'075ULL * 1024);

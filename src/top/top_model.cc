@@ -7,9 +7,12 @@ namespace headroom {
 
 std::string_view SortOrderName(SortOrder order) {
   switch (order) {
-    case SortOrder::kMemory: return "mem";
-    case SortOrder::kPid: return "pid";
-    case SortOrder::kName: return "name";
+    case SortOrder::kMemory:
+      return "mem";
+    case SortOrder::kPid:
+      return "pid";
+    case SortOrder::kName:
+      return "name";
   }
   return "mem";
 }
@@ -23,9 +26,12 @@ std::optional<SortOrder> ParseSortOrder(std::string_view text) {
 
 SortOrder NextSortOrder(SortOrder order) {
   switch (order) {
-    case SortOrder::kMemory: return SortOrder::kPid;
-    case SortOrder::kPid: return SortOrder::kName;
-    case SortOrder::kName: return SortOrder::kMemory;
+    case SortOrder::kMemory:
+      return SortOrder::kPid;
+    case SortOrder::kPid:
+      return SortOrder::kName;
+    case SortOrder::kName:
+      return SortOrder::kMemory;
   }
   return SortOrder::kMemory;
 }
@@ -70,7 +76,8 @@ void SortHolders(std::vector<HolderRow>& rows, SortOrder order) {
       });
       break;
     case SortOrder::kPid:
-      std::stable_sort(rows.begin(), rows.end(), [](const HolderRow& a, const HolderRow& b) { return a.pid < b.pid; });
+      std::stable_sort(rows.begin(), rows.end(),
+                       [](const HolderRow& a, const HolderRow& b) { return a.pid < b.pid; });
       break;
     case SortOrder::kName:
       std::stable_sort(rows.begin(), rows.end(), [](const HolderRow& a, const HolderRow& b) {

@@ -64,7 +64,7 @@ struct RunningGuard {
   pid_t guard_pid = 0;
   uint64_t kill_below_bytes = 0;
   uint64_t warn_below_bytes = 0;  // 0: none (a sweep's trials)
-  std::string started_at;  // ISO-8601 UTC, as the journal has it
+  std::string started_at;         // ISO-8601 UTC, as the journal has it
   std::vector<std::string> command;
 };
 
@@ -94,12 +94,12 @@ struct TopSnapshot {
   Sample sample;
   PlatformProfile platform;
   bool has_gpu = false;
-  std::string gpu_note;  // why there is no GPU reading ("nvml: dlopen(...): ..."), or ""
+  std::string gpu_note;            // why there is no GPU reading ("nvml: dlopen(...): ..."), or ""
   std::vector<HolderRow> holders;  // pid order; the view sorts
   std::optional<WallTime> holders_time;
   std::string holders_note;  // e.g. the NVML process list could not be read
   std::vector<RunningGuard> guards;
-  std::string guards_note;  // why guards cannot be seen (no journal), or ""
+  std::string guards_note;       // why guards cannot be seen (no journal), or ""
   std::vector<TopEvent> events;  // the newest, oldest first
   uint64_t events_total = 0;
 };

@@ -21,7 +21,7 @@ TEST(TopModel, SortByMemoryPidAndName) {
       Holder(30, "vllm", "vllm serve", 1ULL << 30, 40ULL << 30),  // NVML's figure counts
       Holder(10, "python (torch loaded)", "python a.py", 6ULL << 30),
       Holder(20, "llama.cpp", "llama-server", 5ULL << 30),
-      Holder(5, "gpu process", "", std::nullopt),  // nothing known: 0
+      Holder(5, "gpu process", "", std::nullopt),           // nothing known: 0
       Holder(40, "llama.cpp", "llama-server", 5ULL << 30),  // a tie with 20: pid order
   };
   rows[1].pss_bytes = 7ULL << 30;  // PSS before RSS
@@ -100,7 +100,7 @@ TEST(TopUiState, AnyKeyClosesHelpAndDoesNothingElse) {
   EXPECT_EQ(ApplyKey(ui, TopKey::kHelp), KeyAction::kRedraw);
   EXPECT_TRUE(ui.help);
   EXPECT_EQ(ApplyKey(ui, TopKey::kResize), KeyAction::kRedraw);
-  EXPECT_TRUE(ui.help);  // a resize redraws the help
+  EXPECT_TRUE(ui.help);                                        // a resize redraws the help
   EXPECT_EQ(ApplyKey(ui, TopKey::kQuit), KeyAction::kRedraw);  // q closes help, does not quit
   EXPECT_FALSE(ui.help);
   ApplyKey(ui, TopKey::kHelp);

@@ -3,10 +3,10 @@
 // snapshots of the machines top meets: a GB10 at idle, a discrete GPU, a box with no GPU.
 #pragma once
 
-#include <clocale>
 #include <locale.h>
 
 #include <array>
+#include <clocale>
 #include <string>
 #include <vector>
 
@@ -37,8 +37,8 @@ class ScopedUtf8Locale {
 
 inline constexpr uint64_t kSparkTotalBytes = 127'600'748ULL * 1024;  // GB10 MemTotal
 
-inline HolderRow Holder(pid_t pid, std::string kind, std::string command, std::optional<uint64_t> rss,
-                        std::optional<uint64_t> gpu = std::nullopt) {
+inline HolderRow Holder(pid_t pid, std::string kind, std::string command,
+                        std::optional<uint64_t> rss, std::optional<uint64_t> gpu = std::nullopt) {
   HolderRow r;
   r.pid = pid;
   r.user = "alice";
@@ -75,9 +75,10 @@ inline TopSnapshot Gb10Snapshot() {
   m.psi_some_avg10_pct = 0.0;
   m.psi_full_avg10_pct = 0.0;
   m.cpu_util_pct = 12.5;
-  s.holders = {Holder(1111, "vllm", "vllm serve m --gpu-memory-utilization 0.5", 2ULL << 30, 40ULL << 30),
-               Holder(2222, "python (torch loaded)", "python train.py", 6ULL << 30),
-               Holder(4444, "llama.cpp", "llama-server -m m.gguf", 5ULL << 30)};
+  s.holders = {
+      Holder(1111, "vllm", "vllm serve m --gpu-memory-utilization 0.5", 2ULL << 30, 40ULL << 30),
+      Holder(2222, "python (torch loaded)", "python train.py", 6ULL << 30),
+      Holder(4444, "llama.cpp", "llama-server -m m.gguf", 5ULL << 30)};
   s.holders[0].cap_fraction = 0.5;
   s.holders[0].cap_source = "--gpu-memory-utilization";
   s.holders[2].fixed_after_load = true;
@@ -91,7 +92,8 @@ inline TopSnapshot Gb10Snapshot() {
   g.started_at = "2026-09-21T10:00:00.000Z";
   g.command = {"python", "train.py"};
   s.guards = {g};
-  s.events = {TopEvent{m.time, "power_plateau", "power held at 100 W while temperature rose", "{\"power_w\":100}"},
+  s.events = {TopEvent{m.time, "power_plateau", "power held at 100 W while temperature rose",
+                       "{\"power_w\":100}"},
               TopEvent{m.time, "guard_started", "guard run 7 (pid 4321)", "{\"run_id\":7}"}};
   s.events_total = 2;
   return s;

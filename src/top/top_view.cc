@@ -63,8 +63,8 @@ struct RankedRow {
 
 size_t LabelColumns(const ViewOptions& o) {
   size_t widest = 0;
-  for (const char* label : {Tr("pool"), Tr("memory"), Tr("guard"), Tr("avail"), Tr("power"), Tr("SM clock"),
-                            Tr("temp"), Tr("GPU util"), Tr("GPU mem")}) {
+  for (const char* label : {Tr("pool"), Tr("memory"), Tr("guard"), Tr("avail"), Tr("power"),
+                            Tr("SM clock"), Tr("temp"), Tr("GPU util"), Tr("GPU mem")}) {
     widest = std::max(widest, TerminalWidth(TerminalSafe(label, o.utf8)));
   }
   return std::clamp(widest + 1, kMinLabelColumns, kMaxLabelColumns);
@@ -109,8 +109,8 @@ Role AvailableRole(const TopSnapshot& s) {
 FrameRow TitleRow(const TopSnapshot& s, const UiState& ui, const ViewOptions& o) {
   std::string gpu = s.has_gpu ? s.platform.gpu_name : Tr("no GPU");
   const double interval_s = static_cast<double>(o.interval.count()) / 1000.0;
-  std::string left = TrFormat(" headroom top · {} · {} · every {:g} s · {}", o.host, gpu, interval_s,
-                              top_view::LocalClock(s.sample.time));
+  std::string left = TrFormat(" headroom top · {} · {} · every {:g} s · {}", o.host, gpu,
+                              interval_s, top_view::LocalClock(s.sample.time));
   std::string right = ui.paused ? std::string(" ") + Tr("PAUSED") + " " : std::string();
   RowBuilder b(o.width, o.utf8);
   const size_t right_cols = TerminalWidth(TerminalSafe(right, o.utf8));
@@ -133,7 +133,8 @@ std::vector<RankedRow> MemoryRows(const TopSnapshot& s, const ViewOptions& o) {
     const double cache = std::min(static_cast<double>(m.mem_cached_bytes.value_or(0)), available);
     std::vector<BarMark> marks;
     for (const auto& g : s.guards) {
-      if (g.warn_below_bytes > 0) marks.push_back({1.0 - static_cast<double>(g.warn_below_bytes) / total, 'W'});
+      if (g.warn_below_bytes > 0)
+        marks.push_back({1.0 - static_cast<double>(g.warn_below_bytes) / total, 'W'});
       marks.push_back({1.0 - static_cast<double>(g.kill_below_bytes) / total, 'K'});
     }
     const size_t width = bar.left() > 2 ? bar.left() - 2 : 0;
@@ -155,12 +156,15 @@ std::vector<RankedRow> MemoryRows(const TopSnapshot& s, const ViewOptions& o) {
     used = *m.mem_total_bytes - *m.mem_available_bytes;
   }
   fig.Add(Tr("used") + std::string(" "), Role::kDim).Add(GiBOrDash(used), Role::kValue);
-  fig.Add(std::string(" · ") + Tr("page cache") + " ", Role::kDim).Add(GiBOrDash(m.mem_cached_bytes), Role::kValue);
+  fig.Add(std::string(" · ") + Tr("page cache") + " ", Role::kDim)
+      .Add(GiBOrDash(m.mem_cached_bytes), Role::kValue);
   fig.Add(std::string(" · ") + Tr("available") + " ", Role::kDim)
       .Add(Marked(GiBOrDash(m.mem_available_bytes), avail_role, o), avail_role);
-  fig.Add(std::string(" · ") + Tr("total") + " ", Role::kDim).Add(GiBOrDash(m.mem_total_bytes), Role::kValue);
+  fig.Add(std::string(" · ") + Tr("total") + " ", Role::kDim)
+      .Add(GiBOrDash(m.mem_total_bytes), Role::kValue);
   if (m.swap_used_bytes && *m.swap_used_bytes > 0) {
-    fig.Add(std::string(" · ") + Tr("swap used") + " ", Role::kDim).Add(FormatGiB(*m.swap_used_bytes), Role::kValue);
+    fig.Add(std::string(" · ") + Tr("swap used") + " ", Role::kDim)
+        .Add(FormatGiB(*m.swap_used_bytes), Role::kValue);
   }
   rows.push_back({0, fig.Take()});
 
@@ -172,8 +176,10 @@ std::vector<RankedRow> MemoryRows(const TopSnapshot& s, const ViewOptions& o) {
     r.AddCell(Tr("guard"), label_cols - 1, Role::kLabel).Add(" ");
     // TRANSLATORS: {0} is the command that guards (guard, watch or sweep), kept as it is.
     r.Add(TrFormat("{0} run {1} pid {2}: ", g.kind, g.run_id, g.guard_pid), Role::kValue);
-    if (g.warn_below_bytes > 0) r.Add(TrFormat("warn level {} (W)", FormatGiB(g.warn_below_bytes)), Role::kWarn);
-    else r.Add(Tr("no warn level"), Role::kDim);
+    if (g.warn_below_bytes > 0)
+      r.Add(TrFormat("warn level {} (W)", FormatGiB(g.warn_below_bytes)), Role::kWarn);
+    else
+      r.Add(Tr("no warn level"), Role::kDim);
     r.Add(" · ", Role::kDim);
     r.Add(TrFormat("kill level {} (K)", FormatGiB(g.kill_below_bytes)), Role::kCrit);
     rows.push_back({i == 0 ? 2 : 4, r.Take()});
@@ -197,9 +203,13 @@ std::vector<RankedRow> MemoryRows(const TopSnapshot& s, const ViewOptions& o) {
 std::vector<Cell> ReadingCells(const TopSnapshot& s, const History& h, const ViewOptions& o) {
   const auto& m = s.sample;
   std::vector<Cell> cells;
-  const auto pct = [](const std::optional<double>& v) { return v ? fmt::format("{:.0f}%", *v) : std::string("-"); };
+  const auto pct = [](const std::optional<double>& v) {
+    return v ? fmt::format("{:.0f}%", *v) : std::string("-");
+  };
 
-  Cell avail{Tr("avail"), GiBOrDash(m.mem_available_bytes), AvailableRole(s), Metric::kAvailable, true, {}};
+  Cell avail{
+      Tr("avail"), GiBOrDash(m.mem_available_bytes), AvailableRole(s), Metric::kAvailable, true,
+      {}};
   avail.range = {0, m.mem_total_bytes ? static_cast<double>(*m.mem_total_bytes) : 1.0};
   cells.push_back(avail);
 
@@ -219,31 +229,48 @@ std::vector<Cell> ReadingCells(const TopSnapshot& s, const History& h, const Vie
     Cell power{Tr("power"), "-", Role::kValue, Metric::kPower, true, {}};
     if (m.power_mw) {
       const double w = *m.power_mw / 1000.0;
-      power.value = cap_mw ? fmt::format("{:.1f}/{:.0f} W", w, *cap_mw / 1000.0) : fmt::format("{:.1f} W", w);
+      power.value =
+          cap_mw ? fmt::format("{:.1f}/{:.0f} W", w, *cap_mw / 1000.0) : fmt::format("{:.1f} W", w);
       if (cap_mw && *m.power_mw >= 0.95 * *cap_mw) power.role = Role::kWarn;
     }
     const auto top_mw = s.platform.rated_power_mw ? s.platform.rated_power_mw : cap_mw;
-    power.range = top_mw ? GraphRange{0, *top_mw / 1000.0} : AutoRange(h.Last(Metric::kPower, o.width), 50.0);
+    power.range =
+        top_mw ? GraphRange{0, *top_mw / 1000.0} : AutoRange(h.Last(Metric::kPower, o.width), 50.0);
     cells.push_back(power);
 
-    Cell clock{Tr("SM clock"), m.sm_clock_mhz ? fmt::format("{} MHz", *m.sm_clock_mhz) : "-", Role::kValue,
-               Metric::kSmClock, true, {}};
-    if (m.sm_clock_mhz && InDegradedClockBand(s.platform, *m.sm_clock_mhz)) clock.role = Role::kCrit;
+    Cell clock{Tr("SM clock"), m.sm_clock_mhz ? fmt::format("{} MHz", *m.sm_clock_mhz) : "-",
+               Role::kValue,   Metric::kSmClock,
+               true,           {}};
+    if (m.sm_clock_mhz && InDegradedClockBand(s.platform, *m.sm_clock_mhz))
+      clock.role = Role::kCrit;
     const auto normal = s.platform.normal_sm_clock_mhz;
-    clock.range = normal ? GraphRange{0, static_cast<double>(*normal)} : AutoRange(h.Last(Metric::kSmClock, o.width), 500.0);
+    clock.range = normal ? GraphRange{0, static_cast<double>(*normal)}
+                         : AutoRange(h.Last(Metric::kSmClock, o.width), 500.0);
     cells.push_back(clock);
 
-    Cell temp{Tr("temp"), m.temperature_c ? fmt::format("{} {}C", *m.temperature_c, o.utf8 ? "\xC2\xB0" : "") : "-",
-              Role::kValue, Metric::kTemperature, true, {}};
+    Cell temp{
+        Tr("temp"),
+        m.temperature_c ? fmt::format("{} {}C", *m.temperature_c, o.utf8 ? "\xC2\xB0" : "") : "-",
+        Role::kValue,
+        Metric::kTemperature,
+        true,
+        {}};
     temp.range = AutoRange(h.Last(Metric::kTemperature, o.width), 10.0);
     cells.push_back(temp);
 
-    Cell util{Tr("GPU util"), m.gpu_utilization_pct ? fmt::format("{}%", *m.gpu_utilization_pct) : "-", Role::kValue,
-              Metric::kGpuUtil, true, {0, 100}};
+    Cell util{
+        Tr("GPU util"), m.gpu_utilization_pct ? fmt::format("{}%", *m.gpu_utilization_pct) : "-",
+        Role::kValue,   Metric::kGpuUtil,
+        true,           {0, 100}};
     cells.push_back(util);
     if (m.gpu_memory_total_bytes) {
-      Cell mem{Tr("GPU mem"), fmt::format("{}/{}", GiBOrDash(m.gpu_memory_used_bytes), FormatGiB(*m.gpu_memory_total_bytes)),
-               Role::kValue, Metric::kGpuMemoryUsed, true, {0, static_cast<double>(*m.gpu_memory_total_bytes)}};
+      Cell mem{Tr("GPU mem"),
+               fmt::format("{}/{}", GiBOrDash(m.gpu_memory_used_bytes),
+                           FormatGiB(*m.gpu_memory_total_bytes)),
+               Role::kValue,
+               Metric::kGpuMemoryUsed,
+               true,
+               {0, static_cast<double>(*m.gpu_memory_total_bytes)}};
       cells.push_back(mem);
     }
   }
@@ -300,7 +327,7 @@ RankedRow GpuRow(const TopSnapshot& s, const ViewOptions& o) {
   } else {
     const auto words = ThrottleWords(*m.clock_event_reasons);
     const uint64_t hw = 0x08 | 0x40 | 0x80;  // hw_slowdown, hw_thermal, hw_power_brake
-    const Role role = (*m.clock_event_reasons & hw) ? Role::kCrit
+    const Role role = (*m.clock_event_reasons & hw)             ? Role::kCrit
                       : IsClockSlowdown(*m.clock_event_reasons) ? Role::kWarn
                                                                 : Role::kGood;
     std::string text;
@@ -309,8 +336,8 @@ RankedRow GpuRow(const TopSnapshot& s, const ViewOptions& o) {
       // GB10's degraded state sets no bit (gpu/platform.h): the clock band says it.
       const bool degraded = m.sm_clock_mhz && InDegradedClockBand(s.platform, *m.sm_clock_mhz);
       if (degraded) {
-        b.Add(Marked(TrFormat("none set, but SM clock {} MHz is in the degraded band ({}-{} MHz)", *m.sm_clock_mhz,
-                              s.platform.degraded_sm_clock_min_mhz.value_or(0),
+        b.Add(Marked(TrFormat("none set, but SM clock {} MHz is in the degraded band ({}-{} MHz)",
+                              *m.sm_clock_mhz, s.platform.degraded_sm_clock_min_mhz.value_or(0),
                               s.platform.degraded_sm_clock_max_mhz.value_or(0)),
                      Role::kCrit, o),
               Role::kCrit);
@@ -324,7 +351,8 @@ RankedRow GpuRow(const TopSnapshot& s, const ViewOptions& o) {
   std::string caps;
   const auto& p = s.platform;
   if (p.kind == PlatformKind::kGb10 && p.sustained_power_mw && p.rated_power_mw) {
-    caps = TrFormat("power {} W sustained, {} W rated", *p.sustained_power_mw / 1000, *p.rated_power_mw / 1000);
+    caps = TrFormat("power {} W sustained, {} W rated", *p.sustained_power_mw / 1000,
+                    *p.rated_power_mw / 1000);
   } else if (p.sustained_power_mw) {
     caps = TrFormat("power limit {} W", *p.sustained_power_mw / 1000);
   } else {
@@ -378,7 +406,8 @@ std::vector<std::string> ThrottleWords(uint64_t mask) {
   std::vector<std::string> out;
   for (const std::string& name : DecodeClockEventReasons(mask)) {
     if (name == "gpu_idle") continue;
-    const auto it = std::find_if(std::begin(kWords), std::end(kWords), [&](const auto& w) { return w.first == name; });
+    const auto it = std::find_if(std::begin(kWords), std::end(kWords),
+                                 [&](const auto& w) { return w.first == name; });
     out.push_back(it != std::end(kWords) ? Tr(it->second) : name);  // unknown_0x...: shown as is
   }
   return out;
@@ -406,7 +435,8 @@ Frame LayoutTop(const TopSnapshot& s, const History& h, const UiState& ui, const
   const size_t top_budget = body > kMinProcessRows ? body - kMinProcessRows : 0;
   std::vector<size_t> order(top.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return top[a].priority < top[b].priority; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return top[a].priority < top[b].priority; });
   std::vector<bool> keep(top.size(), false);
   for (size_t i = 0; i < std::min(top_budget, order.size()); ++i) keep[order[i]] = true;
   for (size_t i = 0; i < top.size(); ++i) {
@@ -429,7 +459,8 @@ Frame LayoutTop(const TopSnapshot& s, const History& h, const UiState& ui, const
   const size_t process_rows = o.batch ? left : left - event_rows;
   for (FrameRow& r : top_view::ProcessRows(s, ui, process_rows, o)) f.rows.push_back(std::move(r));
   const size_t room = o.height - keys - f.rows.size();
-  for (FrameRow& r : top_view::EventRows(s, std::min(event_rows, room), o)) f.rows.push_back(std::move(r));
+  for (FrameRow& r : top_view::EventRows(s, std::min(event_rows, room), o))
+    f.rows.push_back(std::move(r));
   if (keys) {
     while (f.rows.size() < o.height - 1) f.rows.push_back({});
     f.rows.push_back(KeysRow(ui, o));

@@ -5,11 +5,10 @@
 // what is left; when the width cannot give COMMAND kMinCommandColumns, columns go in the
 // order PSS, USER, CAP, RSS, KIND (the figures least needed to tell who holds the pool: PSS
 // is mostly unreadable for other users' processes anyway), so PID, GPU and the command stay.
-#include <ctime>
-
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <ctime>
 
 #include "base/bytes.h"
 #include "base/i18n.h"
@@ -48,14 +47,22 @@ std::string CapText(const HolderRow& r) {
 
 std::string Cell(const HolderRow& r, Col c) {
   switch (c) {
-    case Col::kPid: return std::to_string(r.pid);
-    case Col::kUser: return r.user;
-    case Col::kKind: return r.kind;
-    case Col::kRss: return GiBOrDash(r.rss_bytes);
-    case Col::kPss: return GiBOrDash(r.pss_bytes);
-    case Col::kGpu: return GiBOrDash(r.gpu_bytes);
-    case Col::kCap: return CapText(r);
-    case Col::kCommand: return r.in_proc ? r.command : Tr("(not in this pid namespace)");
+    case Col::kPid:
+      return std::to_string(r.pid);
+    case Col::kUser:
+      return r.user;
+    case Col::kKind:
+      return r.kind;
+    case Col::kRss:
+      return GiBOrDash(r.rss_bytes);
+    case Col::kPss:
+      return GiBOrDash(r.pss_bytes);
+    case Col::kGpu:
+      return GiBOrDash(r.gpu_bytes);
+    case Col::kCap:
+      return CapText(r);
+    case Col::kCommand:
+      return r.in_proc ? r.command : Tr("(not in this pid namespace)");
   }
   return {};
 }
@@ -70,7 +77,9 @@ std::vector<Column> FittingColumns(size_t width) {
   };
   for (Col drop : kDropOrder) {
     if (needed() <= width) break;
-    cols.erase(std::remove_if(cols.begin(), cols.end(), [&](const Column& c) { return c.id == drop; }), cols.end());
+    cols.erase(
+        std::remove_if(cols.begin(), cols.end(), [&](const Column& c) { return c.id == drop; }),
+        cols.end());
   }
   return cols;
 }
@@ -84,7 +93,9 @@ std::string LocalClock(WallTime t) {
   return fmt::format("{:02}:{:02}:{:02}", local.tm_hour, local.tm_min, local.tm_sec);
 }
 
-std::string GiBOrDash(const std::optional<uint64_t>& bytes) { return bytes ? FormatGiB(*bytes) : "-"; }
+std::string GiBOrDash(const std::optional<uint64_t>& bytes) {
+  return bytes ? FormatGiB(*bytes) : "-";
+}
 
 FrameRow TextRow(std::string_view text, Role role, const ViewOptions& o) {
   RowBuilder b(o.width, o.utf8);
@@ -92,27 +103,31 @@ FrameRow TextRow(std::string_view text, Role role, const ViewOptions& o) {
   return b.Take();
 }
 
-std::vector<FrameRow> ProcessRows(const TopSnapshot& s, const UiState& ui, size_t max_rows, const ViewOptions& o) {
+std::vector<FrameRow> ProcessRows(const TopSnapshot& s, const UiState& ui, size_t max_rows,
+                                  const ViewOptions& o) {
   std::vector<FrameRow> rows;
   if (max_rows == 0) return rows;
   {
     RowBuilder b(o.width, o.utf8);
     b.Add(TrFormat("processes holding the pool: {}", s.holders.size()), Role::kLabel);
     b.Add(std::string(" · ") + TrFormat("sorted by {}", SortOrderName(ui.sort)), Role::kDim);
-    if (s.holders_time) b.Add(std::string(" · ") + TrFormat("surveyed {}", LocalClock(*s.holders_time)), Role::kDim);
+    if (s.holders_time)
+      b.Add(std::string(" · ") + TrFormat("surveyed {}", LocalClock(*s.holders_time)), Role::kDim);
     if (!s.holders_note.empty()) b.Add(" · " + s.holders_note, Role::kDim);
     rows.push_back(b.Take());
   }
   if (rows.size() >= max_rows) return rows;
   if (s.holders.empty()) {
-    rows.push_back(TextRow(Tr("  none: no inference server, trainer, python with torch or GPU process found"),
-                           Role::kDim, o));
+    rows.push_back(
+        TextRow(Tr("  none: no inference server, trainer, python with torch or GPU process found"),
+                Role::kDim, o));
     return rows;
   }
   const std::vector<Column> cols = FittingColumns(o.width);
   {
     RowBuilder b(o.width, o.utf8);
-    for (const auto& c : cols) b.AddCell(Tr(c.head), c.width, Role::kHeader, c.right).AddCell(" ", 1, Role::kHeader);
+    for (const auto& c : cols)
+      b.AddCell(Tr(c.head), c.width, Role::kHeader, c.right).AddCell(" ", 1, Role::kHeader);
     b.AddCell(Tr("COMMAND"), b.left(), Role::kHeader);
     rows.push_back(b.Take());
   }
@@ -125,13 +140,16 @@ std::vector<FrameRow> ProcessRows(const TopSnapshot& s, const UiState& ui, size_
     const HolderRow& r = sorted[i];
     RowBuilder b(o.width, o.utf8);
     for (const auto& c : cols) {
-      const Role role = c.id == Col::kPid ? Role::kValue : (r.part_of && c.id == Col::kCap ? Role::kDim : Role::kNormal);
+      const Role role = c.id == Col::kPid
+                            ? Role::kValue
+                            : (r.part_of && c.id == Col::kCap ? Role::kDim : Role::kNormal);
       b.AddCell(Cell(r, c.id), c.width, role, c.right).Add(" ");
     }
     b.Add(Cell(r, Col::kCommand), r.in_proc ? Role::kNormal : Role::kDim);
     rows.push_back(b.Take());
   }
-  if (cut && room > 0) rows.push_back(TextRow(TrFormat("  and {} more", sorted.size() - shown), Role::kDim, o));
+  if (cut && room > 0)
+    rows.push_back(TextRow(TrFormat("  and {} more", sorted.size() - shown), Role::kDim, o));
   return rows;
 }
 
@@ -141,8 +159,9 @@ std::vector<FrameRow> EventRows(const TopSnapshot& s, size_t max_rows, const Vie
   rows.push_back(TextRow(TrFormat("events: {}", s.events_total), Role::kLabel, o));
   if (s.events.empty()) {
     if (max_rows > 1) {
-      rows.push_back(TextRow(Tr("  none yet (throttling, clock collapse, memory pressure, GPU processes, guards)"),
-                             Role::kDim, o));
+      rows.push_back(TextRow(
+          Tr("  none yet (throttling, clock collapse, memory pressure, GPU processes, guards)"),
+          Role::kDim, o));
     }
     return rows;
   }
@@ -152,7 +171,8 @@ std::vector<FrameRow> EventRows(const TopSnapshot& s, size_t max_rows, const Vie
     const TopEvent& e = s.events[i];
     RowBuilder b(o.width, o.utf8);
     b.Add("  " + LocalClock(e.time) + " ", Role::kDim);
-    const bool bad = e.type == "clock_collapse" || e.type == "gpu_lost" || e.type == "memory_pressure";
+    const bool bad =
+        e.type == "clock_collapse" || e.type == "gpu_lost" || e.type == "memory_pressure";
     b.Add(e.type, bad ? Role::kWarn : Role::kValue);
     b.Add(" " + e.message, Role::kNormal);
     rows.push_back(b.Take());
@@ -171,16 +191,21 @@ std::vector<FrameRow> HelpRows(size_t max_rows, const ViewOptions& o) {
   static constexpr HelpLine kLines[] = {
       {"q", false, N_("quit (the terminal is restored; SIGINT, SIGTERM and SIGHUP do the same)")},
       {"p", false, N_("pause: freeze the display while sampling goes on; p again resumes")},
-      {"s", false, N_("sort the processes: by memory (NVML's GPU figure, else PSS, else RSS), pid, name")},
+      {"s", false,
+       N_("sort the processes: by memory (NVML's GPU figure, else PSS, else RSS), pid, name")},
       {"h", false, N_("this help; any key closes it")},
       {"", false, ""},
-      {N_("pool"), true, N_("MemTotal - MemAvailable used, page cache (Cached) shaded, from /proc/meminfo")},
+      {N_("pool"), true,
+       N_("MemTotal - MemAvailable used, page cache (Cached) shaded, from /proc/meminfo")},
       {"W K", false, N_("the warn and kill levels of each running headroom guard")},
       {"PSI", false, N_("memory pressure: some and full avg10, percent of the last 10 s")},
-      {"GPU", false, N_("temperature, power against the platform's caps, SM clock, utilization (NVML)")},
+      {"GPU", false,
+       N_("temperature, power against the platform's caps, SM clock, utilization (NVML)")},
       {N_("throttle"), true, N_("the clock event reasons NVML sets, as words")},
-      {N_("processes"), true, N_("what headroom ps lists: RSS, PSS, NVML's GPU memory, the cap each started with")},
-      {N_("events"), true, N_("throttling, clock collapse, memory pressure, GPU processes, guards")},
+      {N_("processes"), true,
+       N_("what headroom ps lists: RSS, PSS, NVML's GPU memory, the cap each started with")},
+      {N_("events"), true,
+       N_("throttling, clock collapse, memory pressure, GPU processes, guards")},
       {"GiB", false, N_("2^30 bytes; graphs show one sample per column, newest on the right")},
   };
   std::vector<FrameRow> rows;
@@ -189,7 +214,9 @@ std::vector<FrameRow> HelpRows(size_t max_rows, const ViewOptions& o) {
     if (rows.size() >= max_rows) break;
     RowBuilder b(o.width, o.utf8);
     if (*line.key != '\0') {
-      b.Add("  ").AddCell(line.translate_key ? Tr(line.key) : line.key, 12, Role::kKey).Add(Tr(line.what));
+      b.Add("  ")
+          .AddCell(line.translate_key ? Tr(line.key) : line.key, 12, Role::kKey)
+          .Add(Tr(line.what));
     }
     rows.push_back(b.Take());
   }

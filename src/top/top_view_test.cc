@@ -17,7 +17,8 @@ class TopView : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(locale_.ok()) << "no C.UTF-8 locale"; }
 
-  static ViewOptions Size(size_t w, size_t h, ColourMode colour = ColourMode::k256, bool utf8 = true) {
+  static ViewOptions Size(size_t w, size_t h, ColourMode colour = ColourMode::k256,
+                          bool utf8 = true) {
     ViewOptions o;
     o.width = w;
     o.height = h;
@@ -26,7 +27,9 @@ class TopView : public ::testing::Test {
     o.host = "spark-1";
     return o;
   }
-  static bool Has(const Frame& f, std::string_view text) { return FrameText(f).find(text) != std::string::npos; }
+  static bool Has(const Frame& f, std::string_view text) {
+    return FrameText(f).find(text) != std::string::npos;
+  }
   static bool HasRole(const Frame& f, Role role) {
     for (const auto& r : f.rows) {
       for (const auto& s : r.spans) {
@@ -56,7 +59,8 @@ class TopView : public ::testing::Test {
 TEST_F(TopView, EverySizeFitsAndShowsPoolGpuProcessesAndKeys) {
   const TopSnapshot s = Gb10Snapshot();
   const History h = HistoryOf(s, 300);
-  for (auto [w, ht] : {std::pair<size_t, size_t>{80, 24}, {120, 40}, {40, 12}, {40, 10}, {400, 150}}) {
+  for (auto [w, ht] :
+       {std::pair<size_t, size_t>{80, 24}, {120, 40}, {40, 12}, {40, 10}, {400, 150}}) {
     SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(ht));
     const Frame f = LayoutTop(s, h, UiState{}, Size(w, ht));
     ExpectFits(f, w, ht);
@@ -105,7 +109,8 @@ TEST_F(TopView, LargerTerminalsShowMore) {
 
 TEST_F(TopView, TooSmallSaysSoInsteadOfGarbling) {
   const TopSnapshot s = Gb10Snapshot();
-  for (auto [w, ht] : {std::pair<size_t, size_t>{39, 24}, {80, 9}, {20, 5}, {10, 1}, {1, 1}, {0, 0}}) {
+  for (auto [w, ht] :
+       {std::pair<size_t, size_t>{39, 24}, {80, 9}, {20, 5}, {10, 1}, {1, 1}, {0, 0}}) {
     SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(ht));
     const Frame f = LayoutTop(s, History{}, UiState{}, Size(w, ht));
     ExpectFits(f, w, ht);
@@ -144,7 +149,8 @@ TEST_F(TopView, ASweepHasAKillLevelAndNoWarnLevel) {
   s.guards[0].kind = "sweep";
   s.guards[0].warn_below_bytes = 0;  // a sweep's trials have none
   const Frame f = LayoutTop(s, History{}, UiState{}, Size(120, 40));
-  EXPECT_TRUE(Has(f, "sweep run 7 pid 4321: no warn level · kill level 10.00 GiB (K)")) << FrameText(f);
+  EXPECT_TRUE(Has(f, "sweep run 7 pid 4321: no warn level · kill level 10.00 GiB (K)"))
+      << FrameText(f);
   const int bar = RowOf(f, "[");
   ASSERT_GE(bar, 0);
   const std::string text = RowText(f.rows[bar]);
@@ -169,9 +175,11 @@ TEST_F(TopView, MonochromeMarksWarningsThatColourShowsByRole) {
 TEST_F(TopView, AsciiWithoutUtf8) {
   TopSnapshot s = Gb10Snapshot();
   s.holders[1].command = "python 訓練.py";
-  const Frame f = LayoutTop(s, HistoryOf(s, 50), UiState{}, Size(100, 30, ColourMode::kMono, false));
+  const Frame f =
+      LayoutTop(s, HistoryOf(s, 50), UiState{}, Size(100, 30, ColourMode::kMono, false));
   const std::string text = FrameText(f);
-  EXPECT_TRUE(std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
+  EXPECT_TRUE(std::all_of(text.begin(), text.end(),
+                          [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
   EXPECT_TRUE(Has(f, "python ??.py"));
   EXPECT_TRUE(Has(f, "[####"));  // the bar in ASCII
 }
@@ -180,7 +188,8 @@ TEST_F(TopView, WideCharactersKeepTheColumns) {
   TopSnapshot s = Gb10Snapshot();
   s.holders[0].user = "陳大文";
   s.holders[0].command = "python 訓練腳本_記憶體池_頁面快取_非常長的名稱.py --data 資料集";
-  s.events.push_back(TopEvent{s.sample.time, "guard_ended", "守護 run 7 結束了，這是一段很長的中文訊息", "{}"});
+  s.events.push_back(
+      TopEvent{s.sample.time, "guard_ended", "守護 run 7 結束了，這是一段很長的中文訊息", "{}"});
   for (size_t w : {40, 57, 80, 81, 120, 133}) {
     SCOPED_TRACE(w);
     const Frame f = LayoutTop(s, HistoryOf(s, 100), UiState{}, Size(w, 30));
@@ -266,9 +275,11 @@ TEST_F(TopView, Gb10DegradedClockWithNoBitSet) {
 TEST_F(TopView, ThrottleWords) {
   EXPECT_TRUE(ThrottleWords(0).empty());
   EXPECT_TRUE(ThrottleWords(0x1).empty());  // idle is no slowdown
-  EXPECT_EQ(ThrottleWords(0x24), (std::vector<std::string>{"power cap (software)", "thermal slowdown (software)"}));
-  EXPECT_EQ(ThrottleWords(0xC8), (std::vector<std::string>{"hardware slowdown", "thermal slowdown (hardware)",
-                                                           "power brake (hardware)"}));
+  EXPECT_EQ(ThrottleWords(0x24),
+            (std::vector<std::string>{"power cap (software)", "thermal slowdown (software)"}));
+  EXPECT_EQ(ThrottleWords(0xC8),
+            (std::vector<std::string>{"hardware slowdown", "thermal slowdown (hardware)",
+                                      "power brake (hardware)"}));
   const auto unknown = ThrottleWords(0x1000);
   ASSERT_EQ(unknown.size(), 1u);
   EXPECT_EQ(unknown[0].rfind("unknown_0x", 0), 0u);
@@ -276,7 +287,8 @@ TEST_F(TopView, ThrottleWords) {
 
 TEST_F(TopView, BatchListsEverythingWithoutKeys) {
   TopSnapshot s = Gb10Snapshot();
-  for (pid_t p = 5000; p < 5060; ++p) s.holders.push_back(testing::Holder(p, "gpu process", "", std::nullopt));
+  for (pid_t p = 5000; p < 5060; ++p)
+    s.holders.push_back(testing::Holder(p, "gpu process", "", std::nullopt));
   ViewOptions o = Size(100, 10'000);
   o.batch = true;
   const Frame f = LayoutTop(s, History{}, UiState{}, o);

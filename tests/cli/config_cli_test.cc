@@ -326,7 +326,8 @@ TEST_F(ConfigCli, TopTakesItsIntervalAndPlatformFromTheFile) {
   ASSERT_TRUE(f.is_object());
   EXPECT_EQ(f["interval_ms"], 300);
   // And from the environment over the file.
-  const auto e = nlohmann::json::parse(Run(top, {"HEADROOM_TOP_INTERVAL=700ms"}).out, nullptr, false);
+  const auto e =
+      nlohmann::json::parse(Run(top, {"HEADROOM_TOP_INTERVAL=700ms"}).out, nullptr, false);
   ASSERT_TRUE(e.is_object());
   EXPECT_EQ(e["interval_ms"], 700);
 }

@@ -33,7 +33,8 @@ class EnglishChildren : public ::testing::Environment {
     ::testing::AddGlobalTestEnvironment(new EnglishChildren);
 
 TEST(EnglishChildren, ChildrenGetTheCLocaleUnlessATestSetsItsOwn) {
-  const auto plain = testing::RunProgram({"sh", "-c", "echo \"${LC_ALL-unset}/${LANGUAGE-unset}\""});
+  const auto plain =
+      testing::RunProgram({"sh", "-c", "echo \"${LC_ALL-unset}/${LANGUAGE-unset}\""});
   EXPECT_EQ(plain.out, "C/unset\n");
   // glibc's putenv("NAME") unsets NAME: how a test clears the default for its child.
   const auto own = testing::RunProgram({"sh", "-c", "echo \"${LC_ALL-unset}/$LANG\""}, 20000,

@@ -175,11 +175,12 @@ namespace {
 TEST_F(ExplainCli, RunFromTheJournalUsesTheFilesWatchRecorded) {
   const std::string journal = (dir_ / "journal.db").string();
   const std::string log = (dir_ / "job.log").string();
-  const auto w = RunCli({"watch", "--journal", journal, "--interval", "100ms", "--out", (dir_ / "s.csv").string(),
-                         "--log", log, "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--", "sh", "-c",
-                         "i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo \"{\\\"step\\\": $i, \\\"loss\\\": 1.5}\"; "
-                         "sleep 0.03; done"},
-                        20000);
+  const auto w = RunCli(
+      {"watch", "--journal", journal, "--interval", "100ms", "--out", (dir_ / "s.csv").string(),
+       "--log", log, "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--", "sh", "-c",
+       "i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo \"{\\\"step\\\": $i, \\\"loss\\\": 1.5}\"; "
+       "sleep 0.03; done"},
+      20000);
   ASSERT_EQ(w.status, 0) << w.err;
   EXPECT_NE(w.err.find("headroom watch: run 1 in " + journal), std::string::npos) << w.err;
   const auto r = RunCli({"explain", "--run", "1", "--journal", journal, "--json"});
@@ -188,7 +189,8 @@ TEST_F(ExplainCli, RunFromTheJournalUsesTheFilesWatchRecorded) {
   EXPECT_NE(r.out.find((dir_ / "s.csv").string()), std::string::npos) << r.out;
   const auto missing = RunCli({"explain", "--run", "7", "--journal", journal});
   EXPECT_EQ(missing.status, 2);
-  EXPECT_NE(missing.err.find("--run 7: no such run in " + journal), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("--run 7: no such run in " + journal), std::string::npos)
+      << missing.err;
   EXPECT_EQ(Lines(missing.err), 1u);
   const auto none = RunCli({"explain", "--run", "1", "--journal", (dir_ / "absent.db").string()});
   EXPECT_EQ(none.status, 2);

@@ -4,14 +4,13 @@
 // it and answering a query.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cctype>
 #include <chrono>
@@ -34,7 +33,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 const std::string kGb10Idle = std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/gb10-idle";
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // Runs a program with extra environment, its stderr on a pipe; SIGTERM then SIGKILL at the end.
 class Process {
@@ -130,7 +131,8 @@ std::string Exchange(uint16_t port, const std::string& request, int timeout_ms =
 
 std::string Get(uint16_t port, const std::string& path, const std::string& extra = "") {
   // Connection: close, or a keep-alive server (Prometheus) leaves the read waiting for EOF.
-  return Exchange(port, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + extra + "\r\n");
+  return Exchange(port, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+                            extra + "\r\n");
 }
 
 std::string Body(const std::string& response) {
@@ -151,21 +153,25 @@ struct Exporter {
   std::unique_ptr<Process> process;
   uint16_t port = 0;
   std::string err;
-  explicit Exporter(std::vector<std::string> extra_args = {}, const std::string& host = "127.0.0.1") {
+  explicit Exporter(std::vector<std::string> extra_args = {},
+                    const std::string& host = "127.0.0.1") {
     testing::WriteFile(dir / "nvml", "scenario gb10\ndegrade_after 1000000\n");
-    std::vector<std::string> argv = {HEADROOM_BINARY, "export", "--listen", host + ":0", "--interval", "200ms",
-                                     "--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH};
+    std::vector<std::string> argv = {
+        HEADROOM_BINARY, "export", "--listen", host + ":0",  "--interval",
+        "200ms",         "--root", kGb10Idle,  "--nvml-lib", HEADROOM_FAKE_NVML_PATH};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     // Under ASan, freed memory waits in a quarantine (256 MB by default) that would read as
     // RSS growth in the load test; a small one keeps RSS meaningful. LeakSanitizer still runs.
     const char* asan = std::getenv("ASAN_OPTIONS");
     process = std::make_unique<Process>(
         argv, std::vector<std::string>{"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml").string(),
-                                       std::string("ASAN_OPTIONS=") + (asan ? std::string(asan) + ":" : "") +
+                                       std::string("ASAN_OPTIONS=") +
+                                           (asan ? std::string(asan) + ":" : "") +
                                            "quarantine_size_mb=1"});
     err = process->ReadErrUntil(std::regex("/metrics, sampling"), std::chrono::seconds(20));
     std::smatch m;
-    if (std::regex_search(err, m, std::regex(":([0-9]+)/metrics"))) port = static_cast<uint16_t>(std::stoi(m[1]));
+    if (std::regex_search(err, m, std::regex(":([0-9]+)/metrics")))
+      port = static_cast<uint16_t>(std::stoi(m[1]));
   }
 };
 
@@ -180,7 +186,9 @@ int RssKb(pid_t pid) {
 
 size_t OpenFds(pid_t pid) {
   size_t n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) ++n;
+  for ([[maybe_unused]] const auto& e :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd"))
+    ++n;
   return n;
 }
 
@@ -191,13 +199,17 @@ TEST(ExportCli, ServesGb10MetricsThatPromtoolAccepts) {
   ASSERT_TRUE(ValidResponse(r, 200)) << r;
   EXPECT_TRUE(Contains(r, "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"));
   const std::string body = Body(r);
-  for (const char* part : {"headroom_memory_total_bytes 130663165952\n",
-                           "headroom_gpu_memory_total_bytes{gpu=\"0\",name=\"NVIDIA GB10\",source=\"meminfo\"} 130663165952\n",
-                           "headroom_gpu_power_limit_watts{gpu=\"0\",name=\"NVIDIA GB10\",kind=\"sustained\"} 100\n",
-                           "headroom_gpu_throttle_seconds_total{gpu=\"0\",name=\"NVIDIA GB10\",reason=\"sw_power_cap\"} 0\n",
-                           "headroom_gpu_process_memory_bytes{gpu=\"0\",name=\"NVIDIA GB10\",pid=\"4242\"",
-                           "headroom_platform_info{kind=\"gb10\",gpu=\"NVIDIA GB10\",driver=\"580.95.05\",cuda=\"13.0\"",
-                           "headroom_memory_pressure_stalled_seconds_total{kind=\"some\"} 0.184233\n"}) {
+  for (const char* part :
+       {"headroom_memory_total_bytes 130663165952\n",
+        "headroom_gpu_memory_total_bytes{gpu=\"0\",name=\"NVIDIA GB10\",source=\"meminfo\"} "
+        "130663165952\n",
+        "headroom_gpu_power_limit_watts{gpu=\"0\",name=\"NVIDIA GB10\",kind=\"sustained\"} 100\n",
+        "headroom_gpu_throttle_seconds_total{gpu=\"0\",name=\"NVIDIA "
+        "GB10\",reason=\"sw_power_cap\"} 0\n",
+        "headroom_gpu_process_memory_bytes{gpu=\"0\",name=\"NVIDIA GB10\",pid=\"4242\"",
+        "headroom_platform_info{kind=\"gb10\",gpu=\"NVIDIA "
+        "GB10\",driver=\"580.95.05\",cuda=\"13.0\"",
+        "headroom_memory_pressure_stalled_seconds_total{kind=\"some\"} 0.184233\n"}) {
     EXPECT_TRUE(Contains(body, part)) << part << "\n" << body;
   }
   // promtool (Debian's prometheus package) lints the exposition.
@@ -207,10 +219,14 @@ TEST(ExportCli, ServesGb10MetricsThatPromtoolAccepts) {
   const int rc = std::system(cmd.c_str());
   std::ifstream out(e.dir / "promtool.out");
   std::string lint((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(rc, 0) << "promtool check metrics failed (is the prometheus package installed?):\n" << lint;
+  EXPECT_EQ(rc, 0) << "promtool check metrics failed (is the prometheus package installed?):\n"
+                   << lint;
   // OpenMetrics on request.
-  const std::string om = Get(e.port, "/metrics", "Accept: application/openmetrics-text; version=1.0.0\r\n");
-  EXPECT_TRUE(Contains(om, "Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n")) << om;
+  const std::string om =
+      Get(e.port, "/metrics", "Accept: application/openmetrics-text; version=1.0.0\r\n");
+  EXPECT_TRUE(
+      Contains(om, "Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n"))
+      << om;
   EXPECT_TRUE(Body(om).ends_with("# EOF\n"));
   EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
 }
@@ -220,10 +236,13 @@ TEST(ExportCli, BadRequestsGetErrorsAndNothingChanges) {
   ASSERT_NE(e.port, 0) << e.err;
   EXPECT_TRUE(ValidResponse(Get(e.port, "/nope"), 404));
   EXPECT_TRUE(ValidResponse(Get(e.port, "/"), 200));
-  EXPECT_TRUE(ValidResponse(Exchange(e.port, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n"), 405));
+  EXPECT_TRUE(
+      ValidResponse(Exchange(e.port, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n"), 405));
   EXPECT_TRUE(ValidResponse(Exchange(e.port, "DELETE /metrics HTTP/1.1\r\n\r\n"), 405));
   EXPECT_TRUE(ValidResponse(Exchange(e.port, "garbage\r\n\r\n"), 400));
-  EXPECT_TRUE(ValidResponse(Exchange(e.port, "GET /metrics HTTP/1.1\r\nX: " + std::string(20000, 'a') + "\r\n\r\n"), 431));
+  EXPECT_TRUE(ValidResponse(
+      Exchange(e.port, "GET /metrics HTTP/1.1\r\nX: " + std::string(20000, 'a') + "\r\n\r\n"),
+      431));
   const std::string head = Exchange(e.port, "HEAD /metrics HTTP/1.1\r\n\r\n");
   EXPECT_TRUE(head.starts_with("HTTP/1.1 200 OK\r\n")) << head;
   EXPECT_TRUE(Body(head).empty());
@@ -233,7 +252,8 @@ TEST(ExportCli, BadRequestsGetErrorsAndNothingChanges) {
   EXPECT_TRUE(Contains(body, "headroom_exporter_http_requests_total{code=\"404\"} 1\n")) << body;
   EXPECT_TRUE(Contains(body, "headroom_exporter_http_requests_total{code=\"431\"} 1\n")) << body;
   EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
-  EXPECT_TRUE(Contains(e.process->ReadErrUntil(std::regex("stopped"), std::chrono::seconds(2)), "headroom export: stopped"));
+  EXPECT_TRUE(Contains(e.process->ReadErrUntil(std::regex("stopped"), std::chrono::seconds(2)),
+                       "headroom export: stopped"));
 }
 
 TEST(ExportCli, GuardCountersComeFromTheJournal) {
@@ -243,10 +263,12 @@ TEST(ExportCli, GuardCountersComeFromTheJournal) {
     auto j = Journal::Open(path);
     ASSERT_TRUE(j) << j.error().message;
     for (int i = 0; i < 3; ++i) {
-      auto id = j->BeginRun(RunKind::kGuard, {"python", "train.py"}, std::chrono::system_clock::now());
+      auto id =
+          j->BeginRun(RunKind::kGuard, {"python", "train.py"}, std::chrono::system_clock::now());
       ASSERT_TRUE(id);
       ASSERT_TRUE(j->FinishRun(*id, i == 0 ? "killed-by-guard" : "exited", i == 0 ? 99 : 0,
-                               nlohmann::json{{"warnings", i + 1}}.dump(), std::chrono::system_clock::now()));
+                               nlohmann::json{{"warnings", i + 1}}.dump(),
+                               std::chrono::system_clock::now()));
     }
   }
   Exporter e({"--journal", path.string()});
@@ -257,11 +279,14 @@ TEST(ExportCli, GuardCountersComeFromTheJournal) {
   EXPECT_TRUE(Contains(body, "headroom_guard_runs_total 3\n")) << body;
   // Every metric the shipped Grafana dashboard draws is one this exporter serves.
   std::ifstream in(std::string(HEADROOM_SOURCE_DIR) + "/share/grafana/headroom-dashboard.json");
-  const std::string dashboard((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string dashboard((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
   const std::regex name("headroom_[a-z_]+");
   int names = 0;
-  for (auto it = std::sregex_iterator(dashboard.begin(), dashboard.end(), name); it != std::sregex_iterator(); ++it) {
-    EXPECT_TRUE(Contains(body, "\n" + it->str())) << it->str() << " is in the dashboard but not served";
+  for (auto it = std::sregex_iterator(dashboard.begin(), dashboard.end(), name);
+       it != std::sregex_iterator(); ++it) {
+    EXPECT_TRUE(Contains(body, "\n" + it->str()))
+        << it->str() << " is in the dashboard but not served";
     ++names;
   }
   EXPECT_GT(names, 10);
@@ -271,16 +296,20 @@ TEST(ExportCli, AnyOtherAddressThanLoopbackWarnsAndUsageErrors) {
   {
     Exporter e({"--no-journal"}, "0.0.0.0");
     ASSERT_NE(e.port, 0) << e.err;
-    EXPECT_TRUE(Contains(e.err, "headroom: export: warning: listening on 0.0.0.0, reachable from other machines")) << e.err;
+    EXPECT_TRUE(Contains(
+        e.err, "headroom: export: warning: listening on 0.0.0.0, reachable from other machines"))
+        << e.err;
     EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
   }
   struct Case {
     std::vector<std::string> args;
     std::string error;
   };
-  for (const Case& c : {Case{{"--listen", "nowhere"}, "headroom: export: --listen: 'nowhere' is not HOST:PORT\n"},
-                        Case{{"--interval", "10ms"}, "headroom: export: --interval: '10ms' is outside 100ms..1h\n"},
-                        Case{{"--root", "/nonexistent"}, "headroom: export: --root: /nonexistent has no proc/ directory\n"}}) {
+  for (const Case& c :
+       {Case{{"--listen", "nowhere"}, "headroom: export: --listen: 'nowhere' is not HOST:PORT\n"},
+        Case{{"--interval", "10ms"}, "headroom: export: --interval: '10ms' is outside 100ms..1h\n"},
+        Case{{"--root", "/nonexistent"},
+             "headroom: export: --root: /nonexistent has no proc/ directory\n"}}) {
     std::vector<std::string> argv = {HEADROOM_BINARY, "export"};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     Process p(argv, {});
@@ -335,7 +364,8 @@ TEST(ExportCli, StaysFlatUnderSlowAndIdleClients) {
   EXPECT_LE(fds_after, fds_before);
   const int rss_after = RssKb(e.process->pid());
 #ifdef HEADROOM_SANITIZED
-  constexpr int kRssGrowthKb = 32 * 1024;  // the sanitizer's allocator caches more; LSan checks leaks
+  constexpr int kRssGrowthKb =
+      32 * 1024;  // the sanitizer's allocator caches more; LSan checks leaks
 #else
   constexpr int kRssGrowthKb = 8 * 1024;
 #endif
@@ -370,17 +400,20 @@ uint16_t FreePort() {
 }
 
 TEST(ExportCli, RealPrometheusScrapesAndAnswersAQuery) {
-  ASSERT_EQ(std::system("command -v prometheus > /dev/null"), 0) << "the prometheus package is not installed";
+  ASSERT_EQ(std::system("command -v prometheus > /dev/null"), 0)
+      << "the prometheus package is not installed";
   Exporter e({"--no-journal"});
   ASSERT_NE(e.port, 0) << e.err;
   testing::TempDir dir("export-prometheus");
   testing::WriteFile(dir / "prometheus.yml",
                      "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                     "scrape_configs:\n  - job_name: headroom\n    static_configs:\n      - targets: ['127.0.0.1:" +
+                     "scrape_configs:\n  - job_name: headroom\n    static_configs:\n      - "
+                     "targets: ['127.0.0.1:" +
                          std::to_string(e.port) + "']\n");
   const uint16_t web = FreePort();
   Process prom({"/usr/bin/prometheus", "--config.file=" + (dir / "prometheus.yml").string(),
-                "--storage.tsdb.path=" + (dir / "data").string(), "--web.listen-address=127.0.0.1:" + std::to_string(web)},
+                "--storage.tsdb.path=" + (dir / "data").string(),
+                "--web.listen-address=127.0.0.1:" + std::to_string(web)},
                {});
   std::string answer;
   const auto end = Clock::now() + std::chrono::seconds(45);
@@ -390,14 +423,17 @@ TEST(ExportCli, RealPrometheusScrapesAndAnswersAQuery) {
     if (Contains(answer, "\"value\"")) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
-  ASSERT_TRUE(Contains(answer, "\"value\"")) << answer << "\n" << prom.ReadErrUntil(std::regex("$^"), std::chrono::milliseconds(10));
+  ASSERT_TRUE(Contains(answer, "\"value\""))
+      << answer << "\n"
+      << prom.ReadErrUntil(std::regex("$^"), std::chrono::milliseconds(10));
   const auto j = nlohmann::json::parse(answer);
   const auto& result = j["data"]["result"][0];
   EXPECT_EQ(result["metric"]["source"], "meminfo");
   EXPECT_EQ(result["metric"]["job"], "headroom");
   EXPECT_EQ(result["value"][1], "130663165952");
   // Every query of the shipped dashboard is valid PromQL here ($instance as ".*").
-  const auto dashboard = nlohmann::json::parse(std::ifstream(std::string(HEADROOM_SOURCE_DIR) + "/share/grafana/headroom-dashboard.json"));
+  const auto dashboard = nlohmann::json::parse(
+      std::ifstream(std::string(HEADROOM_SOURCE_DIR) + "/share/grafana/headroom-dashboard.json"));
   int queries = 0;
   for (const auto& panel : dashboard["panels"]) {
     for (const auto& target : panel["targets"]) {

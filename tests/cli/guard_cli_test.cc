@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,13 +14,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
-#include <sys/stat.h>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "run/pidfd.h"
 #include "run_cli.h"
@@ -72,8 +71,9 @@ std::string LevelBelowNow(uint64_t below) { return std::to_string(SettledAvailab
 
 class TempDir {
  public:
-  TempDir() : path_(fs::temp_directory_path() / ("headroom-guard-" + std::to_string(getpid()) +
-                                                "-" + std::to_string(counter_++))) {
+  TempDir()
+      : path_(fs::temp_directory_path() /
+              ("headroom-guard-" + std::to_string(getpid()) + "-" + std::to_string(counter_++))) {
     fs::create_directories(path_);
   }
   ~TempDir() { fs::remove_all(path_); }
@@ -118,7 +118,8 @@ class MemoryBackstop {
     if (!mounts || !own) return;
     std::string mount, path;
     for (std::istringstream in(*mounts); std::getline(in, mount);) {
-      if (mount.find(" cgroup ") != std::string::npos && mount.find("memory") != std::string::npos) {
+      if (mount.find(" cgroup ") != std::string::npos &&
+          mount.find("memory") != std::string::npos) {
         mount = mount.substr(mount.find(' ') + 1);
         mount = mount.substr(0, mount.find(' '));
         break;
@@ -175,7 +176,8 @@ testing::CliResult RunUntilTheLevelIsReached(const std::function<testing::CliRes
     std::fprintf(stderr,
                  "note: attempt %d: MemAvailable never came down to the kill level (lowest %llu, "
                  "level %llu): memory came back from elsewhere; running it again\n",
-                 attempt, static_cast<unsigned long long>(lowest), static_cast<unsigned long long>(level));
+                 attempt, static_cast<unsigned long long>(lowest),
+                 static_cast<unsigned long long>(level));
   }
   return r;
 }
@@ -191,8 +193,10 @@ nlohmann::json Json(const testing::CliResult& r) {
 
 TEST(GuardCli, PassesTheJobsExitStatusThrough) {
   EXPECT_EQ(RunCli({"guard", "--min-available", "64M", "--", "sh", "-c", "exit 3"}).status, 3);
-  EXPECT_EQ(RunCli({"guard", "--min-available", "64M", "--", "sh", "-c", "kill -TERM $$"}).status, 143);
-  const auto r = RunCli({"guard", "--json", "--min-available", "64M", "--", "sh", "-c", "sleep 0.2"});
+  EXPECT_EQ(RunCli({"guard", "--min-available", "64M", "--", "sh", "-c", "kill -TERM $$"}).status,
+            143);
+  const auto r =
+      RunCli({"guard", "--json", "--min-available", "64M", "--", "sh", "-c", "sleep 0.2"});
   EXPECT_EQ(r.status, 0) << r.err;
   const auto j = Json(r);
   EXPECT_EQ(j["killed_by_guard"], false);
@@ -203,9 +207,9 @@ TEST(GuardCli, PassesTheJobsExitStatusThrough) {
 TEST(GuardCli, NoKillWithoutPressure) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
-  const auto r = RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(2ULL << 30)},
-                                {"--cap", "256M", "--rate", "512M", "--hold", "0.3s", "--pidfile",
-                                 dir.File("pids")}));
+  const auto r = RunGuarded(Guarded(
+      {"--json", "--min-available", LevelBelowNow(2ULL << 30)},
+      {"--cap", "256M", "--rate", "512M", "--hold", "0.3s", "--pidfile", dir.File("pids")}));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(Json(r)["killed_by_guard"], false);
 }
@@ -216,11 +220,10 @@ TEST(GuardCli, KillsAGrowingJobWithBoundedOvershoot) {
   uint64_t level = 0;
   const auto r = RunUntilTheLevelIsReached([&] {
     level = SettledAvailable() - (1536ULL << 20);
-    return RunGuarded(Guarded({"--json", "--min-available", std::to_string(level), "--events",
-                               dir.File("events.jsonl")},
-                              // The cap is a backstop the guard should never let it reach.
-                              {"--cap", "4G", "--rate", "1G", "--timeout", "20s", "--pidfile",
-                               dir.File("pids")}));
+    return RunGuarded(Guarded(
+        {"--json", "--min-available", std::to_string(level), "--events", dir.File("events.jsonl")},
+        // The cap is a backstop the guard should never let it reach.
+        {"--cap", "4G", "--rate", "1G", "--timeout", "20s", "--pidfile", dir.File("pids")}));
   });
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto j = Json(r);
@@ -246,9 +249,10 @@ TEST(GuardCli, KillsEveryDescendantIncludingEscapees) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
   const auto r = RunUntilTheLevelIsReached([&] {
-    return RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
-                              {"--cap", "2560M", "--rate", "1G", "--children", "3", "--setsid",
-                               "--double-fork", "--timeout", "20s", "--pidfile", dir.File("pids")}));
+    return RunGuarded(
+        Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
+                {"--cap", "2560M", "--rate", "1G", "--children", "3", "--setsid", "--double-fork",
+                 "--timeout", "20s", "--pidfile", dir.File("pids")}));
   });
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto pids = ReadPids(dir.File("pids"));
@@ -260,9 +264,10 @@ TEST(GuardCli, ASigtermIgnoringJobDiesBySigkillAfterTheGrace) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
   const auto r = RunUntilTheLevelIsReached([&] {
-    return RunGuarded(Guarded({"--json", "--grace", "500ms", "--min-available", LevelBelowNow(512ULL << 20)},
-                              {"--cap", "3G", "--rate", "512M", "--ignore-term", "--timeout", "20s",
-                               "--pidfile", dir.File("pids")}));
+    return RunGuarded(
+        Guarded({"--json", "--grace", "500ms", "--min-available", LevelBelowNow(512ULL << 20)},
+                {"--cap", "3G", "--rate", "512M", "--ignore-term", "--timeout", "20s", "--pidfile",
+                 dir.File("pids")}));
   });
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto j = Json(r);
@@ -278,8 +283,8 @@ TEST(GuardCli, InvisibleMemoryStillTriggersTheKill) {
   PidfileReaper reaper{dir.File("pids")};
   const auto r = RunUntilTheLevelIsReached([&] {
     return RunGuarded(Guarded({"--json", "--min-available", LevelBelowNow(1ULL << 30)},
-                              {"--mode", "memfd", "--cap", "2560M", "--rate", "1G", "--timeout", "20s",
-                               "--pidfile", dir.File("pids")}));
+                              {"--mode", "memfd", "--cap", "2560M", "--rate", "1G", "--timeout",
+                               "20s", "--pidfile", dir.File("pids")}));
   });
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto j = Json(r);
@@ -296,15 +301,17 @@ TEST(GuardCli, ForwardsSignalsToTheJob) {
   const pid_t guard = fork();
   if (guard == 0) {
     dup2(out_pipe[1], 2);
-    execl(HEADROOM_BINARY, HEADROOM_BINARY, "guard", "--no-journal", "--min-available", "64M", "--", "sh", "-c",
-          "trap 'exit 7' TERM; echo trap-set >&2; sleep 10 & wait", static_cast<char*>(nullptr));
+    execl(HEADROOM_BINARY, HEADROOM_BINARY, "guard", "--no-journal", "--min-available", "64M", "--",
+          "sh", "-c", "trap 'exit 7' TERM; echo trap-set >&2; sleep 10 & wait",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   ASSERT_GT(guard, 0);
   close(out_pipe[1]);
   std::string seen;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (seen.find("trap-set") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+  while (seen.find("trap-set") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
     pollfd p{out_pipe[0], POLLIN, 0};
     if (poll(&p, 1, 100) == 1) {
       char buf[256];
@@ -465,8 +472,8 @@ namespace {
 TEST(GuardJournal, RecordsTheRunForHistory) {
   TempDir dir;
   const std::string journal = dir.File("journal.db");
-  const auto r = RunCli({"guard", "--journal", journal, "--min-available", "64M", "--", "sh", "-c",
-                         "exit 3"});
+  const auto r =
+      RunCli({"guard", "--journal", journal, "--min-available", "64M", "--", "sh", "-c", "exit 3"});
   ASSERT_EQ(r.status, 3) << r.err;
   const auto h = RunCli({"history", "--journal", journal, "--json"});
   ASSERT_EQ(h.status, 0) << h.err;

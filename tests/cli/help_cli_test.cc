@@ -1,6 +1,7 @@
 // headroom --version, `headroom help`, and the man pages and shell completions made from the
 // commands' own flag definitions, checked against --help and used in real bash, zsh (in
 // tmux) and groff.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,8 +14,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "run_cli.h"
 
@@ -62,7 +61,8 @@ std::set<std::string> HelpFlags(const std::vector<std::string>& words) {
   while (std::getline(in, line)) {
     if (line.rfind("  -", 0) != 0) continue;
     const std::string names = line.substr(0, line.find("  ", 2));
-    for (auto it = std::sregex_iterator(names.begin(), names.end(), flag); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(names.begin(), names.end(), flag);
+         it != std::sregex_iterator(); ++it) {
       if ((*it)[1] != "--help") flags.insert((*it)[1]);
     }
   }
@@ -102,8 +102,11 @@ TEST(HelpCli, VersionNamesTheGitRevision) {
   const auto r = RunCli({"--version"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::smatch m;
-  ASSERT_TRUE(std::regex_match(r.out, m, std::regex(R"(headroom (\d+\.\d+\.\d+) \(git ([^)]+)\)\n)"))) << r.out;
-  const auto head = RunProgram({"git", "-C", HEADROOM_SOURCE_DIR, "rev-parse", "--short=12", "HEAD"});
+  ASSERT_TRUE(
+      std::regex_match(r.out, m, std::regex(R"(headroom (\d+\.\d+\.\d+) \(git ([^)]+)\)\n)")))
+      << r.out;
+  const auto head =
+      RunProgram({"git", "-C", HEADROOM_SOURCE_DIR, "rev-parse", "--short=12", "HEAD"});
   if (head.status != 0) GTEST_SKIP() << "no git checkout here: " << head.err;
   // The revision the binary was built from is this checkout's HEAD (plus -dirty, maybe).
   EXPECT_EQ(m[2].str().substr(0, 12), head.out.substr(0, 12)) << r.out;
@@ -131,7 +134,8 @@ TEST(HelpCli, HelpRefusesAnUnknownCommandInOneLine) {
   EXPECT_EQ(r.err, "headroom: help: unknown command 'plna' (see headroom --help)\n");
   const auto two = RunCli({"help", "--man", "--completion", "bash"});
   EXPECT_EQ(two.status, 2);
-  EXPECT_NE(two.err.find("give one of --man, --man-dir and --completion"), std::string::npos) << two.err;
+  EXPECT_NE(two.err.find("give one of --man, --man-dir and --completion"), std::string::npos)
+      << two.err;
   const auto shell = RunCli({"help", "--completion", "fish"});
   EXPECT_EQ(shell.status, 2);
   EXPECT_NE(shell.err.find("'fish' is not bash or zsh"), std::string::npos) << shell.err;
@@ -151,7 +155,8 @@ TEST(HelpCli, ManPageOfEachCommandHasEveryFlagOfItsHelp) {
       flags.merge(HelpFlags({c, sub}));
     }
     EXPECT_FALSE(flags.empty()) << c;
-    for (const auto& f : flags) EXPECT_NE(page.out.find(RoffFlag(f)), std::string::npos) << c << " " << f;
+    for (const auto& f : flags)
+      EXPECT_NE(page.out.find(RoffFlag(f)), std::string::npos) << c << " " << f;
     const std::string tmp = ::testing::TempDir() + "/headroom-" + c + ".1";
     std::ofstream(tmp) << page.out;
     const auto groff = RunProgram({"groff", "-man", "-Tutf8", "-ww", "-z", tmp});
@@ -184,7 +189,8 @@ TEST(HelpCli, BuiltManPagesMatchTheBinary) {
 
 // A page's text without its zero-width break points (\:, between CJK characters).
 std::string WithoutBreakPoints(std::string page) {
-  for (size_t at = page.find("\\:"); at != std::string::npos; at = page.find("\\:", at)) page.erase(at, 2);
+  for (size_t at = page.find("\\:"); at != std::string::npos; at = page.find("\\:", at))
+    page.erase(at, 2);
   return page;
 }
 
@@ -194,10 +200,13 @@ TEST(HelpCli, ManPagesInTraditionalChinese) {
   const std::vector<std::string> zh = {"LANGUAGE=zh_TW", "LC_ALL=C.UTF-8"};
   auto main_page = RunCli({"help", "--man", "--date", "2026-01-02"}, 20000, zh);
   ASSERT_EQ(main_page.status, 0) << main_page.err;
-  EXPECT_NE(main_page.out.find("讓\\:長"), std::string::npos);  // break points between CJK characters
-  EXPECT_EQ(main_page.out.find("\\:，"), std::string::npos);    // none before closing punctuation
+  EXPECT_NE(main_page.out.find("讓\\:長"),
+            std::string::npos);                               // break points between CJK characters
+  EXPECT_EQ(main_page.out.find("\\:，"), std::string::npos);  // none before closing punctuation
   main_page.out = WithoutBreakPoints(main_page.out);
-  EXPECT_NE(main_page.out.find(".SH 名稱\nheadroom \\- 讓長時間的機器學習訓練作業"), std::string::npos) << main_page.out;
+  EXPECT_NE(main_page.out.find(".SH 名稱\nheadroom \\- 讓長時間的機器學習訓練作業"),
+            std::string::npos)
+      << main_page.out;
   EXPECT_NE(main_page.out.find(".SH 環境變數\n"), std::string::npos);
   EXPECT_EQ(main_page.out.find(".SH NAME"), std::string::npos);
   for (const auto& c : ListedCommands()) {
@@ -206,7 +215,8 @@ TEST(HelpCli, ManPagesInTraditionalChinese) {
     ASSERT_EQ(page.status, 0) << c << ": " << page.err;
     const std::string text = WithoutBreakPoints(page.out);
     EXPECT_NE(text, english.out) << c;
-    for (const char* heading : {".SH 名稱\n", ".SH 用法概要\n", ".SH 說明\n", ".SH 選項\n", ".SH 另請參閱\n"}) {
+    for (const char* heading :
+         {".SH 名稱\n", ".SH 用法概要\n", ".SH 說明\n", ".SH 選項\n", ".SH 另請參閱\n"}) {
       EXPECT_NE(text.find(heading), std::string::npos) << c << " " << heading;
     }
     for (const char* heading : {".SH NAME", ".SH OPTIONS", ".SH DESCRIPTION"}) {
@@ -219,7 +229,8 @@ TEST(HelpCli, ManPagesInTraditionalChinese) {
     EXPECT_NE(text.find("顯示說明後結束"), std::string::npos) << c;
     auto flags = HelpFlags({c});
     for (const auto& sub : Subcommands(c)) flags.merge(HelpFlags({c, sub}));
-    for (const auto& f : flags) EXPECT_NE(text.find(RoffFlag(f)), std::string::npos) << c << " " << f;
+    for (const auto& f : flags)
+      EXPECT_NE(text.find(RoffFlag(f)), std::string::npos) << c << " " << f;
     const std::string tmp = ::testing::TempDir() + "/headroom-" + c + ".zh_TW.1";
     std::ofstream(tmp) << page.out;
     const auto groff = RunProgram({"groff", "-Kutf8", "-man", "-Tutf8", "-ww", "-z", tmp});
@@ -246,16 +257,19 @@ TEST(HelpCli, ManDirWritesOnePagePerCommand) {
   const auto r = RunCli({"help", "--man-dir", dir});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir + "/headroom.1"));
-  for (const auto& c : ListedCommands()) EXPECT_TRUE(std::filesystem::exists(dir + "/headroom-" + c + ".1")) << c;
+  for (const auto& c : ListedCommands())
+    EXPECT_TRUE(std::filesystem::exists(dir + "/headroom-" + c + ".1")) << c;
   std::filesystem::remove_all(dir);
 }
 
 // Completes the words in real bash with the generated script: what COMPREPLY holds.
 std::string BashComplete(const std::string& words) {
-  const std::string script = "source \"$1\"; read -ra COMP_WORDS <<<\"$2\"; "
-                             "[[ $2 == *' ' ]] && COMP_WORDS+=(''); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
-                             "_headroom; printf '%s\\n' \"${COMPREPLY[@]}\"";
-  const auto r = RunProgram({"bash", "--norc", "-c", script, "_", kDocsDir + "/completions/headroom", words});
+  const std::string script =
+      "source \"$1\"; read -ra COMP_WORDS <<<\"$2\"; "
+      "[[ $2 == *' ' ]] && COMP_WORDS+=(''); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
+      "_headroom; printf '%s\\n' \"${COMPREPLY[@]}\"";
+  const auto r =
+      RunProgram({"bash", "--norc", "-c", script, "_", kDocsDir + "/completions/headroom", words});
   EXPECT_EQ(r.status, 0) << r.err;
   return r.out;
 }
@@ -270,7 +284,8 @@ TEST(HelpCli, BashCompletesCommandsFlagsSubcommandsAndModels) {
   // Every flag of every command's --help is offered after `headroom CMD --`.
   for (const auto& c : ListedCommands()) {
     const std::string offered = BashComplete("headroom " + c + " --");
-    for (const auto& f : HelpFlags({c})) EXPECT_NE(offered.find(f + "\n"), std::string::npos) << c << " " << f;
+    for (const auto& f : HelpFlags({c}))
+      EXPECT_NE(offered.find(f + "\n"), std::string::npos) << c << " " << f;
     for (const auto& sub : Subcommands(c)) {
       const std::string in_sub = BashComplete("headroom " + c + " " + sub + " --");
       for (const auto& f : HelpFlags({c, sub})) {
@@ -291,17 +306,21 @@ TEST(HelpCli, BashCompletesCommandsFlagsSubcommandsAndModels) {
 class ZshInTmux : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (RunProgram({"zsh", "-c", "true"}).status != 0) GTEST_SKIP() << "no zsh (scripts/install-deps installs it)";
-    if (RunProgram({"tmux", "-V"}).status != 0) GTEST_SKIP() << "no tmux (scripts/install-deps installs it)";
+    if (RunProgram({"zsh", "-c", "true"}).status != 0)
+      GTEST_SKIP() << "no zsh (scripts/install-deps installs it)";
+    if (RunProgram({"tmux", "-V"}).status != 0)
+      GTEST_SKIP() << "no tmux (scripts/install-deps installs it)";
     socket_ = "headroom-zsh-" + std::to_string(getpid());
     home_ = ::testing::TempDir() + "/" + socket_;
     std::filesystem::create_directories(home_);
     // compinit finds _headroom on fpath; -u: no ownership questions in a test.
-    std::ofstream(home_ + "/.zshrc") << "fpath=(" << kDocsDir << "/completions $fpath)\n"
-                                     << "autoload -U compinit && compinit -u -d " << home_ << "/.zcompdump\n"
-                                     << "PS1='READY> '\n";
-    const auto r = RunProgram({"tmux", "-L", socket_, "new-session", "-d", "-x", "200", "-y", "50",
-                               "env", "ZDOTDIR=" + home_, "HOME=" + home_, "TERM=xterm", "zsh", "-i"});
+    std::ofstream(home_ + "/.zshrc")
+        << "fpath=(" << kDocsDir << "/completions $fpath)\n"
+        << "autoload -U compinit && compinit -u -d " << home_ << "/.zcompdump\n"
+        << "PS1='READY> '\n";
+    const auto r =
+        RunProgram({"tmux", "-L", socket_, "new-session", "-d", "-x", "200", "-y", "50", "env",
+                    "ZDOTDIR=" + home_, "HOME=" + home_, "TERM=xterm", "zsh", "-i"});
     ASSERT_EQ(r.status, 0) << r.err;
     ASSERT_TRUE(WaitFor("READY>")) << Screen();
   }
@@ -318,7 +337,9 @@ class ZshInTmux : public ::testing::Test {
     }
     return false;
   }
-  void Type(const std::string& keys) { RunProgram({"tmux", "-L", socket_, "send-keys", "-l", "--", keys}); }
+  void Type(const std::string& keys) {
+    RunProgram({"tmux", "-L", socket_, "send-keys", "-l", "--", keys});
+  }
   void Press(const std::string& key) { RunProgram({"tmux", "-L", socket_, "send-keys", key}); }
   void ClearLine() { Press("C-u"); }
 

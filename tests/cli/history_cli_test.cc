@@ -216,9 +216,8 @@ TEST_F(HistoryCli, BadJournals) {
           {{"history", "--journal", newer},
            2,
            "",
-           "journal: open(" + newer +
-               "): schema version 9 is newer than this headroom (" + std::to_string(kJournalSchemaVersion) +
-               "); upgrade headroom"},
+           "journal: open(" + newer + "): schema version 9 is newer than this headroom (" +
+               std::to_string(kJournalSchemaVersion) + "); upgrade headroom"},
           {{"history", "--journal", other}, 2, "", "not a headroom journal"},
           {{"history", "--journal", tmp_ / ""}, 2, "", ""},  // a directory
       },

@@ -57,7 +57,8 @@ inline std::string Slurp(const std::filesystem::path& path) {
 }
 
 // The lines of `text` that start with `prefix`.
-inline std::vector<std::string> LinesStartingWith(const std::string& text, const std::string& prefix) {
+inline std::vector<std::string> LinesStartingWith(const std::string& text,
+                                                  const std::string& prefix) {
   std::vector<std::string> out;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
@@ -119,11 +120,13 @@ inline std::vector<std::string> Locale(std::vector<std::string> vars) {
 inline const std::vector<std::string> kChinese = Locale({"LANG=zh_TW.UTF-8"});
 inline const std::vector<std::string> kEnglish = Locale({"LANG=C"});
 
-inline CliResult Headroom(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+inline CliResult Headroom(const std::vector<std::string>& args,
+                          const std::vector<std::string>& env) {
   return RunCli(args, 20000, env);
 }
 
-inline std::vector<std::string> With(std::vector<std::string> a, const std::vector<std::string>& b) {
+inline std::vector<std::string> With(std::vector<std::string> a,
+                                     const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }

@@ -3,15 +3,16 @@
 // catalog the build merged), the same commands under LANG=C and an unknown language are
 // English, LANGUAGE picks the language too, --json and the files doctor writes are byte for
 // byte the English ones, and numbers keep their '.'.
+#include "i18n_cli.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
 
 #include <clocale>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <utility>
@@ -19,7 +20,6 @@
 
 #include "../explain/synthetic_run.h"
 #include "base/display_width.h"
-#include "i18n_cli.h"
 #include "model/testing_files.h"
 #include "plan/plan.h"
 
@@ -35,7 +35,6 @@ bool MemTotalRowIs(const std::string& out, const std::string& figures) {
   return rows.size() == 1 && rows[0].ends_with(" " + figures) &&
          rows[0].find_first_not_of(' ', 10) == rows[0].size() - figures.size();
 }
-
 
 TEST_F(I18nCli, MainHelpIsChineseUnderZhTw) {
   const auto zh = Headroom({"--help"}, kChinese);
@@ -231,11 +230,21 @@ struct DoctorBox {
              "TORCH_CUDA_ARCH_LIST=",
              "container="};
     const std::string box = kFixtures + "doctor/";
-    args = {"doctor",         "--root",     box + "discrete", "--nvml-lib",     HEADROOM_FAKE_NVML_PATH,
-            "--cuda-lib",     HEADROOM_FAKE_CUDA_PATH,        "--python",       box + "env",
-            "--no-bandwidth", "--workload", workload};
+    args = {"doctor",
+            "--root",
+            box + "discrete",
+            "--nvml-lib",
+            HEADROOM_FAKE_NVML_PATH,
+            "--cuda-lib",
+            HEADROOM_FAKE_CUDA_PATH,
+            "--python",
+            box + "env",
+            "--no-bandwidth",
+            "--workload",
+            workload};
   }
-  CliResult Run(const std::vector<std::string>& extra, const std::vector<std::string>& locale) const {
+  CliResult Run(const std::vector<std::string>& extra,
+                const std::vector<std::string>& locale) const {
     return RunCli(With(args, extra), 60000, With(locale, fakes));
   }
 };
@@ -268,12 +277,14 @@ TEST_F(I18nCli, DoctorVerdictWordsLineUpAndTheWorkloadIsChineseWhileTheReportIsE
   EXPECT_FALSE(HasCjk(en.out));
   const auto j = nlohmann::json::parse(en.out);
   ASSERT_EQ(j["workload"]["verdict"], "does not fit");
-  EXPECT_TRUE(j["workload"]["plan"].get<std::string>().ends_with(": does not fit")) << j["workload"];
+  EXPECT_TRUE(j["workload"]["plan"].get<std::string>().ends_with(": does not fit"))
+      << j["workload"];
   const auto advice = j["workload"]["advice"].get<std::vector<std::string>>();
   ASSERT_FALSE(advice.empty());
-  ASSERT_EQ(advice[0],
-            "no shorter --seq fits: what is over does not depend on it (weights, optimizer states and "
-            "step, or the load peak)");
+  ASSERT_EQ(
+      advice[0],
+      "no shorter --seq fits: what is over does not depend on it (weights, optimizer states and "
+      "step, or the load peak)");
 
   // Each check's verdict word, translated, padded to four columns: the titles start in one
   // column whatever the word's bytes.
@@ -292,20 +303,22 @@ TEST_F(I18nCli, DoctorVerdictWordsLineUpAndTheWorkloadIsChineseWhileTheReportIsE
   // The workload: the plan line ends in the Chinese verdict, the advice is Chinese.
   const auto workload = zh.out.find(ZhFormat("workload: {}", "full llama-3.1-70b") + "\n  ");
   ASSERT_NE(workload, std::string::npos) << zh.out;
-  const std::string plan_line = zh.out.substr(workload, zh.out.find('\n', zh.out.find('\n', workload) + 1) - workload);
+  const std::string plan_line =
+      zh.out.substr(workload, zh.out.find('\n', zh.out.find('\n', workload) + 1) - workload);
   EXPECT_TRUE(plan_line.ends_with(Zh("does not fit"))) << plan_line;
   EXPECT_EQ(Zh("does not fit"), "無法容納");
   EXPECT_TRUE(Contains(zh.out, "  " + ZhFormat("advice: {}", Zh(advice[0])) + "\n")) << zh.out;
   for (const auto& a : advice) EXPECT_FALSE(Contains(zh.out, a)) << a;
-  EXPECT_TRUE(Contains(zh.out, ZhFormat("verdict: {} ({} fail, {} warn, {} skip); --verbose shows every "
-                                        "check's details",
-                                        Zh("blocked"), counts["fail"], counts["warn"], counts["skip"])))
+  EXPECT_TRUE(
+      Contains(zh.out, ZhFormat("verdict: {} ({} fail, {} warn, {} skip); --verbose shows every "
+                                "check's details",
+                                Zh("blocked"), counts["fail"], counts["warn"], counts["skip"])))
       << zh.out;
 }
 
 TEST_F(I18nCli, PlanThatDoesNotFitHasAChineseVerdictAnchorAndAdvice) {
-  const std::vector<std::string> args = {"plan",   "llama-3.1-70b", "--method", "full",
-                                         "--budget", "100GB",       "--root",   kIdle};
+  const std::vector<std::string> args = {"plan",     "llama-3.1-70b", "--method", "full",
+                                         "--budget", "100GB",         "--root",   kIdle};
   const std::string no_journal = "HEADROOM_JOURNAL=/nonexistent/headroom-i18n/journal.db";
   const auto zh = Headroom(args, With(kChinese, {no_journal}));
   const auto en = Headroom(args, With(kEnglish, {no_journal}));
@@ -328,22 +341,28 @@ TEST_F(I18nCli, PlanThatDoesNotFitHasAChineseVerdictAnchorAndAdvice) {
     EXPECT_TRUE(HasCjk(zh_line[0])) << zh_line[0];
     EXPECT_FALSE(Contains(zh.out, en_line[0].substr(5))) << en_line[0];
   }
-  ASSERT_TRUE(std::regex_search(en.out, m, std::regex("switch to --method qlora: peak (.*) \\(fits\\)"))) << en.out;
-  EXPECT_TRUE(Contains(zh.out, ZhFormat("switch to --method {}: peak {} (fits)", "qlora", m.str(1)))) << zh.out;
+  ASSERT_TRUE(
+      std::regex_search(en.out, m, std::regex("switch to --method qlora: peak (.*) \\(fits\\)")))
+      << en.out;
+  EXPECT_TRUE(
+      Contains(zh.out, ZhFormat("switch to --method {}: peak {} (fits)", "qlora", m.str(1))))
+      << zh.out;
   EXPECT_TRUE(Contains(zh.out, Zh(kPlanDisclaimer)));
 }
 
 TEST_F(I18nCli, PsNeedAdvisesKeepAndStopInChinese) {
   testing::TempDir dir("i18n-ps");
   testing::WriteFile(dir / "script", "scenario discrete\n");
-  const std::vector<std::string> args = {"ps",        "--root", kFixtures + "ps-box", "--nvml-lib",
-                                         HEADROOM_FAKE_NVML_PATH, "--need", "4GiB"};
+  const std::vector<std::string> args = {
+      "ps",     "--root", kFixtures + "ps-box", "--nvml-lib", HEADROOM_FAKE_NVML_PATH,
+      "--need", "4GiB"};
   const std::string script = "HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "script").string();
   const auto zh = Headroom(args, With(kChinese, {script}));
   ASSERT_EQ(zh.status, 1) << zh.err;
   EXPECT_TRUE(Contains(LinesStartingWith(zh.out, " PID")[0], "  " + Zh("ADVICE") + "  ")) << zh.out;
   // vLLM (capped) and llama.cpp are kept, the uncapped torch process stops.
-  const std::pair<const char*, const char*> advice[] = {{"1111", "keep"}, {"4444", "keep"}, {"2222", "stop"}};
+  const std::pair<const char*, const char*> advice[] = {
+      {"1111", "keep"}, {"4444", "keep"}, {"2222", "stop"}};
   for (const auto& [pid, action] : advice) {
     const auto row = LinesStartingWith(zh.out, pid);
     ASSERT_EQ(row.size(), 1u) << zh.out;
@@ -353,7 +372,8 @@ TEST_F(I18nCli, PsNeedAdvisesKeepAndStopInChinese) {
   EXPECT_EQ(Zh("keep"), "保留");
   EXPECT_EQ(Zh("stop"), "停止");
   const auto json = With(args, {"--json"});
-  EXPECT_EQ(Headroom(json, With(kChinese, {script})).out, Headroom(json, With(kEnglish, {script})).out);
+  EXPECT_EQ(Headroom(json, With(kChinese, {script})).out,
+            Headroom(json, With(kEnglish, {script})).out);
 }
 
 TEST_F(I18nCli, ExplainNamesItsCausesInChinese) {
@@ -362,11 +382,12 @@ TEST_F(I18nCli, ExplainNamesItsCausesInChinese) {
   bool also_seen = false;
   // The samples of one scenario with the events of another: the last, a thermal slowdown
   // while another process starts on the GPU, has a second cause.
-  const std::pair<Scenario, Scenario> runs[] = {{Scenario::kThermalPlateau, Scenario::kThermalPlateau},
-                                                {Scenario::kClockCollapse, Scenario::kClockCollapse},
-                                                {Scenario::kContention, Scenario::kContention},
-                                                {Scenario::kHostSide, Scenario::kHostSide},
-                                                {Scenario::kThermalBit, Scenario::kContention}};
+  const std::pair<Scenario, Scenario> runs[] = {
+      {Scenario::kThermalPlateau, Scenario::kThermalPlateau},
+      {Scenario::kClockCollapse, Scenario::kClockCollapse},
+      {Scenario::kContention, Scenario::kContention},
+      {Scenario::kHostSide, Scenario::kHostSide},
+      {Scenario::kThermalBit, Scenario::kContention}};
   for (const auto& [samples, events] : runs) {
     const auto run = testing::MakeSyntheticRun(samples);
     const std::string events_jsonl = testing::MakeSyntheticRun(events).events_jsonl;
@@ -395,7 +416,8 @@ TEST_F(I18nCli, ExplainNamesItsCausesInChinese) {
           also += (also.empty() ? "" : ", ") + Zh(list.substr(start, comma - start));
           start = comma + 2;
         }
-        EXPECT_TRUE(Contains(zh.out, "     " + ZhFormat("verdict: {0} (also: {1})", Zh(m.str(1)), also) + "\n"))
+        EXPECT_TRUE(Contains(
+            zh.out, "     " + ZhFormat("verdict: {0} (also: {1})", Zh(m.str(1)), also) + "\n"))
             << zh.out;
         also_seen = true;
       } else {
@@ -403,7 +425,8 @@ TEST_F(I18nCli, ExplainNamesItsCausesInChinese) {
       }
     }
     EXPECT_TRUE(LinesStartingWith(zh.out, "     verdict: ").empty()) << zh.out;
-    EXPECT_EQ(Headroom(With(args, {"--json"}), kChinese).out, Headroom(With(args, {"--json"}), kEnglish).out);
+    EXPECT_EQ(Headroom(With(args, {"--json"}), kChinese).out,
+              Headroom(With(args, {"--json"}), kEnglish).out);
   }
   EXPECT_TRUE(also_seen) << "no scenario has a second cause: the 'also' list is untested";
 }

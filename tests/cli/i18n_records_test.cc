@@ -8,9 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <utility>
@@ -46,7 +45,8 @@ std::string JournalText(const std::string& path) {
     sqlite3_prepare_v2(db, ("SELECT * FROM \"" + table + "\"").c_str(), -1, &st, nullptr);
     while (sqlite3_step(st) == SQLITE_ROW) {
       for (int i = 0; i < sqlite3_column_count(st); ++i) {
-        if (const unsigned char* v = sqlite3_column_text(st, i)) out += reinterpret_cast<const char*>(v);
+        if (const unsigned char* v = sqlite3_column_text(st, i))
+          out += reinterpret_cast<const char*>(v);
         out += '\n';
       }
     }
@@ -67,9 +67,10 @@ TEST_F(I18nRecords, GuardSpeaksChineseWhileItsEventsAndJournalStayEnglish) {
   // --pid: always one note (descendants that re-parent away cannot be followed); a kill level
   // above any MemAvailable: the warning line and the kill come at the first reading, and no
   // memory is used.
-  const std::string journal = (dir / "journal.db").string(), events = (dir / "events.jsonl").string();
-  const auto zh = Headroom({"guard", "--journal", journal, "--events", events, "--pid", std::to_string(job),
-                            "--min-available", "1T"},
+  const std::string journal = (dir / "journal.db").string(),
+                    events = (dir / "events.jsonl").string();
+  const auto zh = Headroom({"guard", "--journal", journal, "--events", events, "--pid",
+                            std::to_string(job), "--min-available", "1T"},
                            kChinese);
   int status = 0;
   waitpid(job, &status, 0);
@@ -78,8 +79,10 @@ TEST_F(I18nRecords, GuardSpeaksChineseWhileItsEventsAndJournalStayEnglish) {
   const std::string note =
       "--pid: descendants that re-parent away from the process (setsid and double fork) cannot be "
       "followed; run the job under the guard for that";
-  EXPECT_TRUE(Contains(zh.err, "headroom guard: " + ZhFormat("note: {}", Zh(note)) + "\n")) << zh.err;
-  std::string warning = Zh("headroom guard: warning: MemAvailable {:.2f} GiB is below the warning level {:.2f} GiB");
+  EXPECT_TRUE(Contains(zh.err, "headroom guard: " + ZhFormat("note: {}", Zh(note)) + "\n"))
+      << zh.err;
+  std::string warning =
+      Zh("headroom guard: warning: MemAvailable {:.2f} GiB is below the warning level {:.2f} GiB");
   EXPECT_TRUE(Contains(zh.err, warning.substr(0, warning.find('{')))) << zh.err;
   std::string killed = Zh("killed the job ({0}: MemAvailable {1} against the level; {2}{3}{4})");
   EXPECT_TRUE(Contains(zh.err, killed.substr(0, killed.find('{')) + "memavailable")) << zh.err;
@@ -101,14 +104,16 @@ TEST_F(I18nRecords, SweepProgressIsChineseWhileItsJournalAndCsvStayEnglish) {
   testing::TempDir dir("i18n-sweep");
   const std::string journal = (dir / "journal.db").string(), csv = (dir / "out.csv").string();
   // One trial of a job that uses no memory; limits that any machine meets.
-  const auto zh = Headroom({"sweep", "--state", journal, "--csv", csv, "--batch", "1", "--limit", "99%",
-                            "--min-available", "64M", "--require-available", "1M", "--", "sh", "-c",
-                            "true {batch}"},
-                           kChinese);
+  const auto zh = Headroom(
+      {"sweep", "--state", journal, "--csv", csv, "--batch", "1", "--limit", "99%",
+       "--min-available", "64M", "--require-available", "1M", "--", "sh", "-c", "true {batch}"},
+      kChinese);
   ASSERT_EQ(zh.status, 0) << zh.err;
-  EXPECT_TRUE(Contains(zh.err, ZhFormat("sweep: trial {} of at most {}: {}", 1, 30, "batch=1"))) << zh.err;
+  EXPECT_TRUE(Contains(zh.err, ZhFormat("sweep: trial {} of at most {}: {}", 1, 30, "batch=1")))
+      << zh.err;
   EXPECT_FALSE(Contains(zh.err, "sweep: trial ")) << zh.err;
-  std::string answer = Zh("answer: {0}: peak {1} above the baseline, headroom {2} to the limit {3}");
+  std::string answer =
+      Zh("answer: {0}: peak {1} above the baseline, headroom {2} to the limit {3}");
   EXPECT_TRUE(Contains(zh.out, answer.substr(0, answer.find("{0}")) + "batch=1")) << zh.out;
   const std::string table = Slurp(csv);
   EXPECT_TRUE(Contains(table, "peak_mem_bytes,headroom_bytes,status,notes\n1,,,")) << table;
@@ -122,9 +127,10 @@ TEST_F(I18nRecords, WatchEventLinesAreChineseWhileItsCsvAndEventsStayEnglish) {
   testing::TempDir dir("i18n-watch");
   testing::WriteFile(dir / "nvml", "scenario gb10\ndegrade_after 3\n");
   const std::string csv = (dir / "s.csv").string(), events = (dir / "e.jsonl").string();
-  const auto zh = RunCli({"watch", "--no-journal", "--interval", "100ms", "--out", csv, "--events", events,
-                          "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--guard", "--", "sh", "-c", "sleep 1.5"},
-                         20000, With(kChinese, {"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml").string()}));
+  const auto zh =
+      RunCli({"watch", "--no-journal", "--interval", "100ms", "--out", csv, "--events", events,
+              "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--guard", "--", "sh", "-c", "sleep 1.5"},
+             20000, With(kChinese, {"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml").string()}));
   ASSERT_EQ(zh.status, 0) << zh.err;
   // GB10's degraded clock (the fake's degrade_after): an event line, its message in Chinese.
   bool collapse = false;
@@ -144,12 +150,13 @@ TEST_F(I18nRecords, WatchEventLinesAreChineseWhileItsCsvAndEventsStayEnglish) {
   // Without NVML: the CSV header's note is English (dlerror's text too), the line on stderr
   // is Chinese.
   const std::string missing = "/nonexistent/libnvidia-ml.so.1";
-  const auto no_gpu = Headroom({"watch", "--no-journal", "--interval", "100ms", "--out", csv, "--nvml-lib",
-                                missing, "--", "sh", "-c", "sleep 0.3"},
+  const auto no_gpu = Headroom({"watch", "--no-journal", "--interval", "100ms", "--out", csv,
+                                "--nvml-lib", missing, "--", "sh", "-c", "sleep 0.3"},
                                kChinese);
   ASSERT_EQ(no_gpu.status, 0) << no_gpu.err;
   std::string dlopen = ZhFormat("nvml: dlopen({0}): {1}", missing, "{1}");
-  EXPECT_TRUE(Contains(no_gpu.err, "headroom: " + dlopen.substr(0, dlopen.find("{1}")))) << no_gpu.err;
+  EXPECT_TRUE(Contains(no_gpu.err, "headroom: " + dlopen.substr(0, dlopen.find("{1}"))))
+      << no_gpu.err;
   const std::string header = Slurp(csv);
   EXPECT_TRUE(Contains(header, "\n# note: nvml: dlopen(" + missing + "): ")) << header;
   EXPECT_TRUE(Contains(header, "; GPU columns are empty\n")) << header;
@@ -163,7 +170,8 @@ TEST_F(I18nRecords, LadderAdviceIsChineseOnScreenAndEnglishInTheJournal) {
   testing::WriteFile(dir / "root/proc/sys/vm/drop_caches", "0\n");
   const std::string journal = (dir / "journal.db").string();
   const auto ladder = [&](const std::vector<std::string>& args) {
-    return Headroom(With({"ladder", "--journal", journal, "--root", (dir / "root").string()}, args), kChinese);
+    return Headroom(With({"ladder", "--journal", journal, "--root", (dir / "root").string()}, args),
+                    kChinese);
   };
   auto r = ladder({"start", "myjob", "--symptom", "load", "--plan-args",
                    "llama-3.1-8b --method lora --seq 65536 --batch 8 --budget 40GB"});
@@ -175,18 +183,20 @@ TEST_F(I18nRecords, LadderAdviceIsChineseOnScreenAndEnglishInTheJournal) {
   r = ladder({"record", "myjob", "--result", "oom"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::string plan = Zh("plan: {0} {1}, batch {2} x seq {3}: peak {4} of a {5} budget ({6})");
-  EXPECT_TRUE(Contains(r.out, "  " + plan.substr(0, plan.find("{0}")) + "llama-3.1-8b lora")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "  " + plan.substr(0, plan.find("{0}")) + "llama-3.1-8b lora"))
+      << r.out;
   EXPECT_TRUE(Contains(r.out, Zh("does not fit"))) << r.out;
   EXPECT_FALSE(Contains(r.out, "plan: llama")) << r.out;
   // The view: the symptom's note in Chinese; a ladder at step 1 gets a live "now:" line.
   ASSERT_EQ(ladder({"start", "other", "--symptom", "step"}).status, 0);
   r = ladder({});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(Contains(r.out, "  " +
-                                  ZhFormat("note: {}", Zh("packing and batch do not change the load peak (weights "
-                                                          "plus the load transient); this step matters less for an "
-                                                          "OOM while loading, but the order is kept")) +
-                                  "\n"))
+  EXPECT_TRUE(Contains(
+      r.out, "  " +
+                 ZhFormat("note: {}", Zh("packing and batch do not change the load peak (weights "
+                                         "plus the load transient); this step matters less for an "
+                                         "OOM while loading, but the order is kept")) +
+                 "\n"))
       << r.out;
   std::string now = Zh("now: {}");
   const auto now_lines = LinesStartingWith(r.out, "  " + now.substr(0, now.find("{}")) + "Cached ");
@@ -198,8 +208,11 @@ TEST_F(I18nRecords, LadderAdviceIsChineseOnScreenAndEnglishInTheJournal) {
   EXPECT_TRUE(Contains(rows, "packing and batch do not change the load peak")) << rows;
   EXPECT_FALSE(HasCjk(rows)) << rows;
   const auto j = nlohmann::json::parse(
-      Headroom({"ladder", "--journal", journal, "--root", (dir / "root").string(), "--json"}, kChinese).out);
-  EXPECT_EQ(j["ladders"][0]["step_title"], "shorten the packing length first, then reduce the batch size");
+      Headroom({"ladder", "--journal", journal, "--root", (dir / "root").string(), "--json"},
+               kChinese)
+          .out);
+  EXPECT_EQ(j["ladders"][0]["step_title"],
+            "shorten the packing length first, then reduce the batch size");
 }
 
 TEST_F(I18nRecords, ReportPageDataIsEnglishWhileItsLineIsChinese) {
@@ -209,18 +222,19 @@ TEST_F(I18nRecords, ReportPageDataIsEnglishWhileItsLineIsChinese) {
   testing::WriteFile(dir / "samples.csv", run.samples_csv);
   testing::WriteFile(dir / "events.jsonl", run.events_jsonl);
   const auto page = [&](const std::string& name, const std::vector<std::string>& locale) {
-    const auto r = Headroom({"report", "--samples", (dir / "samples.csv").string(), "--log",
-                             (dir / "train.log").string(), "--events", (dir / "events.jsonl").string(),
-                             "--plan-args", "llama-3.1-8b --method qlora --budget 100GB", "-o",
-                             (dir / name).string()},
-                            locale);
+    const auto r = Headroom(
+        {"report", "--samples", (dir / "samples.csv").string(), "--log",
+         (dir / "train.log").string(), "--events", (dir / "events.jsonl").string(), "--plan-args",
+         "llama-3.1-8b --method qlora --budget 100GB", "-o", (dir / name).string()},
+        locale);
     EXPECT_EQ(r.status, 0) << r.err;
     // The page's data, without the time it was made.
     std::string data = Slurp(dir / name);
     const size_t start = data.find("window.HEADROOM_DATA =\n");
     EXPECT_NE(start, std::string::npos);
     data = data.substr(start, data.find("\n;\n", start) - start);
-    return std::make_pair(r.out, std::regex_replace(data, std::regex(R"("generated":"[^"]*")"), ""));
+    return std::make_pair(r.out,
+                          std::regex_replace(data, std::regex(R"("generated":"[^"]*")"), ""));
   };
   const auto [zh_line, zh_data] = page("zh.html", kChinese);
   const auto [en_line, en_data] = page("en.html", kEnglish);

@@ -114,14 +114,18 @@ TEST_F(LadderCli, WholeLadderSolvedAtStepTwoWithPlanNumbers) {
   EXPECT_TRUE(Status()["ladders"].empty());
   r = Ladder({"record", "myjob", "--result", "ok"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("headroom: ladder: record: job 'myjob' has no open ladder"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("headroom: ladder: record: job 'myjob' has no open ladder"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(LadderCli, SkipRefusedWithoutForceAndRecordedWithIt) {
   ASSERT_EQ(Ladder({"start", "myjob", "--symptom", "load"}).status, 0);
   auto r = Ladder({"next", "myjob"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("headroom: ladder: next: step 1 (flush-page-cache) has no result"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("headroom: ladder: next: step 1 (flush-page-cache) has no result"),
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(Status()["ladders"][0]["step"], 1);
   r = Ladder({"next", "myjob", "--force", "--note", "flushed by hand"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -131,12 +135,15 @@ TEST_F(LadderCli, SkipRefusedWithoutForceAndRecordedWithIt) {
   EXPECT_EQ(l["entries"][1]["step"], 1);
   EXPECT_EQ(l["entries"][1]["note"], "flushed by hand");
   // An OOM while loading: the packing step says it matters less, and is still step 2.
-  EXPECT_NE(l["entries"][2]["evidence"]["symptom_note"].get<std::string>().find("load peak"), std::string::npos);
+  EXPECT_NE(l["entries"][2]["evidence"]["symptom_note"].get<std::string>().find("load peak"),
+            std::string::npos);
 }
 
 TEST_F(LadderCli, QloraGoesToBf16LoraThenExhausts) {
   ASSERT_EQ(Ladder({"start", "q", "--symptom", "step", "--plan-args",
-                    "llama-3.1-8b --method qlora --seq 4096 --budget 100GB"}).status, 0);
+                    "llama-3.1-8b --method qlora --seq 4096 --budget 100GB"})
+                .status,
+            0);
   ASSERT_EQ(Ladder({"record", "q", "--result", "oom"}).status, 0);
   auto r = Ladder({"record", "q", "--result", "oom"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -177,7 +184,9 @@ TEST_F(LadderCli, TwoLaddersAreIndependentAndSurviveRestarts) {
 TEST_F(LadderCli, UsageErrorsExitTwo) {
   auto r = Ladder({"start", "j", "--symptom", "boot"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("headroom: ladder: start: --symptom: 'boot' is not load or step"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("headroom: ladder: start: --symptom: 'boot' is not load or step"),
+            std::string::npos)
+      << r.err;
   r = Ladder({"start", "j", "--symptom", "step", "--plan-args", "no-such-model --seq 2048"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--plan-args"), std::string::npos) << r.err;
@@ -198,7 +207,8 @@ TEST_F(LadderCli, ApplyRefusedWhileTheJobRuns) {
   }
   // The fixture's proc/ holds the job's real /proc entry: found like on a real system, and
   // even a wrong answer writes only the fixture's drop_caches.
-  fs::create_directory_symlink("/proc/" + std::to_string(pid), dir_ / "root/proc" / std::to_string(pid));
+  fs::create_directory_symlink("/proc/" + std::to_string(pid),
+                               dir_ / "root/proc" / std::to_string(pid));
   std::string cmdline;
   for (int i = 0; i < 100 && cmdline.find("train-myjob") == std::string::npos; ++i) {
     usleep(20000);  // until bash has exec'd

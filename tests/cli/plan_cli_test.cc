@@ -4,10 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "run_cli.h"
 
@@ -27,7 +26,8 @@ struct Case {
 };
 
 std::filesystem::path TempFile(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / ("headroom-cli-" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("headroom-cli-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const auto p = dir / name;
   std::ofstream(p, std::ios::binary) << text;
@@ -47,42 +47,87 @@ TEST_F(PlanCli, Table) {
   const std::string lacks_key = TempFile("lacks.json", "{\"model_type\": \"llama\"}").string();
   const std::vector<Case> cases = {
       {{"plan", "llama-3.1-70b", "--method", "qlora", "--root", kIdle}, 0, "verdict: fits", ""},
-      {{"plan", "Llama_3.1_70B-Instruct", "--method", "qlora", "--root", kIdle}, 0, "llama-3.1-70b", ""},
+      {{"plan", "Llama_3.1_70B-Instruct", "--method", "qlora", "--root", kIdle},
+       0,
+       "llama-3.1-70b",
+       ""},
       {{"plan", "llama-3.1-70b", "--method", "full", "--root", kIdle}, 1, "does not fit", ""},
-      {{"plan", "llama-3.1-70b", "--method", "full", "--root", kIdle}, 1, "advice, in the OOM ladder's order", ""},
+      {{"plan", "llama-3.1-70b", "--method", "full", "--root", kIdle},
+       1,
+       "advice, in the OOM ladder's order",
+       ""},
       {{"plan", "llama-3.1-7b", "--root", kIdle}, 2, "", "unknown model 'llama-3.1-7b' (closest: "},
       {{"plan", "llama-3.1-7b", "--root", kIdle}, 2, "", "llama-3.1-8b"},
       {{"plan", "--root", kIdle}, 2, "", "no model"},
-      {{"plan", "llama-3.1-8b", "--batch", "0", "--root", kIdle}, 2, "", "--batch: '0' must be at least 1"},
+      {{"plan", "llama-3.1-8b", "--batch", "0", "--root", kIdle},
+       2,
+       "",
+       "--batch: '0' must be at least 1"},
       {{"plan", "llama-3.1-8b", "--batch=-4", "--root", kIdle}, 2, "", "--batch"},
-      {{"plan", "llama-3.1-8b", "--seq", "abc", "--root", kIdle}, 2, "", "--seq: 'abc' is not a whole number"},
+      {{"plan", "llama-3.1-8b", "--seq", "abc", "--root", kIdle},
+       2,
+       "",
+       "--seq: 'abc' is not a whole number"},
       {{"plan", "llama-3.1-8b", "--seq", "99999999999", "--root", kIdle}, 2, "", "--seq"},
       {{"plan", "llama-3.1-8b", "--lora-rank", "0", "--root", kIdle}, 2, "", "--lora-rank"},
-      {{"plan", "llama-3.1-8b", "--method", "full", "--weight-dtype", "nf4", "--root", kIdle}, 2, "", "conflicting flags"},
-      {{"plan", "llama-3.1-8b", "--method", "full", "--lora-rank", "8", "--root", kIdle}, 2, "", "conflicting flags"},
-      {{"plan", "llama-3.1-8b", "--rollout-fraction", "0.5", "--root", kIdle}, 2, "", "--workload grpo"},
-      {{"plan", "llama-3.1-8b", "--workload", "grpo", "--rollout-fraction", "1.5", "--root", kIdle}, 2, "", "--rollout-fraction"},
-      {{"plan", "llama-3.1-8b", "--method", "bogus", "--root", kIdle}, 2, "", "unknown method 'bogus'"},
-      {{"plan", "llama-3.1-8b", "--lora-targets", "q,zz", "--root", kIdle}, 2, "", "unknown LoRA target 'zz'"},
+      {{"plan", "llama-3.1-8b", "--method", "full", "--weight-dtype", "nf4", "--root", kIdle},
+       2,
+       "",
+       "conflicting flags"},
+      {{"plan", "llama-3.1-8b", "--method", "full", "--lora-rank", "8", "--root", kIdle},
+       2,
+       "",
+       "conflicting flags"},
+      {{"plan", "llama-3.1-8b", "--rollout-fraction", "0.5", "--root", kIdle},
+       2,
+       "",
+       "--workload grpo"},
+      {{"plan", "llama-3.1-8b", "--workload", "grpo", "--rollout-fraction", "1.5", "--root", kIdle},
+       2,
+       "",
+       "--rollout-fraction"},
+      {{"plan", "llama-3.1-8b", "--method", "bogus", "--root", kIdle},
+       2,
+       "",
+       "unknown method 'bogus'"},
+      {{"plan", "llama-3.1-8b", "--lora-targets", "q,zz", "--root", kIdle},
+       2,
+       "",
+       "unknown LoRA target 'zz'"},
       {{"plan", "llama-3.1-8b", "--params", "8B", "--root", kIdle}, 2, "", "conflicting flags"},
       {{"plan", "--hidden", "4096", "llama-3.1-8b", "--root", kIdle}, 2, "", "go with --params"},
       {{"plan", "--params", "0", "--root", kIdle}, 2, "", "--params"},
       {{"plan", "--params", "-8B", "--root", kIdle}, 2, "", ""},
       {{"plan", "--params", "8B", "--root", kIdle}, 0, "custom 8.00B", ""},
       {{"plan", "--params", "8B", "--root", kIdle}, 0, "taken from", ""},
-      {{"plan", "--config", "/nonexistent/headroom/model", "--root", kIdle}, 2, "", "/nonexistent/headroom/model"},
+      {{"plan", "--config", "/nonexistent/headroom/model", "--root", kIdle},
+       2,
+       "",
+       "/nonexistent/headroom/model"},
       {{"plan", "--config", not_json, "--root", kIdle}, 2, "", "not-json.json"},
       {{"plan", "--config", lacks_key, "--root", kIdle}, 2, "", "hidden_size"},
-      {{"plan", "llama-3.1-8b", "--root", "/nonexistent-root"}, 2, "", "/nonexistent-root/proc/meminfo"},
+      {{"plan", "llama-3.1-8b", "--root", "/nonexistent-root"},
+       2,
+       "",
+       "/nonexistent-root/proc/meminfo"},
       {{"plan", "llama-3.1-8b", "--budget", "0"}, 2, "", "--budget: '0' is zero"},
       {{"plan", "llama-3.1-8b", "--budget", "lots"}, 2, "", "--budget"},
-      {{"plan", "llama-3.1-8b", "--budget", "24GiB", "--reserve", "1G"}, 2, "", "conflicting flags"},
-      {{"plan", "llama-3.1-8b", "--budget", "24GiB", "--root", "/nonexistent-root"}, 0, "25.77 GB", ""},
+      {{"plan", "llama-3.1-8b", "--budget", "24GiB", "--reserve", "1G"},
+       2,
+       "",
+       "conflicting flags"},
+      {{"plan", "llama-3.1-8b", "--budget", "24GiB", "--root", "/nonexistent-root"},
+       0,
+       "25.77 GB",
+       ""},
       {{"plan", "llama-3.1-8b", "--frobnicate"}, 2, "", "frobnicate"},
       {{"plan", "--help"}, 0, "--rollout-fraction", ""},
       {{"plan", "--list-models"}, 0, "gpt-oss-120b", ""},
       {{"plan", "qwen3-8b", "--root", kFixtures + "old-kernel"}, -1, "estimated", ""},
-      {{"plan", "qwen3-8b", "--root", kFixtures + "gb10-pagecache"}, 0, "page cache (reclaimable)", ""},
+      {{"plan", "qwen3-8b", "--root", kFixtures + "gb10-pagecache"},
+       0,
+       "page cache (reclaimable)",
+       ""},
       {{"nosuch"}, 2, "", "unknown command 'nosuch'"},
       {{"--help"}, 0, "plan", ""},
   };
@@ -130,7 +175,8 @@ TEST_F(PlanCli, JsonSchemaAndBudgetFromFixture) {
   for (const char* k : {"weights", "gradients", "optimizer", "activations", "overhead"}) {
     EXPECT_TRUE(j["terms"][k].is_number_unsigned()) << k;
   }
-  for (const char* k : {"tensor_peak_bytes", "steady_peak_bytes", "load_peak_bytes", "budget_bytes"}) {
+  for (const char* k :
+       {"tensor_peak_bytes", "steady_peak_bytes", "load_peak_bytes", "budget_bytes"}) {
     EXPECT_TRUE(j[k].is_number_unsigned()) << k;
   }
   EXPECT_EQ(j["verdict"], "fits");
@@ -182,8 +228,8 @@ TEST_F(PlanCli, TightVerdictAndAdvice) {
   ASSERT_GE(j["advice"].size(), 2u);
   EXPECT_EQ(j["advice"][1]["step"], "batch");
   const int64_t batch = j["advice"][1]["value"];
-  const auto smaller = RunCli({"plan", "llama-3.2-1b", "--json", "--budget", small, "--batch",
-                               std::to_string(batch)});
+  const auto smaller = RunCli(
+      {"plan", "llama-3.2-1b", "--json", "--budget", small, "--batch", std::to_string(batch)});
   EXPECT_EQ(nlohmann::json::parse(smaller.out)["verdict"], "fits");
   EXPECT_LT(batch, 8);
 }

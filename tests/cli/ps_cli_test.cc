@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "run_cli.h"
 #include "model/testing_files.h"
+#include "run_cli.h"
 #include "sys/processes.h"
 
 namespace headroom {
@@ -34,17 +34,20 @@ struct FakeNvmlScript {
   }
 };
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(PsCli, FixtureTreeTableWithCapsSettingsAndGpuMemory) {
   FakeNvmlScript script;
-  const auto r = RunCli({"ps", "--root", kBox, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, 20000, {script.env});
+  const auto r =
+      RunCli({"ps", "--root", kBox, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, 20000, {script.env});
   EXPECT_EQ(r.status, 0) << r.err;
-  for (const char* part : {"1111", "alice", "0.50 (--gpu-memory-utilization)", "40.00 GiB", "1.50 GiB",
-                           "(of pid 1111)", "python (torch loaded)", "ollama", "llama.cpp", "fixed at load",
-                           "OLLAMA_MAX_LOADED_MODELS=2 (environ)", "OLLAMA_NUM_PARALLEL=4 (environ)",
-                           "--ctx-size=8192 (argv)", "--no-mmap", "not a hard cap on unified memory",
-                           "environment not readable"}) {
+  for (const char* part : {"1111", "alice", "0.50 (--gpu-memory-utilization)", "40.00 GiB",
+                           "1.50 GiB", "(of pid 1111)", "python (torch loaded)", "ollama",
+                           "llama.cpp", "fixed at load", "OLLAMA_MAX_LOADED_MODELS=2 (environ)",
+                           "OLLAMA_NUM_PARALLEL=4 (environ)", "--ctx-size=8192 (argv)", "--no-mmap",
+                           "not a hard cap on unified memory", "environment not readable"}) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
   }
   // Secrets from argv and environ never shown; unrelated processes not listed.
@@ -55,15 +58,18 @@ TEST(PsCli, FixtureTreeTableWithCapsSettingsAndGpuMemory) {
 
 TEST(PsCli, NeedGivesAdviceWithArithmeticAndExitOne) {
   FakeNvmlScript script;
-  const auto r = RunCli({"ps", "--root", kBox, "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--need", "4GiB"}, 20000,
-                        {script.env});
+  const auto r =
+      RunCli({"ps", "--root", kBox, "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--need", "4GiB"}, 20000,
+             {script.env});
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   // MemTotal 127600748 kB = 121.69 GiB; reserve 8% = 9.74 GiB; llama.cpp (5 GiB, CPU only)
   // is kept first, then vLLM at 0.50.
   for (const char* part :
-       {"pid 4444: llama.cpp holds 5.00 GiB (fixed after load) + need 4.00 GiB = 9.00 GiB of 111.95 GiB "
+       {"pid 4444: llama.cpp holds 5.00 GiB (fixed after load) + need 4.00 GiB = 9.00 GiB of "
+        "111.95 GiB "
         "(MemTotal 121.69 GiB - reserve 9.74 GiB): keep",
-        "pid 1111: vllm cap 0.50 x 121.69 GiB = 60.84 GiB + 5.00 GiB kept + need 4.00 GiB = 69.84 GiB of",
+        "pid 1111: vllm cap 0.50 x 121.69 GiB = 60.84 GiB + 5.00 GiB kept + need 4.00 GiB = 69.84 "
+        "GiB of",
         "pid 2222: python (torch loaded) holds 6.00 GiB and has no cap", "kill -TERM 2222",
         "systemctl stop ollama", "2 holder(s) to stop before this run"}) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
@@ -73,8 +79,9 @@ TEST(PsCli, NeedGivesAdviceWithArithmeticAndExitOne) {
 
 TEST(PsCli, JsonSchemaBytesAsIntegers) {
   FakeNvmlScript script;
-  const auto r = RunCli({"ps", "--root", kBox, "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--json", "--need", "4GiB"},
-                        20000, {script.env});
+  const auto r = RunCli(
+      {"ps", "--root", kBox, "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--json", "--need", "4GiB"},
+      20000, {script.env});
   EXPECT_EQ(r.status, 1) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema_version"], 1);
@@ -145,7 +152,8 @@ bool WaitForCmdline(pid_t pid, const std::string& part) {
 }
 
 TEST(PsCli, RealProcessesListedWithCapsAndNeverSignalled) {
-  const pid_t vllm = StartFake("exec -a 'vllm serve m --gpu-memory-utilization 0.9' sleep 30", nullptr);
+  const pid_t vllm =
+      StartFake("exec -a 'vllm serve m --gpu-memory-utilization 0.9' sleep 30", nullptr);
   const pid_t ollama = StartFake("exec -a ollama sleep 30", "OLLAMA_NUM_PARALLEL=4");
   struct Reap {
     pid_t pid;
@@ -200,7 +208,8 @@ TEST(PsCli, UsageErrorsNameTheFlag) {
   const std::vector<Case> cases = {
       {{"ps", "--root", kBox, "--need", "lots"}, "headroom: ps: --need"},
       {{"ps", "--root", kBox, "--need", "150%"}, "--need: '150%' is not a percentage"},
-      {{"ps", "--root", "/nonexistent/headroom-root"}, "--root: /nonexistent/headroom-root has no proc/"},
+      {{"ps", "--root", "/nonexistent/headroom-root"},
+       "--root: /nonexistent/headroom-root has no proc/"},
       {{"ps", "--bogus"}, "--bogus"},
   };
   for (const auto& c : cases) {

@@ -24,7 +24,9 @@ using testing::RunCli;
 namespace fs = std::filesystem;
 const std::string kSource = HEADROOM_SOURCE_DIR;
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 std::string ReadAll(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -35,7 +37,8 @@ std::string ReadAll(const fs::path& p) {
 
 // Runs a shell command; its exit status, and its output in `out`.
 int Shell(const std::string& command, std::string* out) {
-  const std::string file = (fs::temp_directory_path() / fmt::format("headroom-shell-{}.out", ::getpid())).string();
+  const std::string file =
+      (fs::temp_directory_path() / fmt::format("headroom-shell-{}.out", ::getpid())).string();
   const int rc = std::system((command + " > " + file + " 2>&1").c_str());
   *out = ReadAll(file);
   fs::remove(file);
@@ -57,22 +60,30 @@ struct RunFiles {
     // The guard's start and trigger lines beside watch's (the file both write with --guard),
     // and a line that is not an event.
     std::string ev = run.events_jsonl;
-    ev += "{\"type\":\"start\",\"wall_time\":\"2026-11-29T10:00:01Z\",\"monotonic_s\":1.0,\"pid\":77,"
-          "\"available_bytes\":107374182400,\"kill_below_bytes\":10453053276,\"warn_below_bytes\":20906106552,"
-          "\"cgroup\":\"\"}\n";
+    ev +=
+        "{\"type\":\"start\",\"wall_time\":\"2026-11-29T10:00:01Z\",\"monotonic_s\":1.0,\"pid\":77,"
+        "\"available_bytes\":107374182400,\"kill_below_bytes\":10453053276,\"warn_below_bytes\":"
+        "20906106552,"
+        "\"cgroup\":\"\"}\n";
     ev += "not json at all\n";
-    ev += "{\"type\":\"throttle_set\",\"wall_time\":\"2026-11-29T10:00:30Z\",\"data\":{\"reason\":\"sw_power_cap\"}}\n";
-    ev += "{\"type\":\"throttle_cleared\",\"wall_time\":\"2026-11-29T10:00:50Z\",\"data\":{\"reason\":\"sw_power_cap\"}}\n";
-    ev += "{\"type\":\"trigger\",\"wall_time\":\"2026-11-29T10:02:00Z\",\"monotonic_s\":120.0,"
-          "\"reason\":\"</script><!-- MemAvailable\",\"available_bytes\":9000000000,\"kill_below_bytes\":10453053276}\n";
+    ev +=
+        "{\"type\":\"throttle_set\",\"wall_time\":\"2026-11-29T10:00:30Z\",\"data\":{\"reason\":"
+        "\"sw_power_cap\"}}\n";
+    ev +=
+        "{\"type\":\"throttle_cleared\",\"wall_time\":\"2026-11-29T10:00:50Z\",\"data\":{"
+        "\"reason\":\"sw_power_cap\"}}\n";
+    ev +=
+        "{\"type\":\"trigger\",\"wall_time\":\"2026-11-29T10:02:00Z\",\"monotonic_s\":120.0,"
+        "\"reason\":\"</script><!-- "
+        "MemAvailable\",\"available_bytes\":9000000000,\"kill_below_bytes\":10453053276}\n";
     testing::WriteFile(events, ev);
   }
 };
 
 TEST(ReportCli, ContentionRunDataFollowsTheContract) {
   RunFiles f(testing::Scenario::kContention);
-  const auto r = RunCli({"report", "--samples", f.samples, "--log", f.log, "--events", f.events, "--json",
-                         "--plan-args", "llama-3.1-8b --method qlora --budget 100GiB"},
+  const auto r = RunCli({"report", "--samples", f.samples, "--log", f.log, "--events", f.events,
+                         "--json", "--plan-args", "llama-3.1-8b --method qlora --budget 100GiB"},
                         60000);
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -85,12 +96,13 @@ TEST(ReportCli, ContentionRunDataFollowsTheContract) {
   EXPECT_EQ(j["sampling"]["interval_s"], 2.0);
   EXPECT_EQ(j["sampling"]["method"], "minmax");
   // A short run: one bucket per row, except that the last bucket ends at the last sample
-  // (bucket = min(floor(t / bucket_s), ceil(duration / bucket_s) - 1)), so the last two rows share it.
+  // (bucket = min(floor(t / bucket_s), ceil(duration / bucket_s) - 1)), so the last two rows share
+  // it.
   const size_t rows = j["sampling"]["rows"];
   EXPECT_EQ(j["sampling"]["bucket_s"], 2.0);
   EXPECT_EQ(j["series"]["mem_used_bytes"]["t"].size(), rows - 1);
-  for (const char* name : {"mem_used_bytes", "mem_available_bytes", "gpu_power_w", "gpu_temp_c", "sm_clock_mhz",
-                           "step_rate_per_s"}) {
+  for (const char* name : {"mem_used_bytes", "mem_available_bytes", "gpu_power_w", "gpu_temp_c",
+                           "sm_clock_mhz", "step_rate_per_s"}) {
     EXPECT_TRUE(j["series"].contains(name)) << name;
   }
   EXPECT_FALSE(j["series"].contains("gpu_mem_used_bytes"));  // GB10: no NVML memory
@@ -104,8 +116,10 @@ TEST(ReportCli, ContentionRunDataFollowsTheContract) {
   bool contention = false, throttle = false, kill = false;
   for (const auto& e : j["events"]) {
     if (e["kind"] == "contention") contention = e["end_t"] == j["duration_s"];
-    if (e["kind"] == "throttle") throttle = e["t"] == 30.0 && e["end_t"] == 50.0 && e["reason"] == "sw_power_cap";
-    if (e["kind"] == "guard_kill") kill = e["t"] == 120.0 && Contains(e["text"], "</script><!-- MemAvailable");
+    if (e["kind"] == "throttle")
+      throttle = e["t"] == 30.0 && e["end_t"] == 50.0 && e["reason"] == "sw_power_cap";
+    if (e["kind"] == "guard_kill")
+      kill = e["t"] == 120.0 && Contains(e["text"], "</script><!-- MemAvailable");
   }
   EXPECT_TRUE(contention && throttle && kill) << j["events"].dump();
   EXPECT_EQ(j["guard"]["kill_level_bytes"], 10453053276u);
@@ -127,13 +141,15 @@ TEST(ReportCli, ContentionRunDataFollowsTheContract) {
 TEST(ReportCli, WrittenPagesValidateAndRenderInChromium) {
   RunFiles f(testing::Scenario::kThermalBit);
   const std::string page = (f.dir / "thermal.html").string();
-  const auto r = RunCli({"report", "--samples", f.samples, "--log", f.log, "--events", f.events, "-o", page}, 60000);
+  const auto r = RunCli(
+      {"report", "--samples", f.samples, "--log", f.log, "--events", f.events, "-o", page}, 60000);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("wrote " + page + " (")) << r.out;
   EXPECT_FALSE(fs::exists(page + ".tmp"));
   const std::string html = ReadAll(page);
   EXPECT_FALSE(Contains(html, "\n/*HEADROOM_DATA*/null\n")) << "the placeholder line is replaced";
-  EXPECT_FALSE(Contains(html, "</script><!-- MemAvailable")) << "event text must be escaped in the page";
+  EXPECT_FALSE(Contains(html, "</script><!-- MemAvailable"))
+      << "event text must be escaped in the page";
   EXPECT_TRUE(Contains(html, "\\u003c/script\\u003e\\u003c!-- MemAvailable"));
   const std::string day_samples = (f.dir / "day.csv").string();
   WriteDayLongSamples(day_samples);
@@ -142,14 +158,17 @@ TEST(ReportCli, WrittenPagesValidateAndRenderInChromium) {
   EXPECT_LT(fs::file_size(day), 3'000'000u);  // a few MB at most for 24 h at 1 s
   std::string out;
   for (const auto& p : {page, day}) {
-    EXPECT_EQ(Shell("python3 " + kSource + "/tests/report/report_contract.py " + p, &out), 0) << p << "\n" << out;
+    EXPECT_EQ(Shell("python3 " + kSource + "/tests/report/report_contract.py " + p, &out), 0)
+        << p << "\n"
+        << out;
   }
 #ifdef HEADROOM_SANITIZED
-  GTEST_SKIP() << "the browser half runs in the normal build (it tests the page, not this build's code)";
+  GTEST_SKIP()
+      << "the browser half runs in the normal build (it tests the page, not this build's code)";
 #endif
   const std::string artifacts = std::string(HEADROOM_BINARY_DIR) + "/report-artifacts";
-  EXPECT_EQ(Shell("python3 " + kSource + "/tests/report/browser_test.py " + artifacts + " --page " + page +
-                      " --page " + day,
+  EXPECT_EQ(Shell("python3 " + kSource + "/tests/report/browser_test.py " + artifacts + " --page " +
+                      page + " --page " + day,
                   &out),
             0)
       << out;
@@ -202,7 +221,7 @@ TEST(ReportCli, DayLongRunIsDownsampledWithSpikesKept) {
     peak_mean = std::max(peak_mean, used["mean"][i].get<uint64_t>());
   }
   EXPECT_EQ(peak_max, total - (uint64_t{10} << 30));  // the 3 s spike, whole
-  EXPECT_LT(peak_mean, peak_max);                      // which a mean alone would hide
+  EXPECT_LT(peak_mean, peak_max);                     // which a mean alone would hide
   EXPECT_EQ(j["summary"]["peak_used_bytes"], total - (uint64_t{10} << 30));
   EXPECT_EQ(j["summary"]["peak_used_t"], 50'000.0);
   EXPECT_EQ(j["summary"]["throttled_s"]["sw_power_cap"], 3600.0);
@@ -214,10 +233,11 @@ TEST(ReportCli, RunFromTheJournalUsesTheFilesWatchRecorded) {
   testing::TempDir dir("report-run");
   const std::string journal = (dir / "journal.db").string();
   const std::string samples = (dir / "s.csv").string();
-  const auto w = RunCli({"watch", "--journal", journal, "--interval", "100ms", "--out", samples, "--log",
-                         (dir / "job.log").string(), "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--", "sh", "-c",
-                         "i=0; while [ $i -lt 20 ]; do i=$((i+1)); echo \"{\\\"step\\\": $i}\"; sleep 0.03; done"},
-                        20000);
+  const auto w = RunCli(
+      {"watch", "--journal", journal, "--interval", "100ms", "--out", samples, "--log",
+       (dir / "job.log").string(), "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--", "sh", "-c",
+       "i=0; while [ $i -lt 20 ]; do i=$((i+1)); echo \"{\\\"step\\\": $i}\"; sleep 0.03; done"},
+      20000);
   ASSERT_EQ(w.status, 0) << w.err;
   const auto r = RunCli({"report", "--run", "1", "--journal", journal, "--json"}, 30000);
   ASSERT_EQ(r.status, 0) << r.err;
@@ -241,12 +261,16 @@ TEST(ReportCli, UsageAndInputErrorsAreOneLine) {
     std::string error;
   };
   for (const Case& c :
-       {Case{{"report"}, "headroom: report: --samples: give watch's samples CSV, or --run ID of a watch run\n"},
+       {Case{{"report"},
+             "headroom: report: --samples: give watch's samples CSV, or --run ID of a watch run\n"},
         Case{{"report", "--samples", "/nonexistent.csv"}, "headroom: report: --samples: "},
-        Case{{"report", "--samples", (dir / "empty.csv").string()}, "headroom: report: --samples: "},
-        Case{{"report", "--samples", (dir / "garbage.csv").string()}, "headroom: report: --samples: "},
+        Case{{"report", "--samples", (dir / "empty.csv").string()},
+             "headroom: report: --samples: "},
+        Case{{"report", "--samples", (dir / "garbage.csv").string()},
+             "headroom: report: --samples: "},
         Case{{"report", "--samples", (dir / "empty.csv").string(), "-o", "/nonexistent/dir/r.html"},
-             "headroom: report: -o: /nonexistent/dir/r.html: directory /nonexistent/dir does not exist\n"},
+             "headroom: report: -o: /nonexistent/dir/r.html: directory /nonexistent/dir does not "
+             "exist\n"},
         Case{{"report", "--samples", (dir / "empty.csv").string(), "--platform", "tpu"},
              "headroom: report: --platform: 'tpu' is not one of gb10, discrete, none\n"}}) {
     const auto r = RunCli(c.args, 30000);

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,9 +29,10 @@ struct CliResult {
 // bare "NAME" unsets it).
 inline void SetChildEnvironment(const std::vector<std::string>& env_extra) {
   setenv("XDG_CONFIG_HOME", "/nonexistent/headroom-tests", 1);
-  for (const char* v : {"HEADROOM_CONFIG", "HEADROOM_RESERVE", "HEADROOM_KILL_LEVEL", "HEADROOM_WARN_LEVEL",
-                        "HEADROOM_WATCH_INTERVAL", "HEADROOM_TOP_INTERVAL", "HEADROOM_EXPORT_INTERVAL",
-                        "HEADROOM_PLATFORM", "HEADROOM_SUSTAINED_POWER_W", "HEADROOM_RATED_POWER_W"}) {
+  for (const char* v :
+       {"HEADROOM_CONFIG", "HEADROOM_RESERVE", "HEADROOM_KILL_LEVEL", "HEADROOM_WARN_LEVEL",
+        "HEADROOM_WATCH_INTERVAL", "HEADROOM_TOP_INTERVAL", "HEADROOM_EXPORT_INTERVAL",
+        "HEADROOM_PLATFORM", "HEADROOM_SUSTAINED_POWER_W", "HEADROOM_RATED_POWER_W"}) {
     unsetenv(v);
   }
   for (const auto& e : env_extra) putenv(const_cast<char*>(e.c_str()));
@@ -40,8 +41,8 @@ inline void SetChildEnvironment(const std::vector<std::string>& env_extra) {
 // Runs `argv` (argv[0] a path, or a name looked up on PATH) with `env_extra` added to the
 // environment ("NAME=value" sets NAME, a bare "NAME" unsets it). The child inherits LC_ALL=C
 // and no LANGUAGE from the test process (english_children_test.cc), so it speaks English
-// unless `env_extra` clears LC_ALL and names a language. `cgroup_procs`: a cgroup.procs file the child joins before exec (a
-// memory-limited backstop for tests that fill memory), or "".
+// unless `env_extra` clears LC_ALL and names a language. `cgroup_procs`: a cgroup.procs file the
+// child joins before exec (a memory-limited backstop for tests that fill memory), or "".
 inline CliResult RunProgram(const std::vector<std::string>& program, int timeout_ms = 20000,
                             const std::vector<std::string>& env_extra = {},
                             const std::string& cgroup_procs = "") {
@@ -76,7 +77,8 @@ inline CliResult RunProgram(const std::vector<std::string>& program, int timeout
   while (open_fds > 0) {
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
-    const long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+    const long elapsed =
+        (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
     if (elapsed > timeout_ms) {
       kill(pid, SIGKILL);
       r.timed_out = true;
@@ -116,7 +118,8 @@ inline CliResult RunCli(const std::vector<std::string>& args, int timeout_ms = 2
 
 // Starts `headroom args...` in the background with RunProgram's environment, its output to
 // /dev/null; the caller waits for it (and kills it if the test ends early). -1 when fork fails.
-inline pid_t StartCli(const std::vector<std::string>& args, const std::vector<std::string>& env_extra = {}) {
+inline pid_t StartCli(const std::vector<std::string>& args,
+                      const std::vector<std::string>& env_extra = {}) {
   std::vector<std::string> copy{HEADROOM_BINARY};
   copy.insert(copy.end(), args.begin(), args.end());
   std::vector<char*> argv;

@@ -13,13 +13,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "run_cli.h"
 #include "sys/meminfo.h"
@@ -60,7 +59,8 @@ Memory Settled() {
 class TempDir {
  public:
   TempDir()
-      : path_(fs::temp_directory_path() / ("headroom-sweep-" + std::to_string(getpid()) + "-" + std::to_string(counter_++))) {
+      : path_(fs::temp_directory_path() /
+              ("headroom-sweep-" + std::to_string(getpid()) + "-" + std::to_string(counter_++))) {
     fs::create_directories(path_);
   }
   ~TempDir() { fs::remove_all(path_); }
@@ -89,7 +89,8 @@ Record ReadRecord(const std::string& path) {
   while (std::getline(in, line)) {
     if (line.rfind("batch=", 0) == 0) r.batches.push_back(std::stoi(line.substr(6)));
     const auto at = line.find("pid=");
-    if (at != std::string::npos) r.pids.push_back(static_cast<pid_t>(std::stol(line.substr(at + 4))));
+    if (at != std::string::npos)
+      r.pids.push_back(static_cast<pid_t>(std::stol(line.substr(at + 4))));
   }
   return r;
 }
@@ -106,16 +107,22 @@ struct Reaper {
 
 // The common flags: a private journal, a kill level 2.5 GiB under MemAvailable, a quick
 // settle, and a limit `above` bytes over the current pool use.
-std::vector<std::string> SweepArgs(const TempDir& tmp, uint64_t above, std::vector<std::string> extra,
+std::vector<std::string> SweepArgs(const TempDir& tmp, uint64_t above,
+                                   std::vector<std::string> extra,
                                    const std::vector<std::string>& trainer) {
   const Memory m = Settled();
   const uint64_t use = m.total - m.available;
   std::vector<std::string> args = {"sweep",
-                                   "--state", tmp.File("journal.db"),
-                                   "--limit", std::to_string(use + above),
-                                   "--min-available", std::to_string(m.available - 5 * kGiB / 2),
-                                   "--require-available", "1GiB",
-                                   "--settle-timeout", "10s"};
+                                   "--state",
+                                   tmp.File("journal.db"),
+                                   "--limit",
+                                   std::to_string(use + above),
+                                   "--min-available",
+                                   std::to_string(m.available - 5 * kGiB / 2),
+                                   "--require-available",
+                                   "1GiB",
+                                   "--settle-timeout",
+                                   "10s"};
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back("--");
   args.push_back(kTrainer);
@@ -135,10 +142,12 @@ TEST(SweepCli, FindsTheMaximumBetweenPowersOfTwoAndNeverLaunchesAPredictedOverru
   // 64 + 32 b + 8 b^2 MiB (plus some 60 MiB the process itself brings): b = 10 is about
   // 1250 MiB, 11 about 1450; the limit minus a 256 MiB margin (room for the noise of
   // other processes' memory) sits between them: 1606 MiB above the pool use of the start.
-  const auto r = RunCli(SweepArgs(tmp, 1606 * kMiB, {"--batch", "1..64", "--margin", "256MiB", "--json", "--csv", tmp.File("out.csv")},
-                                  {"--batch", "{batch}", "--a", "64", "--b", "32", "--c", "8", "--hold", "300",
-                                   "--record", tmp.File("record")}),
-                        180000);
+  const auto r = RunCli(
+      SweepArgs(tmp, 1606 * kMiB,
+                {"--batch", "1..64", "--margin", "256MiB", "--json", "--csv", tmp.File("out.csv")},
+                {"--batch", "{batch}", "--a", "64", "--b", "32", "--c", "8", "--hold", "300",
+                 "--record", tmp.File("record")}),
+      180000);
   ASSERT_FALSE(r.timed_out);
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -159,19 +168,27 @@ TEST(SweepCli, FindsTheMaximumBetweenPowersOfTwoAndNeverLaunchesAPredictedOverru
   }
   const auto launched = ReadRecord(tmp.File("record")).batches;
   ASSERT_GE(launched.size(), 4u) << r.err;
-  EXPECT_EQ(std::vector<int>(launched.begin(), launched.begin() + 4), (std::vector<int>{1, 2, 4, 8})) << r.err;
+  EXPECT_EQ(std::vector<int>(launched.begin(), launched.begin() + 4),
+            (std::vector<int>{1, 2, 4, 8}))
+      << r.err;
   // Never launched against its prediction: every trial launched with a model satisfied
   // start + prediction + margin <= limit, and the fit skipped at least one value.
-  const uint64_t limit = j["limit_bytes"].get<uint64_t>(), margin = j["margin_bytes"].get<uint64_t>();
+  const uint64_t limit = j["limit_bytes"].get<uint64_t>(),
+                 margin = j["margin_bytes"].get<uint64_t>();
   int skipped = 0, predicted = 0;
   for (const auto& t : j["trials"]) {
     if (t["status"] == "skipped") {
       ++skipped;
       EXPECT_NE(t["notes"].get<std::string>().find("predicted-over-limit"), std::string::npos);
-      EXPECT_GT(t["start_pool_bytes"].get<uint64_t>() + t["predicted_peak_bytes"].get<uint64_t>() + margin, limit);
+      EXPECT_GT(t["start_pool_bytes"].get<uint64_t>() + t["predicted_peak_bytes"].get<uint64_t>() +
+                    margin,
+                limit);
     } else if (!t["predicted_peak_bytes"].is_null()) {
       ++predicted;
-      EXPECT_LE(t["start_pool_bytes"].get<uint64_t>() + t["predicted_peak_bytes"].get<uint64_t>() + margin, limit + 1) << t;
+      EXPECT_LE(t["start_pool_bytes"].get<uint64_t>() + t["predicted_peak_bytes"].get<uint64_t>() +
+                    margin,
+                limit + 1)
+          << t;
     }
   }
   EXPECT_GE(skipped, 1) << r.out;
@@ -208,13 +225,14 @@ TEST(SweepCli, SigkillMidTrialThenRerunResumesWithoutRepeatingFinishedTrials) {
   TempDir tmp;
   Reaper reaper{tmp.File("record")};
   const auto args = SweepArgs(tmp, kGiB, {"--batch", "1..8"},
-                              {"--batch", "{batch}", "--a", "16", "--b", "8", "--hold", "1500", "--record",
-                               tmp.File("record")});
+                              {"--batch", "{batch}", "--a", "16", "--b", "8", "--hold", "1500",
+                               "--record", tmp.File("record")});
   // First run: killed with SIGKILL while its third trial (batch 4) runs.
   const pid_t sweep = testing::StartCli(args);
   ASSERT_GT(sweep, 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (ReadRecord(tmp.File("record")).batches.size() < 3 && std::chrono::steady_clock::now() < deadline) {
+  while (ReadRecord(tmp.File("record")).batches.size() < 3 &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   kill(sweep, SIGKILL);
@@ -222,12 +240,15 @@ TEST(SweepCli, SigkillMidTrialThenRerunResumesWithoutRepeatingFinishedTrials) {
   const Record first = ReadRecord(tmp.File("record"));
   ASSERT_EQ(first.batches, (std::vector<int>{1, 2, 4}));
   // The interrupted trial does not outlive its sweep (PR_SET_PDEATHSIG).
-  for (int i = 0; i < 100 && Alive(first.pids.back()); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 0; i < 100 && Alive(first.pids.back()); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_FALSE(Alive(first.pids.back()));
 
   const auto r = RunCli(args, 120000);
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("resuming run 1: 2 finished trial(s) from the journal, not repeated"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("resuming run 1: 2 finished trial(s) from the journal, not repeated"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("trial {\"batch\":4} was interrupted"), std::string::npos) << r.err;
   // 1 and 2 ran once; 4 (interrupted) and 8 ran in the second sweep.
   EXPECT_EQ(ReadRecord(tmp.File("record")).batches, (std::vector<int>{1, 2, 4, 4, 8}));
@@ -244,24 +265,28 @@ TEST(SweepCli, SigkillMidTrialThenRerunResumesWithoutRepeatingFinishedTrials) {
 TEST(SweepCli, AnErrorIsClassifiedErrorAndAnOomMessageOom) {
   TempDir tmp;
   Reaper reaper{tmp.File("record")};
-  const std::vector<std::string> base = {"--batch", "{batch}", "--a", "16", "--b", "8", "--hold", "50", "--fail-at", "4",
-                                         "--record", tmp.File("record")};
+  const std::vector<std::string> base = {"--batch",   "{batch}", "--a",      "16",
+                                         "--b",       "8",       "--hold",   "50",
+                                         "--fail-at", "4",       "--record", tmp.File("record")};
   auto with = [&](const char* fail) {
     auto t = base;
     t.push_back("--fail");
     t.push_back(fail);
     return t;
   };
-  const auto err = RunCli(SweepArgs(tmp, kGiB, {"--batch", "1..16", "--json"}, with("error")), 120000);
+  const auto err =
+      RunCli(SweepArgs(tmp, kGiB, {"--batch", "1..16", "--json"}, with("error")), 120000);
   ASSERT_EQ(err.status, 0) << err.err;
   auto j = nlohmann::json::parse(err.out);
   auto trials = TrialsByBatch(j);
   EXPECT_EQ(trials.at(4)["status"], "error");
-  EXPECT_NE(trials.at(4)["notes"].get<std::string>().find("exit status 1: ValueError"), std::string::npos);
+  EXPECT_NE(trials.at(4)["notes"].get<std::string>().find("exit status 1: ValueError"),
+            std::string::npos);
   EXPECT_EQ(j["best"]["batch"], 2);
   EXPECT_FALSE(trials.count(3)) << "an error is not bisected towards";
 
-  const auto oom = RunCli(SweepArgs(tmp, kGiB, {"--batch", "1..16", "--json", "--fresh"}, with("oom")), 120000);
+  const auto oom =
+      RunCli(SweepArgs(tmp, kGiB, {"--batch", "1..16", "--json", "--fresh"}, with("oom")), 120000);
   ASSERT_EQ(oom.status, 0) << oom.err;
   j = nlohmann::json::parse(oom.out);
   trials = TrialsByBatch(j);
@@ -273,10 +298,11 @@ TEST(SweepCli, AnErrorIsClassifiedErrorAndAnOomMessageOom) {
 TEST(SweepCli, AHangingTrainerHitsTheTrialTimeoutAndItsTreeIsCleanedUp) {
   TempDir tmp;
   Reaper reaper{tmp.File("record")};
-  const auto r = RunCli(SweepArgs(tmp, kGiB, {"--batch", "1", "--trial-timeout", "1s", "--grace", "500ms", "--json"},
-                                  {"--batch", "{batch}", "--a", "16", "--fail", "hang", "--children", "2", "--record",
-                                   tmp.File("record"), "--timeout", "30"}),
-                        60000);
+  const auto r = RunCli(
+      SweepArgs(tmp, kGiB, {"--batch", "1", "--trial-timeout", "1s", "--grace", "500ms", "--json"},
+                {"--batch", "{batch}", "--a", "16", "--fail", "hang", "--children", "2", "--record",
+                 tmp.File("record"), "--timeout", "30"}),
+      60000);
   ASSERT_EQ(r.status, 1) << r.err;  // no config ran ok
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["trials"][0]["status"], "timeout");
@@ -307,10 +333,12 @@ TEST(SweepCli, LeftoversAreListedAndSignalledOnlyWithKillLeftovers) {
     if (cmd && cmd->find("vllm") != std::string::npos) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  auto args = SweepArgs(tmp, kGiB, {"--batch", "1"}, {"--batch", "{batch}", "--a", "16", "--hold", "10"});
+  auto args =
+      SweepArgs(tmp, kGiB, {"--batch", "1"}, {"--batch", "{batch}", "--a", "16", "--hold", "10"});
   // Refused for lack of memory: listed, not signalled, exit 3.
   auto refused = args;
-  refused[std::find(refused.begin(), refused.end(), "--require-available") - refused.begin() + 1] = "999GB";
+  refused[std::find(refused.begin(), refused.end(), "--require-available") - refused.begin() + 1] =
+      "999GB";
   const auto r1 = RunCli(refused, 30000);
   EXPECT_EQ(r1.status, 3) << r1.err;
   EXPECT_NE(r1.err.find("pid " + std::to_string(server) + "  vllm"), std::string::npos) << r1.err;
@@ -326,7 +354,8 @@ TEST(SweepCli, LeftoversAreListedAndSignalledOnlyWithKillLeftovers) {
   args.insert(args.begin() + 1, "--fresh");
   const auto r3 = RunCli(args, 60000);
   EXPECT_EQ(r3.status, 0) << r3.err;
-  EXPECT_NE(r3.err.find("--kill-leftovers: pid " + std::to_string(server)), std::string::npos) << r3.err;
+  EXPECT_NE(r3.err.find("--kill-leftovers: pid " + std::to_string(server)), std::string::npos)
+      << r3.err;
   int status = 0;
   EXPECT_EQ(waitpid(server, &status, 0), server);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);

@@ -20,18 +20,26 @@ struct Row {
 
 TEST(SweepUsage, BadInputIsAOneLineErrorWithStatusTwo) {
   const std::string journal = (std::filesystem::temp_directory_path() /
-                               ("headroom-sweep-usage-" + std::to_string(getpid()) + ".db")).string();
+                               ("headroom-sweep-usage-" + std::to_string(getpid()) + ".db"))
+                                  .string();
   const Row rows[] = {
       {{"--batch", "1..4"}, "give the command template after --"},
       {{"--", "train", "{batch}"}, "nothing to sweep: give --batch"},
-      {{"--batch", "0..4", "--", "train", "{batch}"}, "--batch: '0..4': '0' is not a whole number from 1"},
-      {{"--batch", "1..4", "--", "train"}, "--batch is given but the command has no {batch} to fill"},
-      {{"--batch", "1..4", "--", "train", "{batch}", "{lr}"}, "the command has {lr} but no values for it: give --param lr=V1,V2"},
-      {{"--batch", "1..4", "--order", "seq", "--", "train", "{batch}"}, "--order: 'seq' is not a knob of this sweep"},
-      {{"--batch", "1..4", "--limit", "100%", "--", "train", "{batch}"}, "--limit: '100%' is not a percentage in (0, 100)"},
+      {{"--batch", "0..4", "--", "train", "{batch}"},
+       "--batch: '0..4': '0' is not a whole number from 1"},
+      {{"--batch", "1..4", "--", "train"},
+       "--batch is given but the command has no {batch} to fill"},
+      {{"--batch", "1..4", "--", "train", "{batch}", "{lr}"},
+       "the command has {lr} but no values for it: give --param lr=V1,V2"},
+      {{"--batch", "1..4", "--order", "seq", "--", "train", "{batch}"},
+       "--order: 'seq' is not a knob of this sweep"},
+      {{"--batch", "1..4", "--limit", "100%", "--", "train", "{batch}"},
+       "--limit: '100%' is not a percentage in (0, 100)"},
       {{"--batch", "1..4", "--limit", "999TB", "--", "train", "{batch}"}, "--limit: "},
-      {{"--batch", "1..4", "--trial-timeout", "soon", "--", "train", "{batch}"}, "--trial-timeout: "},
-      {{"--batch", "1..4", "--param", "lr", "--", "train", "{batch}"}, "--param: 'lr' is not NAME=VALUES"},
+      {{"--batch", "1..4", "--trial-timeout", "soon", "--", "train", "{batch}"},
+       "--trial-timeout: "},
+      {{"--batch", "1..4", "--param", "lr", "--", "train", "{batch}"},
+       "--param: 'lr' is not NAME=VALUES"},
       {{"--batch", "1..4", "--max-trials", "0", "--", "train", "{batch}"}, "--max-trials"},
   };
   for (const auto& row : rows) {
@@ -49,7 +57,8 @@ TEST(SweepUsage, BadInputIsAOneLineErrorWithStatusTwo) {
 TEST(SweepUsage, HelpNamesThePlaceholdersAndExitStatuses) {
   const auto r = RunCli({"sweep", "--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* s : {"{batch}", "{seq}", "{grad_accum}", "--kill-leftovers", "--no-bisect", "exit status", "LO..HI"}) {
+  for (const char* s : {"{batch}", "{seq}", "{grad_accum}", "--kill-leftovers", "--no-bisect",
+                        "exit status", "LO..HI"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
   }
 }

@@ -77,8 +77,8 @@ class TmuxSession {
   TmuxSession(size_t width, size_t height, const std::string& script) {
     static std::atomic<int> counter{0};
     socket_ = "headroom-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-    started_ = Tmux({"new-session", "-d", "-x", std::to_string(width), "-y", std::to_string(height), "-s", "t",
-                     "sh " + script})
+    started_ = Tmux({"new-session", "-d", "-x", std::to_string(width), "-y", std::to_string(height),
+                     "-s", "t", "sh " + script})
                    .status == 0;
   }
   ~TmuxSession() { Tmux({"kill-server"}); }
@@ -88,8 +88,8 @@ class TmuxSession {
   bool started() const { return started_; }
 
   ToolResult Tmux(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv = {"env", "-u", "TMUX", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "tmux", "-u", "-L",
-                                     socket_, "-f", "/dev/null"};
+    std::vector<std::string> argv = {"env", "-u", "TMUX",  "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "tmux",
+                                     "-u",  "-L", socket_, "-f",           "/dev/null"};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunTool(argv);
   }
@@ -112,8 +112,8 @@ class TmuxSession {
   }
 
   // Polls the pane until `done(capture)` or the deadline; the last capture either way.
-  bool WaitFor(const std::function<bool(const std::string&)>& done, int timeout_ms, std::string* last = nullptr,
-               bool escapes = false) const {
+  bool WaitFor(const std::function<bool(const std::string&)>& done, int timeout_ms,
+               std::string* last = nullptr, bool escapes = false) const {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     std::string screen;
     for (;;) {
@@ -129,7 +129,8 @@ class TmuxSession {
     return true;
   }
   bool WaitForText(const std::string& text, int timeout_ms, std::string* last = nullptr) const {
-    return WaitFor([&](const std::string& s) { return s.find(text) != std::string::npos; }, timeout_ms, last);
+    return WaitFor([&](const std::string& s) { return s.find(text) != std::string::npos; },
+                   timeout_ms, last);
   }
 
  private:

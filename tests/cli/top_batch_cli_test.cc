@@ -16,8 +16,8 @@
 #include "run_cli.h"
 #include "sys/processes.h"
 #include "top/text_width.h"
-#include "top_cli.h"
 #include "top/top_testing.h"
+#include "top_cli.h"
 
 namespace headroom {
 namespace {
@@ -32,17 +32,18 @@ const std::string kSource = testing::kTopSource;
 
 std::vector<std::string> FakeEnv(const testing::TempDir& dir, const std::string& scenario) {
   testing::WriteFile(dir / "nvml.txt", "scenario " + scenario + "\n");
-  return {"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml.txt").string(), "HEADROOM_JOURNAL=" + (dir / "j.db").string(),
-          "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "COLUMNS=100"};
+  return {"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml.txt").string(),
+          "HEADROOM_JOURNAL=" + (dir / "j.db").string(), "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
+          "COLUMNS=100"};
 }
 
 TEST(TopCli, OnceTextIsOneFramePlainWithinTheWidth) {
   testing::TempDir dir("top-once");
-  const auto r = RunCli({"top", "--once", "--root", kPsBox, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, 20000,
-                        FakeEnv(dir, "discrete"));
+  const auto r = RunCli({"top", "--once", "--root", kPsBox, "--nvml-lib", HEADROOM_FAKE_NVML_PATH},
+                        20000, FakeEnv(dir, "discrete"));
   ASSERT_EQ(r.status, 0) << r.err;
-  for (const char* part : {"headroom top", "NVIDIA H200", "processes holding the pool: 5", "vllm", "events:",
-                           "throttle_set"}) {
+  for (const char* part : {"headroom top", "NVIDIA H200", "processes holding the pool: 5", "vllm",
+                           "events:", "throttle_set"}) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
   }
   EXPECT_FALSE(Contains(r.out, "q quit"));  // no keys are read
@@ -58,7 +59,8 @@ TEST(TopCli, OnceInTraditionalChineseFitsTheWidth) {
   env.push_back("LANG=zh_TW.UTF-8");
   env.push_back("LC_ALL=zh_TW.UTF-8");
   env.push_back("COLUMNS=60");
-  const auto r = RunCli({"top", "--once", "--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, 20000, env);
+  const auto r = RunCli(
+      {"top", "--once", "--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, 20000, env);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "記憶體池")) << r.out;
   testing::ScopedUtf8Locale utf8;
@@ -69,22 +71,24 @@ TEST(TopCli, OnceInTraditionalChineseFitsTheWidth) {
 TEST(TopCli, JsonOnceAndIterations) {
   testing::TempDir dir("top-json");
   const auto env = FakeEnv(dir, "discrete");
-  auto r = RunCli({"top", "--json", "--root", kPsBox, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, 20000, env);
+  auto r = RunCli({"top", "--json", "--root", kPsBox, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, 20000,
+                  env);
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["platform"]["kind"], "discrete");
   EXPECT_EQ(j["gpu"]["present"], true);
   EXPECT_EQ(j["gpu"]["power_mw"], 350'000);
-  EXPECT_EQ(j["gpu"]["clock_event_reason_names"], nlohmann::json({"sw_power_cap", "sw_thermal_slowdown"}));
+  EXPECT_EQ(j["gpu"]["clock_event_reason_names"],
+            nlohmann::json({"sw_power_cap", "sw_thermal_slowdown"}));
   EXPECT_EQ(j["memory"]["total_bytes"], 127'600'748ULL * 1024);
   EXPECT_EQ(j["processes"].size(), 5u);
   EXPECT_EQ(j["processes"][0]["pid"], 1111);  // pid order in JSON: sorting is the view's
   EXPECT_EQ(j["processes"][0]["gpu_bytes"], 40ULL << 30);
   EXPECT_EQ(j["guards"], nlohmann::json::array());
 
-  r = RunCli({"top", "--json", "--iterations", "3", "--interval", "100ms", "--root", kPsBox, "--nvml-lib",
-              HEADROOM_FAKE_NVML_PATH},
+  r = RunCli({"top", "--json", "--iterations", "3", "--interval", "100ms", "--root", kPsBox,
+              "--nvml-lib", HEADROOM_FAKE_NVML_PATH},
              20000, env);
   ASSERT_EQ(r.status, 0) << r.err;
   std::istringstream lines(r.out);
@@ -92,7 +96,8 @@ TEST(TopCli, JsonOnceAndIterations) {
   for (std::string line; std::getline(lines, line);) objects.push_back(nlohmann::json::parse(line));
   ASSERT_EQ(objects.size(), 3u) << r.out;
   EXPECT_LT(objects[0]["wall_time"].get<std::string>(), objects[2]["wall_time"].get<std::string>());
-  EXPECT_LT(objects[0]["gpu"]["temperature_c"].get<int>(), objects[2]["gpu"]["temperature_c"].get<int>());
+  EXPECT_LT(objects[0]["gpu"]["temperature_c"].get<int>(),
+            objects[2]["gpu"]["temperature_c"].get<int>());
 }
 
 TEST(TopCli, JsonWithoutGpuSaysWhyAndIsEnglish) {
@@ -100,7 +105,8 @@ TEST(TopCli, JsonWithoutGpuSaysWhyAndIsEnglish) {
   auto env = FakeEnv(dir, "discrete");
   env.push_back("LANG=zh_TW.UTF-8");
   env.push_back("LC_ALL=zh_TW.UTF-8");
-  const auto r = RunCli({"top", "--once", "--json", "--root", kGb10Idle, "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"},
+  const auto r = RunCli({"top", "--once", "--json", "--root", kGb10Idle, "--nvml-lib",
+                         "/nonexistent/libnvidia-ml.so.1"},
                         20000, env);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(Contains(r.err, "headroom: nvml: dlopen(/nonexistent/libnvidia-ml.so.1)")) << r.err;
@@ -155,13 +161,16 @@ struct GuardCleanup {
   }
 };
 
-pid_t StartGuard(const fs::path& journal, const std::string& kill_level, const std::string& warn_level) {
-  return testing::StartCli({"guard", "--journal", journal.string(), "--no-cgroup", "--min-available", kill_level,
-                        "--warn-available", warn_level, "--", "sleep", "60"});
+pid_t StartGuard(const fs::path& journal, const std::string& kill_level,
+                 const std::string& warn_level) {
+  return testing::StartCli({"guard", "--journal", journal.string(), "--no-cgroup",
+                            "--min-available", kill_level, "--warn-available", warn_level, "--",
+                            "sleep", "60"});
 }
 
 nlohmann::json TopJson(const fs::path& journal) {
-  const auto r = RunCli({"top", "--json", "--journal", journal.string()}, 20000, {"HEADROOM_NVML_LIB=/nonexistent.so"});
+  const auto r = RunCli({"top", "--json", "--journal", journal.string()}, 20000,
+                        {"HEADROOM_NVML_LIB=/nonexistent.so"});
   if (r.status != 0) return nlohmann::json(nullptr);
   return nlohmann::json::parse(r.out, nullptr, false);
 }
@@ -189,9 +198,11 @@ TEST(TopCli, ShowsTheLevelsOfARealRunningGuard) {
   EXPECT_EQ(j["guards"][0]["kill_below_bytes"], 1ULL << 30);
   EXPECT_EQ(j["guards"][0]["warn_below_bytes"], 2ULL << 30);
   EXPECT_EQ(j["guards"][0]["command"], nlohmann::json({"sleep", "60"}));
-  const auto text = RunCli({"top", "--once", "--journal", journal.string()}, 20000,
-                           {"HEADROOM_NVML_LIB=/nonexistent.so", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "COLUMNS=120"});
-  EXPECT_TRUE(Contains(text.out, fmt::format("pid {}: warn level 2.00 GiB (W) · kill level 1.00 GiB (K)", guard)))
+  const auto text = RunCli(
+      {"top", "--once", "--journal", journal.string()}, 20000,
+      {"HEADROOM_NVML_LIB=/nonexistent.so", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "COLUMNS=120"});
+  EXPECT_TRUE(Contains(
+      text.out, fmt::format("pid {}: warn level 2.00 GiB (W) · kill level 1.00 GiB (K)", guard)))
       << text.out;
 
   // A second guard, killed with SIGKILL: its run stays "running" in the journal, its pid is
@@ -226,10 +237,10 @@ TEST(TopCli, ShowsTheLevelsOfARunningSweepAndWatchGuard) {
   testing::TempDir dir("top-sweep");
   const fs::path journal = dir / "journal.db";
   GuardCleanup cleanup;
-  const pid_t sweep = testing::StartCli({"sweep", "--state", journal.string(), "--logs", (dir / "logs").string(),
-                                     "--batch", "1", "--limit", "90%", "--min-available", "1GiB",
-                                     "--require-available", "1GiB", "--max-trials", "1", "--", "sh", "-c",
-                                     "exec sleep 60 # batch {batch}"});
+  const pid_t sweep = testing::StartCli(
+      {"sweep", "--state", journal.string(), "--logs", (dir / "logs").string(), "--batch", "1",
+       "--limit", "90%", "--min-available", "1GiB", "--require-available", "1GiB", "--max-trials",
+       "1", "--", "sh", "-c", "exec sleep 60 # batch {batch}"});
   ASSERT_GT(sweep, 0);
   cleanup.guards.push_back(sweep);
   auto j = WaitForGuards(journal, 1);
@@ -238,14 +249,17 @@ TEST(TopCli, ShowsTheLevelsOfARunningSweepAndWatchGuard) {
   EXPECT_EQ(j["guards"][0]["guard_pid"], sweep);
   EXPECT_EQ(j["guards"][0]["kill_below_bytes"], 1ULL << 30);
   EXPECT_EQ(j["guards"][0]["warn_below_bytes"], 0);
-  const auto text = RunCli({"top", "--once", "--journal", journal.string()}, 20000,
-                           {"HEADROOM_NVML_LIB=/nonexistent.so", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "COLUMNS=120"});
-  EXPECT_TRUE(Contains(text.out, fmt::format("sweep run 1 pid {}: no warn level · kill level 1.00 GiB (K)", sweep)))
+  const auto text = RunCli(
+      {"top", "--once", "--journal", journal.string()}, 20000,
+      {"HEADROOM_NVML_LIB=/nonexistent.so", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "COLUMNS=120"});
+  EXPECT_TRUE(Contains(
+      text.out, fmt::format("sweep run 1 pid {}: no warn level · kill level 1.00 GiB (K)", sweep)))
       << text.out;
 
-  const pid_t watch = testing::StartCli({"watch", "--journal", journal.string(), "--out", (dir / "samples.csv").string(),
-                                     "--interval", "1s", "--guard", "--", "sleep", "60"},
-                                    {"HEADROOM_KILL_LEVEL=1.5GiB", "HEADROOM_WARN_LEVEL=3GiB"});
+  const pid_t watch = testing::StartCli(
+      {"watch", "--journal", journal.string(), "--out", (dir / "samples.csv").string(),
+       "--interval", "1s", "--guard", "--", "sleep", "60"},
+      {"HEADROOM_KILL_LEVEL=1.5GiB", "HEADROOM_WARN_LEVEL=3GiB"});
   ASSERT_GT(watch, 0);
   cleanup.guards.push_back(watch);
   j = WaitForGuards(journal, 2);

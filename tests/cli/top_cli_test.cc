@@ -2,13 +2,15 @@
 // per test, killed in teardown), against fixture trees and the fake NVML, driven with
 // send-keys and read with capture-pane; every wait is bounded. Batch mode, usage errors and
 // a real guard: top_batch_cli_test.cc.
+#include "top_cli.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -16,7 +18,6 @@
 #include "model/testing_files.h"
 #include "tmux_session.h"
 #include "top/text_width.h"
-#include "top_cli.h"
 #include "top/top_testing.h"
 
 namespace headroom {
@@ -34,7 +35,9 @@ const std::string kSource = testing::kTopSource;
 // the last row (the keys) as well as the one of interest means the whole frame is drawn:
 // a capture taken while tmux is still reading an update would hold half of each frame.
 std::function<bool(const std::string&)> Both(std::string a, std::string b) {
-  return [a = std::move(a), b = std::move(b)](const std::string& s) { return Contains(s, a) && Contains(s, b); };
+  return [a = std::move(a), b = std::move(b)](const std::string& s) {
+    return Contains(s, a) && Contains(s, b);
+  };
 }
 
 std::string Slurp(const fs::path& p) {
@@ -58,25 +61,31 @@ int LineOf(const std::string& screen, const std::string& text) {
 // command's pid and its exit status, then keeps the pane open.
 class TopInTmux {
  public:
-  TopInTmux(size_t width, size_t height, const std::vector<std::string>& args, const std::string& env,
-            const std::string& nvml_scenario = "")
+  TopInTmux(size_t width, size_t height, const std::vector<std::string>& args,
+            const std::string& env, const std::string& nvml_scenario = "")
       : dir_("top-tmux") {
     std::string quoted;
     for (const auto& a : args) quoted += " '" + a + "'";
-    std::string exports = "export TERM=xterm-256color LANG=C.UTF-8 HEADROOM_JOURNAL=" + (dir_ / "journal.db").string() +
+    std::string exports = "export TERM=xterm-256color LANG=C.UTF-8 HEADROOM_JOURNAL=" +
+                          (dir_ / "journal.db").string() +
                           "\nunset NO_COLOR LC_ALL LANGUAGE COLUMNS LINES\n";
     if (!nvml_scenario.empty()) {
       testing::WriteFile(dir_ / "nvml.txt", "scenario " + nvml_scenario + "\n");
       exports += "export HEADROOM_FAKE_NVML_SCRIPT=" + (dir_ / "nvml.txt").string() + "\n";
     }
     const std::string d = dir_.path().string();
-    testing::WriteFile(dir_ / "top.sh", "echo $$ > " + d + "/top.pid\nexec " + HEADROOM_BINARY + " top" + quoted + "\n");
-    testing::WriteFile(dir_ / "run.sh", exports + env + "\n" +
-                                           "stty -g > " + d + "/stty.before\n"
-                                           "sh " + d + "/top.sh\n"
-                                           "echo \"top exited $?\"\n"
-                                           "stty -g > " + d + "/stty.after\n"
-                                           "exec sleep 600\n");
+    testing::WriteFile(dir_ / "top.sh", "echo $$ > " + d + "/top.pid\nexec " + HEADROOM_BINARY +
+                                            " top" + quoted + "\n");
+    testing::WriteFile(dir_ / "run.sh", exports + env + "\n" + "stty -g > " + d +
+                                            "/stty.before\n"
+                                            "sh " +
+                                            d +
+                                            "/top.sh\n"
+                                            "echo \"top exited $?\"\n"
+                                            "stty -g > " +
+                                            d +
+                                            "/stty.after\n"
+                                            "exec sleep 600\n");
     tmux_ = std::make_unique<TmuxSession>(width, height, (dir_ / "run.sh").string());
   }
   const TmuxSession& tmux() const { return *tmux_; }
@@ -97,7 +106,8 @@ class TopInTmux {
     std::string screen;
     ASSERT_TRUE(tmux_->WaitForText("top exited 0", 5000, &screen)) << screen;
     if (alternate_screen) {
-      EXPECT_FALSE(Contains(screen, "processes holding")) << "top's screen left behind:\n" << screen;
+      EXPECT_FALSE(Contains(screen, "processes holding")) << "top's screen left behind:\n"
+                                                          << screen;
     }
     EXPECT_EQ(tmux_->Format("#{alternate_on}"), "0");
     EXPECT_EQ(tmux_->Format("#{cursor_flag}"), "1");
@@ -123,10 +133,11 @@ TEST(TopTmux, FirstFrameKeysAndQuitRestoreTheTerminal) {
   ASSERT_TRUE(t.started());
   std::string screen;
   ASSERT_TRUE(t.WaitFor(Both("processes holding the pool: 5", "h help"), 8000, &screen)) << screen;
-  for (const char* part : {"headroom top", "NVIDIA H200", "memory ", "used 6.70 GiB", "page cache 3.13 GiB",
-                           "available 114.99 GiB", "power    350.0/700 W", "SM clock 1980 MHz",
-                           "throttle: power cap (software), thermal slowdown (software)", "0.50 (--gpu-memory-ut",
-                           "q quit", "s sort (mem)"}) {
+  for (const char* part :
+       {"headroom top", "NVIDIA H200", "memory ", "used 6.70 GiB", "page cache 3.13 GiB",
+        "available 114.99 GiB", "power    350.0/700 W", "SM clock 1980 MHz",
+        "throttle: power cap (software), thermal slowdown (software)", "0.50 (--gpu-memory-ut",
+        "q quit", "s sort (mem)"}) {
     EXPECT_TRUE(Contains(screen, part)) << part << "\n" << screen;
   }
   // By memory: vLLM's 40 GiB on the GPU first, its worker (1 GiB) after python (6 GiB).
@@ -134,12 +145,16 @@ TEST(TopTmux, FirstFrameKeysAndQuitRestoreTheTerminal) {
   EXPECT_LT(LineOf(screen, "   2222 "), LineOf(screen, "   1112 "));
 
   t.SendKeys("h");
-  ASSERT_TRUE(t.WaitFor(Both("this help; any key closes it", "press any key to close the help"), 5000, &screen))
+  ASSERT_TRUE(t.WaitFor(Both("this help; any key closes it", "press any key to close the help"),
+                        5000, &screen))
       << screen;
   EXPECT_FALSE(Contains(screen, "processes holding"));
   t.SendKeys("x");
-  ASSERT_TRUE(t.WaitFor([](const std::string& s) { return Contains(s, "processes holding") && !Contains(s, "this help"); },
-                        5000, &screen))
+  ASSERT_TRUE(t.WaitFor(
+      [](const std::string& s) {
+        return Contains(s, "processes holding") && !Contains(s, "this help");
+      },
+      5000, &screen))
       << screen;
 
   t.SendKeys("s");
@@ -166,16 +181,20 @@ TEST(TopTmux, PauseFreezesTheDisplayWhileSamplingGoesOn) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   EXPECT_EQ(t.Capture(), frozen);
   t.SendKeys("p");
-  ASSERT_TRUE(t.WaitFor([&](const std::string& s) { return !Contains(s, "PAUSED") && Contains(s, "p pause") && s != frozen; },
-                        5000, &screen))
+  ASSERT_TRUE(t.WaitFor(
+      [&](const std::string& s) {
+        return !Contains(s, "PAUSED") && Contains(s, "p pause") && s != frozen;
+      },
+      5000, &screen))
       << screen;
   t.SendKeys("q");
   top.ExpectTerminalRestored();
 }
 
 TEST(TopTmux, ResizeLaysOutAgain) {
-  TopInTmux top(120, 40, {"--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--interval", "200ms"}, "",
-                "gb10");
+  TopInTmux top(120, 40,
+                {"--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--interval", "200ms"},
+                "", "gb10");
   const auto& t = top.tmux();
   std::string screen;
   ASSERT_TRUE(t.WaitFor(Both("processes holding the pool: 1", "h help"), 8000, &screen)) << screen;
@@ -193,8 +212,9 @@ TEST(TopTmux, ResizeLaysOutAgain) {
   t.Resize(30, 8);
   ASSERT_TRUE(t.WaitForText("terminal too small: 30x8", 5000, &screen)) << screen;
   t.Resize(120, 40);
-  ASSERT_TRUE(t.WaitFor([](const std::string& s) { return Contains(s, "PSS") && !Contains(s, "too small"); }, 5000,
-                        &screen))
+  ASSERT_TRUE(t.WaitFor(
+      [](const std::string& s) { return Contains(s, "PSS") && !Contains(s, "too small"); }, 5000,
+      &screen))
       << screen;
   t.SendKeys("q");
   top.ExpectTerminalRestored();
@@ -206,7 +226,8 @@ const std::regex kBrightSgr(R"(\x1b\[(\d+;)*9[0-7](;\d+)*m)");
 
 // A directory with xterm-16color compiled (ncurses-base lacks it; ncurses-term has it).
 std::string SixteenColourTerminfo(const fs::path& dir) {
-  const auto r = testing::RunTool({"tic", "-x", "-o", dir.string(), kSource + "/tests/fixtures/terminfo/xterm-16color.src"});
+  const auto r = testing::RunTool(
+      {"tic", "-x", "-o", dir.string(), kSource + "/tests/fixtures/terminfo/xterm-16color.src"});
   return r.status == 0 ? dir.string() : "";
 }
 
@@ -233,7 +254,8 @@ TEST(TopTmux, SixteenColoursAnd256AndMonochromeTerminals) {
     TopInTmux top(120, 40, DiscreteArgs(), c.env, "discrete");
     const auto& t = top.tmux();
     std::string screen;
-    ASSERT_TRUE(t.WaitFor([](const std::string& s) { return Contains(s, "processes holding"); }, 8000, &screen, true))
+    ASSERT_TRUE(t.WaitFor([](const std::string& s) { return Contains(s, "processes holding"); },
+                          8000, &screen, true))
         << screen;
     EXPECT_EQ(std::regex_search(screen, kColourSgr), c.colour) << screen;
     if (c.bright) {
@@ -254,7 +276,8 @@ TEST(TopTmux, WithoutAGpuShowsMemoryPsiAndProcessesAndSaysWhy) {
   const auto& t = top.tmux();
   std::string screen;
   ASSERT_TRUE(t.WaitFor(Both("processes holding the pool: 0", "h help"), 8000, &screen)) << screen;
-  EXPECT_TRUE(Contains(screen, "GPU      none: nvml: dlopen(/nonexistent/libnvidia-ml.so.1)")) << screen;
+  EXPECT_TRUE(Contains(screen, "GPU      none: nvml: dlopen(/nonexistent/libnvidia-ml.so.1)"))
+      << screen;
   EXPECT_TRUE(Contains(screen, "no GPU"));
   EXPECT_TRUE(Contains(screen, "PSI      some 0.00% full 0.00%")) << screen;
   EXPECT_TRUE(Contains(screen, "available 114.99 GiB"));
@@ -262,13 +285,15 @@ TEST(TopTmux, WithoutAGpuShowsMemoryPsiAndProcessesAndSaysWhy) {
   t.SendKeys("q");
   top.ExpectTerminalRestored();
 
-  TopInTmux failing(120, 40, {"--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, "", "init-fail");
+  TopInTmux failing(120, 40, {"--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, "",
+                    "init-fail");
   ASSERT_TRUE(failing.tmux().WaitForText("processes holding", 8000, &screen)) << screen;
   EXPECT_TRUE(Contains(screen, "none: nvml: nvmlInit_v2(): driver not loaded")) << screen;
   failing.tmux().SendKeys("q");
   failing.ExpectTerminalRestored();
 
-  TopInTmux deviceless(120, 40, {"--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, "", "no-device");
+  TopInTmux deviceless(120, 40, {"--root", kGb10Idle, "--nvml-lib", HEADROOM_FAKE_NVML_PATH}, "",
+                       "no-device");
   ASSERT_TRUE(deviceless.tmux().WaitForText("processes holding", 8000, &screen)) << screen;
   EXPECT_TRUE(Contains(screen, "GPU      none: nvml: no GPU device")) << screen;
   EXPECT_TRUE(Contains(screen, "PSI      some 0.00%")) << screen;
@@ -293,7 +318,8 @@ TEST(TopTmux, UnknownTerminalIsAOneLineErrorWithStatusTwo) {
   TopInTmux top(100, 30, DiscreteArgs(), "export TERM=no-such-terminal", "discrete");
   std::string screen;
   ASSERT_TRUE(top.tmux().WaitForText("top exited 2", 8000, &screen)) << screen;
-  EXPECT_TRUE(Contains(screen, "headroom: top: no terminfo entry for TERM='no-such-terminal'")) << screen;
+  EXPECT_TRUE(Contains(screen, "headroom: top: no terminfo entry for TERM='no-such-terminal'"))
+      << screen;
 }
 
 TEST(TopTmux, TraditionalChineseKeepsTheLayout) {

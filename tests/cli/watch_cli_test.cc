@@ -49,11 +49,11 @@ TEST_F(WatchCli, Gb10CommandRowsEventsLogAndExitStatus) {
   const std::string job =
       "printf 'start\\n'; printf '\\r 10%%|#|\\r 20%%|##|'; sleep 1.2; printf '\\r 30%%|###|\\n';"
       " echo oops >&2; exit 7";
-  const auto r = RunCli({"watch", "--no-journal", "--interval", "100ms", "--out", (dir_ / "s.csv").string(),
-                         "--events", (dir_ / "e.jsonl").string(), "--log",
-                         (dir_ / "job.log").string(), "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--",
-                         "sh", "-c", job},
-                        10000, {"HEADROOM_FAKE_NVML_SCRIPT=" + (dir_ / "nvml.txt").string()});
+  const auto r =
+      RunCli({"watch", "--no-journal", "--interval", "100ms", "--out", (dir_ / "s.csv").string(),
+              "--events", (dir_ / "e.jsonl").string(), "--log", (dir_ / "job.log").string(),
+              "--nvml-lib", HEADROOM_FAKE_NVML_PATH, "--", "sh", "-c", job},
+             10000, {"HEADROOM_FAKE_NVML_SCRIPT=" + (dir_ / "nvml.txt").string()});
   ASSERT_FALSE(r.timed_out);
   EXPECT_EQ(r.status, 7) << r.err;
   // Pass-through keeps the original bytes, '\r' included.
@@ -117,8 +117,8 @@ TEST_F(WatchCli, WithoutNvmlUntilSigtermEndsCleanly) {
   if (pid == 0) {
     const int fd = ::open((dir_ / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) ::dup2(fd, 2);
-    ::execl(HEADROOM_BINARY, HEADROOM_BINARY, "watch", "--no-journal", "--interval", "100ms", "--out",
-            out.c_str(), "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", nullptr);
+    ::execl(HEADROOM_BINARY, HEADROOM_BINARY, "watch", "--no-journal", "--interval", "100ms",
+            "--out", out.c_str(), "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", nullptr);
     _exit(127);
   }
   // Until three rows are written (bounded at 10 s), not a fixed time: under ASan on a busy
@@ -126,7 +126,8 @@ TEST_F(WatchCli, WithoutNvmlUntilSigtermEndsCleanly) {
   for (int i = 0; i < 100; ++i) {
     const std::string text = Slurp(out);
     const size_t header = text.find("\ntimestamp,");
-    if (header != std::string::npos && std::count(text.begin() + header + 1, text.end(), '\n') >= 4) break;
+    if (header != std::string::npos && std::count(text.begin() + header + 1, text.end(), '\n') >= 4)
+      break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_GT(pid, 0);
@@ -184,7 +185,8 @@ TEST_F(WatchCli, UsageErrors) {
     std::string err;
   };
   const Row rows[] = {
-      {{"watch", "--interval", "50ms", "--out", out}, "--interval: 50ms is below the minimum of 100ms"},
+      {{"watch", "--interval", "50ms", "--out", out},
+       "--interval: 50ms is below the minimum of 100ms"},
       {{"watch", "--interval", "soon", "--out", out}, "--interval"},
       {{"watch", "--log", out + ".log", "--out", out}, "--log: needs a command"},
       {{"watch", "--guard", "--out", out}, "--guard: needs a command"},

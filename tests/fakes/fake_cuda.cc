@@ -98,13 +98,27 @@ abi::Result cuInit(unsigned int flags) {
 abi::Result cuGetErrorString(abi::Result error, const char** text) {
   if (text == nullptr) return abi::kErrorInvalidValue;
   switch (error) {
-    case abi::kSuccess: *text = "no error"; break;
-    case abi::kErrorInvalidValue: *text = "invalid argument"; break;
-    case abi::kErrorOutOfMemory: *text = "out of memory"; break;
-    case abi::kErrorNotInitialized: *text = "initialization error"; break;
-    case abi::kErrorNoDevice: *text = "no CUDA-capable device is detected"; break;
-    case abi::kErrorInvalidDevice: *text = "invalid device ordinal"; break;
-    default: *text = nullptr; return abi::kErrorInvalidValue;
+    case abi::kSuccess:
+      *text = "no error";
+      break;
+    case abi::kErrorInvalidValue:
+      *text = "invalid argument";
+      break;
+    case abi::kErrorOutOfMemory:
+      *text = "out of memory";
+      break;
+    case abi::kErrorNotInitialized:
+      *text = "initialization error";
+      break;
+    case abi::kErrorNoDevice:
+      *text = "no CUDA-capable device is detected";
+      break;
+    case abi::kErrorInvalidDevice:
+      *text = "invalid device ordinal";
+      break;
+    default:
+      *text = nullptr;
+      return abi::kErrorInvalidValue;
   }
   return abi::kSuccess;
 }
@@ -134,7 +148,8 @@ abi::Result cuDeviceGetName(char* name, int length, abi::Device device) {
   if (!g_state.initialised) return abi::kErrorNotInitialized;
   if (device < 0 || device >= DeviceCount()) return abi::kErrorInvalidDevice;
   const char* text = Gb10() ? "NVIDIA GB10" : "NVIDIA H200";
-  if (name == nullptr || length <= static_cast<int>(std::strlen(text))) return abi::kErrorInvalidValue;
+  if (name == nullptr || length <= static_cast<int>(std::strlen(text)))
+    return abi::kErrorInvalidValue;
   std::memcpy(name, text, std::strlen(text) + 1);
   return abi::kSuccess;
 }
@@ -163,7 +178,8 @@ abi::Result cuDevicePrimaryCtxRetain(abi::Context* context, abi::Device device) 
 }
 
 abi::Result cuDevicePrimaryCtxRelease_v2(abi::Device device) {
-  if (device < 0 || device >= DeviceCount() || g_state.retained == 0) return abi::kErrorInvalidDevice;
+  if (device < 0 || device >= DeviceCount() || g_state.retained == 0)
+    return abi::kErrorInvalidDevice;
   --g_state.retained;
   return abi::kSuccess;
 }
@@ -199,7 +215,8 @@ abi::Result cuMemFree_v2(abi::DevicePtr pointer) {
 
 abi::Result cuMemsetD8_v2(abi::DevicePtr destination, unsigned char value, size_t bytes) {
   if (g_state.current == nullptr || destination == 0) return abi::kErrorInvalidValue;
-  std::memset(reinterpret_cast<void*>(destination), value, bytes < kRealCopyBytes ? bytes : kRealCopyBytes);
+  std::memset(reinterpret_cast<void*>(destination), value,
+              bytes < kRealCopyBytes ? bytes : kRealCopyBytes);
   return abi::kSuccess;
 }
 

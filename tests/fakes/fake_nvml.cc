@@ -45,8 +45,8 @@ struct FakeState {
   long degrade_after = 3;
   long lost_after = -1;  // never
   long temp_start_c = 45;
-  long temp_step_c = -1;  // scenario default
-  long samples = 0;       // nvmlDeviceGetHandleByIndex_v2 calls since init
+  long temp_step_c = -1;   // scenario default
+  long samples = 0;        // nvmlDeviceGetHandleByIndex_v2 calls since init
   long cuda_version = -1;  // scenario default
 };
 
@@ -199,7 +199,9 @@ abi::Return nvmlSystemGetDriverVersion(char* buffer, unsigned length) {
 
 abi::Return nvmlSystemGetCudaDriverVersion(int* version) {
   if (g_state.init_count == 0) return abi::kErrorUninitialized;
-  *version = g_state.cuda_version >= 0 ? static_cast<int>(g_state.cuda_version) : Gb10() ? 13000 : 12080;
+  *version = g_state.cuda_version >= 0 ? static_cast<int>(g_state.cuda_version)
+             : Gb10()                  ? 13000
+                                       : 12080;
   return abi::kSuccess;
 }
 

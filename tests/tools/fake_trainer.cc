@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     double d = 0;
     if (flag == "--fail") {
       o.fail = v;
-      if (o.fail != "oom" && o.fail != "error" && o.fail != "hang") return Usage("--fail: oom, error or hang");
+      if (o.fail != "oom" && o.fail != "error" && o.fail != "hang")
+        return Usage("--fail: oom, error or hang");
       continue;
     }
     if (flag == "--record") {
@@ -76,18 +77,30 @@ int main(int argc, char** argv) {
       continue;
     }
     if (!Number(v, d)) return Usage(("bad number for " + flag).c_str());
-    if (flag == "--batch") o.batch = static_cast<long>(d);
-    else if (flag == "--seq") o.seq = static_cast<long>(d);
-    else if (flag == "--seq-ref") o.seq_ref = static_cast<long>(d);
-    else if (flag == "--a") o.a = d;
-    else if (flag == "--b") o.b = d;
-    else if (flag == "--c") o.c = d;
-    else if (flag == "--hold") o.hold_ms = static_cast<long>(d);
-    else if (flag == "--children") o.children = static_cast<long>(d);
-    else if (flag == "--timeout") o.timeout_s = static_cast<long>(d);
-    else if (flag == "--fail-at") o.fail_at = static_cast<long>(d);
-    else if (flag == "--oom-above") o.oom_above = d;
-    else return Usage(("unknown flag " + flag).c_str());
+    if (flag == "--batch")
+      o.batch = static_cast<long>(d);
+    else if (flag == "--seq")
+      o.seq = static_cast<long>(d);
+    else if (flag == "--seq-ref")
+      o.seq_ref = static_cast<long>(d);
+    else if (flag == "--a")
+      o.a = d;
+    else if (flag == "--b")
+      o.b = d;
+    else if (flag == "--c")
+      o.c = d;
+    else if (flag == "--hold")
+      o.hold_ms = static_cast<long>(d);
+    else if (flag == "--children")
+      o.children = static_cast<long>(d);
+    else if (flag == "--timeout")
+      o.timeout_s = static_cast<long>(d);
+    else if (flag == "--fail-at")
+      o.fail_at = static_cast<long>(d);
+    else if (flag == "--oom-above")
+      o.oom_above = d;
+    else
+      return Usage(("unknown flag " + flag).c_str());
   }
   if (o.seq_ref <= 0 || o.timeout_s <= 0) return Usage("--seq-ref and --timeout must be positive");
   alarm(static_cast<unsigned>(o.timeout_s));  // the default SIGALRM action ends the process
@@ -95,14 +108,16 @@ int main(int argc, char** argv) {
   if (!o.record.empty()) {
     const int fd = open(o.record.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd >= 0) {
-      const std::string line = "batch=" + std::to_string(o.batch) + " seq=" + std::to_string(o.seq) +
+      const std::string line = "batch=" + std::to_string(o.batch) +
+                               " seq=" + std::to_string(o.seq) +
                                " pid=" + std::to_string(getpid()) + "\n";
       [[maybe_unused]] ssize_t n = write(fd, line.data(), line.size());
       close(fd);
     }
   }
   const double bt = static_cast<double>(o.batch);
-  const double mib = (o.a + o.b * bt + o.c * bt * bt) * static_cast<double>(o.seq) / static_cast<double>(o.seq_ref);
+  const double mib = (o.a + o.b * bt + o.c * bt * bt) * static_cast<double>(o.seq) /
+                     static_cast<double>(o.seq_ref);
   const bool failing = !o.fail.empty() && o.batch >= o.fail_at;
   std::printf("fake_trainer: batch %ld seq %ld: %.0f MiB\n", o.batch, o.seq, mib);
   std::fflush(stdout);
@@ -124,13 +139,15 @@ int main(int argc, char** argv) {
     // faster than touching them from here on this VM (0.33 s against 4.7 s for 800 MiB),
     // so a trial's peak is short to reach and other processes have less time to move
     // MemAvailable under it. Then one write per page, in case populate was cut short.
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) {
       std::fprintf(stderr, "fake_trainer: mmap: %s\n", std::strerror(errno));
       return 1;
     }
     const long page = sysconf(_SC_PAGESIZE);
-    for (size_t off = 0; off < bytes; off += static_cast<size_t>(page)) static_cast<volatile char*>(p)[off] = 1;
+    for (size_t off = 0; off < bytes; off += static_cast<size_t>(page))
+      static_cast<volatile char*>(p)[off] = 1;
   }
   if (failing && o.fail == "hang") {
     for (long i = 0; i < o.children; ++i) {
