@@ -10,7 +10,7 @@ ifneq ($(CCACHE),)
 CMAKE_GEN  += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
 endif
 
-.PHONY: all deps build demo test test-fast test-asan bench fuzz clean install uninstall deb test-deb test-arm64
+.PHONY: all deps build demo test lint test-fast test-asan bench fuzz clean install uninstall deb test-deb test-arm64
 
 all: build
 
@@ -91,3 +91,7 @@ fuzz: deps
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
+
+# Formatting and the layer rules a grep can check (scripts/lint); CI runs it before the tests.
+lint:
+	@scripts/lint

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """guard_reaction: how fast `headroom guard` and earlyoom react to a growing allocation.
 
-Method (shared/reference/guard_peers.md section 7, adapted; docs/guard-benchmark.md):
+Method (docs/guard-benchmark.md, "Method"):
 
   * Every run reads A0 = MemAvailable and sets the level T = A0 - 3 GiB. A balloon
     (tests/tools/balloon, --mode thp) grows at a set rate toward a cap of 5 GiB; the guard

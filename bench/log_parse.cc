@@ -3,7 +3,7 @@
 // multi-GB log of a week-long run in seconds.
 //
 // The log is generated in memory (about 100 MB, the same bytes on every run of one build) from the
-// line shapes of shared/reference/monitor_peers.md section 5.2, in proportions of a noisy
+// line shapes of docs/explain-logs.md "Formats and auto-detection", in proportions of a noisy
 // HF/torchrun log: by line, 40% noise (Python logging, warnings, paths, blank lines), 30% physical
 // lines of tqdm updates (4 '\r' updates each, a rank tag on the first), 10% HF dicts, 8% Megatron,
 // 6% torchtune "Step N |", 6% JSON lines.

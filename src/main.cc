@@ -1,5 +1,5 @@
 // headroom: keeps long ML training jobs alive on unified-memory machines.
-// main holds the table of subcommands (STYLE.md point 14) and is the only place that names
+// main holds the table of subcommands (docs/style.md rule 14) and is the only place that names
 // the real system root.
 #include <cstdio>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 // Checks tests/tools/balloon, the memory balloon that the guard's tests and benchmark drive
-// (shared/reference/guard_peers.md section 7). Each test runs the real program with a small,
+// (docs/guard-benchmark.md, "Method"). Each test runs the real program with a small,
 // harmless cap (256 MiB, or 64 MiB where only the process tree matters, since page faults on
 // the 2-core test VM ran at 0.2-0.5 GB/s under load; timeouts of a few seconds) through a
 // BalloonRun whose destructor SIGKILLs everything it started, escapees included, even when an

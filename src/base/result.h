@@ -1,6 +1,6 @@
 // Result<T>: a value or an Error that carries errno and a one-line message.
 //
-// The error policy of the library (STYLE.md point 8): expected runtime failures (a file
+// The error policy of the library (docs/style.md rule 8): expected runtime failures (a file
 // missing, a value out of range, a parser given hostile text) come back as a Result; no
 // exception crosses a module boundary. The CLI turns an Error into
 // `headroom: <message>` and a documented exit status.

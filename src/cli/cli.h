@@ -1,5 +1,5 @@
 // The CLI layer's shared pieces: what main hands every subcommand, the exit statuses, and
-// the one-line error format (STYLE.md point 9: "headroom: what failed: reason").
+// the one-line error format (docs/style.md rule 9: "headroom: what failed: reason").
 #pragma once
 
 #include <cstdio>

@@ -12,7 +12,7 @@
 
 namespace headroom {
 
-// The format this binary reads and the example file states (STYLE.md point 13). A file
+// The format this binary reads and the example file states (docs/style.md rule 13). A file
 // without schema_version is read as version 1; a newer one is refused, since its keys may
 // mean what this binary cannot know.
 inline constexpr int64_t kConfigSchemaVersion = 1;

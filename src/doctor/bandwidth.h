@@ -3,7 +3,7 @@
 // Units: GB/s with GB = 1e9 bytes, counting the bytes read plus the bytes written, as
 // STREAM's Copy and CUDA's bandwidthTest (device to device) count them: a copy of N bytes
 // in t seconds is 2N/t. GB10's published figures are 273 GB/s (LPDDR5X spec) and
-// 180-192 GB/s measured in copy tests (ARCHITECTURE.md), so a healthy Spark's device copy
+// 180-192 GB/s measured in copy tests (docs/architecture.md), so a healthy Spark's device copy
 // lands near 185 GB/s here.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Step-log parsing on the lines of shared/reference/monitor_peers.md section 5.2 (real
+// Step-log parsing on the lines of docs/explain-logs.md "Formats and auto-detection" (real
 // formats), on hostile input, and on the real-tqdm fixtures of tests/fixtures/logs/.
 #include "explain/step_log.h"
 

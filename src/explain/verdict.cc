@@ -1,7 +1,7 @@
 // Implementation notes: the window's samples are those stamped within it, widened by half
 // the sampling interval on each side (with watch's default 30 s interval a 60 s window would
 // otherwise hold one sample or none). Each test counts only the samples that have its
-// readings: an empty field is "no reading", never 0 (STYLE.md point 7), and a test with no
+// readings: an empty field is "no reading", never 0 (docs/style.md rule 7), and a test with no
 // readings at all says so in `unavailable` instead of failing quietly.
 #include "explain/verdict.h"
 

@@ -3,7 +3,7 @@
 // nvidia-smi uses in its CSV queries (clocks_event_reasons.sw_power_cap, ...).
 //
 // Bit values are the header's (NVIDIA/go-nvml gen/nvml/nvml.h @ 2f9e261, lines ~3314-3458,
-// via shared/reference/monitor_peers.md section 1.3), hard-coded and unit-tested because a
+// see docs/gpu.md "Readings"), hard-coded and unit-tested because a
 // GB10 monitor peer (sparkview) ships them shuffled. Note what the mask cannot say: on GB10
 // the firmware power limits hold clocks at 500-850 MHz with no bit set at all.
 #pragma once

@@ -1,9 +1,9 @@
-// The GPU seam (STYLE.md point 5): one reading per device per sample, and the interface a
+// The GPU seam (docs/style.md rule 5): one reading per device per sample, and the interface a
 // backend implements to produce it. Nvml (gpu/nvml.h) is the real backend; tests use the
 // same class against a fake libnvidia-ml (tests/fakes/fake_nvml.cc), or build readings by
 // hand for the pure functions (platform profiles, clock-event decoding).
 //
-// Every reading is optional with its unit in the name (STYLE.md point 7): a metric the
+// Every reading is optional with its unit in the name (docs/style.md rule 7): a metric the
 // driver does not support (GB10 memory, GB10 power limit), a symbol the installed library
 // lacks, or a lost GPU gives nullopt, never 0, so "0 W" and "unknown" stay apart.
 #pragma once

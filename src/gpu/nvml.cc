@@ -1,6 +1,6 @@
 // Implementation notes.
 //
-// The only file that includes <dlfcn.h> for NVML (STYLE.md point 6). Symbols are looked up
+// The only file that includes <dlfcn.h> for NVML (docs/style.md rule 6). Symbols are looked up
 // by their versioned names: the header's macros map nvmlInit to nvmlInit_v2 and so on at
 // compile time, so a dlsym by string must ask for the versioned name itself (reference
 // section 1.1). Each optional symbol lists its names newest first; the first that resolves

@@ -1,4 +1,4 @@
-// Nvml: the NVIDIA Management Library, loaded at run time (STYLE.md point 6).
+// Nvml: the NVIDIA Management Library, loaded at run time (docs/style.md rule 6).
 //
 // headroom links no NVIDIA library: a machine without the driver, or a container without
 // its libraries mounted, must still get memory readings. So Open() dlopen()s

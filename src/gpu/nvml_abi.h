@@ -1,12 +1,12 @@
 // The C ABI of libnvidia-ml that headroom uses: return codes, enum values, struct layouts,
-// version words and function types. Written from the facts in
-// shared/reference/monitor_peers.md section 1 (checked there against NVIDIA/go-nvml
+// version words and function types. Written from the facts of
+// the public NVML header (docs/gpu.md "Loading NVML"; checked against NVIDIA/go-nvml
 // gen/nvml/nvml.h @ 2f9e261, NVML_API_VERSION 13), not by including nvml.h, so the build
 // needs no CUDA toolkit. Shared by src/gpu/nvml.cc (the caller) and tests/fakes/fake_nvml.cc
 // (the fake library), so the two can only disagree with the real header, and the
 // static_asserts below pin the sizes and offsets the header has on x86_64 and aarch64.
 //
-// No <dlfcn.h> here: only nvml.cc loads the library (STYLE.md point 6).
+// No <dlfcn.h> here: only nvml.cc loads the library (docs/style.md rule 6).
 #pragma once
 
 #include <cstddef>

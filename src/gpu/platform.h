@@ -26,7 +26,7 @@ enum class PlatformKind { kNoGpu, kGb10, kDiscrete, kIntegrated };
 // Where the memory budget comes from.
 enum class MemorySource { kMemInfo, kNvml };
 
-// GB10 figures (ARCHITECTURE.md "Platform facts"; shared/reference/monitor_peers.md 2.1).
+// GB10 figures (docs/architecture.md "Platform facts"; docs/gpu.md "Platform profiles").
 // Sustained power: a Spark under long load settles near 100 W of GPU power against the
 // 240 W printed on its power supply; NVML reports no enforced limit to compare with.
 inline constexpr uint32_t kGb10SustainedPowerMw = 100'000;

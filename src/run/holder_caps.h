@@ -4,7 +4,7 @@
 // --torch-cap` (HEADROOM_TORCH_CAP_BYTES); and the settings that size Ollama and llama.cpp.
 //
 // None of these fractions is a hard cap on unified memory: vLLM's startup profiling and
-// CUDA-graph capture, SGLang's autotune, go past them (shared/reference/user_needs.md P4:
+// CUDA-graph capture, SGLang's autotune, go past them (public reports:
 // vllm#46307, sglang#35860). The notes say so; the advice still uses them, as the best
 // figure there is for a server already past its startup.
 #pragma once

@@ -13,7 +13,7 @@
 // the decoded names joined with '|', "none" when the driver said no bit is set, and empty
 // when it could not be read.
 //
-// Versioning (STYLE.md point 13): the reader maps columns by NAME, ignores columns it does
+// Versioning (docs/style.md rule 13): the reader maps columns by NAME, ignores columns it does
 // not know (kept as extra columns when numeric) and refuses a schema_version above its own;
 // a version-1 reader reads any version-1 file, whatever columns later writers append.
 #pragma once

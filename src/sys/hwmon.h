@@ -15,7 +15,7 @@
 // /sys/class/thermal/thermal_zoneN/{type,temp}: millidegrees C. Jetson reports an offline
 // sensor as -256000 (-256 C; jetson_stats temperature.py): that is nullopt, not a reading.
 //
-// Parsing apart from reading (STYLE.md point 2): the Parse* functions take file contents;
+// Parsing apart from reading (docs/style.md rule 2): the Parse* functions take file contents;
 // Read* walk a SysRoot. Channels are found by file name, never by position, and anything
 // that does not parse is nullopt: a broken sensor must not cost the other readings.
 #pragma once

@@ -1,4 +1,4 @@
-// MemInfo: /proc/meminfo, parsed by key (STYLE.md points 2 and 4).
+// MemInfo: /proc/meminfo, parsed by key (docs/style.md rules 2 and 4).
 //
 // The file is "Key:   value kB" lines, one per field, in an order that changes between
 // kernel versions and configurations (CmaTotal only with CONFIG_CMA, DirectMap* only on x86,
@@ -45,7 +45,7 @@ class MemInfo {
   // otherwise; nullopt when the kernel did not print the key (or its line was malformed).
   std::optional<uint64_t> Get(std::string_view key) const;
 
-  // Named fields. Each is nullopt when absent, never 0 (STYLE.md point 7): a hostile or
+  // Named fields. Each is nullopt when absent, never 0 (docs/style.md rule 7): a hostile or
   // truncated file must not read as "no memory".
   std::optional<uint64_t> total_bytes() const { return Get("MemTotal"); }
   // MemAvailable: the kernel's own estimate (si_mem_available), missing before 3.14.

@@ -1,6 +1,6 @@
 // Process facts for `headroom ps`: the command line, the environment, the proportional set
 // size, whether torch is mapped, the owner and the cgroup of one process, each parsed apart
-// from reading (STYLE.md point 2) so tests feed literal /proc text.
+// from reading (docs/style.md rule 2) so tests feed literal /proc text.
 //
 // Every file here may be unreadable for another user's process (environ, smaps_rollup and
 // maps need ptrace-read access) or vanish mid-read (the process exited): readers return

@@ -1,5 +1,5 @@
-// Processes: /proc/PID/stat and /proc/PID/status, parsed apart from reading (STYLE.md
-// point 2), and the descendants of a process found by walking parent links.
+// Processes: /proc/PID/stat and /proc/PID/status, parsed apart from reading (docs/style.md
+// rule 2), and the descendants of a process found by walking parent links.
 //
 // The comm field of /proc/PID/stat is in parentheses and may itself hold ')' , spaces or
 // newlines (a process can name itself anything), so the parser finds the LAST ')' and reads

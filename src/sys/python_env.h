@@ -5,7 +5,7 @@
 // Not importing torch is the point: `import torch` takes seconds, can itself fail with the
 // very ABI error `doctor` wants to explain (libcudart.so.12 not found), and initialises CUDA.
 //
-// Environment variables are the CLI's to read (ARCHITECTURE.md): the caller passes their
+// Environment variables are the CLI's to read (docs/architecture.md): the caller passes their
 // values in PythonEnvQuery.
 #pragma once
 

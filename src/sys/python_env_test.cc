@@ -455,7 +455,7 @@ TEST(PythonEnv, FindTorchBuildWithoutVersionIsAnError) {
   auto b = FindTorchBuild(env);
   ASSERT_TRUE(b.has_value());
   ASSERT_FALSE(*b);
-  // The message names the file (STYLE.md point 9).
+  // The message names the file (docs/style.md rule 9).
   EXPECT_NE(b->error().message.find("version.py"), std::string::npos) << b->error().message;
 }
 

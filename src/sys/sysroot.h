@@ -1,5 +1,5 @@
 // SysRoot: where /proc and /sys live. Every reader of kernel files takes one, so tests and
-// `--root DIR` point the same code at a fixture tree (STYLE.md point 3). The literal "/" is
+// `--root DIR` point the same code at a fixture tree (docs/style.md rule 3). The literal "/" is
 // chosen in main and nowhere below it.
 #pragma once
 

@@ -58,7 +58,7 @@ HolderRow MakeHolderRow(const PoolHolder& h, const HolderCap& cap) {
 }
 
 // NVML first: on GB10 a CUDA allocation lowers MemAvailable but appears in no process's
-// RSS or PSS (ARCHITECTURE.md), so the GPU figure is the one that says who holds the pool.
+// RSS or PSS (docs/architecture.md), so the GPU figure is the one that says who holds the pool.
 uint64_t HolderMemoryBytes(const HolderRow& row) {
   if (row.gpu_bytes) return *row.gpu_bytes;
   if (row.pss_bytes) return *row.pss_bytes;

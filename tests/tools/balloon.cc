@@ -1,6 +1,6 @@
 // balloon: a test and benchmark helper that allocates and touches memory at a set rate up to
 // a cap and then holds it, so that `headroom guard` can be tried against a real, growing job
-// (design: shared/reference/guard_peers.md section 7). Flags and exit statuses: --help.
+// (design: docs/guard-benchmark.md, "Method"). Flags and exit statuses: --help.
 //
 // Implementation notes
 // - Safety first. The cap is never exceeded: each worker's share is rounded down to whole
