@@ -29,8 +29,8 @@ demo: build
 	@$(BUILD)/headroom plan llama-3.1-70b --method qlora; rc=$$?; \
 	  if [ $$rc -eq 0 ] || [ $$rc -eq 1 ]; then exit 0; else exit $$rc; fi
 
-# All tests: the normal build, then the same tests under ASan + UBSan.
-test: test-fast test-asan
+# All tests: the lint rules, the normal build, then the same tests under ASan + UBSan.
+test: lint test-fast test-asan
 
 test-fast: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -93,5 +93,5 @@ clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
 
 # Formatting and the layer rules a grep can check (scripts/lint); CI runs it before the tests.
-lint:
+lint: deps
 	@scripts/lint
