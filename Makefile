@@ -10,29 +10,40 @@ ifneq ($(CCACHE),)
 CMAKE_GEN  += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
 endif
 
-.PHONY: all deps build demo test lint test-fast test-asan bench fuzz clean install uninstall deb test-deb test-arm64
+.PHONY: all deps deps-build build demo test lint test-fast test-asan bench fuzz clean install uninstall deb test-deb test-arm64
 
 all: build
 
-deps:
-	@scripts/install-deps
+# Two sets of packages: `deps-build` for building and the demo, `deps` for everything the
+# tests, the benchmarks and the linters also need (scripts/install-deps).
+deps-build:
+	@scripts/install-deps build
 
-$(BUILD)/build.ninja: | deps
+deps:
+	@scripts/install-deps test
+
+$(BUILD)/build.ninja: | deps-build
 	@cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 
-build: deps $(BUILD)/build.ninja
+# Without GoogleTest (the build set only) this builds the program and not its tests.
+build: deps-build $(BUILD)/build.ninja
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # The main job: will a 70B QLoRA fit on this machine's live memory? On a small machine the
 # verdict is "does not fit" (exit 1): the demo still succeeds.
-demo: build
+demo: deps-build $(BUILD)/build.ninja
+	@cmake --build $(BUILD) -j $(JOBS) --target headroom
 	@$(BUILD)/headroom plan llama-3.1-70b --method qlora; rc=$$?; \
 	  if [ $$rc -eq 0 ] || [ $$rc -eq 1 ]; then exit 0; else exit $$rc; fi
 
 # All tests: the lint rules, the normal build, then the same tests under ASan + UBSan.
 test: lint test-fast test-asan
 
-test-fast: build
+# Configured again after `deps`, so that a build directory made by `make demo` (no
+# GoogleTest then) finds the test packages and builds the tests.
+test-fast: deps $(BUILD)/build.ninja
+	@cmake -S . -B $(BUILD) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # clang for the sanitizer build: it compiles this tree in half the time g++ takes under ASan
@@ -80,7 +91,9 @@ test-arm64:
 	@file -L $(ARM64_BUILD)/headroom | grep -q 'ARM aarch64' || { echo "not an aarch64 binary"; exit 1; }
 	@cd $(ARM64_BUILD) && ctest --output-on-failure -j $(JOBS)
 
-bench: build
+bench: deps $(BUILD)/build.ninja
+	@cmake -S . -B $(BUILD) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
 	@$(BUILD)/bench/planner_accuracy ../shared/data/planner_truth_dev.csv
 	@$(BUILD)/bench/plan_speed
 
