@@ -10,7 +10,7 @@ ifneq ($(CCACHE),)
 CMAKE_GEN  += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
 endif
 
-.PHONY: all deps deps-build build demo test lint test-fast test-asan bench fuzz clean install uninstall deb test-deb test-arm64
+.PHONY: all deps deps-build build demo test lint tidy test-fast test-asan bench fuzz clean install uninstall deb test-deb test-arm64
 
 all: build
 
@@ -108,3 +108,11 @@ clean:
 # Formatting and the layer rules a grep can check (scripts/lint); CI runs it before the tests.
 lint: deps
 	@scripts/lint
+
+# clang-tidy's short list (.clang-tidy) over every library and test source, with the
+# normal build's compile_commands.json. Not in `make test`: it takes about as long as a
+# build on two cores; run it before a change that touches many files.
+tidy: deps $(BUILD)/build.ninja
+	@run-clang-tidy -p $(BUILD) -quiet 'src/' >$(BUILD)/tidy.log 2>&1 || \
+	  { grep -E 'warning:|error:' $(BUILD)/tidy.log; echo "tidy: see $(BUILD)/tidy.log"; exit 1; }
+	@echo "tidy: clean"

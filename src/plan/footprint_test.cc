@@ -159,7 +159,7 @@ TEST(Footprint, MixtralLoraCountsEveryExpert) {
   EXPECT_EQ(f.trainable_params, 32 * per_layer);
   // Activations use the two active experts' width: 2 x 14336 in the MLP terms.
   const ActivationModel am = ModelActivations(s, w);
-  Workload dense_w = w;
+  const Workload& dense_w = w;
   ModelSpec dense = s;
   dense.num_experts = 0;
   dense.intermediate_size = 2 * 14336;

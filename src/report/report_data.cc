@@ -202,223 +202,309 @@ Json Bucketer::Finish() {
   return Json{{"t", t_}, {"min", min_}, {"max", max_}, {"mean", mean_}};
 }
 
-Result<Json> BuildReportData(const ReportInputs& in) {
-  // The page's data is data: explain's verdicts and evidence (made here, explain/verdict.h)
-  // come out in English whatever the user's language.
-  const UntranslatedScope english;
-  const SampleSeries& s = *in.samples;
-  if (s.samples.empty()) return Error{"the samples file has no rows"};
-  const WallTime start = s.samples.front().time;
-  const double duration = std::max(0.0, Seconds(s.samples.back().time, start));
+namespace {
+
+// The time axis every series shares: the run's start and length, the sampling interval (the
+// header's interval_ms, else the mean spacing, else 1 s) and the buckets the page draws.
+struct TimeAxis {
+  WallTime start{};
+  double duration_s = 0;
+  double interval_s = 1;
+  double bucket_s = 1;
+  double gap_s = 3;  // a longer pause between rows breaks the line
+  size_t buckets = 1;
+
+  double At(WallTime t) const { return Seconds(t, start); }
+  Bucketer NewBucketer(bool integers) const {
+    return Bucketer(duration_s, bucket_s, gap_s, integers);
+  }
+};
+
+TimeAxis MakeTimeAxis(const SampleSeries& s) {
+  TimeAxis axis;
+  axis.start = s.samples.front().time;
+  axis.duration_s = std::max(0.0, Seconds(s.samples.back().time, axis.start));
   double interval = 0;
   if (auto it = s.header.find("interval_ms"); it != s.header.end())
     interval = std::atof(it->second.c_str()) / 1000;
   if (!(interval > 0) && s.samples.size() > 1)
-    interval = duration / static_cast<double>(s.samples.size() - 1);
+    interval = axis.duration_s / static_cast<double>(s.samples.size() - 1);
   if (!(interval > 0)) interval = 1;
-  const double bucket_s = std::max(interval, duration / static_cast<double>(kReportBuckets));
-  const double gap_s = 3 * interval;
-  const size_t buckets = static_cast<size_t>(std::max(1.0, std::ceil(duration / bucket_s)));
+  axis.interval_s = interval;
+  axis.bucket_s = std::max(interval, axis.duration_s / static_cast<double>(kReportBuckets));
+  axis.gap_s = 3 * interval;
+  axis.buckets = static_cast<size_t>(std::max(1.0, std::ceil(axis.duration_s / axis.bucket_s)));
+  return axis;
+}
 
-  // Extra columns the page uses: the box's power and the hottest sensor.
-  std::optional<size_t> system_power;
-  std::vector<size_t> temps;
-  for (size_t i = 0; i < s.extra_columns.size(); ++i) {
-    const auto& c = s.extra_columns[i];
-    if (c.unit == "W" && c.name.starts_with("hwmon.spbm.") &&
-        c.name.find("sys_total") != std::string::npos)
-      system_power = i;
-    if (c.unit == "C") temps.push_back(i);
+// One pass over the samples: the drawn series (bucketed) and the summary's figures (over
+// every row).
+class SamplePass {
+ public:
+  SamplePass(const SampleSeries& s, const TimeAxis& axis)
+      : axis_(axis),
+        used_(axis.NewBucketer(true)),
+        avail_(axis.NewBucketer(true)),
+        cached_(axis.NewBucketer(true)),
+        gpu_mem_(axis.NewBucketer(true)),
+        swap_(axis.NewBucketer(true)),
+        power_(axis.NewBucketer(false)),
+        sys_power_(axis.NewBucketer(false)),
+        temp_(axis.NewBucketer(false)),
+        sensor_(axis.NewBucketer(false)),
+        clock_(axis.NewBucketer(false)) {
+    // Extra columns the page uses: the box's power and the hottest sensor.
+    for (size_t i = 0; i < s.extra_columns.size(); ++i) {
+      const auto& c = s.extra_columns[i];
+      if (c.unit == "W" && c.name.starts_with("hwmon.spbm.") &&
+          c.name.find("sys_total") != std::string::npos)
+        system_power_column_ = i;
+      if (c.unit == "C") temp_columns_.push_back(i);
+    }
   }
 
-  Bucketer used(duration, bucket_s, gap_s, true), avail(duration, bucket_s, gap_s, true),
-      cached(duration, bucket_s, gap_s, true), gpu_mem(duration, bucket_s, gap_s, true),
-      swap(duration, bucket_s, gap_s, true), power(duration, bucket_s, gap_s, false),
-      sys_power(duration, bucket_s, gap_s, false), temp(duration, bucket_s, gap_s, false),
-      sensor(duration, bucket_s, gap_s, false), clock(duration, bucket_s, gap_s, false);
-  bool any_swap = false;
-  // Summary over every row.
-  std::optional<double> peak_used, peak_used_t, min_avail, min_avail_t, peak_temp, peak_temp_t,
-      peak_power;
-  double power_sum = 0, power_energy = 0;
-  size_t power_n = 0;
-  std::optional<uint64_t> first_energy, last_energy;
-  std::optional<double> prev_power_t, prev_power;
-  std::map<std::string, double> throttled;
-  bool any_reasons = false;
-  for (const Sample& row : s.samples) {
-    const double t = Seconds(row.time, start);
-    if (row.mem_total_bytes && row.mem_available_bytes) {
-      const double u =
-          static_cast<double>(*row.mem_total_bytes) - static_cast<double>(*row.mem_available_bytes);
-      used.Add(t, u);
-      if (!peak_used || u > *peak_used) peak_used = u, peak_used_t = t;
-    }
-    if (row.mem_available_bytes) {
-      const double a = static_cast<double>(*row.mem_available_bytes);
-      avail.Add(t, a);
-      if (!min_avail || a < *min_avail) min_avail = a, min_avail_t = t;
-    }
-    if (row.mem_cached_bytes) cached.Add(t, static_cast<double>(*row.mem_cached_bytes));
-    if (row.gpu_memory_total_bytes && *row.gpu_memory_total_bytes > 0 &&
-        row.gpu_memory_used_bytes) {
-      gpu_mem.Add(t, static_cast<double>(*row.gpu_memory_used_bytes));
-    }
-    if (row.swap_used_bytes) {
-      swap.Add(t, static_cast<double>(*row.swap_used_bytes));
-      any_swap = any_swap || *row.swap_used_bytes > 0;
-    }
-    if (row.power_mw) {
-      const double w = *row.power_mw / 1000.0;
-      power.Add(t, w);
-      power_sum += w;
-      ++power_n;
-      if (!peak_power || w > *peak_power) peak_power = w;
-      if (prev_power_t && t - *prev_power_t <= gap_s)
-        power_energy += (w + *prev_power) / 2 * (t - *prev_power_t);
-      prev_power_t = t;
-      prev_power = w;
-    }
-    if (row.energy_mj) {
-      if (!first_energy) first_energy = row.energy_mj;
-      last_energy = row.energy_mj;
-    }
+  void Add(const Sample& row) {
+    const double t = axis_.At(row.time);
+    AddMemory(row, t);
+    AddPower(row, t);
     if (row.temperature_c) {
-      temp.Add(t, *row.temperature_c);
-      if (!peak_temp || *row.temperature_c > *peak_temp)
-        peak_temp = *row.temperature_c, peak_temp_t = t;
+      temp_.Add(t, *row.temperature_c);
+      if (!peak_temp_ || *row.temperature_c > *peak_temp_)
+        peak_temp_ = *row.temperature_c, peak_temp_t_ = t;
     }
-    if (row.sm_clock_mhz) clock.Add(t, *row.sm_clock_mhz);
+    if (row.sm_clock_mhz) clock_.Add(t, *row.sm_clock_mhz);
     if (row.clock_event_reasons) {
-      any_reasons = true;
+      any_reasons_ = true;
       for (const auto& name : DecodeClockEventReasons(*row.clock_event_reasons)) {
-        if (name != "gpu_idle") throttled[name] += interval;
+        if (name != "gpu_idle") throttled_[name] += axis_.interval_s;
       }
     }
-    if (system_power && *system_power < row.extra.size() && row.extra[*system_power]) {
-      sys_power.Add(t, *row.extra[*system_power]);
-    }
     std::optional<double> hottest;
-    for (size_t i : temps) {
+    for (size_t i : temp_columns_) {
       if (i < row.extra.size() && row.extra[i] && (!hottest || *row.extra[i] > *hottest))
         hottest = row.extra[i];
     }
-    if (hottest) sensor.Add(t, *hottest);
+    if (hottest) sensor_.Add(t, *hottest);
   }
 
-  Json series = Json::object();
-  auto put = [&](const char* name, Bucketer& b) {
-    if (b.readings() > 0) series[name] = b.Finish();
-  };
-  put("mem_used_bytes", used);
-  put("mem_available_bytes", avail);
-  put("mem_cached_bytes", cached);
-  put("gpu_mem_used_bytes", gpu_mem);
-  if (any_swap) put("swap_used_bytes", swap);
-  put("gpu_power_w", power);
-  put("system_power_w", sys_power);
-  put("gpu_temp_c", temp);
-  put("max_sensor_temp_c", sensor);
-  put("sm_clock_mhz", clock);
+  // The drawn series, in the page's order (docs/report-data.md).
+  Json Series() {
+    Json series = Json::object();
+    auto put = [&](const char* name, Bucketer& b) {
+      if (b.readings() > 0) series[name] = b.Finish();
+    };
+    put("mem_used_bytes", used_);
+    put("mem_available_bytes", avail_);
+    put("mem_cached_bytes", cached_);
+    put("gpu_mem_used_bytes", gpu_mem_);
+    if (any_swap_) put("swap_used_bytes", swap_);
+    put("gpu_power_w", power_);
+    put("system_power_w", sys_power_);
+    put("gpu_temp_c", temp_);
+    put("max_sensor_temp_c", sensor_);
+    put("sm_clock_mhz", clock_);
+    return series;
+  }
 
-  // The log: step rate and explain's windows.
-  Json slowdowns = nullptr;
+  Json Summary(double clock_collapse_s, std::optional<int64_t> steps) const {
+    Json throttled = nullptr;
+    if (any_reasons_) {
+      throttled = Json::object();
+      for (const auto& [reason, secs] : throttled_) throttled[reason] = Round3(secs);
+    }
+    // The GPU's energy counter where it has one, else the power readings integrated.
+    std::optional<double> gpu_energy;
+    if (first_energy_ && last_energy_ && *last_energy_ >= *first_energy_)
+      gpu_energy = (*last_energy_ - *first_energy_) / 1000.0;
+    else if (power_n_ > 1)
+      gpu_energy = power_energy_;
+    auto at = [](const std::optional<double>& t) { return t ? Json(Round3(*t)) : Json(nullptr); };
+    auto bytes = [](const std::optional<double>& b) {
+      return b ? Json(static_cast<int64_t>(*b)) : Json(nullptr);
+    };
+    return Json{
+        {"peak_used_bytes", bytes(peak_used_)},
+        {"peak_used_t", at(peak_used_t_)},
+        {"min_available_bytes", bytes(min_avail_)},
+        {"min_available_t", at(min_avail_t_)},
+        {"peak_job_bytes", nullptr},
+        {"peak_job_source", nullptr},
+        {"gpu_energy_j", at(gpu_energy)},
+        {"system_energy_j", nullptr},
+        {"mean_gpu_power_w", power_n_ ? Json(Round3(power_sum_ / power_n_)) : Json(nullptr)},
+        {"peak_gpu_power_w", at(peak_power_)},
+        {"peak_gpu_temp_c", Opt(peak_temp_)},
+        {"peak_gpu_temp_t", at(peak_temp_t_)},
+        {"throttled_s", throttled},
+        {"clock_collapse_s", Round3(clock_collapse_s)},
+        {"steps", steps ? Json(*steps) : Json(nullptr)}};
+  }
+
+ private:
+  void AddMemory(const Sample& row, double t) {
+    if (row.mem_total_bytes && row.mem_available_bytes) {
+      const double u =
+          static_cast<double>(*row.mem_total_bytes) - static_cast<double>(*row.mem_available_bytes);
+      used_.Add(t, u);
+      if (!peak_used_ || u > *peak_used_) peak_used_ = u, peak_used_t_ = t;
+    }
+    if (row.mem_available_bytes) {
+      const double a = static_cast<double>(*row.mem_available_bytes);
+      avail_.Add(t, a);
+      if (!min_avail_ || a < *min_avail_) min_avail_ = a, min_avail_t_ = t;
+    }
+    if (row.mem_cached_bytes) cached_.Add(t, static_cast<double>(*row.mem_cached_bytes));
+    if (row.gpu_memory_total_bytes && *row.gpu_memory_total_bytes > 0 &&
+        row.gpu_memory_used_bytes) {
+      gpu_mem_.Add(t, static_cast<double>(*row.gpu_memory_used_bytes));
+    }
+    if (row.swap_used_bytes) {
+      swap_.Add(t, static_cast<double>(*row.swap_used_bytes));
+      any_swap_ = any_swap_ || *row.swap_used_bytes > 0;
+    }
+  }
+
+  void AddPower(const Sample& row, double t) {
+    if (row.power_mw) {
+      const double w = *row.power_mw / 1000.0;
+      power_.Add(t, w);
+      power_sum_ += w;
+      ++power_n_;
+      if (!peak_power_ || w > *peak_power_) peak_power_ = w;
+      if (prev_power_t_ && t - *prev_power_t_ <= axis_.gap_s)
+        power_energy_ += (w + *prev_power_) / 2 * (t - *prev_power_t_);
+      prev_power_t_ = t;
+      prev_power_ = w;
+    }
+    if (row.energy_mj) {
+      if (!first_energy_) first_energy_ = row.energy_mj;
+      last_energy_ = row.energy_mj;
+    }
+    if (system_power_column_ && *system_power_column_ < row.extra.size() &&
+        row.extra[*system_power_column_]) {
+      sys_power_.Add(t, *row.extra[*system_power_column_]);
+    }
+  }
+
+  const TimeAxis& axis_;
+  std::optional<size_t> system_power_column_;
+  std::vector<size_t> temp_columns_;
+  Bucketer used_, avail_, cached_, gpu_mem_, swap_, power_, sys_power_, temp_, sensor_, clock_;
+  bool any_swap_ = false;
+  std::optional<double> peak_used_, peak_used_t_, min_avail_, min_avail_t_, peak_temp_,
+      peak_temp_t_, peak_power_;
+  double power_sum_ = 0, power_energy_ = 0;
+  size_t power_n_ = 0;
+  std::optional<uint64_t> first_energy_, last_energy_;
+  std::optional<double> prev_power_t_, prev_power_;
+  std::map<std::string, double> throttled_;
+  bool any_reasons_ = false;
+};
+
+// What the log adds: the step-rate series, explain's windows with their verdicts.
+struct LogPart {
+  Json slowdowns = nullptr;  // null without --log
   std::optional<double> baseline_rate;
   std::optional<int64_t> steps;
-  std::vector<std::string> notes = in.notes;
-  if (in.timings) {
-    Bucketer rate(duration, bucket_s, std::numeric_limits<double>::infinity(), false);
-    std::optional<int> segment;
-    size_t unaligned = 0;
-    for (const auto& st : *in.timings) {
-      if (!st.end_time) {
-        ++unaligned;
-        continue;
-      }
-      const double t = Seconds(*st.end_time, start);
-      if (segment && st.segment != *segment) rate.Break(t);
-      segment = st.segment;
-      if (t < 0 || t > duration) continue;  // outside the sampled time
-      rate.Add(t, 1.0 / st.seconds_per_step);
-    }
-    if (rate.readings() > 0) series["step_rate_per_s"] = rate.Finish();
-    if (unaligned > 0)
-      notes.push_back(
-          fmt::format("{} step intervals of the log have no time and are not drawn", unaligned));
-    slowdowns = Json::array();
-    if (in.analysis) {
-      steps = in.analysis->steps;
-      if (in.analysis->baseline_seconds_per_step > 0)
-        baseline_rate = 1.0 / in.analysis->baseline_seconds_per_step;
-      for (size_t i = 0; i < in.analysis->windows.size(); ++i) {
-        const auto& w = in.analysis->windows[i];
-        if (!w.start_time || !w.end_time) continue;
-        Json evidence = Json::array(), also = Json::array(), unavailable = Json::array();
-        std::string verdict = "unexplained", advice;
-        if (in.verdicts && i < in.verdicts->size()) {
-          const WindowVerdict& v = (*in.verdicts)[i];
-          verdict = std::string(SlowdownCauseName(v.cause));
-          advice = v.advice;
-          for (auto c : v.also) also.push_back(std::string(SlowdownCauseName(c)));
-          for (const auto& e : v.evidence) {
-            evidence.push_back(e.time ? Offset(Seconds(*e.time, start)) + " " + e.text : e.text);
-          }
-          for (const auto& u : v.unavailable) unavailable.push_back(u);
-        }
-        slowdowns.push_back(
-            {{"t", Round3(std::clamp(Seconds(*w.start_time, start), 0.0, duration))},
-             {"end_t", Round3(std::clamp(Seconds(*w.end_time, start), 0.0, duration))},
-             {"first_step", w.first_step},
-             {"last_step", w.last_step},
-             {"factor", Round3(w.factor)},
-             {"peak_factor", Round3(w.peak_factor)},
-             {"verdict", verdict},
-             {"also", also},
-             {"evidence", evidence},
-             {"unavailable", unavailable},
-             {"advice", advice}});
-      }
-    }
-  }
+};
 
-  // Events.
-  EventMapper events;
-  events.duration = duration;
-  events.start = start;
-  if (!in.events_text.empty()) {
-    std::string_view text = in.events_text;
-    size_t lines = 0;
-    while (!text.empty() && lines < 200'000) {
-      const size_t end = text.find('\n');
-      const std::string_view line = text.substr(0, end);
-      text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      ++lines;
-      events.Line(nlohmann::json::parse(line, nullptr, false));
+Json SlowdownJson(const SlowdownWindow& w, const WindowVerdict* v, const TimeAxis& axis) {
+  Json evidence = Json::array(), also = Json::array(), unavailable = Json::array();
+  std::string verdict = "unexplained", advice;
+  if (v) {
+    verdict = std::string(SlowdownCauseName(v->cause));
+    advice = v->advice;
+    for (auto c : v->also) also.push_back(std::string(SlowdownCauseName(c)));
+    for (const auto& e : v->evidence) {
+      evidence.push_back(e.time ? Offset(axis.At(*e.time)) + " " + e.text : e.text);
     }
-    events.Close();
-    if (events.skipped > 0)
-      notes.push_back(fmt::format("{}: {} lines were not events and were skipped", in.events_path,
-                                  events.skipped));
+    for (const auto& u : v->unavailable) unavailable.push_back(u);
   }
+  return Json{{"t", Round3(std::clamp(axis.At(*w.start_time), 0.0, axis.duration_s))},
+              {"end_t", Round3(std::clamp(axis.At(*w.end_time), 0.0, axis.duration_s))},
+              {"first_step", w.first_step},
+              {"last_step", w.last_step},
+              {"factor", Round3(w.factor)},
+              {"peak_factor", Round3(w.peak_factor)},
+              {"verdict", verdict},
+              {"also", also},
+              {"evidence", evidence},
+              {"unavailable", unavailable},
+              {"advice", advice}};
+}
+
+// Adds "step_rate_per_s" to `series` and its note to `notes`.
+LogPart ReadLogPart(const ReportInputs& in, const TimeAxis& axis, Json& series,
+                    std::vector<std::string>& notes) {
+  LogPart part;
+  if (!in.timings) return part;
+  Bucketer rate(axis.duration_s, axis.bucket_s, std::numeric_limits<double>::infinity(), false);
+  std::optional<int> segment;
+  size_t unaligned = 0;
+  for (const auto& st : *in.timings) {
+    if (!st.end_time) {
+      ++unaligned;
+      continue;
+    }
+    const double t = axis.At(*st.end_time);
+    if (segment && st.segment != *segment) rate.Break(t);
+    segment = st.segment;
+    if (t < 0 || t > axis.duration_s) continue;  // outside the sampled time
+    rate.Add(t, 1.0 / st.seconds_per_step);
+  }
+  if (rate.readings() > 0) series["step_rate_per_s"] = rate.Finish();
+  if (unaligned > 0)
+    notes.push_back(
+        fmt::format("{} step intervals of the log have no time and are not drawn", unaligned));
+  part.slowdowns = Json::array();
+  if (!in.analysis) return part;
+  part.steps = in.analysis->steps;
+  if (in.analysis->baseline_seconds_per_step > 0)
+    part.baseline_rate = 1.0 / in.analysis->baseline_seconds_per_step;
+  for (size_t i = 0; i < in.analysis->windows.size(); ++i) {
+    const auto& w = in.analysis->windows[i];
+    if (!w.start_time || !w.end_time) continue;
+    const WindowVerdict* v = in.verdicts && i < in.verdicts->size() ? &(*in.verdicts)[i] : nullptr;
+    part.slowdowns.push_back(SlowdownJson(w, v, axis));
+  }
+  return part;
+}
+
+// The events file's lines (at most 200,000 counted), mapped; a skipped line is noted.
+EventMapper ReadEvents(const ReportInputs& in, const TimeAxis& axis,
+                       std::vector<std::string>& notes) {
+  EventMapper events;
+  events.duration = axis.duration_s;
+  events.start = axis.start;
+  if (in.events_text.empty()) return events;
+  std::string_view text = in.events_text;
+  size_t lines = 0;
+  while (!text.empty() && lines < 200'000) {
+    const size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    ++lines;
+    events.Line(nlohmann::json::parse(line, nullptr, false));
+  }
+  events.Close();
+  if (events.skipped > 0)
+    notes.push_back(fmt::format("{}: {} lines were not events and were skipped", in.events_path,
+                                events.skipped));
+  return events;
+}
+
+double ClockCollapseSeconds(const Json& events) {
   double collapse_s = 0;
-  for (const auto& e : events.events) {
+  for (const auto& e : events) {
     if (e["kind"] == "clock_collapse" && !e["end_t"].is_null())
       collapse_s += e["end_t"].get<double>() - e["t"].get<double>();
   }
-  if (s.skipped_rows > 0)
-    notes.push_back(fmt::format("samples: {} rows skipped (malformed)", s.skipped_rows));
-  if (s.torn_last_line)
-    notes.push_back(
-        "samples: the last line was cut short (the run was still writing, or power was lost)");
+  return collapse_s;
+}
 
-  const PlatformProfile& p = in.profile;
-  auto header = [&](const char* key) -> Json {
-    auto it = s.header.find(key);
-    return it == s.header.end() || it->second.empty() || it->second == "none" ? Json(nullptr)
-                                                                              : Json(it->second);
-  };
-  Json platform = {
+Json PlatformJson(const PlatformProfile& p) {
+  return Json{
       {"name", std::string(PlatformKindName(p.kind))},
       {"sustained_power_w",
        p.sustained_power_mw ? Json(*p.sustained_power_mw / 1000.0) : Json(nullptr)},
@@ -428,32 +514,35 @@ Result<Json> BuildReportData(const ReportInputs& in) {
        p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
            ? Json::array({*p.degraded_sm_clock_min_mhz, *p.degraded_sm_clock_max_mhz})
            : Json(nullptr)}};
-  Json throttled_json = nullptr;
-  if (any_reasons) {
-    throttled_json = Json::object();
-    for (const auto& [reason, secs] : throttled) throttled_json[reason] = Round3(secs);
-  }
-  std::optional<double> gpu_energy;
-  if (first_energy && last_energy && *last_energy >= *first_energy)
-    gpu_energy = (*last_energy - *first_energy) / 1000.0;
-  else if (power_n > 1)
-    gpu_energy = power_energy;
-  Json summary = {
-      {"peak_used_bytes", peak_used ? Json(static_cast<int64_t>(*peak_used)) : Json(nullptr)},
-      {"peak_used_t", peak_used_t ? Json(Round3(*peak_used_t)) : Json(nullptr)},
-      {"min_available_bytes", min_avail ? Json(static_cast<int64_t>(*min_avail)) : Json(nullptr)},
-      {"min_available_t", min_avail_t ? Json(Round3(*min_avail_t)) : Json(nullptr)},
-      {"peak_job_bytes", nullptr},
-      {"peak_job_source", nullptr},
-      {"gpu_energy_j", gpu_energy ? Json(Round3(*gpu_energy)) : Json(nullptr)},
-      {"system_energy_j", nullptr},
-      {"mean_gpu_power_w", power_n ? Json(Round3(power_sum / power_n)) : Json(nullptr)},
-      {"peak_gpu_power_w", peak_power ? Json(Round3(*peak_power)) : Json(nullptr)},
-      {"peak_gpu_temp_c", Opt(peak_temp)},
-      {"peak_gpu_temp_t", peak_temp_t ? Json(Round3(*peak_temp_t)) : Json(nullptr)},
-      {"throttled_s", throttled_json},
-      {"clock_collapse_s", Round3(collapse_s)},
-      {"steps", steps ? Json(*steps) : Json(nullptr)}};
+}
+
+}  // namespace
+
+Result<Json> BuildReportData(const ReportInputs& in) {
+  // The page's data is data: explain's verdicts and evidence (made here, explain/verdict.h)
+  // come out in English whatever the user's language.
+  const UntranslatedScope english;
+  const SampleSeries& s = *in.samples;
+  if (s.samples.empty()) return Error{"the samples file has no rows"};
+  const TimeAxis axis = MakeTimeAxis(s);
+
+  SamplePass pass(s, axis);
+  for (const Sample& row : s.samples) pass.Add(row);
+  Json series = pass.Series();
+  std::vector<std::string> notes = in.notes;
+  const LogPart log = ReadLogPart(in, axis, series, notes);
+  const EventMapper events = ReadEvents(in, axis, notes);
+  if (s.skipped_rows > 0)
+    notes.push_back(fmt::format("samples: {} rows skipped (malformed)", s.skipped_rows));
+  if (s.torn_last_line)
+    notes.push_back(
+        "samples: the last line was cut short (the run was still writing, or power was lost)");
+
+  auto header = [&](const char* key) -> Json {
+    auto it = s.header.find(key);
+    return it == s.header.end() || it->second.empty() || it->second == "none" ? Json(nullptr)
+                                                                              : Json(it->second);
+  };
   Json guard = nullptr;
   if (events.kill_level) {
     guard = {{"kill_level_bytes", *events.kill_level},
@@ -462,35 +551,36 @@ Result<Json> BuildReportData(const ReportInputs& in) {
   Json plan = nullptr;
   if (in.plan_estimate_bytes)
     plan = {{"estimate_bytes", *in.plan_estimate_bytes}, {"text", in.plan_text}};
-  const auto& first = s.samples.front();
-  return Json{{"schema_version", 1},
-              {"title", in.title.empty() ? Json(nullptr) : Json(in.title)},
-              {"generator", in.generator},
-              {"generated", FormatUtcIso8601(in.generated)},
-              {"host", header("host")},
-              {"device", header("device")},
-              {"platform", platform},
-              {"start", FormatUtcIso8601(start)},
-              {"duration_s", Round3(duration)},
-              {"sampling",
-               {{"rows", s.samples.size()},
-                {"interval_s", Round3(interval)},
-                {"buckets", buckets},
-                {"bucket_s", Round3(bucket_s)},
-                {"method", "minmax"}}},
-              {"mem_total_bytes", Opt(first.mem_total_bytes)},
-              {"plan", plan},
-              {"guard", guard},
-              {"step_baseline_per_s", baseline_rate ? Json(Round3(*baseline_rate)) : Json(nullptr)},
-              {"series", series},
-              {"events", events.events},
-              {"slowdowns", slowdowns},
-              {"summary", summary},
-              {"sources",
-               {{"samples", in.samples_path},
-                {"log", in.log_path.empty() ? Json(nullptr) : Json(in.log_path)},
-                {"events", in.events_path.empty() ? Json(nullptr) : Json(in.events_path)}}},
-              {"notes", notes}};
+  auto path_or_null = [](const std::string& p) { return p.empty() ? Json(nullptr) : Json(p); };
+  return Json{
+      {"schema_version", 1},
+      {"title", in.title.empty() ? Json(nullptr) : Json(in.title)},
+      {"generator", in.generator},
+      {"generated", FormatUtcIso8601(in.generated)},
+      {"host", header("host")},
+      {"device", header("device")},
+      {"platform", PlatformJson(in.profile)},
+      {"start", FormatUtcIso8601(axis.start)},
+      {"duration_s", Round3(axis.duration_s)},
+      {"sampling",
+       {{"rows", s.samples.size()},
+        {"interval_s", Round3(axis.interval_s)},
+        {"buckets", axis.buckets},
+        {"bucket_s", Round3(axis.bucket_s)},
+        {"method", "minmax"}}},
+      {"mem_total_bytes", Opt(s.samples.front().mem_total_bytes)},
+      {"plan", plan},
+      {"guard", guard},
+      {"step_baseline_per_s", log.baseline_rate ? Json(Round3(*log.baseline_rate)) : Json(nullptr)},
+      {"series", series},
+      {"events", events.events},
+      {"slowdowns", log.slowdowns},
+      {"summary", pass.Summary(ClockCollapseSeconds(events.events), log.steps)},
+      {"sources",
+       {{"samples", in.samples_path},
+        {"log", path_or_null(in.log_path)},
+        {"events", path_or_null(in.events_path)}}},
+      {"notes", notes}};
 }
 
 std::string EmbedJson(const Json& data) {

@@ -354,7 +354,7 @@ TEST(PythonEnv, NothingFoundIsAnError) {
 
 TEST(PythonEnv, SiteDirsInSearchOrder) {
   TempDir tmp("pyenv-sitedirs");
-  const fs::path prefix = tmp.path();
+  const fs::path& prefix = tmp.path();
   fs::create_directories(prefix / "lib" / "python3.12" / "site-packages");
   fs::create_directories(prefix / "lib" / "python3.11" / "site-packages");
   fs::create_directories(prefix / "lib" / "python3" / "dist-packages");
