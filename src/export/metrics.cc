@@ -106,9 +106,10 @@ void ThrottleAccumulator::Add(const std::vector<GpuReading>& gpus, double period
   }
 }
 
-std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
-  Families fam;
-  // Memory: /proc/meminfo.
+namespace {
+
+// /proc/meminfo.
+void AddMemory(Families& fam, const ExportSnapshot& s) {
   auto& mem_total =
       fam.Add("headroom_memory_total_bytes", "gauge", "bytes", "MemTotal from /proc/meminfo.");
   auto& mem_avail =
@@ -138,7 +139,10 @@ std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
     AddIf(swap_total, s.meminfo->swap_total_bytes());
     AddIf(swap_free, s.meminfo->swap_free_bytes());
   }
-  // PSI.
+}
+
+// PSI: /proc/pressure/memory.
+void AddPressure(Families& fam, const ExportSnapshot& s) {
   auto& psi_total =
       fam.Add("headroom_memory_pressure_stalled_seconds", "counter", "seconds",
               "Time tasks stalled on memory since boot (/proc/pressure/memory total): kind=some "
@@ -156,120 +160,134 @@ std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
       psi_avg10.samples.push_back({{{"kind", "full"}}, s.psi->full->avg10 / 100.0});
     }
   }
-  // GPUs.
-  auto& temp =
-      fam.Add("headroom_gpu_temperature_celsius", "gauge", "celsius", "GPU temperature (NVML).");
-  auto& power = fam.Add("headroom_gpu_power_watts", "gauge", "watts",
-                        "GPU power draw (NVML; on GB10 the GPU only, not the whole box).");
-  auto& power_limit =
-      fam.Add("headroom_gpu_power_limit_watts", "gauge", "watts",
-              "Power figure the GPU is held to: kind=enforced (NVML), or GB10's sustained (100 W) "
-              "and rated (240 W) figures, which NVML does not report.");
-  auto& energy = fam.Add("headroom_gpu_energy_joules", "counter", "joules",
-                         "GPU energy since the driver was loaded (NVML).");
-  auto& clock = fam.Add("headroom_gpu_clock_hertz", "gauge", "hertz",
-                        "Current clock (NVML): domain=sm or memory.");
-  auto& clock_max =
-      fam.Add("headroom_gpu_clock_max_hertz", "gauge", "hertz", "Maximum SM clock (NVML).");
-  auto& util = fam.Add("headroom_gpu_utilization_ratio", "gauge", "ratio",
-                       "Share of the driver's sample window the GPU (kind=gpu) or its memory "
-                       "(kind=memory) was busy.");
-  auto& reason_active =
-      fam.Add("headroom_gpu_clock_event_active", "gauge", "",
-              "1 while a clock-event (throttle) reason is set, per reason (NVML bit names).");
-  auto& throttle =
-      fam.Add("headroom_gpu_throttle_seconds", "counter", "seconds",
-              "Time a slowdown reason was seen active since the exporter started, counted at its "
-              "sampling period (resolution: --interval).");
-  auto& gpu_mem_total =
-      fam.Add("headroom_gpu_memory_total_bytes", "gauge", "bytes",
-              "GPU memory: source=nvml on discrete GPUs; source=meminfo (MemTotal) on unified "
-              "memory (GB10), where NVML reports none.");
-  auto& gpu_mem_used =
-      fam.Add("headroom_gpu_memory_used_bytes", "gauge", "bytes",
-              "GPU memory in use: source=nvml, or source=meminfo (MemTotal - MemAvailable) on "
-              "unified memory.");
-  auto& proc_mem = fam.Add("headroom_gpu_process_memory_bytes", "gauge", "bytes",
-                           "GPU memory per compute process, where NVML reports it.");
-  auto& lost = fam.Add("headroom_gpu_lost", "gauge", "", "1 when NVML answered GPU_IS_LOST.");
-  for (const auto& g : s.gpus) {
-    const Labels id = {{"gpu", std::to_string(g.index)}, {"name", g.name.value_or("")}};
-    auto with = [&](std::initializer_list<std::pair<std::string, std::string>> extra) {
-      Labels l = id;
-      l.insert(l.end(), extra.begin(), extra.end());
-      return l;
-    };
-    if (g.temperature_c) temp.samples.push_back({id, static_cast<double>(*g.temperature_c)});
-    if (g.power_mw) power.samples.push_back({id, *g.power_mw / 1000.0});
-    if (g.enforced_power_limit_mw)
-      power_limit.samples.push_back(
-          {with({{"kind", "enforced"}}), *g.enforced_power_limit_mw / 1000.0});
-    if (g.energy_mj) energy.samples.push_back({id, static_cast<double>(*g.energy_mj) / 1000.0});
-    if (g.sm_clock_mhz) clock.samples.push_back({with({{"domain", "sm"}}), *g.sm_clock_mhz * 1e6});
-    if (g.mem_clock_mhz)
-      clock.samples.push_back({with({{"domain", "memory"}}), *g.mem_clock_mhz * 1e6});
-    if (g.max_sm_clock_mhz)
-      clock_max.samples.push_back({with({{"domain", "sm"}}), *g.max_sm_clock_mhz * 1e6});
-    if (g.gpu_utilization_pct)
-      util.samples.push_back({with({{"kind", "gpu"}}), *g.gpu_utilization_pct / 100.0});
-    if (g.memory_utilization_pct)
-      util.samples.push_back({with({{"kind", "memory"}}), *g.memory_utilization_pct / 100.0});
-    if (g.clock_event_reasons) {
-      for (const auto& r : kClockEventReasons) {
-        reason_active.samples.push_back({with({{"reason", std::string(r.name)}}),
-                                         (*g.clock_event_reasons & r.bit) ? 1.0 : 0.0});
-      }
-    }
-    if (auto it = s.throttle_seconds.find(g.index); it != s.throttle_seconds.end()) {
-      for (const auto& [reason, seconds] : it->second)
-        throttle.samples.push_back({with({{"reason", reason}}), seconds});
-    }
-    if (g.memory_total_bytes && *g.memory_total_bytes > 0) {
-      gpu_mem_total.samples.push_back(
-          {with({{"source", "nvml"}}), static_cast<double>(*g.memory_total_bytes)});
-      if (g.memory_used_bytes)
-        gpu_mem_used.samples.push_back(
-            {with({{"source", "nvml"}}), static_cast<double>(*g.memory_used_bytes)});
-    } else if (s.platform.memory_source == MemorySource::kMemInfo && s.meminfo) {
-      const auto total = s.meminfo->total_bytes();
-      const auto avail = s.meminfo->EstimatedAvailable();
-      if (total)
-        gpu_mem_total.samples.push_back(
-            {with({{"source", "meminfo"}}), static_cast<double>(*total)});
-      if (total && avail) {
-        gpu_mem_used.samples.push_back(
-            {with({{"source", "meminfo"}}),
-             static_cast<double>(*total - std::min(*total, avail->bytes))});
-      }
-    }
-    if (g.processes) {
-      for (const auto& p : *g.processes) {
-        if (!p.used_bytes) continue;
-        auto name = s.process_names.find(p.pid);
-        proc_mem.samples.push_back(
-            {with({{"pid", std::to_string(p.pid)},
-                   {"process", name != s.process_names.end() ? name->second : ""}}),
-             static_cast<double>(*p.used_bytes)});
-      }
-    }
-    lost.samples.push_back({id, g.gpu_lost ? 1.0 : 0.0});
-  }
-  if (!s.gpus.empty()) {
-    const Labels id = {{"gpu", std::to_string(s.gpus.front().index)},
-                       {"name", s.gpus.front().name.value_or("")}};
-    auto with = [&](const char* kind) {
-      Labels l = id;
-      l.emplace_back("kind", kind);
-      return l;
-    };
-    if (s.platform.kind == PlatformKind::kGb10) {
-      if (s.platform.sustained_power_mw)
-        power_limit.samples.push_back({with("sustained"), *s.platform.sustained_power_mw / 1000.0});
-      if (s.platform.rated_power_mw)
-        power_limit.samples.push_back({with("rated"), *s.platform.rated_power_mw / 1000.0});
+}
+
+// The GPU families, registered in this order (the order of the output).
+struct GpuFamilies {
+  explicit GpuFamilies(Families& fam)
+      : temp(fam.Add("headroom_gpu_temperature_celsius", "gauge", "celsius",
+                     "GPU temperature (NVML).")),
+        power(fam.Add("headroom_gpu_power_watts", "gauge", "watts",
+                      "GPU power draw (NVML; on GB10 the GPU only, not the whole box).")),
+        power_limit(fam.Add(
+            "headroom_gpu_power_limit_watts", "gauge", "watts",
+            "Power figure the GPU is held to: kind=enforced (NVML), or GB10's sustained (100 W) "
+            "and rated (240 W) figures, which NVML does not report.")),
+        energy(fam.Add("headroom_gpu_energy_joules", "counter", "joules",
+                       "GPU energy since the driver was loaded (NVML).")),
+        clock(fam.Add("headroom_gpu_clock_hertz", "gauge", "hertz",
+                      "Current clock (NVML): domain=sm or memory.")),
+        clock_max(
+            fam.Add("headroom_gpu_clock_max_hertz", "gauge", "hertz", "Maximum SM clock (NVML).")),
+        util(fam.Add("headroom_gpu_utilization_ratio", "gauge", "ratio",
+                     "Share of the driver's sample window the GPU (kind=gpu) or its memory "
+                     "(kind=memory) was busy.")),
+        reason_active(fam.Add(
+            "headroom_gpu_clock_event_active", "gauge", "",
+            "1 while a clock-event (throttle) reason is set, per reason (NVML bit names).")),
+        throttle(fam.Add(
+            "headroom_gpu_throttle_seconds", "counter", "seconds",
+            "Time a slowdown reason was seen active since the exporter started, counted at its "
+            "sampling period (resolution: --interval).")),
+        gpu_mem_total(fam.Add(
+            "headroom_gpu_memory_total_bytes", "gauge", "bytes",
+            "GPU memory: source=nvml on discrete GPUs; source=meminfo (MemTotal) on unified "
+            "memory (GB10), where NVML reports none.")),
+        gpu_mem_used(fam.Add(
+            "headroom_gpu_memory_used_bytes", "gauge", "bytes",
+            "GPU memory in use: source=nvml, or source=meminfo (MemTotal - MemAvailable) on "
+            "unified memory.")),
+        proc_mem(fam.Add("headroom_gpu_process_memory_bytes", "gauge", "bytes",
+                         "GPU memory per compute process, where NVML reports it.")),
+        lost(fam.Add("headroom_gpu_lost", "gauge", "", "1 when NVML answered GPU_IS_LOST.")) {}
+  MetricFamily &temp, &power, &power_limit, &energy, &clock, &clock_max, &util, &reason_active,
+      &throttle, &gpu_mem_total, &gpu_mem_used, &proc_mem, &lost;
+};
+
+// One GPU's readings; on unified memory (GB10) its memory is the pool's, from meminfo.
+void AddGpu(GpuFamilies& f, const GpuReading& g, const ExportSnapshot& s) {
+  const Labels id = {{"gpu", std::to_string(g.index)}, {"name", g.name.value_or("")}};
+  auto with = [&](std::initializer_list<std::pair<std::string, std::string>> extra) {
+    Labels l = id;
+    l.insert(l.end(), extra.begin(), extra.end());
+    return l;
+  };
+  if (g.temperature_c) f.temp.samples.push_back({id, static_cast<double>(*g.temperature_c)});
+  if (g.power_mw) f.power.samples.push_back({id, *g.power_mw / 1000.0});
+  if (g.enforced_power_limit_mw)
+    f.power_limit.samples.push_back(
+        {with({{"kind", "enforced"}}), *g.enforced_power_limit_mw / 1000.0});
+  if (g.energy_mj) f.energy.samples.push_back({id, static_cast<double>(*g.energy_mj) / 1000.0});
+  if (g.sm_clock_mhz) f.clock.samples.push_back({with({{"domain", "sm"}}), *g.sm_clock_mhz * 1e6});
+  if (g.mem_clock_mhz)
+    f.clock.samples.push_back({with({{"domain", "memory"}}), *g.mem_clock_mhz * 1e6});
+  if (g.max_sm_clock_mhz)
+    f.clock_max.samples.push_back({with({{"domain", "sm"}}), *g.max_sm_clock_mhz * 1e6});
+  if (g.gpu_utilization_pct)
+    f.util.samples.push_back({with({{"kind", "gpu"}}), *g.gpu_utilization_pct / 100.0});
+  if (g.memory_utilization_pct)
+    f.util.samples.push_back({with({{"kind", "memory"}}), *g.memory_utilization_pct / 100.0});
+  if (g.clock_event_reasons) {
+    for (const auto& r : kClockEventReasons) {
+      f.reason_active.samples.push_back(
+          {with({{"reason", std::string(r.name)}}), (*g.clock_event_reasons & r.bit) ? 1.0 : 0.0});
     }
   }
-  // The journal's guard counters.
+  if (auto it = s.throttle_seconds.find(g.index); it != s.throttle_seconds.end()) {
+    for (const auto& [reason, seconds] : it->second)
+      f.throttle.samples.push_back({with({{"reason", reason}}), seconds});
+  }
+  if (g.memory_total_bytes && *g.memory_total_bytes > 0) {
+    f.gpu_mem_total.samples.push_back(
+        {with({{"source", "nvml"}}), static_cast<double>(*g.memory_total_bytes)});
+    if (g.memory_used_bytes)
+      f.gpu_mem_used.samples.push_back(
+          {with({{"source", "nvml"}}), static_cast<double>(*g.memory_used_bytes)});
+  } else if (s.platform.memory_source == MemorySource::kMemInfo && s.meminfo) {
+    const auto total = s.meminfo->total_bytes();
+    const auto avail = s.meminfo->EstimatedAvailable();
+    if (total)
+      f.gpu_mem_total.samples.push_back(
+          {with({{"source", "meminfo"}}), static_cast<double>(*total)});
+    if (total && avail) {
+      f.gpu_mem_used.samples.push_back(
+          {with({{"source", "meminfo"}}),
+           static_cast<double>(*total - std::min(*total, avail->bytes))});
+    }
+  }
+  if (g.processes) {
+    for (const auto& p : *g.processes) {
+      if (!p.used_bytes) continue;
+      auto name = s.process_names.find(p.pid);
+      f.proc_mem.samples.push_back(
+          {with({{"pid", std::to_string(p.pid)},
+                 {"process", name != s.process_names.end() ? name->second : ""}}),
+           static_cast<double>(*p.used_bytes)});
+    }
+  }
+  f.lost.samples.push_back({id, g.gpu_lost ? 1.0 : 0.0});
+}
+
+// GB10's sustained and rated power figures, which NVML does not report, on the first GPU.
+void AddPlatformPowerLimits(MetricFamily& power_limit, const ExportSnapshot& s) {
+  if (s.gpus.empty()) return;
+  const Labels id = {{"gpu", std::to_string(s.gpus.front().index)},
+                     {"name", s.gpus.front().name.value_or("")}};
+  auto with = [&](const char* kind) {
+    Labels l = id;
+    l.emplace_back("kind", kind);
+    return l;
+  };
+  if (s.platform.kind == PlatformKind::kGb10) {
+    if (s.platform.sustained_power_mw)
+      power_limit.samples.push_back({with("sustained"), *s.platform.sustained_power_mw / 1000.0});
+    if (s.platform.rated_power_mw)
+      power_limit.samples.push_back({with("rated"), *s.platform.rated_power_mw / 1000.0});
+  }
+}
+
+// The journal's guard counters.
+void AddGuardCounters(Families& fam, const ExportSnapshot& s) {
   auto& kills = fam.Add("headroom_guard_kills", "counter", "",
                         "Guarded runs the guard killed (journal, all time).");
   auto& warnings =
@@ -285,7 +303,10 @@ std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
     runs.samples.push_back({{}, static_cast<double>(s.guard->guard_runs)});
     trials.samples.push_back({{}, static_cast<double>(s.guard->sweep_trials_killed)});
   }
-  // The platform, as an info metric.
+}
+
+// The platform, as an info metric.
+void AddPlatformInfo(Families& fam, const ExportSnapshot& s) {
   auto& info = fam.Add("headroom_platform_info", "gauge", "",
                        "The machine as headroom sees it; the value is always 1.");
   {
@@ -302,7 +323,10 @@ std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
         {"version", s.version}};
     info.samples.push_back({std::move(l), 1});
   }
-  // The exporter itself.
+}
+
+// The exporter itself.
+void AddExporterSelf(Families& fam, const ExportSnapshot& s) {
   auto& samples =
       fam.Add("headroom_exporter_samples", "counter", "", "Samples the exporter has taken.");
   samples.samples.push_back({{}, static_cast<double>(s.samples_total)});
@@ -313,6 +337,20 @@ std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
                            "HTTP requests answered, by status code.");
   for (const auto& [code, n] : s.requests_by_code)
     requests.samples.push_back({{{"code", std::to_string(code)}}, static_cast<double>(n)});
+}
+
+}  // namespace
+
+std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
+  Families fam;
+  AddMemory(fam, s);
+  AddPressure(fam, s);
+  GpuFamilies gpu(fam);
+  for (const auto& g : s.gpus) AddGpu(gpu, g, s);
+  AddPlatformPowerLimits(gpu.power_limit, s);
+  AddGuardCounters(fam, s);
+  AddPlatformInfo(fam, s);
+  AddExporterSelf(fam, s);
   return fam.Take();
 }
 
