@@ -18,7 +18,7 @@
 #include "gpu/platform.h"
 #include "run/holder_caps.h"
 #include "run/pool_holders.h"
-#include "run/sampler.h"
+#include "samples/sampler.h"
 
 namespace headroom {
 

@@ -14,8 +14,8 @@
 
 #include "../explain/synthetic_run.h"
 #include "model/testing_files.h"
-#include "run/samples_csv.h"
 #include "run_cli.h"
+#include "samples/samples_csv.h"
 
 namespace headroom {
 namespace {

@@ -29,7 +29,7 @@
 #include "base/durable_lines.h"
 #include "base/result.h"
 #include "base/wall_time.h"
-#include "run/sampler.h"
+#include "samples/sampler.h"
 
 namespace headroom {
 

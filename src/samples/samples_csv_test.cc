@@ -1,4 +1,4 @@
-#include "run/samples_csv.h"
+#include "samples/samples_csv.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

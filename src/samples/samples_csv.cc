@@ -8,7 +8,7 @@
 //    swallow the lines after it. A quoted field (a hand-edited file) is unquoted.
 //  - Header values with spaces are double-quoted (device="NVIDIA GB10"); the writer replaces
 //    '"' and control bytes in them, so the reader needs no escapes.
-#include "run/samples_csv.h"
+#include "samples/samples_csv.h"
 
 #include <fmt/format.h>
 
