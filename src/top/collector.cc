@@ -16,8 +16,8 @@
 
 #include "base/bytes.h"
 #include "base/i18n.h"
-#include "run/holder_caps.h"
-#include "run/pool_holders.h"
+#include "sys/holder_caps.h"
+#include "sys/pool_holders.h"
 
 namespace headroom {
 
