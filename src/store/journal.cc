@@ -86,7 +86,7 @@ ALTER TABLE runs ADD COLUMN sweep_key TEXT;
 CREATE INDEX runs_by_sweep_key ON runs(sweep_key);
 )sql";
 
-// Version 3: the OOM ladder (store/ladder_journal.h). One row per ladder and an append-only
+// Version 3: the OOM ladder (ladder/ladder_journal.h). One row per ladder and an append-only
 // log of what happened at each step; the partial unique index keeps one open ladder per job
 // even when two headroom processes start one at once.
 constexpr const char* kSchemaV3 = R"sql(

@@ -1,7 +1,7 @@
 // Implementation notes: every change is one BEGIN IMMEDIATE transaction (entries plus the
 // ladder's new state), and Advance compares the stored state under the write lock, so two
 // `ladder record` calls racing for one job cannot both move it.
-#include "store/ladder_journal.h"
+#include "ladder/ladder_journal.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
