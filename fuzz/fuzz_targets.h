@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/json_reader.h"
 #include "model/hf_config.h"
-#include "model/json_reader.h"
 #include "model/model_spec.h"
 #include "model/safetensors.h"
 #include "samples/samples_csv.h"

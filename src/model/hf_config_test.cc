@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "model/json_reader.h"
+#include "base/json_reader.h"
 #include "model/testing_files.h"
 
 namespace headroom {
