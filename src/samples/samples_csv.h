@@ -75,11 +75,6 @@ struct SamplesHeader {
   std::vector<std::string> notes;          // "# note: ..." lines
 };
 
-// "2026-11-29T10:00:00.123+00:00": UTC, milliseconds, an explicit offset.
-std::string FormatIso8601WithOffset(WallTime t);
-// ISO 8601 with "Z" or a numeric offset ("+00:00", "-0530"), any number of fraction digits.
-std::optional<WallTime> ParseIso8601WithOffset(std::string_view text);
-
 // The comment lines and the column row, each ending in '\n'.
 std::string FormatSamplesHeader(const SamplesHeader& header);
 // One row ending in '\n'; `s.extra` is written for the header's extra columns (missing
