@@ -23,8 +23,8 @@
 #include "sys/processes.h"
 #include "top/collector.h"
 #include "top/running_guards.h"
-#include "top/top_testing.h"
 #include "top/top_view.h"
+#include "top_testing.h"
 
 namespace headroom {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "model/testing_files.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "base/json_reader.h"
-#include "model/testing_files.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
