@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "config/settings.h"  // kDefaultReserveBytes
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "plan/plan.h"

@@ -17,8 +17,8 @@
 #include <filesystem>
 
 #include "gpu/nvml.h"
-#include "run/sampler.h"
-#include "run/samples_csv.h"
+#include "samples/sampler.h"
+#include "samples/samples_csv.h"
 
 namespace headroom {
 namespace {

@@ -17,14 +17,14 @@
 #include <filesystem>
 
 #include "run/guard_record.h"
-#include "run/holder_caps.h"
-#include "run/pool_holders.h"
 #include "store/journal.h"
+#include "sys/holder_caps.h"
+#include "sys/pool_holders.h"
 #include "sys/processes.h"
 #include "top/collector.h"
 #include "top/running_guards.h"
-#include "top/top_testing.h"
 #include "top/top_view.h"
+#include "top_testing.h"
 
 namespace headroom {
 namespace {

@@ -9,11 +9,11 @@
 #include <string>
 #include <string_view>
 
+#include "base/json_reader.h"
 #include "model/hf_config.h"
-#include "model/json_reader.h"
 #include "model/model_spec.h"
 #include "model/safetensors.h"
-#include "run/samples_csv.h"
+#include "samples/samples_csv.h"
 
 namespace headroom::fuzz {
 
@@ -122,7 +122,7 @@ inline bool SafetensorsHolds(std::string_view data) {
   return true;
 }
 
-// The samples reader (run/samples_csv.h): an error is one line; a parsed series keeps its
+// The samples reader (samples/samples_csv.h): an error is one line; a parsed series keeps its
 // shape (every sample has one value per extra column); and writing a parsed sample back and
 // parsing that row again gives the same row (the first read normalises, the second is exact).
 inline bool SamplesCsvHolds(std::string_view text) {

@@ -1,4 +1,4 @@
-// Fuzz target for the samples CSV reader (run/samples_csv.h): any bytes parse or give a
+// Fuzz target for the samples CSV reader (samples/samples_csv.h): any bytes parse or give a
 // one-line error, and what parses is stable: a row written back from a parsed sample parses
 // to the same row again.
 #include <cstddef>

@@ -1,5 +1,6 @@
 // TrPair, the formatting TrPlural and ErrnoText, in English (no catalog: how every other test
-// runs) and on a thread translated to zh_TW with the built catalog (base/testing_messages.h).
+// runs) and on a thread translated to zh_TW with the built catalog
+// (tests/support/testing_messages.h).
 #include "base/messages.h"
 
 #include <gtest/gtest.h>
@@ -7,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "base/testing_messages.h"
+#include "testing_messages.h"
 
 namespace headroom {
 namespace {

@@ -71,4 +71,43 @@ std::optional<WallTime> ParseUtcIso8601(std::string_view text) {
       std::chrono::duration_cast<WallTime::duration>(std::chrono::seconds(secs) + fraction));
 }
 
+std::string FormatIso8601WithOffset(WallTime t) {
+  std::string text = FormatUtcIso8601(t);  // "...Z"
+  text.pop_back();
+  text += "+00:00";
+  return text;
+}
+
+std::optional<WallTime> ParseIso8601WithOffset(std::string_view text) {
+  if (text.size() < 20 || text.size() > 64) return std::nullopt;
+  if (text.back() == 'Z') return ParseUtcIso8601(text);
+  // The offset: the last '+' or '-' after the time's seconds (position 19 on).
+  const size_t sign = text.find_last_of("+-");
+  if (sign == std::string_view::npos || sign < 19) return std::nullopt;
+  std::string_view off = text.substr(sign + 1);
+  int hours = 0, minutes = 0;
+  auto two = [](std::string_view d, int& out) {
+    if (d.size() != 2 || d[0] < '0' || d[0] > '9' || d[1] < '0' || d[1] > '9') return false;
+    out = (d[0] - '0') * 10 + (d[1] - '0');
+    return true;
+  };
+  if (off.size() == 5 && off[2] == ':') {
+    if (!two(off.substr(0, 2), hours) || !two(off.substr(3, 2), minutes)) return std::nullopt;
+  } else if (off.size() == 4) {
+    if (!two(off.substr(0, 2), hours) || !two(off.substr(2, 2), minutes)) return std::nullopt;
+  } else if (off.size() == 2) {
+    if (!two(off, hours)) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  if (hours > 23 || minutes > 59) return std::nullopt;
+  std::string utc(text.substr(0, sign));
+  utc += 'Z';
+  auto local = ParseUtcIso8601(utc);
+  if (!local) return std::nullopt;
+  const auto offset = std::chrono::minutes(hours * 60 + minutes);
+  // Local time = UTC + offset, so UTC = local - offset.
+  return text[sign] == '+' ? *local - offset : *local + offset;
+}
+
 }  // namespace headroom

@@ -19,4 +19,9 @@ std::string FormatUtcIso8601(WallTime t);
 // required "Z". nullopt for anything else, including fields out of range.
 std::optional<WallTime> ParseUtcIso8601(std::string_view text);
 
+// "2026-11-29T10:00:00.123+00:00": UTC, milliseconds, an explicit offset.
+std::string FormatIso8601WithOffset(WallTime t);
+// ISO 8601 with "Z" or a numeric offset ("+00:00", "-0530"), any number of fraction digits.
+std::optional<WallTime> ParseIso8601WithOffset(std::string_view text);
+
 }  // namespace headroom

@@ -34,5 +34,20 @@ TEST(WallTime, RejectsMalformedText) {
   }
 }
 
+TEST(WallTime, TimestampsWithOffsets) {
+  EXPECT_EQ(ParseIso8601WithOffset("2026-11-29T10:00:00.123+00:00"),
+            ParseUtcIso8601("2026-11-29T10:00:00.123Z"));
+  EXPECT_EQ(ParseIso8601WithOffset("2026-11-29T15:30:00+0530"),
+            ParseUtcIso8601("2026-11-29T10:00:00Z"));
+  EXPECT_EQ(ParseIso8601WithOffset("2026-11-29T05:00:00-05:00"),
+            ParseUtcIso8601("2026-11-29T10:00:00Z"));
+  EXPECT_FALSE(ParseIso8601WithOffset("2026-11-29T10:00:00"));
+  EXPECT_FALSE(ParseIso8601WithOffset("2026-11-29T10:00:00+25:00"));
+  EXPECT_FALSE(ParseIso8601WithOffset("2026-11-29T10:00:00+1:00"));
+  EXPECT_FALSE(ParseIso8601WithOffset("2026-11-29-10:00:00+00:00"));
+  EXPECT_EQ(FormatIso8601WithOffset(WallTime(milliseconds(1'764'410'400'123))),
+            "2025-11-29T10:00:00.123+00:00");
+}
+
 }  // namespace
 }  // namespace headroom

@@ -37,7 +37,7 @@
 #include "explain/step_log.h"
 #include "explain/step_times.h"
 #include "explain/verdict.h"
-#include "run/samples_csv.h"
+#include "samples/samples_csv.h"
 #include "store/journal.h"
 
 namespace headroom {

@@ -31,8 +31,8 @@
 #include "ladder/flush.h"
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
+#include "ladder/ladder_journal.h"
 #include "store/journal.h"
-#include "store/ladder_journal.h"
 #include "sys/meminfo.h"
 #include "sys/sysroot.h"
 

@@ -10,7 +10,7 @@
 #include "base/i18n.h"
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
-#include "store/ladder_journal.h"
+#include "ladder/ladder_journal.h"
 #include "sys/meminfo.h"
 
 namespace headroom {

@@ -1,5 +1,5 @@
 // `headroom ps`: who else holds the pool. flags -> NVML compute processes (optional) ->
-// FindPoolHolders (run/pool_holders.h) -> caps (run/holder_caps.h) -> with --need, the
+// FindPoolHolders (sys/pool_holders.h) -> caps (sys/holder_caps.h) -> with --need, the
 // advice (run/pool_advice.h) -> table or JSON (schema_version 1, docs/ps.md).
 //
 // It only reads: nothing is signalled. The command to stop a holder is printed for the
@@ -22,10 +22,10 @@
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
 #include "gpu/nvml.h"
-#include "run/holder_caps.h"
 #include "run/pool_advice.h"
-#include "run/pool_holders.h"
+#include "sys/holder_caps.h"
 #include "sys/meminfo.h"
+#include "sys/pool_holders.h"
 
 namespace headroom {
 namespace {

@@ -25,7 +25,7 @@
 #include "explain/verdict.h"
 #include "plan/plan.h"
 #include "report/report_data.h"
-#include "run/samples_csv.h"
+#include "samples/samples_csv.h"
 
 namespace headroom {
 namespace {

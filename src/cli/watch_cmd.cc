@@ -43,9 +43,9 @@
 #include "run/guard.h"
 #include "run/guard_record.h"
 #include "run/log_tee.h"
-#include "run/sample_events.h"
-#include "run/sampler.h"
-#include "run/samples_csv.h"
+#include "samples/sample_events.h"
+#include "samples/sampler.h"
+#include "samples/samples_csv.h"
 #include "store/journal.h"
 #include "sys/meminfo.h"
 

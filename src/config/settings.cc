@@ -20,8 +20,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "base/text.h"
-#include "plan/budget.h"
-#include "store/journal.h"
+#include "store/journal.h"  // ResolveJournalPath: the journal setting's default is the store's
 
 namespace headroom {
 namespace {

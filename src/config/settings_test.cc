@@ -8,7 +8,6 @@
 #include <string>
 
 #include "base/bytes.h"
-#include "plan/budget.h"
 
 namespace headroom {
 namespace {

@@ -21,12 +21,12 @@
 #include "doctor/parallel_config.h"
 #include "gpu/gpu.h"
 #include "gpu/platform.h"
-#include "run/holder_caps.h"
-#include "run/pool_holders.h"
 #include "sys/container.h"
+#include "sys/holder_caps.h"
 #include "sys/hwmon.h"
 #include "sys/loader_libs.h"
 #include "sys/meminfo.h"
+#include "sys/pool_holders.h"
 #include "sys/python_env.h"
 
 namespace headroom {

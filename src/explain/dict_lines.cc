@@ -1,5 +1,5 @@
 // Implementation notes: HF Trainer's dict lines and JSON lines share one tolerant scanner of a
-// flat {key: value, ...}. Why not model/json_reader.h for the JSON lines: it is strict RFC
+// flat {key: value, ...}. Why not base/json_reader.h for the JSON lines: it is strict RFC
 // 8259, and Python's json.dumps (what most trainers' JSONL loggers call) writes NaN and
 // Infinity for a diverged loss, which is exactly the line explain must not lose. Python's
 // repr of a dict is JSON-like with single quotes (double quotes for a key holding a single

@@ -10,7 +10,7 @@
 
 #include "base/wall_time.h"
 #include "gpu/platform.h"
-#include "run/samples_csv.h"
+#include "samples/samples_csv.h"
 
 namespace headroom {
 

@@ -11,9 +11,9 @@
 #include <cmath>
 
 #include "base/i18n.h"
+#include "base/json_reader.h"  // QuoteForMessage
 #include "explain/log_formats.h"
 #include "explain/log_time.h"
-#include "model/json_reader.h"  // QuoteForMessage
 
 namespace headroom {
 namespace {

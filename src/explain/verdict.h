@@ -1,6 +1,6 @@
 // Verdicts: why a slowdown window (explain/slowdown.h) happened, from the samples of
-// `headroom watch` (run/samples_csv.h) and its --events lines (run/sample_events.h) over the
-// same wall-clock span. Pure: readings in, a cause with its evidence out.
+// `headroom watch` (samples/samples_csv.h) and its --events lines (samples/sample_events.h) over
+// the same wall-clock span. Pure: readings in, a cause with its evidence out.
 //
 // Causes, tried in this order (the first that matches is the verdict; the others that also
 // match are listed); thresholds in VerdictThresholds, reasons in docs/explain.md:
@@ -33,8 +33,8 @@
 #include "explain/run_inputs.h"
 #include "explain/slowdown.h"
 #include "gpu/platform.h"
-#include "run/sampler.h"
-#include "run/samples_csv.h"
+#include "samples/sampler.h"
+#include "samples/samples_csv.h"
 
 namespace headroom {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "base/testing_messages.h"
+#include "testing_messages.h"
 
 namespace headroom {
 namespace {

@@ -1,6 +1,6 @@
 // The OOM ladder: the remedies for an out-of-memory failure, in the order that costs the
 // least first, as a per-job state machine. Pure: no I/O, no clock; the CLI stores the
-// state in the journal (store/ladder_journal.h) and docs/ladder.md explains the steps.
+// state in the journal (ladder/ladder_journal.h) and docs/ladder.md explains the steps.
 //
 //   1 flush the page cache  2 shorter packing, then smaller batch
 //   3 downgrade the method  4 fall back: a smaller model or a second machine

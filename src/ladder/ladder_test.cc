@@ -3,10 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include "base/testing_messages.h"
 #include "ladder/flush.h"
 #include "ladder/ladder_advice.h"
 #include "model/catalog.h"
+#include "testing_messages.h"
 
 namespace headroom {
 namespace {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "model/json_reader.h"
-#include "model/testing_files.h"
+#include "base/json_reader.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

@@ -18,7 +18,7 @@
 #include <set>
 
 #include "base/i18n.h"
-#include "model/json_reader.h"
+#include "base/json_reader.h"
 
 namespace headroom {
 namespace {

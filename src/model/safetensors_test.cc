@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "model/testing_files.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

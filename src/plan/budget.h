@@ -14,8 +14,6 @@
 
 namespace headroom {
 
-inline constexpr uint64_t kDefaultReserveBytes = 4ULL << 30;  // 4 GiB
-
 struct Budget {
   std::optional<uint64_t> mem_total_bytes;
   std::optional<uint64_t> mem_available_bytes;

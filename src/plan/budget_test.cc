@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "config/settings.h"  // kDefaultReserveBytes
+
 namespace headroom {
 namespace {
 

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "base/testing_messages.h"
 #include "model/catalog.h"
+#include "testing_messages.h"
 
 namespace headroom {
 namespace {

@@ -21,7 +21,7 @@
 #include "explain/step_times.h"
 #include "explain/verdict.h"
 #include "gpu/platform.h"
-#include "run/samples_csv.h"
+#include "samples/samples_csv.h"
 
 namespace headroom {
 

@@ -40,8 +40,8 @@
 #include "base/messages.h"
 #include "run/job_cgroup.h"
 #include "run/pidfd.h"
-#include "run/pool_holders.h"
 #include "sys/meminfo.h"
+#include "sys/pool_holders.h"
 #include "sys/processes.h"
 #include "sys/zoneinfo.h"
 
@@ -615,7 +615,7 @@ void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers) {
 }
 
 std::vector<Leftover> FindLeftovers(const SysRoot& root) {
-  // The survey of `headroom ps` (run/pool_holders.h), narrowed to the kinds this list has
+  // The survey of `headroom ps` (sys/pool_holders.h), narrowed to the kinds this list has
   // always had: a refusal lists them and `sweep --kill-leftovers` signals them, so a new
   // kind here would widen what a sweep kills.
   std::vector<Leftover> out;

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "run/holder_caps.h"
-#include "run/pool_holders.h"
+#include "sys/holder_caps.h"
+#include "sys/pool_holders.h"
 
 namespace headroom {
 

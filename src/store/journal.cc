@@ -86,7 +86,7 @@ ALTER TABLE runs ADD COLUMN sweep_key TEXT;
 CREATE INDEX runs_by_sweep_key ON runs(sweep_key);
 )sql";
 
-// Version 3: the OOM ladder (store/ladder_journal.h). One row per ladder and an append-only
+// Version 3: the OOM ladder (ladder/ladder_journal.h). One row per ladder and an append-only
 // log of what happened at each step; the partial unique index keeps one open ladder per job
 // even when two headroom processes start one at once.
 constexpr const char* kSchemaV3 = R"sql(
@@ -498,22 +498,19 @@ Result<std::vector<RunRow>> Journal::ReadRuns(std::string_view where, int limit)
                where));
   if (!select) return Fail("read runs");
   select->Bind(1, int64_t{limit});
-  std::vector<RunRow> rows;
-  for (auto step = select->Step(); step != SqliteStatement::StepResult::kDone;
-       step = select->Step()) {
-    if (step == SqliteStatement::StepResult::kError) return Fail("read runs");
-    RunRow& row = rows.emplace_back();
-    row.id = select->Int(0);
-    row.kind = select->Text(1);
-    row.started_at = select->Text(2);
-    row.ended_at = select->OptionalText(3);
-    row.command = ParseCommand(select->Text(4));
-    row.status = select->Text(5);
-    if (auto exit = select->OptionalInt(6)) row.exit_status = static_cast<int>(*exit);
-    row.summary_json = select->OptionalText(7);
-    row.host = select->Text(8);
-  }
-  return rows;
+  auto rows = ReadAllRows<RunRow>(*select, [](const SqliteStatement& s, RunRow& row) {
+    row.id = s.Int(0);
+    row.kind = s.Text(1);
+    row.started_at = s.Text(2);
+    row.ended_at = s.OptionalText(3);
+    row.command = ParseCommand(s.Text(4));
+    row.status = s.Text(5);
+    if (auto exit = s.OptionalInt(6)) row.exit_status = static_cast<int>(*exit);
+    row.summary_json = s.OptionalText(7);
+    row.host = s.Text(8);
+  });
+  if (!rows) return Fail("read runs");
+  return std::move(*rows);
 }
 
 Result<GuardTotals> Journal::Totals() {
@@ -554,22 +551,19 @@ Result<std::vector<TrialRow>> Journal::Trials(int64_t run_id) {
       "started_at, ended_at FROM trials WHERE run_id = ?1 ORDER BY id");
   if (!select) return Fail("read trials");
   select->Bind(1, run_id);
-  std::vector<TrialRow> rows;
-  for (auto step = select->Step(); step != SqliteStatement::StepResult::kDone;
-       step = select->Step()) {
-    if (step == SqliteStatement::StepResult::kError) return Fail("read trials");
-    TrialRow& row = rows.emplace_back();
-    row.id = select->Int(0);
-    row.run_id = select->Int(1);
-    row.config_json = select->Text(2);
-    row.outcome = select->Text(3);
-    row.peak_bytes = select->OptionalInt(4);
-    row.headroom_bytes = select->OptionalInt(5);
-    row.notes = select->Text(6);
-    row.started_at = select->Text(7);
-    row.ended_at = select->OptionalText(8);
-  }
-  return rows;
+  auto rows = ReadAllRows<TrialRow>(*select, [](const SqliteStatement& s, TrialRow& row) {
+    row.id = s.Int(0);
+    row.run_id = s.Int(1);
+    row.config_json = s.Text(2);
+    row.outcome = s.Text(3);
+    row.peak_bytes = s.OptionalInt(4);
+    row.headroom_bytes = s.OptionalInt(5);
+    row.notes = s.Text(6);
+    row.started_at = s.Text(7);
+    row.ended_at = s.OptionalText(8);
+  });
+  if (!rows) return Fail("read trials");
+  return std::move(*rows);
 }
 
 Result<std::vector<EventRow>> Journal::Events(int64_t run_id) {
@@ -580,19 +574,16 @@ Result<std::vector<EventRow>> Journal::Events(int64_t run_id) {
       "WHERE run_id = ?1 ORDER BY id");
   if (!select) return Fail("read events");
   select->Bind(1, run_id);
-  std::vector<EventRow> rows;
-  for (auto step = select->Step(); step != SqliteStatement::StepResult::kDone;
-       step = select->Step()) {
-    if (step == SqliteStatement::StepResult::kError) return Fail("read events");
-    EventRow& row = rows.emplace_back();
-    row.id = select->Int(0);
-    row.run_id = select->Int(1);
-    row.type = select->Text(2);
-    row.monotonic_s = select->Double(3);
-    row.wall_time = select->Text(4);
-    row.data_json = select->Text(5);
-  }
-  return rows;
+  auto rows = ReadAllRows<EventRow>(*select, [](const SqliteStatement& s, EventRow& row) {
+    row.id = s.Int(0);
+    row.run_id = s.Int(1);
+    row.type = s.Text(2);
+    row.monotonic_s = s.Double(3);
+    row.wall_time = s.Text(4);
+    row.data_json = s.Text(5);
+  });
+  if (!rows) return Fail("read events");
+  return std::move(*rows);
 }
 
 }  // namespace headroom

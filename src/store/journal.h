@@ -155,7 +155,7 @@ class Journal {
   Result<GuardTotals> Totals();
 
  private:
-  // The OOM ladder's tables (store/ladder_journal.h) share this connection and its
+  // The OOM ladder's tables (ladder/ladder_journal.h) share this connection and its
   // error helpers; kept in their own file so this one stays about runs.
   friend class LadderJournal;
 

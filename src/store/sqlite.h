@@ -7,6 +7,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 // The C library's own opaque handles (sqlite3.h declares them the same way), so that
 // including the journal does not pull sqlite3.h into the CLI.
@@ -76,6 +79,27 @@ class SqliteStatement {
   sqlite3_stmt* stmt_ = nullptr;
   int bind_error_ = 0;  // first failed bind's result code, 0 when all succeeded
 };
+
+// The loop every SELECT of the journal runs: steps `select` to its end and reads each row
+// into a new element with `read_row(select, row)`. A `read_row` that returns bool stops
+// the loop with false (it keeps its own reason: a stored value it cannot parse). nullopt
+// when a step fails (the connection's ErrorText() says why) or `read_row` stopped it.
+template <typename Row, typename ReadRow>
+std::optional<std::vector<Row>> ReadAllRows(SqliteStatement& select, ReadRow&& read_row) {
+  std::vector<Row> rows;
+  for (auto step = select.Step(); step != SqliteStatement::StepResult::kDone;
+       step = select.Step()) {
+    if (step == SqliteStatement::StepResult::kError) return std::nullopt;
+    Row& row = rows.emplace_back();
+    if constexpr (std::is_same_v<std::invoke_result_t<ReadRow&, const SqliteStatement&, Row&>,
+                                 bool>) {
+      if (!read_row(std::as_const(select), row)) return std::nullopt;
+    } else {
+      read_row(std::as_const(select), row);
+    }
+  }
+  return rows;
+}
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back when dropped without a commit. IMMEDIATE takes
 // the write lock at BEGIN, where the busy timeout applies; a deferred transaction that

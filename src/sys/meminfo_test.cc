@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/bytes.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
@@ -18,15 +19,6 @@ namespace fs = std::filesystem;
 // The fixture trees of tests/fixtures/ (numbers in tests/fixtures/README.md).
 SysRoot Fixture(const char* name) {
   return SysRoot(fs::path(HEADROOM_SOURCE_DIR) / "tests" / "fixtures" / name);
-}
-
-// A fresh, empty directory for one test, removed by the caller.
-fs::path MakeTempDir(const char* tag) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("headroom-" + std::string(tag) + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
 }
 
 // Literal text as fs/proc/meminfo.c prints it on an x86_64 6.x kernel (this build machine,
@@ -287,7 +279,8 @@ TEST(MemInfoRead, ErrorsNameThePath) {
       << r.error().message;
   EXPECT_EQ(r.error().errno_value, ENOENT);
 
-  const fs::path dir = MakeTempDir("meminfo-dir");
+  const testing::TempDir tmp("meminfo-dir");
+  const fs::path dir = tmp.path();
   fs::create_directories(dir / "proc" / "meminfo");  // a directory where the file should be
   auto d = ReadMemInfo(SysRoot(dir));
   ASSERT_FALSE(d);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/testing_files.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

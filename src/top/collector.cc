@@ -3,7 +3,7 @@
 //    keeps only the pids. Rather than open NVML a second time (two contexts, twice the
 //    driver calls), the backend handed to the Sampler is wrapped in a ProcessTap that
 //    passes every reading through and keeps the last process list of each device.
-//  - Events beyond the detector's (run/sample_events.h): guard_started / guard_ended when a
+//  - Events beyond the detector's (samples/sample_events.h): guard_started / guard_ended when a
 //    running guard appears or goes between two journal reads, and pool_holder_started /
 //    _ended between two surveys. None at the first read: what is there when top starts is
 //    the state, not an event.
@@ -16,8 +16,8 @@
 
 #include "base/bytes.h"
 #include "base/i18n.h"
-#include "run/holder_caps.h"
-#include "run/pool_holders.h"
+#include "sys/holder_caps.h"
+#include "sys/pool_holders.h"
 
 namespace headroom {
 

@@ -19,8 +19,8 @@
 #include <string>
 
 #include "gpu/gpu.h"
-#include "run/sample_events.h"
-#include "run/sampler.h"
+#include "samples/sample_events.h"
+#include "samples/sampler.h"
 #include "sys/sysroot.h"
 #include "top/history.h"
 #include "top/running_guards.h"

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "model/testing_files.h"
 #include "run/guard_record.h"
 #include "store/journal.h"
 #include "sys/processes.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

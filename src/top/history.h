@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/wall_time.h"
-#include "run/sampler.h"
+#include "samples/sampler.h"
 
 namespace headroom {
 

@@ -5,9 +5,9 @@
 
 #include <map>
 
-#include "model/testing_files.h"
 #include "run/guard_record.h"
 #include "sys/processes.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

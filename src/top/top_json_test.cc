@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "top/top_testing.h"
+#include "top_testing.h"
 
 namespace headroom {
 namespace {

@@ -16,9 +16,9 @@
 
 #include "base/wall_time.h"
 #include "gpu/platform.h"
-#include "run/holder_caps.h"
-#include "run/pool_holders.h"
-#include "run/sampler.h"
+#include "samples/sampler.h"
+#include "sys/holder_caps.h"
+#include "sys/pool_holders.h"
 
 namespace headroom {
 

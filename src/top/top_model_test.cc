@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "top/top_testing.h"
 #include "top/ui_state.h"
+#include "top_testing.h"
 
 namespace headroom {
 namespace {

@@ -12,7 +12,7 @@
 //  - Severity thresholds: MemAvailable below a running guard's kill level is critical and
 //    below its warn level a warning; with no guard, the guard's default levels (the larger
 //    of 4 GiB and 8 % of MemTotal, and twice that) stand in. PSI some avg10 at or above
-//    10 % is a warning (run/sample_events.h, the memory_pressure event) and full avg10 at
+//    10 % is a warning (samples/sample_events.h, the memory_pressure event) and full avg10 at
 //    or above 10 % critical. Power at or above 95 % of the sustained figure or limit is a
 //    warning: that is where GB10's controller holds it (sample_events.h, power_plateau).
 #include "top/top_view.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "top/text_width.h"
-#include "top/top_testing.h"
+#include "top_testing.h"
 
 namespace headroom {
 namespace {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "model/testing_files.h"
 #include "run_cli.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

@@ -9,7 +9,7 @@
 // (CMakeLists.txt).
 //
 // The test process itself never calls InitMessages, so its own Tr() answers English, except
-// on a thread that asks for the catalog (base/testing_messages.h: newlocale, not the
+// on a thread that asks for the catalog (tests/support/testing_messages.h: newlocale, not the
 // environment).
 #include <gtest/gtest.h>
 

@@ -24,8 +24,8 @@
 #include <thread>
 #include <vector>
 
-#include "model/testing_files.h"
 #include "store/journal.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

@@ -24,9 +24,12 @@
 #include "run_cli.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
+
+using testing::TempDir;
 
 using testing::RunCli;
 namespace fs = std::filesystem;
@@ -68,21 +71,6 @@ uint64_t SettledAvailable() {
 
 // A kill level `below` bytes under the settled MemAvailable.
 std::string LevelBelowNow(uint64_t below) { return std::to_string(SettledAvailable() - below); }
-
-class TempDir {
- public:
-  TempDir()
-      : path_(fs::temp_directory_path() /
-              ("headroom-guard-" + std::to_string(getpid()) + "-" + std::to_string(counter_++))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
 
 std::vector<pid_t> ReadPids(const std::string& pidfile) {
   std::vector<pid_t> pids;
@@ -409,6 +397,8 @@ TEST(Pidfd, AVerifiedPidfdRefusesARecycledPid) {
 namespace headroom {
 namespace {
 
+using testing::TempDir;
+
 // --torch-cap with a stand-in torch module (the real one is not installed here): the hook
 // must call set_per_process_memory_fraction with (MemAvailable - level) / total once torch
 // is imported, and run the job's own sitecustomize first.
@@ -468,6 +458,8 @@ TEST(GuardTorchCap, WithoutTorchTheJobRunsUntouched) {
 
 namespace headroom {
 namespace {
+
+using testing::TempDir;
 
 TEST(GuardJournal, RecordsTheRunForHistory) {
   TempDir dir;

@@ -15,35 +15,17 @@
 
 #include "run_cli.h"
 #include "store/journal.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
+
+using testing::TempDir;
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using testing::RunCli;
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("headroom-history-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(std::string_view name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 const WallTime kT0(seconds(1741944413) + milliseconds(589));  // 2025-03-14T09:26:53.589Z
 
@@ -79,7 +61,7 @@ class HistoryCli : public ::testing::Test {
   // The child sees HOME in the temp dir and no other journal variable, so no case can
   // read or create a journal in the real home.
   std::vector<std::string> Env(const std::string& journal_env = "") const {
-    return {"HOME=" + tmp_ / "home", "XDG_STATE_HOME=", "HEADROOM_JOURNAL=" + journal_env};
+    return {"HOME=" + tmp_.File("home"), "XDG_STATE_HOME=", "HEADROOM_JOURNAL=" + journal_env};
   }
   void Check(const std::vector<Case>& cases, const std::vector<std::string>& env) {
     for (const Case& c : cases) {
@@ -105,10 +87,10 @@ class HistoryCli : public ::testing::Test {
 };
 
 TEST_F(HistoryCli, Table) {
-  const std::string journal = tmp_ / "j/journal.db";
+  const std::string journal = tmp_.File("j/journal.db");
   Seed(journal);
-  const std::string missing = tmp_ / "none/journal.db";
-  const std::string home_default = tmp_ / "home/.local/state/headroom/journal.db";
+  const std::string missing = tmp_.File("none/journal.db");
+  const std::string home_default = tmp_.File("home/.local/state/headroom/journal.db");
   Check(
       {
           {{"history", "--journal", journal}, 0, "ID  KIND   STARTED (UTC)", ""},
@@ -132,12 +114,12 @@ TEST_F(HistoryCli, Table) {
   // The environment variable names the journal when no flag does.
   Check({{{"history"}, 0, "killed", ""}}, Env(journal));
   // Listing creates nothing: not the missing file, not the default one, nor their folders.
-  EXPECT_FALSE(fs::exists(tmp_ / "none"));
-  EXPECT_FALSE(fs::exists(tmp_ / "home"));
+  EXPECT_FALSE(fs::exists(tmp_.File("none")));
+  EXPECT_FALSE(fs::exists(tmp_.File("home")));
 }
 
 TEST_F(HistoryCli, NewestFirstAndLimited) {
-  const std::string journal = tmp_ / "journal.db";
+  const std::string journal = tmp_.File("journal.db");
   Seed(journal);
   const auto r = RunCli({"history", "--journal", journal}, 20000, Env());
   ASSERT_EQ(r.status, 0) << r.err;
@@ -151,7 +133,7 @@ TEST_F(HistoryCli, NewestFirstAndLimited) {
 }
 
 TEST_F(HistoryCli, Json) {
-  const std::string journal = tmp_ / "journal.db";
+  const std::string journal = tmp_.File("journal.db");
   Seed(journal);
   const auto r = RunCli({"history", "--journal", journal, "--json"}, 20000, Env());
   ASSERT_EQ(r.status, 0) << r.err;
@@ -178,7 +160,7 @@ TEST_F(HistoryCli, Json) {
   EXPECT_EQ(killed["summary"]["killed_by_guard"], true);
   EXPECT_EQ(killed["summary"]["polls"], 812);
 
-  const std::string missing = tmp_ / "missing.db";
+  const std::string missing = tmp_.File("missing.db");
   const auto none = RunCli({"history", "--journal", missing, "--json"}, 20000, Env());
   ASSERT_EQ(none.status, 0) << none.err;
   const auto empty = nlohmann::json::parse(none.out, nullptr, false);
@@ -188,24 +170,24 @@ TEST_F(HistoryCli, Json) {
 }
 
 TEST_F(HistoryCli, EmptyJournal) {
-  const std::string journal = tmp_ / "journal.db";
+  const std::string journal = tmp_.File("journal.db");
   ASSERT_TRUE(Journal::Open(journal));  // created and migrated, no runs
   Check({{{"history", "--journal", journal}, 0, "no runs recorded in " + journal, ""}}, Env());
-  std::ofstream(tmp_ / "zero.db").close();  // a zero-byte file: SQLite's empty database
-  Check({{{"history", "--journal", tmp_ / "zero.db"}, 0, "no runs recorded in", ""}}, Env());
+  std::ofstream(tmp_.File("zero.db")).close();  // a zero-byte file: SQLite's empty database
+  Check({{{"history", "--journal", tmp_.File("zero.db")}, 0, "no runs recorded in", ""}}, Env());
 }
 
 TEST_F(HistoryCli, BadJournals) {
-  const std::string corrupt = tmp_ / "corrupt.db";
+  const std::string corrupt = tmp_.File("corrupt.db");
   std::ofstream(corrupt, std::ios::binary) << std::string(2048, '\x5a') << "not sqlite";
-  const std::string newer = tmp_ / "newer.db";
+  const std::string newer = tmp_.File("newer.db");
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(newer.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE runs (id INTEGER); PRAGMA user_version = 9;", nullptr,
                          nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
-  const std::string other = tmp_ / "other.db";
+  const std::string other = tmp_.File("other.db");
   ASSERT_EQ(sqlite3_open(other.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE notes (t TEXT);", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
@@ -219,7 +201,7 @@ TEST_F(HistoryCli, BadJournals) {
            "journal: open(" + newer + "): schema version 9 is newer than this headroom (" +
                std::to_string(kJournalSchemaVersion) + "); upgrade headroom"},
           {{"history", "--journal", other}, 2, "", "not a headroom journal"},
-          {{"history", "--journal", tmp_ / ""}, 2, "", ""},  // a directory
+          {{"history", "--journal", tmp_.File("")}, 2, "", ""},  // a directory
       },
       Env());
 }

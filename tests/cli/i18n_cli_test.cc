@@ -20,8 +20,8 @@
 
 #include "../explain/synthetic_run.h"
 #include "base/display_width.h"
-#include "model/testing_files.h"
 #include "plan/plan.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

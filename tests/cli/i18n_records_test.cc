@@ -17,7 +17,7 @@
 
 #include "../explain/synthetic_run.h"
 #include "i18n_cli.h"
-#include "model/testing_files.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "model/testing_files.h"
 #include "run_cli.h"
 #include "sys/processes.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 
 #include "../explain/synthetic_run.h"
-#include "model/testing_files.h"
-#include "run/samples_csv.h"
 #include "run_cli.h"
+#include "samples/samples_csv.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

@@ -23,9 +23,12 @@
 #include "run_cli.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
+
+using testing::TempDir;
 
 using testing::RunCli;
 namespace fs = std::filesystem;
@@ -55,21 +58,6 @@ Memory Settled() {
   }
   return before;
 }
-
-class TempDir {
- public:
-  TempDir()
-      : path_(fs::temp_directory_path() /
-              ("headroom-sweep-" + std::to_string(getpid()) + "-" + std::to_string(counter_++))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
 
 bool Alive(pid_t pid) {
   auto s = ReadProcStat(SysRoot("/"), pid);

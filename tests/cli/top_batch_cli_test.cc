@@ -12,12 +12,12 @@
 #include <sstream>
 #include <thread>
 
-#include "model/testing_files.h"
 #include "run_cli.h"
 #include "sys/processes.h"
+#include "testing_files.h"
 #include "top/text_width.h"
-#include "top/top_testing.h"
 #include "top_cli.h"
+#include "top_testing.h"
 
 namespace headroom {
 namespace {

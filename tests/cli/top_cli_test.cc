@@ -15,10 +15,10 @@
 #include <sstream>
 #include <thread>
 
-#include "model/testing_files.h"
+#include "testing_files.h"
 #include "tmux_session.h"
 #include "top/text_width.h"
-#include "top/top_testing.h"
+#include "top_testing.h"
 
 namespace headroom {
 namespace {

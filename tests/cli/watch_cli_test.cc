@@ -15,8 +15,8 @@
 #include <sstream>
 #include <thread>
 
-#include "run/samples_csv.h"
 #include "run_cli.h"
+#include "samples/samples_csv.h"
 #include "sys/meminfo.h"
 
 namespace headroom {

@@ -1,6 +1,6 @@
 // Synthetic training runs with known answers for `explain`: a log as `headroom watch --log`
 // writes it (arrival-stamped tqdm segments ending in '\r') and the samples CSV of the same
-// wall-clock span, written with the real writer's formatting (run/samples_csv.h), so the
+// wall-clock span, written with the real writer's formatting (samples/samples_csv.h), so the
 // tests read them through the same parsers as the CLI.
 //
 // The run: `steps` steps at 0.5 s each from 2026-11-29T10:00:00Z, steps slow_first..slow_last
@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string>
 
-#include "run/samples_csv.h"
+#include "samples/samples_csv.h"
 
 namespace headroom::testing {
 

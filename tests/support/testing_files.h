@@ -1,6 +1,6 @@
-// Test helpers for model/ (tests only): a temporary folder and safetensors files built at run
-// time. Data sections are made with ftruncate, so a "16 GB" checkpoint is a sparse file that
-// costs no disk and proves that readers never touch tensor data.
+// Test helpers (tests only): a temporary folder, a file writer, and safetensors files built
+// at run time. Data sections are made with ftruncate, so a "16 GB" checkpoint is a sparse file
+// that costs no disk and proves that readers never touch tensor data.
 #pragma once
 
 #include <fcntl.h>
@@ -15,9 +15,12 @@
 
 namespace headroom::testing {
 
+// A fresh folder under the system's temporary directory, "headroom-TAG-PID-N", removed with
+// everything in it when the object goes. The one temporary folder of the tests: unit tests
+// use path() and operator/, the CLI tests File() (a string, for an argument list).
 class TempDir {
  public:
-  explicit TempDir(std::string_view tag) {
+  explicit TempDir(std::string_view tag = "test") {
     static std::atomic<int> counter{0};
     path_ = std::filesystem::temp_directory_path() /
             ("headroom-" + std::string(tag) + "-" + std::to_string(::getpid()) + "-" +
@@ -27,6 +30,9 @@ class TempDir {
   }
   ~TempDir() {
     std::error_code ec;
+    // A test may take its own write permission away (a read-only journal's folder).
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
     std::filesystem::remove_all(path_, ec);
   }
   TempDir(const TempDir&) = delete;
@@ -34,6 +40,7 @@ class TempDir {
 
   const std::filesystem::path& path() const { return path_; }
   std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
+  std::string File(std::string_view name) const { return (path_ / name).string(); }
 
  private:
   std::filesystem::path path_;

@@ -1,7 +1,7 @@
 // Implementation notes: every change is one BEGIN IMMEDIATE transaction (entries plus the
 // ladder's new state), and Advance compares the stored state under the write lock, so two
 // `ladder record` calls racing for one job cannot both move it.
-#include "store/ladder_journal.h"
+#include "ladder/ladder_journal.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -116,23 +116,26 @@ Result<std::vector<LadderRow>> LadderJournal::Select(const char* where, const st
                   where));
   if (!select) return journal_.Fail("read ladders");
   if (job) select->Bind(1, *job);
-  std::vector<LadderRow> rows;
-  for (auto step = select->Step(); step != SqliteStatement::StepResult::kDone;
-       step = select->Step()) {
-    if (step == SqliteStatement::StepResult::kError) return journal_.Fail("read ladders");
-    LadderRow& row = rows.emplace_back();
-    row.id = select->Int(0);
-    row.job = select->Text(1);
-    row.symptom = select->Text(2);
-    row.match_text = select->Text(3);
-    row.plan_args = select->Text(4);
-    auto status = ParseLadderStatus(select->Text(5));
-    if (!status) return journal_.Refuse("read ladders", "status " + status.error().message);
-    row.state = LadderState{static_cast<int>(select->Int(6)), *status};
-    row.started_at = select->Text(7);
-    row.ended_at = select->OptionalText(8);
-  }
-  return rows;
+  std::optional<Error> bad_status;  // a stored status this version does not know
+  auto rows = ReadAllRows<LadderRow>(*select, [&](const SqliteStatement& s, LadderRow& row) {
+    row.id = s.Int(0);
+    row.job = s.Text(1);
+    row.symptom = s.Text(2);
+    row.match_text = s.Text(3);
+    row.plan_args = s.Text(4);
+    auto status = ParseLadderStatus(s.Text(5));
+    if (!status) {
+      bad_status = journal_.Refuse("read ladders", "status " + status.error().message);
+      return false;
+    }
+    row.state = LadderState{static_cast<int>(s.Int(6)), *status};
+    row.started_at = s.Text(7);
+    row.ended_at = s.OptionalText(8);
+    return true;
+  });
+  if (bad_status) return *bad_status;
+  if (!rows) return journal_.Fail("read ladders");
+  return std::move(*rows);
 }
 
 Result<std::optional<LadderRow>> LadderJournal::FindOpen(const std::string& job) {
@@ -152,22 +155,20 @@ Result<std::vector<LadderEntryRow>> LadderJournal::Entries(int64_t ladder_id) {
       "FROM ladder_entries WHERE ladder_id = ?1 ORDER BY id");
   if (!select) return journal_.Fail("read ladder entries");
   select->Bind(1, ladder_id);
-  std::vector<LadderEntryRow> rows;
-  for (auto step = select->Step(); step != SqliteStatement::StepResult::kDone;
-       step = select->Step()) {
-    if (step == SqliteStatement::StepResult::kError) return journal_.Fail("read ladder entries");
-    LadderEntryRow& row = rows.emplace_back();
-    row.id = select->Int(0);
-    row.ladder_id = select->Int(1);
-    row.step = static_cast<int>(select->Int(2));
-    row.kind = select->Text(3);
-    row.text = select->Text(4);
-    row.result = select->OptionalText(5);
-    row.note = select->Text(6);
-    row.evidence_json = select->Text(7);
-    row.at = select->Text(8);
-  }
-  return rows;
+  auto rows =
+      ReadAllRows<LadderEntryRow>(*select, [](const SqliteStatement& s, LadderEntryRow& row) {
+        row.id = s.Int(0);
+        row.ladder_id = s.Int(1);
+        row.step = static_cast<int>(s.Int(2));
+        row.kind = s.Text(3);
+        row.text = s.Text(4);
+        row.result = s.OptionalText(5);
+        row.note = s.Text(6);
+        row.evidence_json = s.Text(7);
+        row.at = s.Text(8);
+      });
+  if (!rows) return journal_.Fail("read ladder entries");
+  return std::move(*rows);
 }
 
 }  // namespace headroom

@@ -4,7 +4,7 @@
 // passes it to `-m MODULE` or to the script's basename. Anything else ends the walk, so the
 // table matches programs, not words in arguments. The walk looks at eight words at most: the
 // program comes first on every real command line.
-#include "run/pool_holders.h"
+#include "sys/pool_holders.h"
 
 #include <algorithm>
 #include <array>

@@ -6,7 +6,7 @@
 // (clap, env CUDA_MEMORY_FRACTION); Ollama OLLAMA_MAX_LOADED_MODELS 3 per GPU,
 // OLLAMA_KEEP_ALIVE 5m (envconfig). SGLang picks its fraction from the GPU's memory size
 // when not given, so no default is assumed for it.
-#include "run/holder_caps.h"
+#include "sys/holder_caps.h"
 
 #include <fmt/format.h>
 

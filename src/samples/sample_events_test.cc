@@ -1,4 +1,4 @@
-#include "run/sample_events.h"
+#include "samples/sample_events.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "model/json_reader.h"
+#include "base/json_reader.h"
 
 #include <gtest/gtest.h>
 
-#include "model/testing_files.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/holder_caps.h"
+#include "sys/holder_caps.h"
 
 #include <gtest/gtest.h>
 

@@ -29,7 +29,7 @@
 #include "base/durable_lines.h"
 #include "base/result.h"
 #include "base/wall_time.h"
-#include "run/sampler.h"
+#include "samples/sampler.h"
 
 namespace headroom {
 
@@ -74,11 +74,6 @@ struct SamplesHeader {
   std::vector<ExtraColumn> extra_columns;  // appended after kSampleColumns, in this order
   std::vector<std::string> notes;          // "# note: ..." lines
 };
-
-// "2026-11-29T10:00:00.123+00:00": UTC, milliseconds, an explicit offset.
-std::string FormatIso8601WithOffset(WallTime t);
-// ISO 8601 with "Z" or a numeric offset ("+00:00", "-0530"), any number of fraction digits.
-std::optional<WallTime> ParseIso8601WithOffset(std::string_view text);
 
 // The comment lines and the column row, each ending in '\n'.
 std::string FormatSamplesHeader(const SamplesHeader& header);

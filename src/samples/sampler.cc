@@ -9,7 +9,7 @@
 //    for the life of the file. A channel that stops answering reads as n/a.
 //  - The GPU reading goes through GpuBackend::ReadDevice, one call per metric; its cost is
 //    the driver's (bench/sampler_cost.cc measures it against the fake library).
-#include "run/sampler.h"
+#include "samples/sampler.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "run/pool_holders.h"
+#include "sys/pool_holders.h"
 
 #include <gtest/gtest.h>
 

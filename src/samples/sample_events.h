@@ -26,7 +26,7 @@
 
 #include "base/wall_time.h"
 #include "gpu/platform.h"
-#include "run/sampler.h"
+#include "samples/sampler.h"
 
 namespace headroom {
 

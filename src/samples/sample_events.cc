@@ -2,7 +2,7 @@
 // a short window, a flag per episode), so Feed is O(window) and allocation-free apart from
 // the events it returns. Readings that are n/a neither start nor end an episode: a missing
 // power reading is not "low power".
-#include "run/sample_events.h"
+#include "samples/sample_events.h"
 
 #include <fmt/format.h>
 

@@ -4,7 +4,7 @@
 // nlohmann::json does. Escaped surrogates must come in high-low pairs (nlohmann agrees;
 // Python would accept a lone one, but it cannot be written as UTF-8). Offsets in messages
 // are 0-based byte offsets into the text given.
-#include "model/json_reader.h"
+#include "base/json_reader.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

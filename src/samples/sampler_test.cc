@@ -1,4 +1,4 @@
-#include "run/sampler.h"
+#include "samples/sampler.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

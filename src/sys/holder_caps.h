@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "run/pool_holders.h"
+#include "sys/pool_holders.h"
 
 namespace headroom {
 

@@ -2,7 +2,7 @@
 // use, hwmon and thermal sensors) per call, cheap enough to run ten times a second beside a
 // training job.
 //
-// Sample is the in-memory form of one CSV row (run/samples_csv.h writes and reads it): every
+// Sample is the in-memory form of one CSV row (samples/samples_csv.h writes and reads it): every
 // reading optional with its unit in the name (docs/style.md rule 7), so a missing reading is an
 // empty field, never 0. The mem.* readings are always the host's /proc/meminfo, whatever the
 // platform: on GB10 that is the GPU's pool too, and on a discrete GPU the device memory is in
