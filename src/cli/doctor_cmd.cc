@@ -22,6 +22,7 @@
 #include "base/display_width.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "doctor/checks.h"
 #include "doctor/gather.h"
@@ -87,9 +88,8 @@ std::vector<std::string> WorkloadWords(const std::string& text) {
   return out;
 }
 
-// The workload planned once: env-report.json takes the verdict's identifier, the English
-// advice and a plan line made in English; the screen takes the same line and advice in the
-// user's language (WorkloadFacts::shown_*).
+// The workload planned once: env-report.json takes the verdict's identifier and the plan
+// line and advice in English, the screen the same message values translated.
 WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
                            const CliEnv& env) {
   const PlanInputs in = ResolvePlanWords(WorkloadWords(text), "--workload", root_dir, env);
@@ -99,23 +99,13 @@ WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
   w.peak_bytes = plan.footprint.peak_bytes();
   w.budget_bytes = plan.budget.budget_bytes;
   w.verdict = std::string(Name(plan.verdict));
-  const auto plan_line = [&] {
-    // TRANSLATORS: doctor's workload line: model, method, batch, seq, the plan's peak, the
-    // budget and where it came from (/proc/meminfo or --budget), then the verdict.
-    return TrFormat("{0} {1}, batch {2}, seq {3}: peak {4} against a budget of {5} ({6}): {7}",
-                    in.spec.name, Name(in.workload.method), in.workload.batch, in.workload.seq,
-                    FormatGiB(w.peak_bytes), FormatGiB(w.budget_bytes), plan.budget.source,
-                    VerdictLabel(plan.verdict));
-  };
-  w.shown_plan_line = plan_line();
-  {
-    const UntranslatedScope english;
-    w.plan_line = plan_line();
-  }
-  for (const auto& a : plan.advice) {
-    w.advice.push_back(a.text);
-    w.shown_advice.push_back(a.shown_text);
-  }
+  // TRANSLATORS: doctor's workload line: model, method, batch, seq, the plan's peak, the
+  // budget and where it came from (/proc/meminfo or --budget), then the verdict.
+  w.plan_line =
+      Msg("{0} {1}, batch {2}, seq {3}: peak {4} against a budget of {5} ({6}): {7}", in.spec.name,
+          Name(in.workload.method), in.workload.batch, in.workload.seq, GiB(w.peak_bytes),
+          GiB(w.budget_bytes), plan.budget.source, VerdictWord(plan.verdict));
+  for (const auto& a : plan.advice) w.advice.push_back(a.text);
   return w;
 }
 
@@ -142,7 +132,7 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
   }
   if (f.workload) {
     std::fprintf(env.out, "\n%s\n  %s\n", TrFormat("workload: {}", f.workload->description).c_str(),
-                 f.workload->shown_plan_line.c_str());
+                 TranslatedText(f.workload->plan_line).c_str());
     const double h = (static_cast<double>(f.workload->budget_bytes) -
                       static_cast<double>(f.workload->peak_bytes)) /
                      1e9;
@@ -150,8 +140,8 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
     std::fprintf(
         env.out, "  %s\n",
         TrFormat("headroom: {:.2f} GB (GB = 1e9 bytes; budget minus the plan's peak)", h).c_str());
-    for (const auto& a : f.workload->shown_advice) {
-      std::fprintf(env.out, "  %s\n", TrFormat("advice: {}", a).c_str());
+    for (const auto& a : f.workload->advice) {
+      std::fprintf(env.out, "  %s\n", TrFormat("advice: {}", TranslatedText(a)).c_str());
     }
   }
   // TRANSLATORS: doctor's last line: the overall verdict, then how many checks failed,

@@ -739,10 +739,12 @@ nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckR
                       static_cast<double>(f.workload->peak_bytes)) /
                      1e9;
     headroom = std::round(h * 100) / 100;
+    Json advice = Json::array();
+    for (const auto& a : f.workload->advice) advice.push_back(EnglishText(a));
     workload = {
-        {"description", f.workload->description}, {"plan", f.workload->plan_line},
+        {"description", f.workload->description}, {"plan", EnglishText(f.workload->plan_line)},
         {"peak_bytes", f.workload->peak_bytes},   {"budget_bytes", f.workload->budget_bytes},
-        {"verdict", f.workload->verdict},         {"advice", f.workload->advice}};
+        {"verdict", f.workload->verdict},         {"advice", advice}};
   }
   std::optional<AvailableEstimate> available;
   if (f.meminfo) available = f.meminfo->EstimatedAvailable();

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/message.h"
 #include "doctor/bandwidth.h"
 #include "doctor/parallel_config.h"
 #include "gpu/gpu.h"
@@ -57,17 +58,14 @@ struct ConfigFacts {
 
 struct WorkloadFacts {
   std::string description;  // as given: "qlora llama-3.1-70b seq 8192"
-  std::string plan_line;    // "llama-3.1-70b qlora, batch 1, seq 8192: peak 45.10 GiB"
+  // "llama-3.1-70b qlora, batch 1, seq 8192: peak 45.10 GiB ...": English in env-report.json,
+  // translated on the terminal.
+  Message plan_line;
   uint64_t peak_bytes = 0;
   uint64_t budget_bytes = 0;
   std::string verdict;  // plan's Name(Verdict): "fits", "tight", "does not fit" (compared, never
                         // translated)
-  std::vector<std::string>
-      advice;  // plan's advice lines (Advice::text, English) when it does not fit or is tight
-  // For the terminal only (env-report.json takes the fields above): the plan line and the
-  // advice in the user's language (Advice::shown_text).
-  std::string shown_plan_line;
-  std::vector<std::string> shown_advice;
+  std::vector<Message> advice;  // plan's advice (Advice::text) when it does not fit or is tight
 };
 
 struct BandwidthFacts {
