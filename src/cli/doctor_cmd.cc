@@ -111,7 +111,7 @@ WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
 
 void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckResult>& checks,
                DoctorVerdict verdict, bool verbose) {
-  std::fprintf(env.out, "%s\n", TrFormat("platform: {}", PlatformLine(f)).c_str());
+  std::fprintf(env.out, "%s\n", TrFormat("platform: {}", TranslatedText(PlatformLine(f))).c_str());
   if (f.kernel_driver)
     std::fprintf(env.out, "%s\n", TrFormat("kernel module: {}", *f.kernel_driver).c_str());
   std::fputc('\n', env.out);
@@ -119,12 +119,13 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
   for (const auto& c : checks) {
     // Padded by display width: a translated verdict is two CJK characters, four columns.
     std::fprintf(env.out, "%s %s %s: %s\n", PadToWidth(c.id, 4).c_str(),
-                 PadToWidth(CheckVerdictLabel(c.verdict), 4).c_str(), c.title.c_str(),
-                 c.summary.c_str());
+                 PadToWidth(CheckVerdictLabel(c.verdict), 4).c_str(),
+                 TranslatedText(c.title).c_str(), TranslatedText(c.summary).c_str());
     const bool show = verbose || c.verdict == CheckVerdict::kFail ||
                       c.verdict == CheckVerdict::kWarn || c.verdict == CheckVerdict::kSkip;
     if (show) {
-      for (const auto& d : c.details) std::fprintf(env.out, "          %s\n", d.c_str());
+      for (const auto& d : c.details)
+        std::fprintf(env.out, "          %s\n", TranslatedText(d).c_str());
     }
     fails += c.verdict == CheckVerdict::kFail;
     warns += c.verdict == CheckVerdict::kWarn;
@@ -242,9 +243,8 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     o.self = ::getpid();
     o.platform = env.config.settings.platform_override();
     // env-report.json and --json are data, English by construction: the facts are gathered
-    // in English (GatherFacts), ReportJson makes the checks' words again in English, and the
-    // workload keeps English fields beside its shown_* ones (with --json main never loads the
-    // messages at all). The text on screen takes the same checks in the user's language.
+    // in English (GatherFacts), and the checks run once; their words are message values that
+    // ReportJson renders in English and the screen translates.
     std::optional<WorkloadFacts> planned;
     if (!workload.empty()) planned = PlanWorkload(workload, root.root().string(), env);
     if (o.measure_bandwidth && isatty(fileno(env.err))) {

@@ -8,6 +8,7 @@
 #include "base/testing_messages.h"
 #include "cli/cli.h"
 #include "cli/message_text.h"
+#include "doctor/checks.h"
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
 #include "model/catalog.h"
@@ -36,6 +37,32 @@ LadderPlanInput Over(Method method, int64_t seq, int64_t batch, uint64_t budget_
   in.workload.batch = batch;
   in.budget_bytes = budget_bytes;
   return in;
+}
+
+GpuReading Gpu(const char* name, int cuda, int cc_major, int cc_minor) {
+  GpuReading g;
+  g.name = name;
+  g.cuda_driver_version = cuda;
+  g.compute_capability_major = cc_major;
+  g.compute_capability_minor = cc_minor;
+  return g;
+}
+
+DoctorFacts Gb10Facts() {
+  DoctorFacts f;
+  f.arch = "aarch64";
+  f.gpus = {Gpu("NVIDIA GB10", 13000, 12, 1)};
+  f.platform = DetectPlatform(f.gpus);
+  f.python = PythonEnv{"/venv", "--python", {}, {}};
+  return f;
+}
+
+TorchBuild Torch(const char* version, std::optional<std::string> cuda) {
+  TorchBuild t;
+  t.version = version;
+  t.cuda = std::move(cuda);
+  t.file = "/venv/lib/python3.12/site-packages/torch/version.py";
+  return t;
 }
 
 TEST(PlanJson, AdviceShownWithoutACatalogIsTheEnglishText) {
@@ -99,6 +126,33 @@ TEST(LadderAdvice, JournalTextStaysEnglishOnATranslatedThread) {
   EXPECT_EQ(LadderStepName(1), "flush-page-cache");
   EXPECT_EQ(LadderStepTitle(1), "flush the page cache between runs");  // --json's step_title
   EXPECT_STREQ(Tr(std::string(LadderStepTitle(1)).c_str()), "在兩次執行之間清除頁面快取");
+}
+
+// env-report.json is data: made from the same checks shown in Chinese, it is still English.
+TEST(DoctorChecks, ReportStaysEnglishWhenTheChecksAreShownTranslated) {
+  testing::TranslatedThread zh;
+  HEADROOM_REQUIRE_ZH_TW(zh);
+  DoctorFacts f = Gb10Facts();
+  f.torch = Torch("2.7.0+cu128", "12.8");
+  const auto checks = RunChecks(f);
+  EXPECT_EQ(TranslatedText(checks[0].summary), "torch CUDA 12.8 對驅動程式 CUDA 13.0：主版本不符");
+  EXPECT_EQ(TranslatedText(checks[2].title), "統一記憶體餘裕");
+  EXPECT_EQ(CheckVerdictLabel(checks[0].verdict), "失敗");
+  EXPECT_EQ(CheckVerdictName(checks[0].verdict), "fail");
+  EXPECT_EQ(DoctorVerdictLabel(DoctorVerdict::kBlocked), "受阻");
+  const auto j = ReportJson(f, checks, OverallVerdict(checks, std::nullopt));
+  EXPECT_EQ(j["verdict"], "blocked");
+  EXPECT_EQ(j["checks"]["G1"], "fail: torch CUDA 12.8 vs driver CUDA 13.0: major mismatch");
+  EXPECT_EQ(j["checks"]["G8"],
+            "info: offline: known breakage not checked (see the links to check by hand)");
+  EXPECT_EQ(j["check_details"][2]["title"], "UMA headroom");
+  for (const auto& c : j["check_details"]) {
+    for (const auto& d : c["details"]) {
+      const std::string line = d.get<std::string>();
+      // No CJK or full-width character (UTF-8 lead bytes 0xE0 and up; "°" is 0xC2 0xB0).
+      for (unsigned char ch : line) EXPECT_LT(ch, 0xE0) << c["id"] << ": " << line;
+    }
+  }
 }
 
 }  // namespace

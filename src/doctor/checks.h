@@ -36,14 +36,14 @@ enum class CheckVerdict { kPass, kWarn, kFail, kSkip, kInfo };
 std::string_view CheckVerdictName(CheckVerdict v);   // "pass", "warn", "fail", "skip", "info"
 std::string_view CheckVerdictLabel(CheckVerdict v);  // the same, in the user's language
 
-// The words are for people, in the user's language (base/i18n.h); ReportJson makes them
-// again in English for env-report.json.
+// The words are message values (base/message.h): ReportJson renders them in English for
+// env-report.json, the terminal translates them. Made once; nothing runs the checks again.
 struct CheckResult {
-  std::string id;     // "G1"
-  std::string title;  // "CUDA ABI"
+  std::string id;  // "G1"
+  Message title;   // "CUDA ABI"
   CheckVerdict verdict = CheckVerdict::kInfo;
-  std::string summary;  // one short line: "torch CUDA 12.8 vs driver CUDA 13.0: major mismatch"
-  std::vector<std::string> details;  // further lines: evidence and what to do
+  Message summary;               // one line: "torch CUDA 12.8 vs driver CUDA 13.0: major mismatch"
+  std::vector<Message> details;  // further lines: evidence and what to do
 };
 
 // The distributions G9 lists and G2 looks for, in display order.
@@ -145,11 +145,11 @@ int ExitStatusFor(DoctorVerdict v);
 
 // The platform identity line: "aarch64; NVIDIA GB10 (compute capability 12.1); driver
 // 580.95.05, CUDA 13.0; GB10: yes".
-std::string PlatformLine(const DoctorFacts& f);
+Message PlatformLine(const DoctorFacts& f);
 
 // env-report.json (docs/doctor.md): schema_version, platform, checks {"G1": "pass",
 // "G3": "warn: ..."}, check_details, headroom_gb, verdict. Always English: the checks'
-// words are made again from `f` inside an UntranslatedScope (`checks` gives the ids).
+// message values rendered by EnglishText.
 nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckResult>& checks,
                                   DoctorVerdict verdict);
 
