@@ -16,6 +16,7 @@
 
 #include <filesystem>
 
+#include "cli/top/top_view.h"
 #include "run/guard_record.h"
 #include "run/holder_caps.h"
 #include "run/pool_holders.h"
@@ -24,7 +25,6 @@
 #include "top/collector.h"
 #include "top/running_guards.h"
 #include "top/top_testing.h"
-#include "top/top_view.h"
 
 namespace headroom {
 namespace {

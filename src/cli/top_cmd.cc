@@ -36,13 +36,13 @@
 #include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
+#include "cli/top/top_view.h"
 #include "gpu/nvml.h"
 #include "run/guard_record.h"
 #include "store/journal.h"
 #include "top/collector.h"
 #include "top/terminal.h"
 #include "top/top_json.h"
-#include "top/top_view.h"
 
 namespace headroom {
 namespace {
