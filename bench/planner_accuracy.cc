@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
     if (std::getenv("PLANNER_ACCURACY_TERMS")) {
       for (const auto& t : f.terms) {
         std::fprintf(stderr, "%s %-20s %10.3f GB  %s\n", r.id.c_str(), t.key.c_str(),
-                     static_cast<double>(t.bytes) / 1e9, t.formula.c_str());
+                     static_cast<double>(t.bytes) / 1e9, EnglishText(t.formula).c_str());
       }
     }
     if (Has(kind, "reserved")) {

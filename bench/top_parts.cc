@@ -16,6 +16,7 @@
 
 #include <filesystem>
 
+#include "cli/top/top_view.h"
 #include "run/guard_record.h"
 #include "store/journal.h"
 #include "sys/holder_caps.h"
@@ -23,7 +24,6 @@
 #include "sys/processes.h"
 #include "top/collector.h"
 #include "top/running_guards.h"
-#include "top/top_view.h"
 #include "top_testing.h"
 
 namespace headroom {

@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/message_text.h"
 #include "doctor/bandwidth.h"
 #include "gpu/cuda_driver.h"
 #include "sys/meminfo.h"
@@ -120,8 +121,10 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
       if (host) {
         out["host"] = CopyJson(*host);
         if (!json) {
-          std::fprintf(env.out, "%s\n",
-                       TrFormat("host copy, {}: {}", host->what, DescribeCopy(*host)).c_str());
+          std::fprintf(
+              env.out, "%s\n",
+              TrFormat("host copy, {}: {}", host->what, TranslatedText(DescribeCopy(*host)))
+                  .c_str());
         }
       } else {
         failed = true;
@@ -154,8 +157,9 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
               gb10 ? nlohmann::ordered_json(Gb10Line(*m)) : nlohmann::ordered_json(nullptr);
           out["device"].push_back(j);
           if (!json) {
-            std::fprintf(env.out, "%s\n",
-                         TrFormat("device copy, {}: {}", m->what, DescribeCopy(*m)).c_str());
+            std::fprintf(
+                env.out, "%s\n",
+                TrFormat("device copy, {}: {}", m->what, TranslatedText(DescribeCopy(*m))).c_str());
             if (gb10) std::fprintf(env.out, "  %s\n", Gb10Line(*m).c_str());
           }
         }

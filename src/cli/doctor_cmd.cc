@@ -22,6 +22,7 @@
 #include "base/display_width.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "doctor/checks.h"
 #include "doctor/gather.h"
@@ -87,9 +88,8 @@ std::vector<std::string> WorkloadWords(const std::string& text) {
   return out;
 }
 
-// The workload planned once: env-report.json takes the verdict's identifier, the English
-// advice and a plan line made in English; the screen takes the same line and advice in the
-// user's language (WorkloadFacts::shown_*).
+// The workload planned once: env-report.json takes the verdict's identifier and the plan
+// line and advice in English, the screen the same message values translated.
 WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
                            const CliEnv& env) {
   const PlanInputs in = ResolvePlanWords(WorkloadWords(text), "--workload", root_dir, env);
@@ -99,29 +99,19 @@ WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
   w.peak_bytes = plan.footprint.peak_bytes();
   w.budget_bytes = plan.budget.budget_bytes;
   w.verdict = std::string(Name(plan.verdict));
-  const auto plan_line = [&] {
-    // TRANSLATORS: doctor's workload line: model, method, batch, seq, the plan's peak, the
-    // budget and where it came from (/proc/meminfo or --budget), then the verdict.
-    return TrFormat("{0} {1}, batch {2}, seq {3}: peak {4} against a budget of {5} ({6}): {7}",
-                    in.spec.name, Name(in.workload.method), in.workload.batch, in.workload.seq,
-                    FormatGiB(w.peak_bytes), FormatGiB(w.budget_bytes), plan.budget.source,
-                    VerdictLabel(plan.verdict));
-  };
-  w.shown_plan_line = plan_line();
-  {
-    const UntranslatedScope english;
-    w.plan_line = plan_line();
-  }
-  for (const auto& a : plan.advice) {
-    w.advice.push_back(a.text);
-    w.shown_advice.push_back(a.shown_text);
-  }
+  // TRANSLATORS: doctor's workload line: model, method, batch, seq, the plan's peak, the
+  // budget and where it came from (/proc/meminfo or --budget), then the verdict.
+  w.plan_line =
+      Msg("{0} {1}, batch {2}, seq {3}: peak {4} against a budget of {5} ({6}): {7}", in.spec.name,
+          Name(in.workload.method), in.workload.batch, in.workload.seq, GiB(w.peak_bytes),
+          GiB(w.budget_bytes), plan.budget.source, VerdictWord(plan.verdict));
+  for (const auto& a : plan.advice) w.advice.push_back(a.text);
   return w;
 }
 
 void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckResult>& checks,
                DoctorVerdict verdict, bool verbose) {
-  std::fprintf(env.out, "%s\n", TrFormat("platform: {}", PlatformLine(f)).c_str());
+  std::fprintf(env.out, "%s\n", TrFormat("platform: {}", TranslatedText(PlatformLine(f))).c_str());
   if (f.kernel_driver)
     std::fprintf(env.out, "%s\n", TrFormat("kernel module: {}", *f.kernel_driver).c_str());
   std::fputc('\n', env.out);
@@ -129,12 +119,13 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
   for (const auto& c : checks) {
     // Padded by display width: a translated verdict is two CJK characters, four columns.
     std::fprintf(env.out, "%s %s %s: %s\n", PadToWidth(c.id, 4).c_str(),
-                 PadToWidth(CheckVerdictLabel(c.verdict), 4).c_str(), c.title.c_str(),
-                 c.summary.c_str());
+                 PadToWidth(CheckVerdictLabel(c.verdict), 4).c_str(),
+                 TranslatedText(c.title).c_str(), TranslatedText(c.summary).c_str());
     const bool show = verbose || c.verdict == CheckVerdict::kFail ||
                       c.verdict == CheckVerdict::kWarn || c.verdict == CheckVerdict::kSkip;
     if (show) {
-      for (const auto& d : c.details) std::fprintf(env.out, "          %s\n", d.c_str());
+      for (const auto& d : c.details)
+        std::fprintf(env.out, "          %s\n", TranslatedText(d).c_str());
     }
     fails += c.verdict == CheckVerdict::kFail;
     warns += c.verdict == CheckVerdict::kWarn;
@@ -142,7 +133,7 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
   }
   if (f.workload) {
     std::fprintf(env.out, "\n%s\n  %s\n", TrFormat("workload: {}", f.workload->description).c_str(),
-                 f.workload->shown_plan_line.c_str());
+                 TranslatedText(f.workload->plan_line).c_str());
     const double h = (static_cast<double>(f.workload->budget_bytes) -
                       static_cast<double>(f.workload->peak_bytes)) /
                      1e9;
@@ -150,8 +141,8 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
     std::fprintf(
         env.out, "  %s\n",
         TrFormat("headroom: {:.2f} GB (GB = 1e9 bytes; budget minus the plan's peak)", h).c_str());
-    for (const auto& a : f.workload->shown_advice) {
-      std::fprintf(env.out, "  %s\n", TrFormat("advice: {}", a).c_str());
+    for (const auto& a : f.workload->advice) {
+      std::fprintf(env.out, "  %s\n", TrFormat("advice: {}", TranslatedText(a)).c_str());
     }
   }
   // TRANSLATORS: doctor's last line: the overall verdict, then how many checks failed,
@@ -252,9 +243,8 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     o.self = ::getpid();
     o.platform = env.config.settings.platform_override();
     // env-report.json and --json are data, English by construction: the facts are gathered
-    // in English (GatherFacts), ReportJson makes the checks' words again in English, and the
-    // workload keeps English fields beside its shown_* ones (with --json main never loads the
-    // messages at all). The text on screen takes the same checks in the user's language.
+    // in English (GatherFacts), and the checks run once; their words are message values that
+    // ReportJson renders in English and the screen translates.
     std::optional<WorkloadFacts> planned;
     if (!workload.empty()) planned = PlanWorkload(workload, root.root().string(), env);
     if (o.measure_bandwidth && isatty(fileno(env.err))) {

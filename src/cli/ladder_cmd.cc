@@ -23,10 +23,10 @@
 
 #include "base/bytes.h"
 #include "base/i18n.h"
-#include "base/messages.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
 #include "cli/ladder_view.h"
+#include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "ladder/flush.h"
 #include "ladder/ladder.h"
@@ -66,9 +66,10 @@ LadderPlanInput PlanFromArgs(const std::string& plan_args, const SysRoot& root, 
   return {in.spec, in.workload, in.budget.budget_bytes, in.options};
 }
 
-// What `step` proposes, computed now: `lines` and the evidence in English (the journal's),
-// `shown_lines` in the user's language. What is read here for the advice (meminfo, plan's
-// flags and budget) is read in English: a failure's text becomes journal evidence.
+// What `step` proposes, computed now, once: its lines are message values (the journal stores
+// them, the terminal translates them), its evidence data. What is read here for the advice
+// (meminfo, plan's flags and budget) is read in English: a failure's text becomes journal
+// evidence (errors are still finished text, po/README.md).
 StepAdvice AdviseStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env) {
   if (step == 1) {
     auto info = [&] {
@@ -77,10 +78,7 @@ StepAdvice AdviseStep(int step, const LadderRow& ladder, const SysRoot& root, co
     }();
     if (info) return FlushAdvice(*info);
     StepAdvice advice;
-    const TextPair line =
-        TrPair(N_("{}; the flush command: {}"), info.error().message, kFlushCommand);
-    advice.lines.push_back(line.english);
-    advice.shown_lines.push_back(line.shown);
+    advice.lines.push_back(Msg("{}; the flush command: {}", info.error().message, kFlushCommand));
     advice.evidence["error"] = info.error().message;
     return advice;
   }
@@ -102,26 +100,19 @@ StepAdvice AdviseStep(int step, const LadderRow& ladder, const SysRoot& root, co
   return advice;
 }
 
-// Advice lines as one line of text.
-std::string JoinLines(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const auto& line : lines) text += (text.empty() ? "" : "; ") + line;
-  return text;
-}
-
-// The "entered" entry of `step`: the journal's record (ladder --json shows it), in English;
-// `shown` gets the same advice in the user's language.
-LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env,
-                      std::string* shown) {
+// The "entered" entry of `step`: the journal's record (ladder --json shows its English), its
+// text the advice lines joined into one message; the caller prints it translated.
+LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env) {
   StepAdvice advice = AdviseStep(step, ladder, root, env);
   if (const auto symptom = ParseLadderSymptom(ladder.symptom)) {
-    if (auto note = SymptomNote(*symptom, step); !note.empty())
-      advice.evidence["symptom_note"] = note;
+    if (const Message note = SymptomNote(*symptom, step); !note.empty())
+      advice.evidence["symptom_note"] = EnglishText(note);
   }
-  advice.evidence["lines"] = advice.lines;
-  if (shown) *shown = JoinLines(advice.shown_lines);
+  advice.evidence["lines"] = nlohmann::json::array();
+  for (const auto& line : advice.lines) advice.evidence["lines"].push_back(EnglishText(line));
   return LadderEntry{
-      step, "entered", JoinLines(advice.lines), std::nullopt, "", advice.evidence.dump(), ""};
+      step, "entered", JoinMessages(advice.lines, "; "), std::nullopt, "", advice.evidence.dump(),
+      ""};
 }
 
 Journal OpenJournal(const CliEnv& env, const LadderFlags& fl, bool read_only) {
@@ -158,8 +149,7 @@ int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   row.plan_args = fl.plan_args;
   Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
-  std::string shown;
-  const LadderEntry entry = EnterStep(kLadderFirstStep, row, root, env, &shown);
+  const LadderEntry entry = EnterStep(kLadderFirstStep, row, root, env);
   auto id = ladders.Start(row, {entry}, std::chrono::system_clock::now());
   if (!id) throw Refusal{id.error().message};
   // TRANSLATORS: {2} is the symptom as given to --symptom (load or step); {3} the step's title.
@@ -167,7 +157,7 @@ int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
                TrFormat("ladder {0} for job '{1}' (OOM at {2}): step 1 of 4: {3}", *id, row.job,
                         row.symptom, TrText(LadderStepTitle(1)))
                    .c_str());
-  std::fprintf(env.out, "  %s\n", shown.c_str());
+  std::fprintf(env.out, "  %s\n", TranslatedText(entry.text).c_str());
   return kExitOk;
 }
 
@@ -179,13 +169,14 @@ int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
   auto next = AfterResult(ladder.state, *result);
   if (!next) throw Refusal{next.error().message};
-  std::vector<LadderEntry> entries{{ladder.state.step, "result",
-                                    fmt::format("step {} ({}): {}", ladder.state.step,
-                                                LadderStepName(ladder.state.step), Name(*result)),
-                                    std::string(Name(*result)), fl.note, "{}", ""}};
-  std::string shown;
+  // TRANSLATORS: a ladder entry: the step's number and name (flush-page-cache, ...), then the
+  // result as recorded (ok or oom), both kept as they are.
+  std::vector<LadderEntry> entries{
+      {ladder.state.step, "result",
+       Msg("step {} ({}): {}", ladder.state.step, LadderStepName(ladder.state.step), Name(*result)),
+       std::string(Name(*result)), fl.note, "{}", ""}};
   if (next->status == LadderStatus::kOpen)
-    entries.push_back(EnterStep(next->step, ladder, root, env, &shown));
+    entries.push_back(EnterStep(next->step, ladder, root, env));
   Must(ladders.Advance(ladder.id, ladder.state, *next, entries, std::chrono::system_clock::now()));
   if (next->status == LadderStatus::kSolved) {
     // TRANSLATORS: {3} is the step's name (flush-page-cache, packing-then-batch, ...), kept as it
@@ -204,7 +195,7 @@ int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
                  TrFormat("ladder {0} for job '{1}': step {2} of 4: {3}", ladder.id, fl.job,
                           next->step, TrText(LadderStepTitle(next->step)))
                      .c_str(),
-                 shown.c_str());
+                 TranslatedText(entries.back().text).c_str());
   }
   return kExitOk;
 }
@@ -215,20 +206,19 @@ int Next(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
   auto next = AfterSkip(ladder.state, fl.force);
   if (!next) throw Refusal{next.error().message};
-  std::string shown;
-  std::vector<LadderEntry> entries{
-      {ladder.state.step, "skipped",
-       fmt::format("step {} ({}) skipped with --force, without a result", ladder.state.step,
-                   LadderStepName(ladder.state.step)),
-       std::nullopt, fl.note, "{}", ""},
-      EnterStep(next->step, ladder, root, env, &shown)};
+  // TRANSLATORS: a ladder entry: the step's number and name (flush-page-cache, ...).
+  std::vector<LadderEntry> entries{{ladder.state.step, "skipped",
+                                    Msg("step {} ({}) skipped with --force, without a result",
+                                        ladder.state.step, LadderStepName(ladder.state.step)),
+                                    std::nullopt, fl.note, "{}", ""},
+                                   EnterStep(next->step, ladder, root, env)};
   Must(ladders.Advance(ladder.id, ladder.state, *next, entries, std::chrono::system_clock::now()));
   std::fprintf(env.out, "%s\n  %s\n",
                TrFormat("ladder {0} for job '{1}': step {2} skipped (recorded); step {3} of 4: {4}",
                         ladder.id, fl.job, ladder.state.step, next->step,
                         TrText(LadderStepTitle(next->step)))
                    .c_str(),
-               shown.c_str());
+               TranslatedText(entries.back().text).c_str());
   return kExitOk;
 }
 
@@ -282,20 +272,21 @@ int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
       {"mem_available_before_bytes", b ? nlohmann::json(*b) : nlohmann::json(nullptr)},
       {"mem_available_after_bytes", a ? nlohmann::json(*a) : nlohmann::json(nullptr)},
       {"drop_caches", root.Path(kDropCachesPath).string()}};
-  // Recorded in English (the journal's entry); shown in the user's language.
-  const TextPair flushed =
-      TrPair(N_("flushed the page cache: MemAvailable {} before, {} after"),
-             b ? FormatGB(*b) : std::string("?"), a ? FormatGB(*a) : std::string("?"));
+  // One message: the journal's entry, and the screen's line translated.
+  auto gb = [](const std::optional<uint64_t>& v) {
+    return v ? MessageArg(GB(*v)) : MessageArg(std::string("?"));
+  };
+  const Message flushed =
+      Msg("flushed the page cache: MemAvailable {} before, {} after", gb(b), gb(a));
   // The state does not move: the result comes from the next run (`ladder record`).
-  Must(
-      ladders.Advance(ladder.id, ladder.state, ladder.state,
-                      {{1, "applied", flushed.english, std::nullopt, fl.note, evidence.dump(), ""}},
-                      std::chrono::system_clock::now()));
+  Must(ladders.Advance(ladder.id, ladder.state, ladder.state,
+                       {{1, "applied", flushed, std::nullopt, fl.note, evidence.dump(), ""}},
+                       std::chrono::system_clock::now()));
   // TRANSLATORS: {2} is "flushed the page cache: ..."; keep the command as it is.
   std::fprintf(env.out, "%s\n",
                TrFormat("ladder {0} for job '{1}': {2}; rerun the job, then: headroom ladder "
                         "record {1} --result ok|oom",
-                        ladder.id, fl.job, flushed.shown)
+                        ladder.id, fl.job, TranslatedText(flushed))
                    .c_str());
   return kExitOk;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/i18n.h"
+#include "cli/message_text.h"
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
 #include "ladder/ladder_journal.h"
@@ -24,7 +25,8 @@ nlohmann::json ParseObject(const std::string& text) {
 }
 
 // An entry's kind as people read it; the journal's word (entered, result, skipped, applied)
-// is what --json shows. The entries' texts are shown as recorded: English.
+// is what --json shows. The entries' texts are recorded message values, shown in the
+// reader's language (rows written before schema version 4 as the English they hold).
 std::string EntryKindWord(const std::string& kind) {
   // TRANSLATORS: kinds of entries in a ladder's history: a step was entered, its result was
   // recorded, it was skipped, its change (the flush) was applied.
@@ -89,7 +91,7 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
       j["entries"].push_back(
           {{"step", e.step},
            {"kind", e.kind},
-           {"text", e.text},
+           {"text", EnglishText(e.text)},
            {"result", e.result ? nlohmann::json(*e.result) : nlohmann::json(nullptr)},
            {"note", e.note},
            {"evidence", ParseObject(e.evidence_json)},
@@ -97,12 +99,13 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
       if (e.kind == "entered" && e.step == l.state.step) current = &e;
       if (!json) {
         // TRANSLATORS: one entry of a ladder's history: when, the step, the entry's kind, its
-        // recorded text (English) and the user's --note.
+        // recorded text and the user's --note.
+        const std::string text = TranslatedText(e.text);
         std::fprintf(env.out, "  %s\n",
                      (e.note.empty() ? TrFormat("{0} step {1} {2}: {3}", e.at, e.step,
-                                                EntryKindWord(e.kind), e.text)
+                                                EntryKindWord(e.kind), text)
                                      : TrFormat("{0} step {1} {2}: {3} (note: {4})", e.at, e.step,
-                                                EntryKindWord(e.kind), e.text, e.note))
+                                                EntryKindWord(e.kind), text, e.note))
                          .c_str());
       }
     }
@@ -111,16 +114,16 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
         const StepAdvice now = FlushAdvice(*info);
         j["live"] = now.evidence;
         if (!json)
-          std::fprintf(env.out, "  %s\n", TrFormat("now: {}", now.shown_lines.front()).c_str());
+          std::fprintf(env.out, "  %s\n",
+                       TrFormat("now: {}", TranslatedText(now.lines.front())).c_str());
       }
     }
-    // The symptom's note for the current step, made again in the user's language (the
-    // journal's evidence holds it in English).
+    // The symptom's note for the current step (the journal's evidence holds its English).
     if (current && !json) {
       const auto symptom = ParseLadderSymptom(l.symptom);
-      if (const std::string note = symptom ? ShownSymptomNote(*symptom, l.state.step) : "";
+      if (const Message note = symptom ? SymptomNote(*symptom, l.state.step) : Message();
           !note.empty()) {
-        std::fprintf(env.out, "  %s\n", TrFormat("note: {}", note).c_str());
+        std::fprintf(env.out, "  %s\n", TrFormat("note: {}", TranslatedText(note)).c_str());
       }
     }
     if (!json) {

@@ -19,6 +19,7 @@
 #include "base/table.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
+#include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
@@ -67,7 +68,8 @@ void PrintPlan(const CliEnv& env, const PlanResult& p) {
   t.AddRule();
   for (const auto& term : f.terms) {
     if (term.key == "load_transient") continue;
-    t.AddRow({term.label, Gb(term.bytes), Gib(term.bytes), term.formula});
+    t.AddRow({TranslatedText(term.label), Gb(term.bytes), Gib(term.bytes),
+              TranslatedText(term.formula)});
   }
   t.AddRule();
   t.AddRow({Tr("tensor peak"), Gb(f.tensor_peak_bytes), Gib(f.tensor_peak_bytes),
@@ -82,7 +84,8 @@ void PrintPlan(const CliEnv& env, const PlanResult& p) {
   }
   t.AddRow({Tr("load peak"), Gb(f.load_peak_bytes), Gib(f.load_peak_bytes),
             // TRANSLATORS: {} is the load transient's formula, from the plan's terms.
-            TrFormat("weights + {} + context + host", load ? load->formula : std::string())});
+            TrFormat("weights + {} + context + host",
+                     load ? TranslatedText(load->formula) : std::string())});
   std::fputs(t.Render().c_str(), env.out);
 
   const Budget& b = p.budget;
@@ -114,10 +117,10 @@ void PrintPlan(const CliEnv& env, const PlanResult& p) {
   std::fprintf(env.out, "\n%s\n",
                (f.load_peak_bytes > f.steady_peak_bytes
                     ? TrFormat("verdict: {0}: peak {1} (the load peak) is {2} of the {3} budget",
-                               VerdictLabel(p.verdict), FormatBoth(peak), share_text,
+                               TranslatedText(VerdictWord(p.verdict)), FormatBoth(peak), share_text,
                                FormatGB(b.budget_bytes))
                     : TrFormat("verdict: {0}: peak {1} (the steady peak) is {2} of the {3} budget",
-                               VerdictLabel(p.verdict), FormatBoth(peak), share_text,
+                               TranslatedText(VerdictWord(p.verdict)), FormatBoth(peak), share_text,
                                FormatGB(b.budget_bytes)))
                    .c_str());
   if (p.anchor.anchor) {
@@ -129,7 +132,7 @@ void PrintPlan(const CliEnv& env, const PlanResult& p) {
           env.out, "%s\n",
           TrFormat("anchor: \"{0}\" ({1}, {2}, seq {3}): this planner estimates that setup at {4}, "
                    "{5:.2f}x the reported figure; this plan is {6:.2f}x it",
-                   ShownStatement(a), a.model, Name(a.method), a.seq,
+                   TrText(a.statement), a.model, Name(a.method), a.seq,
                    FormatGB(p.anchor.anchor_estimate_bytes), p.anchor.ratio, p.anchor.plan_ratio)
               .c_str());
     } else {
@@ -137,7 +140,7 @@ void PrintPlan(const CliEnv& env, const PlanResult& p) {
           env.out, "%s\n",
           TrFormat("anchor: \"{0}\" ({1}, {2}, seq {3}): this planner estimates that setup at {4}; "
                    "this plan is {5:.2f}x that estimate",
-                   ShownStatement(a), a.model, Name(a.method), a.seq,
+                   TrText(a.statement), a.model, Name(a.method), a.seq,
                    FormatGB(p.anchor.anchor_estimate_bytes), p.anchor.plan_ratio)
               .c_str());
     }
@@ -145,11 +148,13 @@ void PrintPlan(const CliEnv& env, const PlanResult& p) {
   if (!p.advice.empty()) {
     std::fprintf(env.out, "%s\n", Tr("advice, in the OOM ladder's order:"));
     int i = 1;
-    for (const auto& a : p.advice) std::fprintf(env.out, "  %d. %s\n", i++, a.shown_text.c_str());
+    for (const auto& a : p.advice)
+      std::fprintf(env.out, "  %d. %s\n", i++, TranslatedText(a.text).c_str());
   }
   for (const auto& n : p.model_notes)
     std::fprintf(env.out, "%s\n", TrFormat("note: {}", n).c_str());
-  for (const auto& n : f.notes) std::fprintf(env.out, "%s\n", TrFormat("note: {}", n).c_str());
+  for (const auto& n : f.notes)
+    std::fprintf(env.out, "%s\n", TrFormat("note: {}", TranslatedText(n)).c_str());
   // The disclaimer is also the JSON's "disclaimer" (English); marked where it is defined.
   std::fprintf(env.out, "%s\n", Tr(kPlanDisclaimer));
 }

@@ -21,6 +21,7 @@
 #include "base/table.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
+#include "cli/message_text.h"
 #include "gpu/nvml.h"
 #include "run/pool_advice.h"
 #include "sys/holder_caps.h"
@@ -108,7 +109,7 @@ nlohmann::ordered_json HolderJson(const PoolHolder& h, const HolderCap& cap,
     j["advice"] = {{"action", std::string(HolderActionName(advice->action))},
                    {"held_bytes", advice->held_bytes},
                    {"size_bytes", or_null(advice->size_bytes)},
-                   {"arithmetic", advice->arithmetic},
+                   {"arithmetic", EnglishText(advice->arithmetic)},
                    {"stop_command",
                     advice->stop_command.empty() ? Json(nullptr) : Json(advice->stop_command)}};
   }
@@ -177,7 +178,8 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders,
                  TrFormat("beside a job that needs {}:", FormatGiB(advice->need_bytes)).c_str());
     for (const auto& a : advice->holders) {
       if (a.action == HolderAction::kPartOf) continue;
-      std::fprintf(env.out, "  %s\n", TrFormat("pid {}: {}", a.pid, a.arithmetic).c_str());
+      std::fprintf(env.out, "  %s\n",
+                   TrFormat("pid {}: {}", a.pid, TranslatedText(a.arithmetic)).c_str());
       if (a.action == HolderAction::kStop) {
         std::fprintf(env.out, "    %s\n",
                      TrFormat("to stop it (not done by headroom): {}",
@@ -186,7 +188,7 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders,
                          .c_str());
       }
     }
-    std::fprintf(env.out, "%s\n", advice->summary.c_str());
+    std::fprintf(env.out, "%s\n", TranslatedText(advice->summary).c_str());
   }
   if (!gpu.note.empty()) {
     std::fprintf(
@@ -268,7 +270,7 @@ int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args) {
                        {"budget_bytes", advice->budget_bytes},
                        {"kept_bytes", advice->kept_bytes},
                        {"fits", advice->fits},
-                       {"summary", advice->summary}};
+                       {"summary", EnglishText(advice->summary)}};
       } else {
         out["need"] = nullptr;
       }

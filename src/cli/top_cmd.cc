@@ -1,5 +1,5 @@
 // `headroom top`: flags -> TopCollector (Sampler + pool-holder survey + running guards from
-// the journal + events, src/top/collector.h) -> LayoutTop (a pure Frame, top/top_view.h) ->
+// the journal + events, src/top/collector.h) -> LayoutTop (a pure Frame, cli/top/top_view.h) ->
 // the terminal through ncurses (top/terminal.h), or, with --once / --iterations N, plain
 // text (or --json) on stdout without curses at all.
 //
@@ -36,13 +36,13 @@
 #include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
+#include "cli/top/top_view.h"
 #include "gpu/nvml.h"
 #include "run/guard_record.h"
 #include "store/journal.h"
 #include "top/collector.h"
 #include "top/terminal.h"
 #include "top/top_json.h"
-#include "top/top_view.h"
 
 namespace headroom {
 namespace {

@@ -122,11 +122,11 @@ Gb10Band CompareWithGb10(double gbps) {
   return Gb10Band::kAbove;
 }
 
-std::string DescribeCopy(const CopyMeasurement& m) {
-  return TrPlural("{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeat of {:.2f} GB)",
-                  "{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeats of {:.2f} GB)",
-                  m.seconds.size(), m.median_gbps, m.best_gbps, m.worst_gbps, m.seconds.size(),
-                  static_cast<double>(m.bytes) / 1e9);
+Message DescribeCopy(const CopyMeasurement& m) {
+  return MsgPlural("{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeat of {:.2f} GB)",
+                   "{:.1f} GB/s median (fastest {:.1f}, slowest {:.1f}; {} repeats of {:.2f} GB)",
+                   m.seconds.size(), m.median_gbps, m.best_gbps, m.worst_gbps, m.seconds.size(),
+                   static_cast<double>(m.bytes) / 1e9);
 }
 
 }  // namespace headroom

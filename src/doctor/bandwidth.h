@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
 #include "base/result.h"
 #include "gpu/cuda_driver.h"
 
@@ -62,6 +63,6 @@ enum class Gb10Band { kBelow, kWithin, kAbove };
 Gb10Band CompareWithGb10(double gbps);
 
 // "185.2 GB/s median (fastest 186.0, slowest 184.1; 10 repeats of 1.07 GB)".
-std::string DescribeCopy(const CopyMeasurement& m);
+Message DescribeCopy(const CopyMeasurement& m);
 
 }  // namespace headroom

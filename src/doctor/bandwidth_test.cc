@@ -71,11 +71,12 @@ TEST(Bandwidth, DescribeCopy) {
   m.median_gbps = 185.2;
   m.best_gbps = 186.0;
   m.worst_gbps = 184.1;
-  EXPECT_EQ(DescribeCopy(m),
+  EXPECT_EQ(EnglishText(DescribeCopy(m)),
             "185.2 GB/s median (fastest 186.0, slowest 184.1; 10 repeats of 1.07 GB)");
 
   m.seconds.assign(1, 0.0116);
-  EXPECT_NE(DescribeCopy(m).find("; 1 repeat of 1.07 GB)"), std::string::npos) << DescribeCopy(m);
+  EXPECT_NE(EnglishText(DescribeCopy(m)).find("; 1 repeat of 1.07 GB)"), std::string::npos)
+      << EnglishText(DescribeCopy(m));
 }
 
 TEST(Bandwidth, MeasureHostCopySmall) {

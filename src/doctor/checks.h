@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/message.h"
 #include "doctor/bandwidth.h"
 #include "doctor/parallel_config.h"
 #include "gpu/gpu.h"
@@ -35,14 +36,14 @@ enum class CheckVerdict { kPass, kWarn, kFail, kSkip, kInfo };
 std::string_view CheckVerdictName(CheckVerdict v);   // "pass", "warn", "fail", "skip", "info"
 std::string_view CheckVerdictLabel(CheckVerdict v);  // the same, in the user's language
 
-// The words are for people, in the user's language (base/i18n.h); ReportJson makes them
-// again in English for env-report.json.
+// The words are message values (base/message.h): ReportJson renders them in English for
+// env-report.json, the terminal translates them. Made once; nothing runs the checks again.
 struct CheckResult {
-  std::string id;     // "G1"
-  std::string title;  // "CUDA ABI"
+  std::string id;  // "G1"
+  Message title;   // "CUDA ABI"
   CheckVerdict verdict = CheckVerdict::kInfo;
-  std::string summary;  // one short line: "torch CUDA 12.8 vs driver CUDA 13.0: major mismatch"
-  std::vector<std::string> details;  // further lines: evidence and what to do
+  Message summary;               // one line: "torch CUDA 12.8 vs driver CUDA 13.0: major mismatch"
+  std::vector<Message> details;  // further lines: evidence and what to do
 };
 
 // The distributions G9 lists and G2 looks for, in display order.
@@ -57,17 +58,14 @@ struct ConfigFacts {
 
 struct WorkloadFacts {
   std::string description;  // as given: "qlora llama-3.1-70b seq 8192"
-  std::string plan_line;    // "llama-3.1-70b qlora, batch 1, seq 8192: peak 45.10 GiB"
+  // "llama-3.1-70b qlora, batch 1, seq 8192: peak 45.10 GiB ...": English in env-report.json,
+  // translated on the terminal.
+  Message plan_line;
   uint64_t peak_bytes = 0;
   uint64_t budget_bytes = 0;
   std::string verdict;  // plan's Name(Verdict): "fits", "tight", "does not fit" (compared, never
                         // translated)
-  std::vector<std::string>
-      advice;  // plan's advice lines (Advice::text, English) when it does not fit or is tight
-  // For the terminal only (env-report.json takes the fields above): the plan line and the
-  // advice in the user's language (Advice::shown_text).
-  std::string shown_plan_line;
-  std::vector<std::string> shown_advice;
+  std::vector<Message> advice;  // plan's advice (Advice::text) when it does not fit or is tight
 };
 
 struct BandwidthFacts {
@@ -147,11 +145,11 @@ int ExitStatusFor(DoctorVerdict v);
 
 // The platform identity line: "aarch64; NVIDIA GB10 (compute capability 12.1); driver
 // 580.95.05, CUDA 13.0; GB10: yes".
-std::string PlatformLine(const DoctorFacts& f);
+Message PlatformLine(const DoctorFacts& f);
 
 // env-report.json (docs/doctor.md): schema_version, platform, checks {"G1": "pass",
 // "G3": "warn: ..."}, check_details, headroom_gb, verdict. Always English: the checks'
-// words are made again from `f` inside an UntranslatedScope (`checks` gives the ids).
+// message values rendered by EnglishText.
 nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckResult>& checks,
                                   DoctorVerdict verdict);
 

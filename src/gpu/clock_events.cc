@@ -19,24 +19,34 @@ std::vector<std::string> DecodeClockEventReasons(uint64_t mask) {
   return names;
 }
 
+namespace {
+// TRANSLATORS: NVML clock-event ("throttle") reasons as nvidia-smi names them. Keep the
+// name and add a short explanation, e.g. "sw_power_cap（軟體功耗上限）".
+constexpr const char* kLabels[] = {
+    N_("gpu_idle"),
+    N_("applications_clocks_setting"),
+    N_("sw_power_cap"),
+    N_("hw_slowdown"),
+    N_("sync_boost"),
+    N_("sw_thermal_slowdown"),
+    N_("hw_thermal_slowdown"),
+    N_("hw_power_brake_slowdown"),
+    N_("display_clock_setting"),
+};
+}  // namespace
+
 std::string ClockEventReasonLabel(std::string_view name) {
-  // TRANSLATORS: NVML clock-event ("throttle") reasons as nvidia-smi names them. Keep the
-  // name and add a short explanation, e.g. "sw_power_cap（軟體功耗上限）".
-  static constexpr const char* kLabels[] = {
-      N_("gpu_idle"),
-      N_("applications_clocks_setting"),
-      N_("sw_power_cap"),
-      N_("hw_slowdown"),
-      N_("sync_boost"),
-      N_("sw_thermal_slowdown"),
-      N_("hw_thermal_slowdown"),
-      N_("hw_power_brake_slowdown"),
-      N_("display_clock_setting"),
-  };
   for (const char* label : kLabels) {
     if (name == label) return Tr(label);
   }
   return std::string(name);
+}
+
+Message ClockEventReasonWord(std::string_view name) {
+  for (const char* label : kLabels) {
+    if (name == label) return MsgFrom(label);
+  }
+  return Message::Literal(std::string(name));
 }
 
 bool IsClockSlowdown(uint64_t mask) {

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/message.h"
+
 namespace headroom {
 
 struct ClockEventReason {
@@ -46,6 +48,8 @@ std::vector<std::string> DecodeClockEventReasons(uint64_t mask);
 // does not know (unknown_0x...) come back as they are. For the terminal only: CSV columns,
 // events, JSON and metric labels keep the names.
 std::string ClockEventReasonLabel(std::string_view name);
+// The same as a message value (a known reason is a marked message, another its name as text).
+Message ClockEventReasonWord(std::string_view name);
 
 // Whether any bit that means "clocks held below demand" is set: sw_power_cap, hw_slowdown,
 // sync_boost, sw/hw thermal, hw power brake. Idle and settings bits do not count.

@@ -106,28 +106,23 @@ Result<LadderState> AfterSkip(const LadderState& state, bool force) {
   return LadderState{state.step + 1, LadderStatus::kOpen};
 }
 
-std::string ShownSymptomNote(LadderSymptom symptom, int step) {
-  if (symptom != LadderSymptom::kLoad) return "";
+Message SymptomNote(LadderSymptom symptom, int step) {
+  if (symptom != LadderSymptom::kLoad) return {};
   switch (step) {
     case 1:
-      return Tr(
+      return Msg(
           "an OOM while loading meets the page cache at its fullest (the checkpoint was just "
           "read), so a flush matters most here");
     case 2:
-      return Tr(
+      return Msg(
           "packing and batch do not change the load peak (weights plus the load transient); "
           "this step matters less for an OOM while loading, but the order is kept");
     case 3:
-      return Tr(
+      return Msg(
           "QLoRA quantizes while loading: its transient buffers can OOM where bf16 LoRA loads");
     default:
-      return "";
+      return {};
   }
-}
-
-std::string SymptomNote(LadderSymptom symptom, int step) {
-  const UntranslatedScope english;
-  return ShownSymptomNote(symptom, step);
 }
 
 }  // namespace headroom

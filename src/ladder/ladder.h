@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/message.h"
 #include "base/result.h"
 
 namespace headroom {
@@ -53,10 +54,8 @@ Result<LadderState> AfterSkip(const LadderState& state, bool force);
 
 // What the symptom says about a step, or "" when nothing: an OOM while loading is a peak
 // that packing and batch never reach, so step 2 matters less for it (the order is kept:
-// a run that loads can still OOM at its first step). English: the journal stores it as
-// evidence.
-std::string SymptomNote(LadderSymptom symptom, int step);
-// The same note in the user's language, for the terminal.
-std::string ShownSymptomNote(LadderSymptom symptom, int step);
+// a run that loads can still OOM at its first step). A message value: the journal's
+// evidence stores its English text, the terminal shows it translated.
+Message SymptomNote(LadderSymptom symptom, int step);
 
 }  // namespace headroom

@@ -3,16 +3,12 @@
 // entries of one step and adds what the ladder knows beyond the plan (the QLoRA transient,
 // the case where the plan said "fits" and the run still OOMed).
 //
-// Each public function makes its advice twice: inside an UntranslatedScope for `lines` and
-// the evidence (the journal), then again for `shown_lines` (the screen). The planner is a
-// pure function of its inputs and a plan takes microseconds, so the two agree and cost
-// nothing worth measuring.
+// Each function makes its advice once: the lines are message values (base/message.h), so
+// the journal stores them and the terminal translates them; the evidence is data.
 #include "ladder/ladder_advice.h"
 
 #include <fmt/format.h>
 
-#include "base/bytes.h"
-#include "base/i18n.h"
 #include "plan/verdict.h"
 
 namespace headroom {
@@ -37,18 +33,18 @@ nlohmann::json PlanJson(const LadderPlanInput& in, const Workload& w) {
           {"verdict", std::string(Name(Judge(peak, in.budget_bytes)))}};
 }
 
-std::string PlanLine(const LadderPlanInput& in, const Workload& w) {
+Message PlanLine(const LadderPlanInput& in, const Workload& w) {
   const uint64_t peak = PeakOf(in, w);
   // TRANSLATORS: {0} model, {1} method, {2} batch, {3} seq, {4} peak, {5} budget, {6} plan's
   // verdict.
-  return TrFormat("plan: {0} {1}, batch {2} x seq {3}: peak {4} of a {5} budget ({6})",
-                  in.spec.name, Name(w.method), w.batch, w.seq, FormatGB(peak),
-                  FormatGB(in.budget_bytes), VerdictLabel(Judge(peak, in.budget_bytes)));
+  return Msg("plan: {0} {1}, batch {2} x seq {3}: peak {4} of a {5} budget ({6})", in.spec.name,
+             Name(w.method), w.batch, w.seq, GB(peak), GB(in.budget_bytes),
+             VerdictWord(Judge(peak, in.budget_bytes)));
 }
 
 nlohmann::json AdviceJson(const Advice& a) {
   return {{"step", a.step},
-          {"text", a.text},
+          {"text", EnglishText(a.text)},
           {"value", a.value ? nlohmann::json(*a.value) : nlohmann::json(nullptr)},
           {"method", a.method},
           {"model", a.model},
@@ -62,35 +58,27 @@ void AddAdvice(const std::vector<Advice>& advice, std::initializer_list<std::str
     bool wanted = false;
     for (auto k : kinds) wanted = wanted || a.step == k;
     if (!wanted) continue;
-    out->lines.push_back(a.shown_text);  // English inside the UntranslatedScope
+    out->lines.push_back(a.text);
     out->evidence["advice"].push_back(AdviceJson(a));
   }
 }
 
-// `make()` in English (lines, evidence), then its lines in the user's language.
-template <typename F>
-StepAdvice InBothLanguages(F make) {
-  StepAdvice out;
-  {
-    const UntranslatedScope english;
-    out = make();
-  }
-  out.shown_lines = make().lines;
-  return out;
-}
+}  // namespace
 
-StepAdvice MakeFlushAdvice(const MemInfo& info) {
+StepAdvice FlushAdvice(const MemInfo& info) {
   StepAdvice out;
   const auto cached = info.cached_bytes();
   const auto buffers = info.buffers_bytes();
   const auto frees = info.reclaimable_page_cache_bytes();
   const auto available = info.available_bytes();
-  auto gb = [](const std::optional<uint64_t>& v) { return v ? FormatGB(*v) : std::string("?"); };
+  auto gb = [](const std::optional<uint64_t>& v) {
+    return v ? MessageArg(GB(*v)) : MessageArg(std::string("?"));
+  };
   out.lines.push_back(
-      TrFormat("Cached {}, Buffers {}: a flush would free up to {} (MemAvailable {} now)",
-               gb(cached), gb(buffers), gb(frees), gb(available)));
+      Msg("Cached {}, Buffers {}: a flush would free up to {} (MemAvailable {} now)", gb(cached),
+          gb(buffers), gb(frees), gb(available)));
   out.lines.push_back(
-      TrFormat("between runs, as root: {} (or: headroom ladder apply JOB)", kFlushCommand));
+      Msg("between runs, as root: {} (or: headroom ladder apply JOB)", kFlushCommand));
   out.evidence = {{"cached_bytes", OptionalBytes(cached)},
                   {"buffers_bytes", OptionalBytes(buffers)},
                   {"reclaimable_bytes", OptionalBytes(frees)},
@@ -99,9 +87,7 @@ StepAdvice MakeFlushAdvice(const MemInfo& info) {
   return out;
 }
 
-StepAdvice MakeUnplannedStepAdvice(int step);
-
-StepAdvice MakePlanStepAdvice(int step, const LadderPlanInput& in) {
+StepAdvice PlanStepAdvice(int step, const LadderPlanInput& in) {
   StepAdvice out;
   const Workload& w = in.workload;
   out.evidence["plan"] = PlanJson(in, w);
@@ -115,15 +101,15 @@ StepAdvice MakePlanStepAdvice(int step, const LadderPlanInput& in) {
       // the current value, so halve instead and measure.
       const int64_t half = std::max<int64_t>(1, w.seq / 2);
       out.lines.push_back(
-          TrFormat("the plan says these settings fit, yet the run OOMed: halve "
-                   "the packing, --seq {}, and measure (headroom sweep)",
-                   half));
+          Msg("the plan says these settings fit, yet the run OOMed: halve "
+              "the packing, --seq {}, and measure (headroom sweep)",
+              half));
       out.evidence["advice"].push_back(
           {{"step", "seq"}, {"value", half}, {"text", "halve --seq: the plan is optimistic here"}});
       return out;
     }
     AddAdvice(advice, {"seq", "batch"}, &out);
-    if (w.seq <= 1 && w.batch <= 1) out.lines.push_back(Tr("packing and batch are already 1"));
+    if (w.seq <= 1 && w.batch <= 1) out.lines.push_back(Msg("packing and batch are already 1"));
     return out;
   }
   if (step == 3) {
@@ -135,9 +121,9 @@ StepAdvice MakePlanStepAdvice(int step, const LadderPlanInput& in) {
       lora.method = Method::kLora;
       lora.weight_dtype = DefaultWeightDType(Method::kLora);
       out.lines.push_back(
-          Tr("QLoRA's dequantization buffers are transient and can OOM before an "
-             "equivalent bf16 LoRA run; a QLoRA OOM does not prove the model cannot fit"));
-      out.lines.push_back(TrFormat("switch to bf16 LoRA: {}", PlanLine(in, lora)));
+          Msg("QLoRA's dequantization buffers are transient and can OOM before an "
+              "equivalent bf16 LoRA run; a QLoRA OOM does not prove the model cannot fit"));
+      out.lines.push_back(Msg("switch to bf16 LoRA: {}", PlanLine(in, lora)));
       out.evidence["downgrade"] = PlanJson(in, lora);
       const auto lora_advice = AdviseWithinBudget(in.spec, lora, in.budget_bytes, in.options);
       if (Judge(PeakOf(in, lora), in.budget_bytes) != Verdict::kFits) {
@@ -147,58 +133,43 @@ StepAdvice MakePlanStepAdvice(int step, const LadderPlanInput& in) {
     }
     AddAdvice(advice, {"method"}, &out);
     if (out.evidence["advice"].empty()) {
-      out.lines.push_back(
-          TrFormat("no cheaper method than {} is known to the planner", Name(w.method)));
+      out.lines.push_back(Msg("no cheaper method than {} is known to the planner", Name(w.method)));
     }
     return out;
   }
   if (step == 4) {
     AddAdvice(advice, {"model"}, &out);
     out.lines.push_back(
-        Tr("or a second machine: data parallel (DDP) or sharded (FSDP) across two, "
-           "never tensor parallelism"));
+        Msg("or a second machine: data parallel (DDP) or sharded (FSDP) across two, "
+            "never tensor parallelism"));
     return out;
   }
-  return MakeUnplannedStepAdvice(step);
+  return UnplannedStepAdvice(step);
 }
 
-StepAdvice MakeUnplannedStepAdvice(int step) {
+StepAdvice UnplannedStepAdvice(int step) {
   StepAdvice out;
   switch (step) {
     case 2:
       out.lines.push_back(
-          Tr("shorten the packing length (--seq) first, then the batch; give "
-             "--plan-args to `ladder start` for the largest values that fit"));
+          Msg("shorten the packing length (--seq) first, then the batch; give "
+              "--plan-args to `ladder start` for the largest values that fit"));
       break;
     case 3:
       out.lines.push_back(
-          Tr("QLoRA to bf16 LoRA: QLoRA's dequantization buffers are transient and "
-             "can OOM before an equivalent bf16 LoRA run"));
+          Msg("QLoRA to bf16 LoRA: QLoRA's dequantization buffers are transient and "
+              "can OOM before an equivalent bf16 LoRA run"));
       break;
     case 4:
       out.lines.push_back(
-          Tr("a smaller model, or a second machine (DDP/FSDP, never tensor "
-             "parallelism)"));
+          Msg("a smaller model, or a second machine (DDP/FSDP, never tensor "
+              "parallelism)"));
       break;
     default:
       break;
   }
   out.evidence["planned"] = false;
   return out;
-}
-
-}  // namespace
-
-StepAdvice FlushAdvice(const MemInfo& info) {
-  return InBothLanguages([&] { return MakeFlushAdvice(info); });
-}
-
-StepAdvice PlanStepAdvice(int step, const LadderPlanInput& in) {
-  return InBothLanguages([&] { return MakePlanStepAdvice(step, in); });
-}
-
-StepAdvice UnplannedStepAdvice(int step) {
-  return InBothLanguages([&] { return MakeUnplannedStepAdvice(step); });
 }
 
 }  // namespace headroom

@@ -1,7 +1,7 @@
 // What each step of the OOM ladder proposes, with the numbers behind it: meminfo figures
 // for the flush (step 1) and the planner's answers for steps 2 to 4. Each comes as lines
-// and a JSON object stored in the journal as the step's evidence, both in English (data),
-// and as the same lines in the user's language for the terminal.
+// (message values, base/message.h: the journal stores them, the terminal translates them)
+// and a JSON object stored in the journal as the step's evidence (data, English).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
 #include "ladder/ladder.h"
 #include "model/model_spec.h"
 #include "plan/footprint.h"
@@ -18,9 +19,8 @@
 namespace headroom {
 
 struct StepAdvice {
-  std::vector<std::string> lines;  // English: the journal's entry text and evidence
+  std::vector<Message> lines;  // the journal's entry text (and, in English, its evidence)
   nlohmann::json evidence = nlohmann::json::object();
-  std::vector<std::string> shown_lines;  // `lines` in the user's language, for the terminal
 };
 
 // The command a flush runs, as a person would type it.

@@ -18,6 +18,16 @@ bool IsJsonObject(const std::string& text) {
   return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false).is_object();
 }
 
+// The stored message when there is one that parses, else the English text as it was
+// written (rows from before schema version 4, or a message column edited by hand).
+Message ReadEntryText(std::string english, const std::optional<std::string>& message_json) {
+  if (message_json) {
+    const auto j = nlohmann::json::parse(*message_json, nullptr, /*allow_exceptions=*/false);
+    if (auto m = MessageFromJson(j)) return std::move(*m);
+  }
+  return Message::Literal(std::move(english));
+}
+
 }  // namespace
 
 std::optional<Error> LadderJournal::Append(int64_t ladder_id,
@@ -28,17 +38,18 @@ std::optional<Error> LadderJournal::Append(int64_t ladder_id,
     }
     auto insert = SqliteStatement::Prepare(
         journal_.db_,
-        "INSERT INTO ladder_entries (ladder_id, step, kind, text, result, note, evidence_json, at) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+        "INSERT INTO ladder_entries (ladder_id, step, kind, text, result, note, evidence_json, at, "
+        "text_message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     if (!insert) return journal_.Fail("ladder entry");
     insert->Bind(1, ladder_id);
     insert->Bind(2, int64_t{e.step});
     insert->Bind(3, e.kind);
-    insert->Bind(4, e.text);
+    insert->Bind(4, EnglishText(e.text));
     insert->Bind(5, e.result);
     insert->Bind(6, e.note);
     insert->Bind(7, e.evidence_json);
     insert->Bind(8, e.at.empty() ? FormatUtcIso8601(now) : e.at);
+    insert->Bind(9, MessageToJson(e.text).dump());
     if (insert->Step() != SqliteStatement::StepResult::kDone) return journal_.Fail("ladder entry");
   }
   return std::nullopt;
@@ -149,10 +160,12 @@ Result<std::vector<LadderRow>> LadderJournal::Open() { return Select("status = '
 
 Result<std::vector<LadderEntryRow>> LadderJournal::Entries(int64_t ladder_id) {
   if (journal_.schema_version_ == 0) return std::vector<LadderEntryRow>{};
+  // A read-only reader of a version 3 file (before text_message) reads NULL for it.
   auto select = SqliteStatement::Prepare(
-      journal_.db_,
-      "SELECT id, ladder_id, step, kind, text, result, note, evidence_json, at "
-      "FROM ladder_entries WHERE ladder_id = ?1 ORDER BY id");
+      journal_.db_, fmt::format("SELECT id, ladder_id, step, kind, text, result, note, "
+                                "evidence_json, at, {} FROM ladder_entries WHERE ladder_id = ?1 "
+                                "ORDER BY id",
+                                journal_.schema_version_ >= 4 ? "text_message" : "NULL"));
   if (!select) return journal_.Fail("read ladder entries");
   select->Bind(1, ladder_id);
   auto rows =
@@ -161,7 +174,7 @@ Result<std::vector<LadderEntryRow>> LadderJournal::Entries(int64_t ladder_id) {
         row.ladder_id = s.Int(1);
         row.step = static_cast<int>(s.Int(2));
         row.kind = s.Text(3);
-        row.text = s.Text(4);
+        row.text = ReadEntryText(s.Text(4), s.OptionalText(9));
         row.result = s.OptionalText(5);
         row.note = s.Text(6);
         row.evidence_json = s.Text(7);

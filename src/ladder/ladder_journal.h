@@ -1,6 +1,12 @@
 // The OOM ladder's records in the journal (schema version 3, docs/journal.md): a row per
 // ladder and an append-only log of entries. Shares the Journal's connection, so WAL, the
 // busy timeout and FULL sync apply as to runs.
+//
+// An entry's text is a message value (base/message.h). Since schema version 4 it is stored
+// twice in one row, as data and never as two languages: `text` holds its English rendering
+// (what ladder --json and older readers show) and `text_message` its id and arguments, so
+// a reader renders it again in its own language. Rows written before version 4 have no
+// `text_message`; they read back as literal text.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
 #include "base/result.h"
 #include "base/wall_time.h"
 #include "ladder/ladder.h"
@@ -30,7 +37,7 @@ struct LadderRow {
 struct LadderEntry {
   int step = 0;
   std::string kind;
-  std::string text;
+  Message text;
   std::optional<std::string> result;  // "ok" | "oom" for kind "result"
   std::string note;
   std::string evidence_json = "{}";  // a JSON object

@@ -35,8 +35,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "base/i18n.h"
-
 namespace headroom {
 namespace {
 
@@ -126,15 +124,15 @@ ActivationModel ModelActivations(const ModelSpec& s, const Workload& w) {
   switch (w.loss) {
     case LossKind::kStandard:
       m.loss_bytes_per_token = (c + 12) * v;
-      m.loss_formula = TrFormat("({:g} + 12) B x vocab {}", c, s.vocab_size);
+      m.loss_formula = Msg("({:g} + 12) B x vocab {}", c, s.vocab_size);
       break;
     case LossKind::kChunked:
       m.loss_bytes_per_token = (c + 4.5) * v;
-      m.loss_formula = TrFormat("({:g} + 4.5) B x vocab {}", c, s.vocab_size);
+      m.loss_formula = Msg("({:g} + 4.5) B x vocab {}", c, s.vocab_size);
       break;
     case LossKind::kFused:
       m.loss_bytes_per_token = c * v / 8;
-      m.loss_formula = TrFormat("{:g} B x vocab {} / 8 chunks", c, s.vocab_size);
+      m.loss_formula = Msg("{:g} B x vocab {} / 8 chunks", c, s.vocab_size);
       break;
   }
   return m;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "base/message.h"
 #include "model/model_spec.h"
 #include "plan/workload.h"
 
@@ -25,7 +26,7 @@ struct ActivationModel {
   double eager_scores_bytes_per_token = 0;  // part of the above: eager softmax (seq-squared)
   double checkpoint_bytes_per_token = 0;    // per layer, kept by gradient checkpointing
   double loss_bytes_per_token = 0;          // logits + loss at their peak, per token
-  std::string loss_formula;                 // "(2 + 12) B x vocab"
+  Message loss_formula;                     // "(2 + 12) B x vocab"
 };
 
 // `tokens_per_sample` is the sequence length (the eager score term grows with it).

@@ -24,8 +24,9 @@
 //  - Load: Hugging Face writes shards of at most 5 GB; while one shard is read its mmap'd
 //    pages and the device copies coexist in the one pool; QLoRA quantizes each weight from
 //    a bf16 copy on the device, so the largest linear's bf16 copy is transient.
-//  - Labels, formulas and notes are for people, in the user's language (base/i18n.h);
-//    `key` is the identifier. plan --json re-plans in English (plan/plan.cc).
+//  - Labels, formulas and notes are message values (base/message.h), rendered in English
+//    for plan --json and translated on the terminal; `key` is the identifier. A formula
+//    built in parts is the parts joined, each part a message of its own.
 #include "plan/footprint.h"
 
 #include <fmt/format.h>
@@ -34,10 +35,13 @@
 #include <cmath>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
 #include "plan/activations.h"
 
 namespace headroom {
+namespace {
+// `a` then `b`, as one message (a formula built in parts).
+Message Then(Message a, Message b) { return JoinMessages({std::move(a), std::move(b)}, ""); }
+}  // namespace
 namespace {
 
 constexpr double kNf4BytesPerParam = 0.5 + 4.0 / 64;
@@ -119,44 +123,45 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   f.trainable_params = TrainableParams(s, w);
   if (IsLora(w.method) && ExpertsAreFused(s)) {
     f.notes.push_back(
-        Tr("the experts are fused parameters, not Linear modules: LoRA targets reach "
-           "the attention projections only (PEFT target_parameters would reach "
-           "experts; not modelled)"));
+        Msg("the experts are fused parameters, not Linear modules: LoRA targets reach "
+            "the attention projections only (PEFT target_parameters would reach "
+            "experts; not modelled)"));
   }
 
   // Weights. Quantized formats cover the decoder linears (and lm_head on request); the rest
   // stays in the compute dtype.
   double weights = 0;
-  std::string weights_formula;
+  Message weights_formula;
   if (IsQuantized(w.weight_dtype)) {
     const uint64_t head = w.quantize_lm_head ? LmHeadParams(s) : 0;
     f.quantized_params = std::min<uint64_t>(LinearParams(s) + head, f.total_params);
     const uint64_t rest = f.total_params - f.quantized_params;
     const double qb = QuantizedBytesPerParam(w);
     weights = static_cast<double>(f.quantized_params) * qb + static_cast<double>(rest) * c;
-    weights_formula = fmt::format("{} x {:.4f} B ({}) + {} x {:g} B", P(f.quantized_params), qb,
-                                  Name(w.weight_dtype), P(rest), c);
+    weights_formula =
+        Message::Literal(fmt::format("{} x {:.4f} B ({}) + {} x {:g} B", P(f.quantized_params), qb,
+                                     Name(w.weight_dtype), P(rest), c));
     f.notes.push_back(
         w.quantize_lm_head
-            ? TrFormat(
-                  "{} covers the decoder's linear layers and lm_head; embeddings, norms and biases "
+            ? Msg("{} covers the decoder's linear layers and lm_head; embeddings, norms and biases "
                   "stay {}",
                   Name(w.weight_dtype), Name(w.compute_dtype))
-            : TrFormat(
-                  "{} covers the decoder's linear layers; embeddings and lm_head, norms and biases "
+            : Msg("{} covers the decoder's linear layers; embeddings and lm_head, norms and biases "
                   "stay {}",
                   Name(w.weight_dtype), Name(w.compute_dtype)));
   } else {
     const double b = DTypeBytes(w.weight_dtype);
     weights = static_cast<double>(f.total_params) * b;
-    weights_formula = fmt::format("{} x {:g} B ({})", P(f.total_params), b, Name(w.weight_dtype));
+    weights_formula = Message::Literal(
+        fmt::format("{} x {:g} B ({})", P(f.total_params), b, Name(w.weight_dtype)));
   }
   // LoRA adapters: PEFT keeps them in fp32 (autocast_adapter_dtype) whatever the base.
   const double param_bytes =
       w.method == Method::kFull ? DTypeBytes(w.weight_dtype) : DTypeBytes(DType::kFp32);
   if (IsLora(w.method)) {
     weights += static_cast<double>(f.trainable_params) * param_bytes;
-    weights_formula += TrFormat(" + adapters {} x {:g} B", P(f.trainable_params), param_bytes);
+    weights_formula = Then(std::move(weights_formula),
+                           Msg(" + adapters {} x {:g} B", P(f.trainable_params), param_bytes));
   }
   // DPO with a full fine-tune needs a frozen reference copy; with LoRA the reference is the
   // base model with the adapter switched off (TRL's default), which costs nothing.
@@ -172,20 +177,20 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   // Optimizer states.
   const double state_bytes = w.master_weights ? 4 : param_bytes;
   double states = 0;
-  std::string opt_formula;
+  Message opt_formula;
   switch (w.optimizer) {
     case Optimizer::kAdamW:
       states = 2 * trainable * state_bytes;
-      opt_formula = TrFormat("2 states x {} x {:g} B", P(f.trainable_params), state_bytes);
+      opt_formula = Msg("2 states x {} x {:g} B", P(f.trainable_params), state_bytes);
       break;
     case Optimizer::kAdamW8bit:
       states = trainable * kAdam8bitBytesPerParam;
-      opt_formula = TrFormat("{} x {:.4f} B (two 8-bit states + block absmax)",
-                             P(f.trainable_params), kAdam8bitBytesPerParam);
+      opt_formula = Msg("{} x {:.4f} B (two 8-bit states + block absmax)", P(f.trainable_params),
+                        kAdam8bitBytesPerParam);
       break;
     case Optimizer::kSgd:
       states = trainable * state_bytes;
-      opt_formula = TrFormat("momentum {} x {:g} B", P(f.trainable_params), state_bytes);
+      opt_formula = Msg("momentum {} x {:g} B", P(f.trainable_params), state_bytes);
       break;
     case Optimizer::kAdafactor: {
       // Factored second moment: rows + columns of every trainable matrix, in fp32.
@@ -205,41 +210,41 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
         });
       }
       states = 4 * factored;
-      opt_formula = Tr("rows + columns of each trainable matrix x 4 B");
+      opt_formula = Msg("rows + columns of each trainable matrix x 4 B");
       break;
     }
   }
   if (w.master_weights && param_bytes < 4) {
     states += 4 * trainable;
-    opt_formula += TrFormat(" + fp32 master copy {} x 4 B", P(f.trainable_params));
+    opt_formula =
+        Then(std::move(opt_formula), Msg(" + fp32 master copy {} x 4 B", P(f.trainable_params)));
   }
   f.optimizer_bytes = Round(states);
 
   // The optimizer step's transient.
   double step = 0;
-  std::string step_formula;
+  Message step_formula;
   if (w.optimizer != Optimizer::kAdamW8bit) {
     switch (w.optimizer_step) {
       case OptimizerStep::kForeach:
         step = trainable * state_bytes;
         // TRANSLATORS: foreach, loop and fused are values of --optimizer-step: keep them.
-        step_formula =
-            TrFormat("foreach: one buffer {} x {:g} B", P(f.trainable_params), state_bytes);
+        step_formula = Msg("foreach: one buffer {} x {:g} B", P(f.trainable_params), state_bytes);
         break;
       case OptimizerStep::kLoop: {
         const uint64_t largest = w.method == Method::kFull
                                      ? std::max(LargestLinearParams(s), EmbeddingParams(s))
                                      : f.trainable_params / std::max<int64_t>(1, s.num_layers);
         step = static_cast<double>(largest) * state_bytes;
-        step_formula = Tr("loop: the largest tensor");
+        step_formula = Msg("loop: the largest tensor");
         break;
       }
       case OptimizerStep::kFused:
-        step_formula = Tr("fused: none");
+        step_formula = Msg("fused: none");
         break;
     }
   } else {
-    step_formula = Tr("8-bit: fused kernel, none");
+    step_formula = Msg("8-bit: fused kernel, none");
   }
   f.optimizer_step_bytes = Round(step);
 
@@ -290,59 +295,57 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   f.load_peak_bytes = f.weights_bytes + f.load_transient_bytes + load_overhead + f.rollout_bytes;
 
   // The breakdown, in display order.
-  const std::string tok =
-      w.kind == WorkloadKind::kDpo
-          ? TrFormat("{} tokens ({} x {} x 2 chosen/rejected)", tokens, w.batch, w.seq)
-          : TrFormat("{} tokens ({} x {})", tokens, w.batch, w.seq);
-  f.terms.push_back({"weights", Tr("weights"), f.weights_bytes,
-                     weights_formula + (f.reference_bytes ? TrFormat(" + DPO reference {} x {:g} B",
-                                                                     P(f.total_params), c)
-                                                          : "")});
-  f.terms.push_back({"gradients", Tr("gradients"), f.gradients_bytes,
-                     TrFormat("{} trainable x {:g} B", P(f.trainable_params), param_bytes)});
+  const Message tok = w.kind == WorkloadKind::kDpo
+                          ? Msg("{} tokens ({} x {} x 2 chosen/rejected)", tokens, w.batch, w.seq)
+                          : Msg("{} tokens ({} x {})", tokens, w.batch, w.seq);
+  f.terms.push_back({"weights", Msg("weights"), f.weights_bytes,
+                     f.reference_bytes
+                         ? Then(std::move(weights_formula),
+                                Msg(" + DPO reference {} x {:g} B", P(f.total_params), c))
+                         : std::move(weights_formula)});
+  f.terms.push_back({"gradients", Msg("gradients"), f.gradients_bytes,
+                     Msg("{} trainable x {:g} B", P(f.trainable_params), param_bytes)});
   f.terms.push_back(
-      {"optimizer", TrFormat("optimizer ({})", Name(w.optimizer)), f.optimizer_bytes, opt_formula});
+      {"optimizer", Msg("optimizer ({})", Name(w.optimizer)), f.optimizer_bytes, opt_formula});
   f.terms.push_back(
-      {"optimizer_step", Tr("optimizer step transient"), f.optimizer_step_bytes, step_formula});
-  const std::string layer_formula =
-      w.grad_ckpt ? TrFormat(
-                        "checkpointed: {} layers x {:g} B x {} + one layer recomputed ({:.0f} "
-                        "B/token) beyond the "
-                        "loss peak",
-                        s.num_layers, am.checkpoint_bytes_per_token, tok, am.layer_bytes_per_token)
-                  : TrFormat("{} layers x {:.0f} B/token x {}", s.num_layers,
-                             am.layer_bytes_per_token, tok);
+      {"optimizer_step", Msg("optimizer step transient"), f.optimizer_step_bytes, step_formula});
+  Message layer_formula =
+      w.grad_ckpt
+          ? Msg("checkpointed: {} layers x {:g} B x {} + one layer recomputed ({:.0f} "
+                "B/token) beyond the "
+                "loss peak",
+                s.num_layers, am.checkpoint_bytes_per_token, tok, am.layer_bytes_per_token)
+          : Msg("{} layers x {:.0f} B/token x {}", s.num_layers, am.layer_bytes_per_token, tok);
   f.terms.push_back({"layer_activations",
-                     w.grad_ckpt ? TrFormat("activations ({}, grad-ckpt on)", Name(w.attention))
-                                 : TrFormat("activations ({}, grad-ckpt off)", Name(w.attention)),
-                     f.layer_activations_bytes, layer_formula});
-  f.terms.push_back({"logits", TrFormat("logits and loss ({})", Name(w.loss)), f.logits_bytes,
-                     fmt::format("{} x {}", am.loss_formula, tok)});
+                     w.grad_ckpt ? Msg("activations ({}, grad-ckpt on)", Name(w.attention))
+                                 : Msg("activations ({}, grad-ckpt off)", Name(w.attention)),
+                     f.layer_activations_bytes, std::move(layer_formula)});
+  f.terms.push_back({"logits", Msg("logits and loss ({})", Name(w.loss)), f.logits_bytes,
+                     JoinMessages({am.loss_formula, tok}, " x ")});
   if (opt.overhead_bytes) {
-    f.terms.push_back({"overhead", Tr("framework overhead"), f.overhead_bytes, "--overhead"});
+    f.terms.push_back(
+        {"overhead", Msg("framework overhead"), f.overhead_bytes, Message::Literal("--overhead")});
   } else {
     f.terms.push_back(
-        {"overhead", Tr("framework overhead"), f.overhead_bytes,
-         TrFormat("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
-                  FormatGiB(f.cuda_context_bytes), FormatGiB(f.allocator_slack_bytes),
-                  FormatGiB(f.host_process_bytes))});
+        {"overhead", Msg("framework overhead"), f.overhead_bytes,
+         Msg("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
+             GiB(f.cuda_context_bytes), GiB(f.allocator_slack_bytes), GiB(f.host_process_bytes))});
   }
   if (w.kind == WorkloadKind::kGrpo) {
-    f.terms.push_back({"rollout", Tr("rollout engine (GRPO)"), f.rollout_bytes,
-                       TrFormat("{:g} x pool {}", w.rollout_fraction, FormatGiB(opt.pool_bytes))});
+    f.terms.push_back({"rollout", Msg("rollout engine (GRPO)"), f.rollout_bytes,
+                       Msg("{:g} x pool {}", w.rollout_fraction, GiB(opt.pool_bytes))});
   }
-  f.terms.push_back({"load_transient", Tr("load transient"), f.load_transient_bytes,
-                     quant_copy
-                         ? TrFormat("one shard's pages {} + bf16 copy of the largest weight {}",
-                                    FormatGiB(shard), FormatGiB(quant_copy))
-                         : TrFormat("one shard's pages {}", FormatGiB(shard))});
+  f.terms.push_back({"load_transient", Msg("load transient"), f.load_transient_bytes,
+                     quant_copy ? Msg("one shard's pages {} + bf16 copy of the largest weight {}",
+                                      GiB(shard), GiB(quant_copy))
+                                : Msg("one shard's pages {}", GiB(shard))});
   if (!w.grad_ckpt && w.attention == Attention::kEager) {
     f.notes.push_back(
-        Tr("eager attention keeps a seq x seq softmax per head and layer; sdpa does not"));
+        Msg("eager attention keeps a seq x seq softmax per head and layer; sdpa does not"));
   }
   f.notes.push_back(
-      Tr("load peak assumes the loader streams shards onto the device (device_map set); one that "
-         "builds the model on the host first peaks near twice the weights"));
+      Msg("load peak assumes the loader streams shards onto the device (device_map set); one that "
+          "builds the model on the host first peaks near twice the weights"));
   return f;
 }
 

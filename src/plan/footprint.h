@@ -14,17 +14,20 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
 #include "model/model_spec.h"
 #include "plan/workload.h"
 
 namespace headroom {
 
-// One line of the breakdown: a named amount with the formula that produced it.
+// One line of the breakdown: a named amount with the formula that produced it. The label
+// and the formula are message values (base/message.h): English in plan --json, translated
+// on the terminal.
 struct FootprintTerm {
-  std::string key;    // stable identifier (JSON): "weights", "activations", ...
-  std::string label;  // for people, in their language: "weights", "optimizer (adamw)"
+  std::string key;  // stable identifier (JSON): "weights", "activations", ...
+  Message label;    // "weights", "optimizer (adamw)"
   uint64_t bytes = 0;
-  std::string formula;  // for people: "6.48B x 0.516 B + 0.26B x 2 B"
+  Message formula;  // "6.48B x 0.516 B + 0.26B x 2 B"
 };
 
 struct Footprint {
@@ -59,7 +62,7 @@ struct Footprint {
   uint64_t peak_bytes() const { return std::max(steady_peak_bytes, load_peak_bytes); }
 
   std::vector<FootprintTerm> terms;  // display order, each with its formula
-  std::vector<std::string> notes;    // assumptions worth a line (which layers stay bf16, ...)
+  std::vector<Message> notes;        // assumptions worth a line (which layers stay bf16, ...)
 };
 
 // Optional knobs of the model that are not training choices.

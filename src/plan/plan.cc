@@ -1,7 +1,5 @@
 #include "plan/plan.h"
 
-#include "base/i18n.h"
-
 namespace headroom {
 namespace {
 
@@ -42,9 +40,9 @@ PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budge
 
 nlohmann::json PlanToJson(const PlanResult& p) {
   using nlohmann::json;
-  // The footprint's words are for people (plan/footprint.h); the numbers are the same.
-  const UntranslatedScope english;
-  const Footprint f = ComputeFootprint(p.spec, p.workload, p.options);
+  // The footprint computed once, by MakePlan: its words are message values, rendered here in
+  // English (plan/footprint.h).
+  const Footprint& f = p.footprint;
   const Workload& w = p.workload;
   json j;
   j["schema_version"] = kPlanSchemaVersion;
@@ -105,8 +103,10 @@ nlohmann::json PlanToJson(const PlanResult& p) {
   };
   json breakdown = json::array();
   for (const auto& t : f.terms) {
-    breakdown.push_back(
-        {{"key", t.key}, {"label", t.label}, {"bytes", t.bytes}, {"formula", t.formula}});
+    breakdown.push_back({{"key", t.key},
+                         {"label", EnglishText(t.label)},
+                         {"bytes", t.bytes},
+                         {"formula", EnglishText(t.formula)}});
   }
   j["breakdown"] = breakdown;
   j["tensor_peak_bytes"] = f.tensor_peak_bytes;
@@ -145,14 +145,16 @@ nlohmann::json PlanToJson(const PlanResult& p) {
   }
   json advice = json::array();
   for (const auto& a : p.advice) {
-    json item = {{"step", a.step}, {"text", a.text}, {"peak_bytes", a.peak_bytes}};
+    json item = {{"step", a.step}, {"text", EnglishText(a.text)}, {"peak_bytes", a.peak_bytes}};
     item["value"] = Opt(a.value);
     if (!a.method.empty()) item["method"] = a.method;
     if (!a.model.empty()) item["model"] = a.model;
     advice.push_back(item);
   }
   j["advice"] = advice;
-  j["notes"] = f.notes;
+  json notes = json::array();
+  for (const auto& n : f.notes) notes.push_back(EnglishText(n));
+  j["notes"] = notes;
   j["disclaimer"] = kPlanDisclaimer;
   return j;
 }

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "base/i18n.h"
 #include "model/model_spec.h"
 #include "plan/budget.h"
 #include "plan/footprint.h"
@@ -17,7 +16,7 @@ namespace headroom {
 
 inline constexpr int kPlanSchemaVersion = 1;
 
-// Marked for translation: the terminal shows Tr(kPlanDisclaimer); plan --json keeps it English.
+// Marked for translation (N_): the terminal shows it translated; plan --json keeps it English.
 inline constexpr const char* kPlanDisclaimer =
     N_("this is planning math, not a guarantee: frameworks differ by about 10 %; confirm with a "
        "guarded trial (headroom guard / headroom sweep)");
@@ -29,7 +28,7 @@ struct PlanResult {
   Workload workload;
   Footprint footprint;
   Budget budget;
-  FootprintOptions options;  // what the footprint was computed with (PlanToJson re-plans)
+  FootprintOptions options;  // what the footprint was computed with
   Verdict verdict = Verdict::kFits;
   AnchorMatch anchor;
   std::vector<Advice> advice;
@@ -39,7 +38,8 @@ PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budge
                     const FootprintOptions& options);
 
 // Data, so English whatever the user's language: the footprint's labels, formulas and notes
-// are re-planned inside an UntranslatedScope, and the advice is its English text.
+// and the advice are the English text of their message values. Renders the footprint the
+// plan holds; never computes one.
 nlohmann::json PlanToJson(const PlanResult& plan);
 
 }  // namespace headroom

@@ -15,8 +15,6 @@
 #include <cmath>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
-#include "base/messages.h"
 #include "model/catalog.h"
 
 namespace headroom {
@@ -42,11 +40,10 @@ int64_t LargestFitting(int64_t lo, int64_t hi, F fits) {
   return lo;
 }
 
-// One piece of advice, its text in English (data) and in the user's language.
-Advice Make(std::string step, const TextPair& text, std::optional<int64_t> value,
-            std::string method, std::string model, uint64_t peak_bytes) {
-  return {std::move(step),   text.english,     text.shown, value,
-          std::move(method), std::move(model), peak_bytes};
+// One piece of advice.
+Advice Make(std::string step, Message text, std::optional<int64_t> value, std::string method,
+            std::string model, uint64_t peak_bytes) {
+  return {std::move(step), std::move(text), value, std::move(method), std::move(model), peak_bytes};
 }
 
 std::optional<Method> CheaperMethod(Method m) {
@@ -74,19 +71,19 @@ std::string_view Name(Verdict v) {
   return "?";
 }
 
-std::string_view VerdictLabel(Verdict v) {
+Message VerdictWord(Verdict v) {
   switch (v) {
     // TRANSLATORS: plan's verdict: the run fits in the memory budget.
     case Verdict::kFits:
-      return Tr(N_("fits"));
+      return Msg("fits");
     // TRANSLATORS: plan's verdict: the run fits, but within the last 10 % of the budget.
     case Verdict::kTight:
-      return Tr(N_("tight"));
+      return Msg("tight");
     // TRANSLATORS: plan's verdict: the run's peak is over the memory budget.
     case Verdict::kDoesNotFit:
-      return Tr(N_("does not fit"));
+      return Msg("does not fit");
   }
-  return "?";
+  return Message::Literal("?");
 }
 
 Verdict Judge(uint64_t peak, uint64_t budget) {
@@ -99,7 +96,7 @@ Verdict Judge(uint64_t peak, uint64_t budget) {
 
 const std::vector<Anchor>& KnownAnchors() {
   static const std::vector<Anchor> anchors = {
-      // The statements are marked for translation; ShownStatement translates them.
+      // The statements are marked for translation; the terminal shows them translated.
       {"70b-qlora", N_("70B QLoRA about 40 GB"), "llama-3.3-70b", Method::kQlora, 2048,
        40'000'000'000ULL, "DGX Spark owners' reports (NVIDIA playbook, Unsloth)"},
       {"120b-moe-nvfp4-lora", N_("a ~120B MoE with NVFP4 LoRA about 68 GB"), "gpt-oss-120b",
@@ -111,8 +108,6 @@ const std::vector<Anchor>& KnownAnchors() {
   };
   return anchors;
 }
-
-std::string_view ShownStatement(const Anchor& anchor) { return Tr(anchor.statement.c_str()); }
 
 AnchorMatch ClosestAnchor(const ModelSpec& spec, const Workload& workload, uint64_t plan_peak,
                           const FootprintOptions& options) {
@@ -167,26 +162,23 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
   // 1. Shorter packing.
   if (workload.seq > 1) {
     if (const int64_t seq = shrink(&Workload::seq, &shrunk); seq > 0) {
-      out.push_back(Make("seq",
-                         TrPair(N_("shorten the packing: --seq {} is the largest that fits"), seq),
+      out.push_back(Make("seq", Msg("shorten the packing: --seq {} is the largest that fits", seq),
                          seq, "", "", Peak(spec, shrunk, options)));
     } else {
-      out.push_back(
-          Make("seq",
-               TrPair(N_("no shorter --seq fits: what is over does not depend on it (weights, "
-                         "optimizer states and step, or the load peak)")),
-               std::nullopt, "", "", 0));
+      out.push_back(Make("seq",
+                         Msg("no shorter --seq fits: what is over does not depend on it (weights, "
+                             "optimizer states and step, or the load peak)"),
+                         std::nullopt, "", "", 0));
     }
   }
   // 2. Smaller batch.
   if (workload.batch > 1) {
     if (const int64_t batch = shrink(&Workload::batch, &shrunk); batch > 0) {
-      out.push_back(
-          Make("batch",
-               TrPair(N_("reduce the batch: --batch {} is the largest that fits at --seq {} "
-                         "(raise gradient accumulation to keep the effective batch)"),
-                      batch, workload.seq),
-               batch, "", "", Peak(spec, shrunk, options)));
+      out.push_back(Make("batch",
+                         Msg("reduce the batch: --batch {} is the largest that fits at --seq {} "
+                             "(raise gradient accumulation to keep the effective batch)",
+                             batch, workload.seq),
+                         batch, "", "", Peak(spec, shrunk, options)));
     }
   }
   // 3. A cheaper method.
@@ -196,13 +188,11 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
     w.weight_dtype = DefaultWeightDType(*m);
     const uint64_t peak = Peak(spec, w, options);
     const std::string method(Name(*m));
-    const std::string peak_text = FormatGB(peak);
-    out.push_back(
-        Make("method",
-             peak <= target
-                 ? TrPair(N_("switch to --method {}: peak {} (fits)"), method, peak_text)
-                 : TrPair(N_("switch to --method {}: peak {} (still over)"), method, peak_text),
-             std::nullopt, method, "", peak));
+    out.push_back(Make("method",
+                       peak <= target
+                           ? Msg("switch to --method {}: peak {} (fits)", method, GB(peak))
+                           : Msg("switch to --method {}: peak {} (still over)", method, GB(peak)),
+                       std::nullopt, method, "", peak));
     if (peak <= target) break;
   }
   // 4. A smaller model of the same family.
@@ -214,14 +204,14 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
   }
   if (best) {
     out.push_back(Make("model",
-                       TrPair(N_("a smaller model: {} ({} parameters) fits with these settings"),
-                              best->name, FormatParamCount(TotalParams(*best))),
+                       Msg("a smaller model: {} ({} parameters) fits with these settings",
+                           best->name, FormatParamCount(TotalParams(*best))),
                        std::nullopt, "", best->name, Peak(*best, workload, options)));
   } else {
     out.push_back(
         Make("model",
-             TrPair(N_("a smaller model, or a second machine (DDP/FSDP across two Sparks, never "
-                       "tensor parallelism)")),
+             Msg("a smaller model, or a second machine (DDP/FSDP across two Sparks, never "
+                 "tensor parallelism)"),
              std::nullopt, "", "", 0));
   }
   return out;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
 #include "model/model_spec.h"
 #include "plan/footprint.h"
 #include "plan/workload.h"
@@ -20,15 +21,17 @@ enum class Verdict { kFits, kTight, kDoesNotFit };
 // "fits", "tight", "does not fit": an identifier (doctor compares it, the ladder's journal
 // stores it); never translated.
 std::string_view Name(Verdict v);
-// The same word in the user's language, for the terminal.
-std::string_view VerdictLabel(Verdict v);
+// The word for people, as a message value: the terminal shows it translated, alone or in a
+// sentence that names the verdict ("... (fits)").
+Message VerdictWord(Verdict v);
 
 Verdict Judge(uint64_t peak_bytes, uint64_t budget_bytes);
 
 // A known-working configuration reported by users of these machines.
 struct Anchor {
   std::string id;         // "70b-qlora"
-  std::string statement;  // "70B QLoRA about 40 GB" (English: plan --json's anchor.statement)
+  std::string statement;  // "70B QLoRA about 40 GB" (English: plan --json's anchor.statement;
+                          // marked N_, the terminal translates it)
   std::string model;      // catalog name
   Method method = Method::kLora;
   int64_t seq = 2048;
@@ -37,8 +40,6 @@ struct Anchor {
 };
 
 const std::vector<Anchor>& KnownAnchors();
-// The anchor's statement in the user's language, for the terminal.
-std::string_view ShownStatement(const Anchor& anchor);
 
 struct AnchorMatch {
   const Anchor* anchor = nullptr;
@@ -54,10 +55,9 @@ AnchorMatch ClosestAnchor(const ModelSpec& spec, const Workload& workload, uint6
 
 struct Advice {
   std::string step;  // "seq", "batch", "method", "model"
-  // "shorten the packing: --seq 1536 is the largest that fits". Always English: it is data
-  // (plan --json, the ladder's journal, doctor's env-report.json).
-  std::string text;
-  std::string shown_text;  // the same advice in the user's language, for the terminal
+  // "shorten the packing: --seq 1536 is the largest that fits": a message value, English in
+  // data (plan --json, the ladder's journal, doctor's env-report.json), translated on screen.
+  Message text;
   std::optional<int64_t> value;
   std::string method;  // for "method"
   std::string model;   // for "model"

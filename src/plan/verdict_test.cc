@@ -74,7 +74,7 @@ TEST(Advice, SuggestsASmallerModelOfTheSameFamily) {
   ASSERT_FALSE(advice.empty());
   const Advice& last = advice.back();
   EXPECT_EQ(last.step, "model");
-  ASSERT_NE(FindModel(last.model), nullptr) << last.text;
+  ASSERT_NE(FindModel(last.model), nullptr) << EnglishText(last.text);
   EXPECT_EQ(FindModel(last.model)->family, spec.family);
   EXPECT_LT(TotalParams(*FindModel(last.model)), TotalParams(spec));
   EXPECT_LE(last.peak_bytes, 27'000'000'000ULL);

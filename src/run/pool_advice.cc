@@ -20,8 +20,11 @@ namespace {
 struct Candidate {
   size_t index;
   uint64_t size_bytes;
-  std::string what;  // "vllm cap 0.50 x 121.69 GiB = 60.85 GiB"
+  Message what;  // "vllm cap 0.50 x 121.69 GiB = 60.85 GiB"
 };
+
+// `a` then `b`, as one message.
+Message Then(const Message& a, Message b) { return JoinMessages({a, std::move(b)}, ""); }
 
 }  // namespace
 
@@ -89,7 +92,7 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
     if (holders[i].gpu_bytes) group_gpu_known[r] = true;
   }
 
-  const std::string total = FormatGiB(mem_total_bytes);
+  const ByteCount total = GiB(mem_total_bytes);
   std::vector<Candidate> candidates;
   for (size_t i = 0; i < holders.size(); ++i) {
     const PoolHolder& h = holders[i];
@@ -100,66 +103,64 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
       adv.action = HolderAction::kPartOf;
       adv.part_of = holders[r].facts.pid;
       adv.held_bytes = HeldBytes(h);
-      adv.arithmetic = TrFormat("part of pid {}: counted there", holders[r].facts.pid);
+      adv.arithmetic = Msg("part of pid {}: counted there", holders[r].facts.pid);
       continue;
     }
     adv.held_bytes = group_held[i];
     const HolderCap& cap = caps[i];
     const std::string name(HolderKindName(h.kind));
-    const std::string held = FormatGiB(group_held[i]);
+    const ByteCount held = GiB(group_held[i]);
     adv.stop_command = StopCommand(h);
     if (!h.in_proc) {
-      adv.arithmetic = TrFormat(
-          "{} listed by NVML, not in this pid namespace (a container?): no cap known; stop it "
-          "where it runs before this run",
-          name);
+      adv.arithmetic =
+          Msg("{} listed by NVML, not in this pid namespace (a container?): no cap known; stop it "
+              "where it runs before this run",
+              name);
       continue;
     }
     if (cap.pool_fraction) {
       const auto cap_size =
           static_cast<uint64_t>(*cap.pool_fraction * static_cast<double>(mem_total_bytes));
-      std::string what =
-          TrFormat("{} cap {:.2f} x {} = {}", name, *cap.pool_fraction, total, FormatGiB(cap_size));
-      if (group_held[i] > cap_size) what += TrFormat(", but it holds {} now", held);
+      Message what = Msg("{} cap {:.2f} x {} = {}", name, *cap.pool_fraction, total, GiB(cap_size));
+      if (group_held[i] > cap_size) what = Then(what, Msg(", but it holds {} now", held));
       candidates.push_back({i, std::max(cap_size, group_held[i]), what});
     } else if (cap.cap_bytes) {
-      std::string what = TrFormat("{} torch cap {}", name, FormatGiB(*cap.cap_bytes));
-      if (group_held[i] > *cap.cap_bytes) what += TrFormat(", but it holds {} now", held);
+      Message what = Msg("{} torch cap {}", name, GiB(*cap.cap_bytes));
+      if (group_held[i] > *cap.cap_bytes) what = Then(what, Msg(", but it holds {} now", held));
       candidates.push_back({i, std::max(*cap.cap_bytes, group_held[i]), what});
     } else if (cap.fixed_after_load && (group_gpu_known[i] || cap.cpu_only)) {
-      candidates.push_back(
-          {i, group_held[i], TrFormat("{} holds {} (fixed after load)", name, held)});
+      candidates.push_back({i, group_held[i], Msg("{} holds {} (fixed after load)", name, held)});
     } else if (cap.fixed_after_load) {
-      adv.arithmetic = TrFormat(
-          "{} holds {} in host memory, and its GPU memory is not known (no NVML figure for "
-          "it; CUDA pages appear in no RSS): size unknown: stop before this run",
-          name, held);
+      adv.arithmetic =
+          Msg("{} holds {} in host memory, and its GPU memory is not known (no NVML figure for "
+              "it; CUDA pages appear in no RSS): size unknown: stop before this run",
+              name, held);
     } else {
-      adv.arithmetic = TrFormat(
-          "{} holds {} and has no cap: it grows to what it can get, one heavy job at a time: "
-          "stop before this run",
-          name, held);
+      adv.arithmetic =
+          Msg("{} holds {} and has no cap: it grows to what it can get, one heavy job at a time: "
+              "stop before this run",
+              name, held);
     }
   }
 
   std::stable_sort(
       candidates.begin(), candidates.end(),
       [](const Candidate& x, const Candidate& y) { return x.size_bytes < y.size_bytes; });
-  const std::string budget = TrFormat("{} (MemTotal {} - reserve {})", FormatGiB(a.budget_bytes),
-                                      total, FormatGiB(a.reserve_bytes));
+  const Message budget =
+      Msg("{} (MemTotal {} - reserve {})", GiB(a.budget_bytes), total, GiB(a.reserve_bytes));
   for (const auto& c : candidates) {
     HolderAdvice& adv = a.holders[c.index];
     adv.size_bytes = c.size_bytes;
     const uint64_t sum = a.kept_bytes + c.size_bytes + need_bytes;
-    const std::string kept =
-        a.kept_bytes > 0 ? TrFormat(" + {} kept", FormatGiB(a.kept_bytes)) : "";
+    const Message kept =
+        a.kept_bytes > 0 ? Msg(" + {} kept", GiB(a.kept_bytes)) : Message::Literal("");
     const bool keep = sum <= a.budget_bytes;
     // TRANSLATORS: {0} the holder and its size, {1} empty or " + 20.00 GiB kept", {2} the
     // job's need, {3} the sum, {4} the budget with its arithmetic.
-    adv.arithmetic = keep ? TrFormat("{0}{1} + need {2} = {3} of {4}: keep", c.what, kept,
-                                     FormatGiB(need_bytes), FormatGiB(sum), budget)
-                          : TrFormat("{0}{1} + need {2} = {3} > {4}: stop before this run", c.what,
-                                     kept, FormatGiB(need_bytes), FormatGiB(sum), budget);
+    adv.arithmetic = keep ? Msg("{0}{1} + need {2} = {3} of {4}: keep", c.what, kept,
+                                GiB(need_bytes), GiB(sum), budget)
+                          : Msg("{0}{1} + need {2} = {3} > {4}: stop before this run", c.what, kept,
+                                GiB(need_bytes), GiB(sum), budget);
     if (keep) {
       adv.action = HolderAction::kKeep;
       adv.stop_command.clear();
@@ -172,16 +173,15 @@ PoolAdvice AdviseBesideJob(const std::vector<PoolHolder>& holders,
   const bool room = a.kept_bytes + need_bytes <= a.budget_bytes;
   a.fits = stops == 0 && room;
   if (!room) {
-    a.summary = TrFormat("the job's need {} alone is more than the budget {}: it does not fit",
-                         FormatGiB(need_bytes), budget);
+    a.summary = Msg("the job's need {} alone is more than the budget {}: it does not fit",
+                    GiB(need_bytes), budget);
   } else if (stops > 0) {
-    a.summary = TrFormat("{} holder(s) to stop before this run; then need {} + kept {} = {} of {}",
-                         stops, FormatGiB(need_bytes), FormatGiB(a.kept_bytes),
-                         FormatGiB(need_bytes + a.kept_bytes), budget);
-  } else {
     a.summary =
-        TrFormat("fits beside everything kept: need {} + kept {} = {} of {}", FormatGiB(need_bytes),
-                 FormatGiB(a.kept_bytes), FormatGiB(need_bytes + a.kept_bytes), budget);
+        Msg("{} holder(s) to stop before this run; then need {} + kept {} = {} of {}", stops,
+            GiB(need_bytes), GiB(a.kept_bytes), GiB(need_bytes + a.kept_bytes), budget);
+  } else {
+    a.summary = Msg("fits beside everything kept: need {} + kept {} = {} of {}", GiB(need_bytes),
+                    GiB(a.kept_bytes), GiB(need_bytes + a.kept_bytes), budget);
   }
   return a;
 }

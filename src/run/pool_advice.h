@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
 #include "sys/holder_caps.h"
 #include "sys/pool_holders.h"
 
@@ -28,8 +29,8 @@ enum class HolderAction { kKeep, kStop, kPartOf };
 std::string_view HolderActionName(HolderAction action);   // "keep", "stop", "part-of" (ps --json)
 std::string_view HolderActionLabel(HolderAction action);  // the same, in the user's language
 
-// `arithmetic` and `summary` are for people, in the user's language (ps --json is English
-// because --json keeps the whole command English; doctor's report makes them again).
+// `arithmetic` and `summary` are message values (base/message.h): English in ps --json and
+// doctor's env-report.json, translated on the terminal.
 
 struct HolderAdvice {
   pid_t pid = 0;
@@ -37,7 +38,7 @@ struct HolderAdvice {
   std::optional<pid_t> part_of;        // kPartOf: the holder whose advice applies
   uint64_t held_bytes = 0;             // the tree's PSS/RSS + GPU memory now
   std::optional<uint64_t> size_bytes;  // what the advice counted; nullopt when unknown
-  std::string arithmetic;              // "vllm cap 0.50 x 121.69 GiB = 60.85 GiB; + need ..."
+  Message arithmetic;                  // "vllm cap 0.50 x 121.69 GiB = 60.85 GiB; + need ..."
   std::string stop_command;            // kStop: printed for the user, never run; "" if none
 };
 
@@ -49,7 +50,7 @@ struct PoolAdvice {
   uint64_t kept_bytes = 0;            // sum of the kept holders' sizes
   bool fits = false;                  // nothing must stop, and kept + need <= budget
   std::vector<HolderAdvice> holders;  // one per holder, in the holders' order
-  std::string summary;
+  Message summary;
 };
 
 // What a holder's process tree holds now (itself and the holders that are part of it).

@@ -35,7 +35,7 @@ TEST(PoolAdvice, SmallJobBesideHalfCappedVllmKeeps) {
   ASSERT_EQ(a.holders.size(), 1u);
   EXPECT_EQ(a.holders[0].action, HolderAction::kKeep);
   EXPECT_EQ(a.holders[0].size_bytes, 64 * kGiB);
-  EXPECT_EQ(a.holders[0].arithmetic,
+  EXPECT_EQ(EnglishText(a.holders[0].arithmetic),
             "vllm cap 0.50 x 128.00 GiB = 64.00 GiB + need 4.00 GiB = 68.00 GiB of 117.76 GiB "
             "(MemTotal 128.00 GiB - reserve 10.24 GiB): keep");
   EXPECT_TRUE(a.holders[0].stop_command.empty());
@@ -47,14 +47,16 @@ TEST(PoolAdvice, NearCapacityAndUncappedStop) {
   const auto a = AdviseBesideJob({Holder(1234, HolderKind::kVllm, kGiB), trainer},
                                  {Fraction(0.9), HolderCap{}}, 4 * kGiB, kTotal);
   EXPECT_EQ(a.holders[0].action, HolderAction::kStop);
-  EXPECT_NE(a.holders[0].arithmetic.find("= 119.20 GiB > 117.76 GiB"), std::string::npos)
-      << a.holders[0].arithmetic;
+  EXPECT_NE(EnglishText(a.holders[0].arithmetic).find("= 119.20 GiB > 117.76 GiB"),
+            std::string::npos)
+      << EnglishText(a.holders[0].arithmetic);
   EXPECT_EQ(a.holders[0].stop_command, "kill -TERM 1234");
   EXPECT_EQ(a.holders[1].action, HolderAction::kStop);
-  EXPECT_NE(a.holders[1].arithmetic.find("holds 16.00 GiB and has no cap"), std::string::npos)
-      << a.holders[1].arithmetic;
+  EXPECT_NE(EnglishText(a.holders[1].arithmetic).find("holds 16.00 GiB and has no cap"),
+            std::string::npos)
+      << EnglishText(a.holders[1].arithmetic);
   EXPECT_FALSE(a.fits);
-  EXPECT_NE(a.summary.find("2 holder(s) to stop"), std::string::npos);
+  EXPECT_NE(EnglishText(a.summary).find("2 holder(s) to stop"), std::string::npos);
 }
 
 TEST(PoolAdvice, HeldMoreThanCapCountsWhatItHolds) {
@@ -62,7 +64,8 @@ TEST(PoolAdvice, HeldMoreThanCapCountsWhatItHolds) {
   const auto a = AdviseBesideJob({Holder(1, HolderKind::kVllm, kGiB, 40 * kGiB)}, {Fraction(0.25)},
                                  4 * kGiB, kTotal);
   EXPECT_EQ(a.holders[0].size_bytes, 41 * kGiB);
-  EXPECT_NE(a.holders[0].arithmetic.find("but it holds 41.00 GiB now"), std::string::npos);
+  EXPECT_NE(EnglishText(a.holders[0].arithmetic).find("but it holds 41.00 GiB now"),
+            std::string::npos);
 }
 
 TEST(PoolAdvice, WorkersCountWithTheirServer) {
@@ -87,8 +90,8 @@ TEST(PoolAdvice, CappedKeptSmallestFirstUntilTheBudgetIsFull) {
   EXPECT_EQ(a.holders[1].action, HolderAction::kKeep);
   EXPECT_EQ(a.holders[2].action, HolderAction::kKeep);
   EXPECT_EQ(a.holders[0].action, HolderAction::kStop);
-  EXPECT_NE(a.holders[0].arithmetic.find("+ 64.00 GiB kept + need"), std::string::npos)
-      << a.holders[0].arithmetic;
+  EXPECT_NE(EnglishText(a.holders[0].arithmetic).find("+ 64.00 GiB kept + need"), std::string::npos)
+      << EnglishText(a.holders[0].arithmetic);
   EXPECT_FALSE(a.fits);
 }
 
@@ -97,7 +100,7 @@ TEST(PoolAdvice, LlamaCppNeedsAKnownSize) {
   fixed.fixed_after_load = true;
   auto a = AdviseBesideJob({Holder(1, HolderKind::kLlamaCpp, 5 * kGiB)}, {fixed}, 4 * kGiB, kTotal);
   EXPECT_EQ(a.holders[0].action, HolderAction::kStop);  // GPU memory unknown
-  EXPECT_NE(a.holders[0].arithmetic.find("size unknown"), std::string::npos);
+  EXPECT_NE(EnglishText(a.holders[0].arithmetic).find("size unknown"), std::string::npos);
   fixed.cpu_only = true;
   a = AdviseBesideJob({Holder(1, HolderKind::kLlamaCpp, 5 * kGiB)}, {fixed}, 4 * kGiB, kTotal);
   EXPECT_EQ(a.holders[0].action, HolderAction::kKeep);
@@ -107,7 +110,7 @@ TEST(PoolAdvice, LlamaCppNeedsAKnownSize) {
 TEST(PoolAdvice, JobAloneTooBigAndNothingRunning) {
   auto a = AdviseBesideJob({}, {}, 120 * kGiB, kTotal);
   EXPECT_FALSE(a.fits);
-  EXPECT_NE(a.summary.find("alone is more than the budget"), std::string::npos);
+  EXPECT_NE(EnglishText(a.summary).find("alone is more than the budget"), std::string::npos);
   a = AdviseBesideJob({}, {}, 4 * kGiB, kTotal);
   EXPECT_TRUE(a.fits);
   // Small machines: the 4 GiB floor of the reserve.

@@ -116,7 +116,13 @@ CREATE TABLE ladder_entries (
 CREATE INDEX ladder_entries_by_ladder ON ladder_entries(ladder_id);
 )sql";
 
-constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3};
+// Version 4: a ladder entry's text as a message value (id and arguments, base/message.h),
+// beside its English text, so readers show it in their language. NULL in older rows.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE ladder_entries ADD COLUMN text_message TEXT;
+)sql";
+
+constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4};
 static_assert(std::size(kMigrations) == kJournalSchemaVersion, "one migration per schema version");
 
 // Creates the missing directories above `file`, each mode 0700. Existing ones are left as
@@ -278,7 +284,7 @@ std::optional<Error> Journal::CheckAndMigrate(bool& busy) {
   schema_version_ = static_cast<int>(facts->user_version);
   if (options_.read_only) {
     // Version 0 here is an empty file: nothing recorded yet, and readers say so.
-    if (facts->user_version != 0 && facts->user_version < kJournalSchemaVersion) {
+    if (facts->user_version != 0 && facts->user_version < kJournalOldestReadableVersion) {
       return Refuse("open", TrFormat("schema version {} is older than this headroom ({}); "
                                      "a recording command upgrades it",
                                      facts->user_version, kJournalSchemaVersion));

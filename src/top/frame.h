@@ -1,5 +1,5 @@
 // A frame of `headroom top`: rows of text spans, each with a colour role, exactly as wide
-// as the terminal or narrower. The view (top/top_view.h) makes one from a snapshot, without
+// as the terminal or narrower. The view (cli/top/top_view.h) makes one from a snapshot, without
 // a terminal; the ncurses layer (top/terminal.h) draws it, and --once prints it as plain
 // text. Roles say what a span is (a label, a warning, a graph), never which colour it gets:
 // that is the palette's choice (top/palette.h) for the terminal at hand.

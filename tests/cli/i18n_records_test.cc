@@ -215,6 +215,62 @@ TEST_F(I18nRecords, LadderAdviceIsChineseOnScreenAndEnglishInTheJournal) {
             "shorten the packing length first, then reduce the batch size");
 }
 
+// A ladder recorded by an English run is shown in the reader's language: `ladder` renders
+// each entry's stored message value again (journal schema version 4), while an entry from
+// before messages were stored shows the English text it holds.
+TEST_F(I18nRecords, LadderShowsRecordedEntriesInTheReadersLanguage) {
+  testing::TempDir dir("i18n-ladder-show");
+  std::filesystem::create_directories(dir / "root/proc/sys/vm");
+  std::filesystem::copy_file(kFixtures + "gb10-pagecache/proc/meminfo", dir / "root/proc/meminfo");
+  testing::WriteFile(dir / "root/proc/sys/vm/drop_caches", "0\n");
+  const std::string journal = (dir / "journal.db").string();
+  const auto ladder = [&](const std::vector<std::string>& args,
+                          const std::vector<std::string>& locale) {
+    return Headroom(With({"ladder", "--journal", journal, "--root", (dir / "root").string()}, args),
+                    locale);
+  };
+  auto r = ladder({"start", "myjob", "--symptom", "step", "--plan-args",
+                   "llama-3.1-8b --method lora --seq 65536 --batch 8 --budget 40GB"},
+                  kEnglish);
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(Contains(r.out, "  Cached ")) << r.out;
+  r = ladder({"record", "myjob", "--result", "oom"}, kEnglish);
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(Contains(r.out, "  plan: llama-3.1-8b lora")) << r.out;
+
+  r = ladder({}, kChinese);
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Step 1's entry (made by the English run) and its result, in Chinese.
+  EXPECT_TRUE(Contains(r.out, ZhFormat("between runs, as root: {} (or: headroom ladder apply JOB)",
+                                       "sync; echo 3 > /proc/sys/vm/drop_caches")))
+      << r.out;
+  EXPECT_TRUE(Contains(r.out, ZhFormat("step {} ({}): {}", 1, "flush-page-cache", "oom"))) << r.out;
+  // Step 2's plan line, with the verdict word translated inside it.
+  std::string plan = Zh("plan: {0} {1}, batch {2} x seq {3}: peak {4} of a {5} budget ({6})");
+  EXPECT_TRUE(Contains(r.out, plan.substr(0, plan.find("{0}")) + "llama-3.1-8b lora")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "plan: llama")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "between runs, as root")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "step 1 (flush-page-cache): oom")) << r.out;
+  // --json: the entries' English text, as before.
+  const auto j = nlohmann::json::parse(ladder({"--json"}, kChinese).out);
+  ASSERT_EQ(j["ladders"][0]["entries"].size(), 3u);
+  EXPECT_EQ(j["ladders"][0]["entries"][1]["text"], "step 1 (flush-page-cache): oom");
+
+  // What an older headroom wrote: no stored message, so the text as recorded.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(journal.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE ladder_entries SET text_message = NULL WHERE kind = 'result'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  r = ladder({}, kChinese);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "step 1 (flush-page-cache): oom")) << r.out;
+  EXPECT_TRUE(Contains(r.out, ZhFormat("between runs, as root: {} (or: headroom ladder apply JOB)",
+                                       "sync; echo 3 > /proc/sys/vm/drop_caches")))
+      << r.out;
+}
+
 TEST_F(I18nRecords, ReportPageDataIsEnglishWhileItsLineIsChinese) {
   testing::TempDir dir("i18n-report");
   const auto run = testing::MakeSyntheticRun(testing::Scenario::kContention);

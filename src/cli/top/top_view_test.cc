@@ -1,4 +1,4 @@
-#include "top/top_view.h"
+#include "cli/top/top_view.h"
 
 #include <gtest/gtest.h>
 

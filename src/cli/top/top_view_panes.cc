@@ -12,8 +12,8 @@
 
 #include "base/bytes.h"
 #include "base/i18n.h"
+#include "cli/top/top_view_parts.h"
 #include "top/text_width.h"
-#include "top/top_view_parts.h"
 
 namespace headroom::top_view {
 namespace {

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "base/wall_time.h"
+#include "cli/top/top_view.h"
 #include "top/frame.h"
 #include "top/top_model.h"
-#include "top/top_view.h"
 
 namespace headroom::top_view {
 

@@ -15,7 +15,7 @@
 //    10 % is a warning (samples/sample_events.h, the memory_pressure event) and full avg10 at
 //    or above 10 % critical. Power at or above 95 % of the sustained figure or limit is a
 //    warning: that is where GB10's controller holds it (sample_events.h, power_plateau).
-#include "top/top_view.h"
+#include "cli/top/top_view.h"
 
 #include <fmt/format.h>
 
@@ -25,11 +25,11 @@
 
 #include "base/bytes.h"
 #include "base/i18n.h"
+#include "cli/top/top_view_parts.h"
 #include "gpu/clock_events.h"
 #include "run/guard.h"
 #include "top/sparkline.h"
 #include "top/text_width.h"
-#include "top/top_view_parts.h"
 
 namespace headroom {
 

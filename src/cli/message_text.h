@@ -1,0 +1,16 @@
+// The terminal's renderer of message values (base/message.h): the message's format in the
+// user's language (gettext, cli/ is the only place that translates), strerror in the same
+// language, nested messages likewise. A translation whose fields do not fit the arguments
+// gives the English sentence, never an abort.
+#pragma once
+
+#include <string>
+
+#include "base/message.h"
+
+namespace headroom {
+
+// `message` in the user's language (LC_MESSAGES), for the terminal.
+std::string TranslatedText(const Message& message);
+
+}  // namespace headroom
