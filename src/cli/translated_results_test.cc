@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/message_text.h"
 #include "doctor/checks.h"
+#include "doctor_facts.h"
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
 #include "model/catalog.h"
@@ -39,31 +40,9 @@ LadderPlanInput Over(Method method, int64_t seq, int64_t batch, uint64_t budget_
   return in;
 }
 
-GpuReading Gpu(const char* name, int cuda, int cc_major, int cc_minor) {
-  GpuReading g;
-  g.name = name;
-  g.cuda_driver_version = cuda;
-  g.compute_capability_major = cc_major;
-  g.compute_capability_minor = cc_minor;
-  return g;
-}
-
-DoctorFacts Gb10Facts() {
-  DoctorFacts f;
-  f.arch = "aarch64";
-  f.gpus = {Gpu("NVIDIA GB10", 13000, 12, 1)};
-  f.platform = DetectPlatform(f.gpus);
-  f.python = PythonEnv{"/venv", "--python", {}, {}};
-  return f;
-}
-
-TorchBuild Torch(const char* version, std::optional<std::string> cuda) {
-  TorchBuild t;
-  t.version = version;
-  t.cuda = std::move(cuda);
-  t.file = "/venv/lib/python3.12/site-packages/torch/version.py";
-  return t;
-}
+using testing::Gb10Facts;
+using testing::Gpu;
+using testing::Torch;
 
 TEST(PlanJson, AdviceShownWithoutACatalogIsTheEnglishText) {
   const PlanResult p = OverBudget();

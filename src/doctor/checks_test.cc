@@ -4,34 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "doctor_facts.h"
+
 namespace headroom {
 namespace {
 
-GpuReading Gpu(const char* name, int cuda, int cc_major, int cc_minor) {
-  GpuReading g;
-  g.name = name;
-  g.cuda_driver_version = cuda;
-  g.compute_capability_major = cc_major;
-  g.compute_capability_minor = cc_minor;
-  return g;
-}
-
-DoctorFacts Gb10Facts() {
-  DoctorFacts f;
-  f.arch = "aarch64";
-  f.gpus = {Gpu("NVIDIA GB10", 13000, 12, 1)};
-  f.platform = DetectPlatform(f.gpus);
-  f.python = PythonEnv{"/venv", "--python", {}, {}};
-  return f;
-}
-
-TorchBuild Torch(const char* version, std::optional<std::string> cuda) {
-  TorchBuild t;
-  t.version = version;
-  t.cuda = std::move(cuda);
-  t.file = "/venv/lib/python3.12/site-packages/torch/version.py";
-  return t;
-}
+using testing::Gb10Facts;
+using testing::Gpu;
+using testing::Torch;
 
 TEST(DoctorChecks, CudaAbiVerdicts) {
   DoctorFacts f = Gb10Facts();
