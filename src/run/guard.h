@@ -2,10 +2,11 @@
 // when MemAvailable falls below a level, so running out of memory ends the job, never the
 // machine. See docs/guard.md for the behaviour and the measured reaction times.
 //
-// Data flow: Spawn (own session and process group, own cgroup where one can be made, the
-// guard as child subreaper, a pidfd) -> watch loop over MemAvailable (pread of a kept-open
-// /proc/meminfo, adaptive 10-100 ms period, fill-rate projection) [+ PSI triggers] -> kill
-// the tree (cgroup.kill or verified pidfds, SIGTERM escalating to SIGKILL on time) ->
+// Data flow: Child::Spawn or Attach (run/child.h: own session and process group, own cgroup
+// where one can be made, the guard as child subreaper, a pidfd, the signal mask) -> loop {
+// read MemAvailable (pread of a kept-open /proc/meminfo) [+ PSI triggers] ->
+// KillPolicy::Decide (run/kill_policy.h: the reason, the signal, the next period) -> act
+// (cgroup.kill or verified pidfds, SIGTERM escalating to SIGKILL on time) -> record } ->
 // summary.
 #pragma once
 
@@ -15,8 +16,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -44,9 +47,10 @@ struct GuardOptions {
   int job_oom_score_adj = 800;
   // Extra environment for the job ("NAME=value"), e.g. the torch cap's PYTHONPATH.
   std::vector<std::string> extra_env;
-  // The longest wait between two readings. 100 ms far from the level keeps idle CPU low;
-  // a sweep asks for 10 ms everywhere, because it wants the peak, not only the crossing.
-  std::chrono::milliseconds max_period{100};
+  // The longest wait between two readings (never under 10 ms nor over 1 s; the period far
+  // from the level is in run/kill_policy.h). A sweep asks for 10 ms everywhere, because it
+  // wants the peak, not only the crossing.
+  std::chrono::milliseconds max_period{1000};
   // Ends the job (SIGTERM, SIGKILL after the grace) once it has run this long.
   std::optional<std::chrono::milliseconds> timeout;
   // Where the job's stdout and stderr go (-1: inherited). The guard does not close them.
@@ -99,11 +103,13 @@ struct GuardSummary {
   uint64_t polls = 0;
 };
 
-// Where events go: JSON lines with wall and monotonic timestamps (or nowhere).
+// Where events go: JSON lines with wall and monotonic timestamps (or nowhere). A line is
+// {"type":..,"wall_time":..,"monotonic_s":..} followed by `fields` in their order; strings,
+// integers and booleans as nlohmann::json writes them, doubles (seconds) to the millisecond.
 class GuardEvents {
  public:
   explicit GuardEvents(std::FILE* file) : file_(file) {}
-  void Emit(const char* type, const std::string& json_fields);
+  void Emit(std::string_view type, const nlohmann::ordered_json& fields);
 
  private:
   std::FILE* file_;

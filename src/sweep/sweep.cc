@@ -100,6 +100,14 @@ std::string SafeName(const Config& c) {
   return out;
 }
 
+class SteadySweepClock final : public SweepClock {
+ public:
+  Clock::time_point Now() override { return Clock::now(); }
+  void SleepFor(std::chrono::milliseconds duration) override {
+    std::this_thread::sleep_for(duration);
+  }
+};
+
 class Progress {
  public:
   explicit Progress(const SweepProgress& p) : p_(p) {}
@@ -191,159 +199,162 @@ std::vector<std::string> SignalLeftovers(const SysRoot& root,
   return done;
 }
 
-Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journal& journal,
-                             const SweepProgress& progress_out) {
-  SweepResult res;
-  Progress progress(progress_out);
-  PerCpuFreeReader per_cpu(root);
-  const auto start_mem = ReadMemory(root, per_cpu);
-  if (!start_mem)
-    return Error{Tr("sweep: cannot read MemTotal and MemAvailable from proc/meminfo")};
-  const uint64_t baseline_available = start_mem->available;
+namespace {
 
-  // The run: resumed, or new.
-  const std::string key = SweepKey(opt);
-  std::optional<int64_t> previous;
-  if (!opt.fresh) {
-    auto found = journal.FindSweep(key);
-    if (!found) return found.error();
-    previous = *found;
-  }
-  SweepSearch search(opt.grid, {opt.limit_bytes, opt.margin_bytes, opt.bisect});
-  std::vector<std::string> written_skips;
-  std::vector<TextPair> resume_warnings;  // printed after the resume line
-  if (previous) {
-    res.run_id = *previous;
-    res.resumed = true;
-    auto reopened = journal.ReopenRun(*previous);
-    if (!reopened) return reopened.error();
-    auto trials = journal.Trials(*previous);
-    if (!trials) return trials.error();
-    std::vector<std::string> finished;
-    for (const auto& t : *trials) {
-      const auto config = ConfigFromJson(opt.grid, t.config_json);
-      const auto outcome = ParseOutcome(t.outcome);
-      if (!config || !outcome) {
-        resume_warnings.push_back(
-            TrPair(N_("journal trial {} does not fit this sweep; ignored"), t.id));
-        continue;
-      }
-      finished.push_back(config->ToJson());
-      if (*outcome == TrialOutcome::kSkipped) {
-        written_skips.push_back(config->ToJson());
-        continue;
-      }
-      TrialReport r;
-      r.outcome = *outcome;
-      if (t.peak_bytes) r.peak_bytes = static_cast<uint64_t>(std::max<int64_t>(0, *t.peak_bytes));
-      r.summary = t.notes.empty() ? std::string(TrialOutcomeName(*outcome)) : t.notes;
-      search.Report(*config, r);
-      ++res.reused;
-      res.rows.push_back(Row(*config, *outcome, r.peak_bytes, t.headroom_bytes, t.notes, true));
-    }
-    // Trials that started and never finished: the previous sweep died during them.
-    if (auto events = journal.Events(*previous)) {
-      for (const auto& e : *events) {
-        if (e.type != "trial-start") continue;
-        const auto j = nlohmann::json::parse(e.data_json, nullptr, false);
-        if (!j.is_object() || !j.contains("config")) continue;
-        const std::string c = j["config"].dump();
-        if (std::find(finished.begin(), finished.end(), c) == finished.end()) {
-          resume_warnings.push_back(TrPair(
-              N_("trial {} was interrupted when the previous sweep ended; it runs again"), c));
-          finished.push_back(c);
-        }
-      }
-    }
-    progress.Line(
-        TrFormat("sweep: resuming run {}: {} finished trial(s) from the journal, not repeated",
-                 res.run_id, res.reused));
-  } else {
-    auto id =
-        journal.BeginRun(RunKind::kSweep, opt.command, std::chrono::system_clock::now(), "", key);
-    if (!id) return id.error();
-    res.run_id = *id;
-  }
-  if (opt.guard_start) {
-    if (auto added = RecordGuardStart(journal, res.run_id, *opt.guard_start); !added)
-      return added.error();
-  }
-  for (const auto& w : resume_warnings) progress.Warn(w, res.warnings);
-  res.trial_log_dir = opt.log_dir / std::to_string(res.run_id);
-  std::error_code ec;
-  fs::create_directories(res.trial_log_dir, ec);
-  if (ec)
-    return Error{TrFormat("sweep: cannot create {}: {}", res.trial_log_dir.string(), ec.message())};
-  res.launched_total = res.reused;  // skipped rows are not replayed, so these all ran
+// One invocation of RunSweep: what every step reads and writes, by reference.
+class SweepRun {
+ public:
+  SweepRun(const SysRoot& root_in, const SweepOptions& options, Journal& journal_in,
+           const SweepProgress& progress_out)
+      : root(root_in),
+        opt(options),
+        journal(journal_in),
+        progress(progress_out),
+        clock(options.clock ? *options.clock : steady),
+        run_trial(options.run_trial ? options.run_trial : TrialRunner(RunTrial)),
+        per_cpu(root_in),
+        search(options.grid, {options.limit_bytes, options.margin_bytes, options.bisect}) {}
 
-  const auto sweep_start = Clock::now();
-  bool need_settle = false;
-  for (;;) {
-    // Let the pool come back to where the sweep started before the next decision, and
-    // hold still: freed memory can return over a second or more (driver pools on GB10,
-    // the hypervisor on a VM), and a baseline read while it climbs hides the next
-    // trial's peak.
-    if (need_settle) {
-      const auto settle_start = Clock::now();
-      const auto settle_end = settle_start + opt.settle_timeout;
-      std::optional<Memory> m = ReadMemory(root, per_cpu);
-      uint64_t window_low = m ? m->available : 0;
-      auto window_start = Clock::now();
-      bool settled = false;
-      while (m && Clock::now() < settle_end) {
-        std::this_thread::sleep_for(kSettlePoll);
-        m = ReadMemory(root, per_cpu);
-        if (!m) break;
-        const bool recovered = m->available + opt.settle_tolerance_bytes >= baseline_available;
-        if (m->available > window_low + kSettleStillBytes) {
-          window_low = m->available;  // still climbing: start a new window
-          window_start = Clock::now();
+  // The run: resumed from the journal (its finished trials replayed to the search), or new.
+  Result<bool> Begin(uint64_t baseline) {
+    baseline_available = baseline;
+    // The run: resumed, or new.
+    const std::string key = SweepKey(opt);
+    std::optional<int64_t> previous;
+    if (!opt.fresh) {
+      auto found = journal.FindSweep(key);
+      if (!found) return found.error();
+      previous = *found;
+    }
+    std::vector<TextPair> resume_warnings;  // printed after the resume line
+    if (previous) {
+      res.run_id = *previous;
+      res.resumed = true;
+      auto reopened = journal.ReopenRun(*previous);
+      if (!reopened) return reopened.error();
+      auto trials = journal.Trials(*previous);
+      if (!trials) return trials.error();
+      std::vector<std::string> finished;
+      for (const auto& t : *trials) {
+        const auto config = ConfigFromJson(opt.grid, t.config_json);
+        const auto outcome = ParseOutcome(t.outcome);
+        if (!config || !outcome) {
+          resume_warnings.push_back(
+              TrPair(N_("journal trial {} does not fit this sweep; ignored"), t.id));
+          continue;
         }
-        if (recovered && Clock::now() - window_start >= kSettleStill) {
-          settled = true;
-          break;
+        finished.push_back(config->ToJson());
+        if (*outcome == TrialOutcome::kSkipped) {
+          written_skips.push_back(config->ToJson());
+          continue;
+        }
+        TrialReport r;
+        r.outcome = *outcome;
+        if (t.peak_bytes) r.peak_bytes = static_cast<uint64_t>(std::max<int64_t>(0, *t.peak_bytes));
+        r.summary = t.notes.empty() ? std::string(TrialOutcomeName(*outcome)) : t.notes;
+        search.Report(*config, r);
+        ++res.reused;
+        res.rows.push_back(Row(*config, *outcome, r.peak_bytes, t.headroom_bytes, t.notes, true));
+      }
+      // Trials that started and never finished: the previous sweep died during them.
+      if (auto events = journal.Events(*previous)) {
+        for (const auto& e : *events) {
+          if (e.type != "trial-start") continue;
+          const auto j = nlohmann::json::parse(e.data_json, nullptr, false);
+          if (!j.is_object() || !j.contains("config")) continue;
+          const std::string c = j["config"].dump();
+          if (std::find(finished.begin(), finished.end(), c) == finished.end()) {
+            resume_warnings.push_back(TrPair(
+                N_("trial {} was interrupted when the previous sweep ended; it runs again"), c));
+            finished.push_back(c);
+          }
         }
       }
-      if (!settled && m) {
-        progress.Warn(TrPair(N_("MemAvailable {} did not settle within {} of the pre-sweep {} in "
-                                "{} s; going on"),
-                             FormatGB(m->available), FormatGB(opt.settle_tolerance_bytes),
-                             FormatGB(baseline_available), opt.settle_timeout.count() / 1000),
-                      res.warnings);
+      progress.Line(
+          TrFormat("sweep: resuming run {}: {} finished trial(s) from the journal, not repeated",
+                   res.run_id, res.reused));
+    } else {
+      auto id =
+          journal.BeginRun(RunKind::kSweep, opt.command, std::chrono::system_clock::now(), "", key);
+      if (!id) return id.error();
+      res.run_id = *id;
+    }
+    if (opt.guard_start) {
+      if (auto added = RecordGuardStart(journal, res.run_id, *opt.guard_start); !added)
+        return added.error();
+    }
+    for (const auto& w : resume_warnings) progress.Warn(w, res.warnings);
+    res.trial_log_dir = opt.log_dir / std::to_string(res.run_id);
+    std::error_code ec;
+    fs::create_directories(res.trial_log_dir, ec);
+    if (ec)
+      return Error{
+          TrFormat("sweep: cannot create {}: {}", res.trial_log_dir.string(), ec.message())};
+    res.launched_total = res.reused;  // skipped rows are not replayed, so these all ran
+
+    sweep_start = clock.Now();
+    return true;
+  }
+
+  // Lets the pool come back to where the sweep started before the next decision, and hold
+  // still: freed memory can return over a second or more (driver pools on GB10, the
+  // hypervisor on a VM), and a baseline read while it climbs hides the next trial's peak.
+  void Settle() {
+    const auto settle_start = clock.Now();
+    const auto settle_end = settle_start + opt.settle_timeout;
+    std::optional<Memory> m = ReadMemory(root, per_cpu);
+    uint64_t window_low = m ? m->available : 0;
+    auto window_start = clock.Now();
+    bool settled = false;
+    while (m && clock.Now() < settle_end) {
+      clock.SleepFor(kSettlePoll);
+      m = ReadMemory(root, per_cpu);
+      if (!m) break;
+      const bool recovered = m->available + opt.settle_tolerance_bytes >= baseline_available;
+      if (m->available > window_low + kSettleStillBytes) {
+        window_low = m->available;  // still climbing: start a new window
+        window_start = clock.Now();
       }
-      need_settle = false;
-    }
-    const auto mem = ReadMemory(root, per_cpu);
-    if (!mem) return Error{Tr("sweep: proc/meminfo became unreadable")};
-    const uint64_t pool_use = mem->total > mem->available ? mem->total - mem->available : 0;
-    const SearchStep step = search.Next(pool_use);
-    if (step.kind == SearchStep::kDone) break;
-    const std::string config_json = step.config.ToJson();
-    if (step.kind == SearchStep::kSkip) {
-      SweepRow row =
-          Row(step.config, TrialOutcome::kSkipped, std::nullopt, std::nullopt, step.reason, false);
-      row.start_pool_bytes = step.baseline_bytes;
-      if (step.predicted_peak_bytes)
-        row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
-      if (std::find(written_skips.begin(), written_skips.end(), config_json) ==
-          written_skips.end()) {
-        Trial t;
-        t.config_json = config_json;
-        t.outcome = TrialOutcome::kSkipped;
-        t.notes = step.reason;
-        t.started_at = t.ended_at = std::chrono::system_clock::now();
-        if (auto added = journal.AddTrial(res.run_id, t); !added) return added.error();
-        written_skips.push_back(config_json);
+      if (recovered && clock.Now() - window_start >= kSettleStill) {
+        settled = true;
+        break;
       }
-      res.rows.push_back(row);
-      // TRANSLATORS: {1} is the search's reason, kept in English (the journal stores it).
-      progress.Line(TrFormat("sweep: skip {0}: {1}", step.config.ToText(), step.reason));
-      continue;
     }
-    if (res.launched_total >= opt.max_trials) {
-      res.stopped_early = fmt::format("--max-trials {} reached", opt.max_trials);
-      break;
+    if (!settled && m) {
+      progress.Warn(TrPair(N_("MemAvailable {} did not settle within {} of the pre-sweep {} in "
+                              "{} s; going on"),
+                           FormatGB(m->available), FormatGB(opt.settle_tolerance_bytes),
+                           FormatGB(baseline_available), opt.settle_timeout.count() / 1000),
+                    res.warnings);
     }
+  }
+
+  // A config the search skipped: a row, and a journal row unless one was written before.
+  Result<bool> Skip(const SearchStep& step, const std::string& config_json) {
+    SweepRow row =
+        Row(step.config, TrialOutcome::kSkipped, std::nullopt, std::nullopt, step.reason, false);
+    row.start_pool_bytes = step.baseline_bytes;
+    if (step.predicted_peak_bytes)
+      row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
+    if (std::find(written_skips.begin(), written_skips.end(), config_json) == written_skips.end()) {
+      Trial t;
+      t.config_json = config_json;
+      t.outcome = TrialOutcome::kSkipped;
+      t.notes = step.reason;
+      t.started_at = t.ended_at = std::chrono::system_clock::now();
+      if (auto added = journal.AddTrial(res.run_id, t); !added) return added.error();
+      written_skips.push_back(config_json);
+    }
+    res.rows.push_back(row);
+    // TRANSLATORS: {1} is the search's reason, kept in English (the journal stores it).
+    progress.Line(TrFormat("sweep: skip {0}: {1}", step.config.ToText(), step.reason));
+    return true;
+  }
+
+  // Runs the step's trial and records it; false when a signal interrupted it (the sweep
+  // stops, resumable).
+  Result<bool> Launch(const SearchStep& step, const std::string& config_json, const Memory& mem,
+                      uint64_t pool_use) {
     // Launch.
     const int number = ++res.launched_total;
     ++res.launched;
@@ -354,7 +365,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     if (step.predicted_peak_bytes) start_data["predicted_peak_bytes"] = *step.predicted_peak_bytes;
     const auto started_at = std::chrono::system_clock::now();
     (void)journal.AddEvent(res.run_id, "trial-start",
-                           std::chrono::duration<double>(Clock::now().time_since_epoch()).count(),
+                           std::chrono::duration<double>(clock.Now().time_since_epoch()).count(),
                            started_at, start_data.dump());
     progress.ResetTrial();
     const std::string head =
@@ -370,20 +381,19 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     spec.grace = opt.grace;
     spec.timeout = opt.trial_timeout;
     spec.log_path = log;
-    const uint64_t trial_start_available = mem->available;
+    const uint64_t trial_start_available = mem.available;
     uint64_t lowest = trial_start_available;
     spec.on_tick = [&](uint64_t available, double elapsed_s) {
       lowest = std::min(lowest, available);
       progress.Live(TrFormat("{} | {:.1f} s | pool {} | trial peak {} | sweep {:.0f} s", head,
-                             elapsed_s, FormatGB(mem->total - std::min(mem->total, available)),
+                             elapsed_s, FormatGB(mem.total - std::min(mem.total, available)),
                              FormatGB(trial_start_available - lowest),
-                             std::chrono::duration<double>(Clock::now() - sweep_start).count()),
+                             std::chrono::duration<double>(clock.Now() - sweep_start).count()),
                     elapsed_s);
     };
-    auto run = RunTrial(root, spec);
+    auto run = run_trial(root, spec);
     if (!run)
       return Error{TrFormat("sweep: trial {}: {}", step.config.ToText(), run.error().message)};
-    need_settle = true;
     if (run->guard.forwarded_signal) {
       res.stopped_early = fmt::format("interrupted by signal {}", *run->guard.forwarded_signal);
       progress.Line(
@@ -391,7 +401,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
                    "on resume",
                    *run->guard.forwarded_signal, number));
       res.exit_status = kExitSweepInterrupted;
-      break;
+      return false;
     }
     TrialReport report;
     report.outcome = run->outcome;
@@ -434,44 +444,97 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
         t.headroom_bytes.value_or(0) < 0 ? "-" + FormatGB(static_cast<uint64_t>(-*t.headroom_bytes))
                                          : FormatGB(static_cast<uint64_t>(*t.headroom_bytes)),
         run->guard.duration_s));
+    return true;
   }
 
-  res.best = search.best();
-  res.best_peak_bytes = search.best_peak_bytes();
-  for (const auto& row : res.rows) {
-    if (res.best && row.config == *res.best && row.outcome == TrialOutcome::kOk)
-      res.best_headroom_bytes = row.headroom_bytes;
-  }
-  res.stop_reasons = search.stop_reasons();
-  if (res.exit_status == 0) res.exit_status = res.best ? 0 : 1;
+  // The answer, and the run's end in the journal.
+  void Finish() {
+    res.best = search.best();
+    res.best_peak_bytes = search.best_peak_bytes();
+    for (const auto& row : res.rows) {
+      if (res.best && row.config == *res.best && row.outcome == TrialOutcome::kOk)
+        res.best_headroom_bytes = row.headroom_bytes;
+    }
+    res.stop_reasons = search.stop_reasons();
+    if (res.exit_status == 0) res.exit_status = res.best ? 0 : 1;
 
-  nlohmann::json summary = {{"schema_version", 1},
-                            {"template", opt.command},
-                            {"limit_bytes", opt.limit_bytes},
-                            {"margin_bytes", opt.margin_bytes},
-                            {"launched", res.launched_total},
-                            {"stop_reasons", res.stop_reasons},
-                            {"stopped_early", res.stopped_early}};
-  if (!opt.model.empty()) summary["model"] = opt.model;
-  if (!opt.method.empty()) summary["method"] = opt.method;
-  if (res.best) {
-    summary["best"] = nlohmann::json::parse(res.best->ToJson());
-    summary["best_peak_bytes"] =
-        res.best_peak_bytes ? nlohmann::json(*res.best_peak_bytes) : nlohmann::json(nullptr);
-    summary["best_headroom_bytes"] = res.best_headroom_bytes
-                                         ? nlohmann::json(*res.best_headroom_bytes)
-                                         : nlohmann::json(nullptr);
+    nlohmann::json summary = {{"schema_version", 1},
+                              {"template", opt.command},
+                              {"limit_bytes", opt.limit_bytes},
+                              {"margin_bytes", opt.margin_bytes},
+                              {"launched", res.launched_total},
+                              {"stop_reasons", res.stop_reasons},
+                              {"stopped_early", res.stopped_early}};
+    if (!opt.model.empty()) summary["model"] = opt.model;
+    if (!opt.method.empty()) summary["method"] = opt.method;
+    if (res.best) {
+      summary["best"] = nlohmann::json::parse(res.best->ToJson());
+      summary["best_peak_bytes"] =
+          res.best_peak_bytes ? nlohmann::json(*res.best_peak_bytes) : nlohmann::json(nullptr);
+      summary["best_headroom_bytes"] = res.best_headroom_bytes
+                                           ? nlohmann::json(*res.best_headroom_bytes)
+                                           : nlohmann::json(nullptr);
+    }
+    const std::string status = res.exit_status == kExitSweepInterrupted ? "interrupted"
+                               : !res.stopped_early.empty()             ? "incomplete"
+                               : res.best                               ? "done"
+                                                                        : "no-fit";
+    if (auto done = journal.FinishRun(res.run_id, status, res.exit_status, summary.dump(),
+                                      std::chrono::system_clock::now());
+        !done) {
+      res.warnings.push_back("the journal did not take the sweep's end: " + done.error().message);
+    }
   }
-  const std::string status = res.exit_status == kExitSweepInterrupted ? "interrupted"
-                             : !res.stopped_early.empty()             ? "incomplete"
-                             : res.best                               ? "done"
-                                                                      : "no-fit";
-  if (auto done = journal.FinishRun(res.run_id, status, res.exit_status, summary.dump(),
-                                    std::chrono::system_clock::now());
-      !done) {
-    res.warnings.push_back("the journal did not take the sweep's end: " + done.error().message);
+
+  const SysRoot& root;
+  const SweepOptions& opt;
+  Journal& journal;
+  Progress progress;
+  SteadySweepClock steady;
+  SweepClock& clock;
+  const TrialRunner run_trial;
+  PerCpuFreeReader per_cpu;
+  SweepSearch search;
+  SweepResult res;
+  std::vector<std::string> written_skips;
+  uint64_t baseline_available = 0;
+  Clock::time_point sweep_start;
+};
+
+}  // namespace
+
+Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journal& journal,
+                             const SweepProgress& progress_out) {
+  SweepRun run(root, opt, journal, progress_out);
+  const auto start_mem = ReadMemory(root, run.per_cpu);
+  if (!start_mem)
+    return Error{Tr("sweep: cannot read MemTotal and MemAvailable from proc/meminfo")};
+  if (auto begun = run.Begin(start_mem->available); !begun) return begun.error();
+  bool need_settle = false;
+  for (;;) {
+    if (need_settle) run.Settle();
+    need_settle = false;
+    const auto mem = ReadMemory(root, run.per_cpu);
+    if (!mem) return Error{Tr("sweep: proc/meminfo became unreadable")};
+    const uint64_t pool_use = mem->total > mem->available ? mem->total - mem->available : 0;
+    const SearchStep step = run.search.Next(pool_use);
+    if (step.kind == SearchStep::kDone) break;
+    const std::string config_json = step.config.ToJson();
+    if (step.kind == SearchStep::kSkip) {
+      if (auto skipped = run.Skip(step, config_json); !skipped) return skipped.error();
+      continue;
+    }
+    if (run.res.launched_total >= opt.max_trials) {
+      run.res.stopped_early = fmt::format("--max-trials {} reached", opt.max_trials);
+      break;
+    }
+    auto launched = run.Launch(step, config_json, *mem, pool_use);
+    if (!launched) return launched.error();
+    need_settle = true;
+    if (!*launched) break;
   }
-  return res;
+  run.Finish();
+  return std::move(run.res);
 }
 
 }  // namespace headroom

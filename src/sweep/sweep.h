@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,12 +19,25 @@
 #include "store/journal.h"
 #include "sweep/grid.h"
 #include "sweep/search.h"
+#include "sweep/trial.h"
 #include "sys/sysroot.h"
 
 namespace headroom {
 
 // The exit status of a sweep stopped by SIGINT/SIGTERM/SIGHUP (128 + SIGINT, as shells do).
 inline constexpr int kExitSweepInterrupted = 130;
+
+// The sweep's clock: settle waits and trial timestamps on the monotonic clock. The real one
+// is steady_clock and sleep_for; sweep_test.cc passes a fake that moves when it sleeps.
+class SweepClock {
+ public:
+  virtual ~SweepClock() = default;
+  virtual std::chrono::steady_clock::time_point Now() = 0;
+  virtual void SleepFor(std::chrono::milliseconds duration) = 0;
+};
+
+// Runs one trial to its end: RunTrial (sweep/trial.h) unless a test passes its own.
+using TrialRunner = std::function<Result<TrialRun>(const SysRoot& root, const TrialSpec& spec)>;
 
 struct SweepOptions {
   Grid grid;
@@ -46,6 +60,9 @@ struct SweepOptions {
   // shows the sweep's kill level while it lasts (run/guard_record.h; the cli fills it with
   // ThisGuardStart). None: no record.
   std::optional<GuardStartRecord> guard_start;
+  // The seams (none: RunTrial and the real clock).
+  TrialRunner run_trial;
+  SweepClock* clock = nullptr;
 };
 
 // The identity of a sweep: what must match for a rerun to resume it (template, grid,

@@ -1,0 +1,132 @@
+// The guarded job as an object: spawned (own session and process group, own cgroup where one
+// was made, oom_score_adj, a pidfd taken before any signal) or attached (a pidfd checked
+// against the process's start time), with the scoped signal mask the guard waits on. Every
+// descriptor, the mask and the cgroup are given back in the destructor, on every path, early
+// returns included: a sweep runs many guards in one process and watch runs one on its main
+// thread (docs/guard.md, "The tree"). After ninja's Subprocess and SubprocessSet
+// (subprocess-posix.cc), which restores the mask in its destructor.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "run/job_cgroup.h"
+#include "sys/processes.h"
+#include "sys/sysroot.h"
+
+namespace headroom {
+
+// A file descriptor closed by its destructor; -1 holds nothing.
+class OwnedFd {
+ public:
+  OwnedFd() = default;
+  explicit OwnedFd(int fd) : fd_(fd) {}
+  OwnedFd(OwnedFd&& other) noexcept : fd_(other.release()) {}
+  OwnedFd& operator=(OwnedFd&& other) noexcept;
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  ~OwnedFd() { reset(); }
+
+  int get() const { return fd_; }
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  void reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+// SIGCHLD, SIGINT, SIGTERM and SIGHUP blocked for the calling thread and read through a
+// signalfd; the destructor closes it and puts back the mask the thread had.
+class SignalScope {
+ public:
+  SignalScope();
+  SignalScope(SignalScope&& other) noexcept;
+  SignalScope& operator=(SignalScope&&) = delete;
+  SignalScope(const SignalScope&) = delete;
+  ~SignalScope();
+
+  int fd() const { return fd_.get(); }  // -1 when signalfd failed (the loop still polls)
+  const sigset_t& old_mask() const { return old_mask_; }
+  // The next blocked signal that arrived (non-blocking); nullopt when none is pending.
+  std::optional<int> Next();
+
+ private:
+  OwnedFd fd_;
+  sigset_t old_mask_{};
+  bool restore_ = true;
+};
+
+// Spawn's error message when the command could not be executed (errno_value says why); the
+// other failures are "pipe: ..." and "fork: ...".
+inline constexpr std::string_view kChildExecFailed = "exec";
+
+struct ChildSpec {
+  std::vector<std::string> command;
+  std::vector<std::string> extra_env;  // "NAME=value"
+  int stdout_fd = -1;                  // -1: inherited
+  int stderr_fd = -1;
+  int oom_score_adj = 800;
+  bool kill_with_guard = false;     // PR_SET_PDEATHSIG SIGKILL for the job's first process
+  std::optional<JobCgroup> cgroup;  // the job's own; the job joins it before exec
+};
+
+class Child {
+ public:
+  static Result<Child> Spawn(const SysRoot& root, ChildSpec spec);
+  // Errors: no such process, or no pidfd for it (errno_value says which).
+  static Result<Child> Attach(const SysRoot& root, pid_t pid);
+  Child(Child&& other) noexcept;
+  Child& operator=(Child&&) = delete;
+  Child(const Child&) = delete;
+  // A spawned job that was never reaped is killed and reaped here (never a zombie left).
+  ~Child();
+
+  pid_t pid() const { return pid_; }
+  bool attached() const { return attached_; }
+  const JobCgroup* cgroup() const { return cgroup_ ? &*cgroup_ : nullptr; }
+  SignalScope& signals() { return signals_; }
+
+  // The job itself: a spawned one runs until the guard reaps it (MarkReaped); an attached
+  // one while its pidfd is not readable.
+  bool running() const;
+  void MarkReaped(int wait_status) { status_ = wait_status; }
+  std::optional<int> wait_status() const { return status_; }
+
+  // Live members of the job's tree (zombies excluded): the process tree below the guard
+  // (spawned: the guard is the child subreaper) or below the attached process, and the
+  // cgroup's processes.
+  std::vector<ProcStat> Members() const;
+  // Sends `sig` to every member through pidfds; returns how many were signalled.
+  int Signal(int sig);
+  // process_mrelease on what was just SIGKILLed, off the calling thread.
+  void ReleaseMemoryInBackground();
+  // The tree's RSS (the child links where the kernel has them, else the full scan).
+  uint64_t RssBytes() const;
+
+ private:
+  Child(const SysRoot& root, SignalScope signals);
+  bool alive() const;  // the job's own process, by its pidfd (or its stat without one)
+
+  const SysRoot* root_;
+  SignalScope signals_;
+  std::optional<JobCgroup> cgroup_;
+  OwnedFd pidfd_;
+  pid_t pid_ = 0;
+  pid_t anchor_ = 0;  // whose descendants form the tree: the guard, or the attached process
+  bool attached_ = false;
+  std::optional<int> status_;
+  std::vector<int> kill_pidfds_;  // SIGKILLed members, for process_mrelease
+};
+
+}  // namespace headroom

@@ -1,0 +1,305 @@
+#include "run/kill_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+namespace headroom {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr uint64_t kGiB = 1ULL << 30;
+
+KillPolicyOptions Options() {
+  KillPolicyOptions o;
+  o.min_available_bytes = 4 * kGiB;
+  o.grace = milliseconds(3000);
+  return o;
+}
+
+// A guard that started at t = 100 s with 100 GiB available, last read at t = 100 s.
+GuardState State(uint64_t last_available = 100 * kGiB) {
+  GuardState s;
+  s.start_s = 100;
+  s.last_available_bytes = last_available;
+  s.last_reading_s = 100;
+  return s;
+}
+
+GuardReading Reading(double now_s, uint64_t available) {
+  GuardReading r;
+  r.now_s = now_s;
+  r.available_bytes = available;
+  return r;
+}
+
+TEST(KillPolicy, ObserveFoldsTheFallIntoAnEwma) {
+  GuardState s = State(10 * kGiB);
+  KillPolicy::Observe(s, Reading(100.5, 9 * kGiB));  // 1 GiB in 0.5 s: 2 GiB/s
+  EXPECT_DOUBLE_EQ(s.fall_rate_bytes_per_s, 0.5 * 2.0 * kGiB);
+  EXPECT_EQ(s.last_available_bytes, 9 * kGiB);
+  EXPECT_DOUBLE_EQ(s.last_reading_s, 100.5);
+  KillPolicy::Observe(s, Reading(101.0, 9 * kGiB));  // still: the rate halves
+  EXPECT_DOUBLE_EQ(s.fall_rate_bytes_per_s, 0.25 * 2.0 * kGiB);
+  KillPolicy::Observe(s, Reading(101.0, 8 * kGiB));  // no time passed: the rate stays
+  EXPECT_DOUBLE_EQ(s.fall_rate_bytes_per_s, 0.25 * 2.0 * kGiB);
+}
+
+TEST(KillPolicy, NothingToDoFarFromTheLevel) {
+  const auto d = KillPolicy::Decide(State(), Reading(100.01, 100 * kGiB), Options());
+  EXPECT_EQ(d.action, GuardAction::kNone);
+  EXPECT_EQ(d.signal, 0);
+  EXPECT_TRUE(d.reason.empty());
+}
+
+TEST(KillPolicy, BelowTheLevelIsSigtermWithTheGrace) {
+  GuardState s = State();
+  const auto r = Reading(100.01, 4 * kGiB - 1);
+  const auto d = KillPolicy::Decide(s, r, Options());
+  EXPECT_EQ(d.action, GuardAction::kTrigger);
+  EXPECT_EQ(d.reason, "memavailable");
+  EXPECT_EQ(d.signal, SIGTERM);
+  EXPECT_FALSE(d.severe);
+  KillPolicy::Apply(s, d, r, Options());
+  EXPECT_TRUE(s.triggered);
+  EXPECT_FALSE(s.killed_hard);
+  EXPECT_DOUBLE_EQ(s.term_s, 100.01);
+  EXPECT_DOUBLE_EQ(s.deadline_s, 103.01);
+  // Triggered once: no second trigger, and the period is 10 ms.
+  const auto again = KillPolicy::Decide(s, Reading(100.02, 4 * kGiB - 1), Options());
+  EXPECT_EQ(again.action, GuardAction::kNone);
+  EXPECT_EQ(again.next_period, milliseconds(10));
+}
+
+TEST(KillPolicy, BelowHalfTheLevelIsSigkillAtOnce) {
+  const auto d = KillPolicy::Decide(State(), Reading(100.01, 2 * kGiB - 1), Options());
+  EXPECT_EQ(d.action, GuardAction::kTrigger);
+  EXPECT_EQ(d.reason, "memavailable");
+  EXPECT_EQ(d.signal, SIGKILL);
+  EXPECT_TRUE(d.severe);
+}
+
+TEST(KillPolicy, AFallThatWouldEmptyThePoolWithinTheGraceIsSigkillAtOnce) {
+  GuardState s = State();
+  s.fall_rate_bytes_per_s = 2.0 * kGiB;  // 3 GiB left empties in 1.5 s < the 3 s grace
+  const auto d = KillPolicy::Decide(s, Reading(100.01, 3 * kGiB), Options());
+  EXPECT_EQ(d.reason, "memavailable");
+  EXPECT_TRUE(d.severe);
+  EXPECT_EQ(d.signal, SIGKILL);
+  GuardState after = s;
+  KillPolicy::Apply(after, d, Reading(100.01, 3 * kGiB), Options());
+  EXPECT_TRUE(after.killed_hard);
+  // Already killed hard: no escalation follows.
+  EXPECT_EQ(KillPolicy::Decide(after, Reading(104, 3 * kGiB), Options()).action,
+            GuardAction::kNone);
+}
+
+TEST(KillPolicy, AProjectedCrossingWithinTwoPeriodsActsBeforeIt) {
+  GuardState s = State();
+  s.period = milliseconds(10);
+  s.fall_rate_bytes_per_s = 10e9;  // 10 GB/s
+  // 150 MB above the level: 15 ms at 10 GB/s, under two 10 ms periods.
+  const uint64_t level = 4 * kGiB;
+  auto d = KillPolicy::Decide(s, Reading(100.01, level + 150'000'000), Options());
+  EXPECT_EQ(d.action, GuardAction::kTrigger);
+  EXPECT_EQ(d.reason, "projected");
+  // 4 GiB + 150 MB at 10 GB/s empties in about 0.45 s, within the grace: severe.
+  EXPECT_TRUE(d.severe);
+  // 250 MB above: 25 ms away, more than two periods: not yet.
+  d = KillPolicy::Decide(s, Reading(100.01, level + 250'000'000), Options());
+  EXPECT_EQ(d.action, GuardAction::kNone);
+  EXPECT_EQ(d.next_period, milliseconds(10));  // falling faster than 1 GB/s
+}
+
+TEST(KillPolicy, AProjectionSlowerThanTheGraceIsSigterm) {
+  GuardState s = State();
+  s.period = milliseconds(100);
+  s.fall_rate_bytes_per_s = 1e9;
+  // 150 MB above the level at 1 GB/s: 150 ms, under two 100 ms periods; the pool would
+  // empty in about 4.4 s, longer than the 3 s grace.
+  const auto d = KillPolicy::Decide(s, Reading(100.1, 4 * kGiB + 150'000'000), Options());
+  EXPECT_EQ(d.reason, "projected");
+  EXPECT_FALSE(d.severe);
+  EXPECT_EQ(d.signal, SIGTERM);
+}
+
+TEST(KillPolicy, TheProjectionLooksNoFurtherThan200Ms) {
+  GuardState s = State();
+  s.period = milliseconds(1000);  // a long sleep far from the level
+  s.fall_rate_bytes_per_s = 0.9e9;
+  // 1 GB above the level at 0.9 GB/s: 1.1 s away. Two 1 s periods would call that a
+  // crossing; the 200 ms horizon does not.
+  auto d = KillPolicy::Decide(s, Reading(101, 4 * kGiB + 1'000'000'000), Options());
+  EXPECT_EQ(d.action, GuardAction::kNone);
+  // 150 MB above: 167 ms away, inside the horizon.
+  d = KillPolicy::Decide(s, Reading(101, 4 * kGiB + 150'000'000), Options());
+  EXPECT_EQ(d.reason, "projected");
+}
+
+TEST(KillPolicy, ARisingPoolProjectsNothing) {
+  GuardState s = State();
+  s.fall_rate_bytes_per_s = -5e9;
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(100.01, 4 * kGiB + 1), Options()).action,
+            GuardAction::kNone);
+}
+
+TEST(KillPolicy, APsiTriggerIsAReasonOnlyAboveTheLevel) {
+  GuardReading r = Reading(100.01, 50 * kGiB);
+  r.psi_full = true;
+  auto d = KillPolicy::Decide(State(), r, Options());
+  EXPECT_EQ(d.action, GuardAction::kTrigger);
+  EXPECT_EQ(d.reason, "psi");
+  EXPECT_EQ(d.signal, SIGTERM);
+  r.available_bytes = 3 * kGiB;  // below the level as well: the level is the reason
+  d = KillPolicy::Decide(State(), r, Options());
+  EXPECT_EQ(d.reason, "memavailable");
+}
+
+TEST(KillPolicy, NoTriggerOnceTheJobIsGone) {
+  GuardReading r = Reading(100.01, 1 * kGiB);
+  r.job_running = false;
+  r.tree_empty = true;
+  EXPECT_EQ(KillPolicy::Decide(State(), r, Options()).action, GuardAction::kDone);
+}
+
+TEST(KillPolicy, EscalatesToSigkillWhenTheGraceRunsOut) {
+  GuardState s = State();
+  const auto r0 = Reading(100.01, 4 * kGiB - 1);
+  KillPolicy::Apply(s, KillPolicy::Decide(s, r0, Options()), r0, Options());
+  // Within the grace and above half the level: wait.
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(102.0, 3 * kGiB), Options()).action, GuardAction::kNone);
+  // The grace is over.
+  const auto r1 = Reading(103.02, 3 * kGiB);
+  const auto d = KillPolicy::Decide(s, r1, Options());
+  EXPECT_EQ(d.action, GuardAction::kEscalate);
+  EXPECT_EQ(d.signal, SIGKILL);
+  KillPolicy::Apply(s, d, r1, Options());
+  EXPECT_TRUE(s.killed_hard);
+  EXPECT_DOUBLE_EQ(s.term_s, 100.01);  // after_term_s is measured from the SIGTERM
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(103.03, 3 * kGiB), Options()).action, GuardAction::kNone);
+}
+
+TEST(KillPolicy, EscalatesAtOnceWhenMemoryFallsBelowHalfTheLevelDuringTheGrace) {
+  GuardState s = State();
+  const auto r0 = Reading(100.01, 4 * kGiB - 1);
+  KillPolicy::Apply(s, KillPolicy::Decide(s, r0, Options()), r0, Options());
+  const auto d = KillPolicy::Decide(s, Reading(100.5, 2 * kGiB - 1), Options());
+  EXPECT_EQ(d.action, GuardAction::kEscalate);
+}
+
+TEST(KillPolicy, ATimeoutIsSigtermThenSigkillAfterTheGrace) {
+  KillPolicyOptions o = Options();
+  o.timeout = milliseconds(5000);
+  GuardState s = State();
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(104.9, 50 * kGiB), o).action, GuardAction::kNone);
+  const auto r = Reading(105.0, 50 * kGiB);
+  const auto d = KillPolicy::Decide(s, r, o);
+  EXPECT_EQ(d.action, GuardAction::kTimeout);
+  EXPECT_EQ(d.signal, SIGTERM);
+  KillPolicy::Apply(s, d, r, o);
+  EXPECT_TRUE(s.timed_out);
+  EXPECT_TRUE(s.cleanup);
+  EXPECT_FALSE(s.triggered);
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(106, 50 * kGiB), o).action, GuardAction::kNone);
+  // A memory reason during the timeout's grace still triggers (SIGKILL at once here).
+  const auto mem = KillPolicy::Decide(s, Reading(106, 1 * kGiB), o);
+  EXPECT_EQ(mem.action, GuardAction::kTrigger);
+  EXPECT_EQ(mem.signal, SIGKILL);
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(108.0, 50 * kGiB), o).action, GuardAction::kEscalate);
+}
+
+TEST(KillPolicy, LeftoversOfAnExitedJobGetSigterm) {
+  GuardState s = State();
+  GuardReading r = Reading(100.01, 50 * kGiB);
+  r.job_running = false;
+  r.tree_empty = false;
+  const auto d = KillPolicy::Decide(s, r, Options());
+  EXPECT_EQ(d.action, GuardAction::kCleanup);
+  EXPECT_EQ(d.signal, SIGTERM);
+  KillPolicy::Apply(s, d, r, Options());
+  EXPECT_TRUE(s.cleanup);
+  EXPECT_EQ(KillPolicy::Decide(s, r, Options()).action, GuardAction::kNone);
+  EXPECT_EQ(KillPolicy::Decide(s, r, Options()).next_period, milliseconds(10));
+  r.now_s = 103.01;
+  EXPECT_EQ(KillPolicy::Decide(s, r, Options()).action, GuardAction::kEscalate);
+}
+
+TEST(KillPolicy, ATriggerWithNoGraceEscalatesOnTheSameReading) {
+  KillPolicyOptions o = Options();
+  o.grace = milliseconds(0);
+  GuardState s = State();
+  const auto r = Reading(100.01, 4 * kGiB - 1);
+  const auto d = KillPolicy::Decide(s, r, o);
+  ASSERT_EQ(d.action, GuardAction::kTrigger);
+  KillPolicy::Apply(s, d, r, o);
+  EXPECT_EQ(KillPolicy::Decide(s, r, o).action, GuardAction::kEscalate);
+}
+
+TEST(KillPolicy, TheNearPeriodIs10Ms) {
+  GuardState s = State();
+  // Within twice the level.
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 8 * kGiB - 1), Options()), milliseconds(10));
+  // Falling faster than 1 GB/s, however far.
+  s.fall_rate_bytes_per_s = 1.1e9;
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 100 * kGiB), Options()), milliseconds(10));
+  // Once triggered or cleaning up.
+  GuardState t = State();
+  t.triggered = true;
+  EXPECT_EQ(KillPolicy::NextPeriod(t, Reading(100, 100 * kGiB), Options()), milliseconds(10));
+  GuardState c = State();
+  c.cleanup = true;
+  EXPECT_EQ(KillPolicy::NextPeriod(c, Reading(100, 100 * kGiB), Options()), milliseconds(10));
+}
+
+TEST(KillPolicy, TheFarPeriodIsHalfTheTimeA20GBpsFillNeedsCappedAt1s) {
+  const GuardState s = State();
+  // 10 GiB available, a 4 GiB level: 6 GiB to go, 322 ms at 20 GB/s; half of it.
+  const uint64_t available = 10 * kGiB;
+  const double to_level_s = static_cast<double>(6 * kGiB) / kCredibleFillBytesPerSecond;
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, available), Options()),
+            milliseconds(static_cast<int64_t>(0.5 * to_level_s * 1000)));
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, available), Options()), milliseconds(161));
+  // 100 GiB away: 2.7 s, capped at 1 s.
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 104 * kGiB), Options()), milliseconds(1000));
+  // Just past twice the level: never under 10 ms.
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 8 * kGiB), Options()), milliseconds(107));
+  KillPolicyOptions tiny = Options();
+  tiny.min_available_bytes = 1;
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 1000), tiny), milliseconds(10));
+}
+
+TEST(KillPolicy, TheCallersMaxPeriodBoundsTheFarPeriod) {
+  KillPolicyOptions o = Options();
+  o.max_period = milliseconds(10);  // a sweep: 10 ms everywhere
+  EXPECT_EQ(KillPolicy::NextPeriod(State(), Reading(100, 104 * kGiB), o), milliseconds(10));
+  o.max_period = milliseconds(1);  // never under 10 ms
+  EXPECT_EQ(KillPolicy::NextPeriod(State(), Reading(100, 104 * kGiB), o), milliseconds(10));
+  o.max_period = milliseconds(5000);  // never over 1 s
+  EXPECT_EQ(KillPolicy::NextPeriod(State(), Reading(100, 104 * kGiB), o), milliseconds(1000));
+  o.max_period = milliseconds(1000);
+  o.tick_period = milliseconds(250);  // a progress callback wants its ticks
+  EXPECT_EQ(KillPolicy::NextPeriod(State(), Reading(100, 104 * kGiB), o), milliseconds(250));
+}
+
+TEST(KillPolicy, TheFarPeriodEndsInTimeForTheTimeout) {
+  KillPolicyOptions o = Options();
+  o.timeout = milliseconds(5000);
+  const GuardState s = State();  // started at 100 s: the timeout is at 105 s
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(104.7, 104 * kGiB), o), milliseconds(300));
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(104.999, 104 * kGiB), o), milliseconds(10));
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(101, 104 * kGiB), o), milliseconds(1000));
+}
+
+TEST(KillPolicy, TheNoneDecisionCarriesThePeriodThatApplyKeeps) {
+  GuardState s = State();
+  const auto r = Reading(100, 104 * kGiB);
+  const auto d = KillPolicy::Decide(s, r, Options());
+  ASSERT_EQ(d.action, GuardAction::kNone);
+  EXPECT_EQ(d.next_period, milliseconds(1000));
+  KillPolicy::Apply(s, d, r, Options());
+  EXPECT_EQ(s.period, milliseconds(1000));
+}
+
+}  // namespace
+}  // namespace headroom
