@@ -14,9 +14,10 @@
 #include "base/bytes.h"
 #include "base/duration.h"
 #include "base/i18n.h"
-#include "base/messages.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
+#include "cli/guard_view.h"
+#include "cli/message_text.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
 #include "run/torch_cap.h"
@@ -28,77 +29,6 @@ namespace headroom {
 namespace {
 
 constexpr int kExitRefused = 3;  // --require-available: not enough memory to start
-
-std::string GiB(uint64_t b) { return FormatGiB(b); }
-
-// The summary line, for people (SummaryJson is the record). The kill reason and the signal
-// path are identifiers (the events file and summary_json have the same words): English.
-void PrintSummary(std::FILE* out, const GuardSummary& s) {
-  std::string head;
-  if (s.killed) {
-    // TRANSLATORS: optional clauses inside "killed the job (...)", after the signal path.
-    const std::string signal_after =
-        s.crossing_to_signal_ms
-            ? TrFormat("; signal {:.1f} ms after the reading", *s.crossing_to_signal_ms)
-            : "";
-    const std::string empty_after =
-        s.crossing_to_empty_ms ? TrFormat(", empty tree after {:.0f} ms", *s.crossing_to_empty_ms)
-                               : "";
-    // TRANSLATORS: {0} is the kill reason (e.g. memavailable), {2} how the job was signalled;
-    // {3} and {4} are the optional clauses above, or empty.
-    head = TrFormat("killed the job ({0}: MemAvailable {1} against the level; {2}{3}{4})",
-                    s.kill_reason, GiB(s.trigger_available_bytes.value_or(0)), s.signal_path,
-                    signal_after, empty_after);
-  } else if (s.job_exit_code) {
-    head = TrFormat("job exited with status {}", *s.job_exit_code);
-  } else if (s.job_signal) {
-    head = TrFormat("job died of signal {}", *s.job_signal);
-  } else {
-    head = Tr("job ended");
-  }
-  // TRANSLATORS: guard's closing line; {0} is one of "killed the job (...)", "job exited with
-  // status N", "job died of signal N", "job ended".
-  std::fprintf(
-      out, "%s\n",
-      TrFormat("headroom guard: {0} after {1:.1f} s; lowest MemAvailable {2}; peak pool use {3} "
-               "(MemTotal - lowest MemAvailable); peak job RSS {4} (GPU memory on unified memory "
-               "is not in RSS); cgroup peak {5}; MemAvailable after {6}",
-               head, s.duration_s, GiB(s.lowest_available_bytes), GiB(s.peak_pool_use_bytes),
-               GiB(s.peak_tree_rss_bytes),
-               s.cgroup_peak_bytes ? GiB(*s.cgroup_peak_bytes) : Tr("n/a"),
-               s.available_after_bytes ? GiB(*s.available_after_bytes) : Tr("n/a"))
-          .c_str());
-}
-
-nlohmann::json SummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn) {
-  auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {
-      {"schema_version", 1},
-      {"killed_by_guard", s.killed},
-      {"kill_reason", s.killed ? nlohmann::json(s.kill_reason) : nlohmann::json(nullptr)},
-      {"signal_path", s.killed ? nlohmann::json(s.signal_path) : nlohmann::json(nullptr)},
-      {"exit_status", s.exit_status},
-      {"job_exit_code", opt(s.job_exit_code)},
-      {"job_signal", opt(s.job_signal)},
-      {"duration_s", s.duration_s},
-      {"kill_below_bytes", level},
-      {"warn_below_bytes", warn},
-      {"mem_total_bytes", s.mem_total_bytes},
-      {"start_available_bytes", s.start_available_bytes},
-      {"lowest_available_bytes", s.lowest_available_bytes},
-      {"peak_pool_use_bytes", s.peak_pool_use_bytes},
-      {"peak_tree_rss_bytes", s.peak_tree_rss_bytes},
-      {"cgroup_peak_bytes", opt(s.cgroup_peak_bytes)},
-      {"trigger_available_bytes", opt(s.trigger_available_bytes)},
-      {"crossing_to_signal_ms", opt(s.crossing_to_signal_ms)},
-      {"crossing_to_empty_ms", opt(s.crossing_to_empty_ms)},
-      {"available_after_bytes", opt(s.available_after_bytes)},
-      {"cgroup", s.cgroup},
-      {"warnings", s.warnings},
-      {"polls", s.polls},
-      {"notes", s.notes},
-  };
-}
 
 }  // namespace
 
@@ -250,11 +180,12 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
       }
     }
     GuardEvents events(events_file);
-    // RunGuard keeps what it records English by construction (the --events lines, and the
-    // summary's notes, reasons and cgroup that the journal's summary_json and history --json
-    // hold) and gives its notes again in the user's language (shown_notes); its warning
-    // lines on stderr and its errors are in the user's language.
-    auto summary = RunGuard(root, opt, events, env.err);
+    // What RunGuard records is English by construction (the --events lines, the summary's
+    // reasons and cgroup); its notes and warning lines are messages, rendered here for the
+    // terminal and by GuardSummaryJson in English for the journal and --json.
+    auto summary = RunGuard(root, opt, events, [&](const Message& line) {
+      std::fprintf(env.err, "%s\n", TranslatedText(line).c_str());
+    });
     if (events_file) std::fclose(events_file);
     if (cap) cap->Remove();
     if (!summary) {
@@ -268,25 +199,25 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
       const std::string status = summary->killed ? "killed-by-guard" : "exited";
       auto done = journal->FinishRun(
           *run_id, status, summary->exit_status,
-          SummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(),
+          GuardSummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(),
           std::chrono::system_clock::now());
       if (!done) journal_note = done.error().message;
     }
     if (!journal_note.empty()) {
       // Not in the journal, by definition: the note goes to --json's notes and the screen.
       // The journal's own message is in the user's language in both (with --json, English).
-      TextPair note = TrPair(N_("not recorded in the journal: {}"), journal_note);
-      summary->notes.push_back(std::move(note.english));
-      summary->shown_notes.push_back(std::move(note.shown));
+      summary->notes.push_back(Msg("not recorded in the journal: {}", journal_note));
     }
     if (json) {
-      std::fprintf(
-          env.out, "%s\n",
-          SummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(2).c_str());
+      std::fprintf(env.out, "%s\n",
+                   GuardSummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes)
+                       .dump(2)
+                       .c_str());
     } else {
-      PrintSummary(env.err, *summary);
-      for (const auto& n : summary->shown_notes) {
-        std::fprintf(env.err, "headroom guard: %s\n", TrFormat("note: {}", n).c_str());
+      PrintGuardSummary(env.err, *summary);
+      for (const auto& n : summary->notes) {
+        std::fprintf(env.err, "headroom guard: %s\n",
+                     TrFormat("note: {}", TranslatedText(n)).c_str());
       }
     }
     return summary->exit_status;

@@ -18,6 +18,8 @@
 #include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
+#include "cli/guard_view.h"
+#include "cli/message_text.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
 #include "store/journal.h"
@@ -340,7 +342,7 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
       PrintLeftovers(env.err, leftovers);
       if (kill_leftovers) {
         for (const auto& line : SignalLeftovers(root, leftovers, o.grace)) {
-          std::fprintf(env.err, "  --kill-leftovers: %s\n", line.c_str());
+          std::fprintf(env.err, "  --kill-leftovers: %s\n", TranslatedText(line).c_str());
         }
       } else {
         std::fprintf(
@@ -376,7 +378,7 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
                           FormatGB(o.min_available_bytes), path->string())
                      .c_str());
 
-    const SweepProgress progress{env.err, ::isatty(::fileno(env.err)) == 1};
+    const SweepProgress progress{env.err, ::isatty(::fileno(env.err)) == 1, TranslatedText};
     // Who guards the trials, at which level, for `headroom top`: this process, whose identity
     // is read from the real /proc, not --root's. The trials have no warning level.
     o.guard_start = ThisGuardStart(SysRoot(env.default_root), o.min_available_bytes, 0);

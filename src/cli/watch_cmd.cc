@@ -39,6 +39,7 @@
 #include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
+#include "cli/message_text.h"
 #include "gpu/nvml.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
@@ -408,7 +409,9 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
     GuardEvents guard_events(guard_events_file);
     // As in `headroom guard`: the --events lines RunGuard writes are English by construction;
     // its warning lines on stderr are in the user's language.
-    auto summary = RunGuard(root, opt, guard_events, env.err);
+    auto summary = RunGuard(root, opt, guard_events, [&](const Message& line) {
+      std::fprintf(env.err, "%s\n", TranslatedText(line).c_str());
+    });
     if (guard_events_file) std::fclose(guard_events_file);
 
     // The job tree is empty: stop sampling after one last row, then drain the tee.

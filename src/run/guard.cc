@@ -36,7 +36,7 @@
 
 #include "base/bytes.h"
 #include "base/i18n.h"
-#include "base/messages.h"
+#include "base/message.h"
 #include "base/wall_time.h"
 #include "run/child.h"
 #include "run/job_cgroup.h"
@@ -99,13 +99,7 @@ OwnedFd OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms,
   return OwnedFd();
 }
 
-// A note in English (events, the journal) and in the user's language (the terminal).
-template <typename... Args>
-void AddNote(GuardSummary& sum, fmt::format_string<const Args&...> text, const Args&... args) {
-  TextPair note = TrPair(text, args...);
-  sum.notes.push_back(std::move(note.english));
-  sum.shown_notes.push_back(std::move(note.shown));
-}
+void AddNote(GuardSummary& sum, Message note) { sum.notes.push_back(std::move(note)); }
 
 // Self-protection: each privilege it lacks is a note, never a failure.
 void ProtectGuard(const SysRoot& root, GuardSummary& sum) {
@@ -115,15 +109,15 @@ void ProtectGuard(const SysRoot& root, GuardSummary& sum) {
   const int lock_flags = MCL_CURRENT | MCL_FUTURE;
 #endif
   if (::mlockall(lock_flags) != 0) {
-    AddNote(sum, N_("mlockall: {} (the guard's pages may be reclaimed)"), ErrnoText{errno});
+    AddNote(sum, Msg("mlockall: {} (the guard's pages may be reclaimed)", ErrnoArg{errno}));
   }
   if (::setpriority(PRIO_PROCESS, 0, -10) != 0) {
-    AddNote(sum, N_("nice -10: {} (the watch loop runs at normal priority)"), ErrnoText{errno});
+    AddNote(sum, Msg("nice -10: {} (the watch loop runs at normal priority)", ErrnoArg{errno}));
   }
   const std::string adj = root.Path("proc/self/oom_score_adj").string();
   OwnedFd fd(::open(adj.c_str(), O_WRONLY | O_CLOEXEC));
   if (fd.get() < 0 || ::write(fd.get(), "-500", 4) != 4) {
-    AddNote(sum, N_("oom_score_adj -500 for the guard: not permitted"));
+    AddNote(sum, Msg("oom_score_adj -500 for the guard: not permitted"));
   }
 }
 
@@ -143,7 +137,7 @@ std::optional<JobCgroup> MakeJobCgroup(const SysRoot& root, const GuardOptions& 
   if (!cg) {
     sum.cgroup = cg.error().message;
     // The cgroup's error text is data (the events' "cgroup" field): English.
-    AddNote(sum, N_("{}; the kill walks the process tree instead"), cg.error().message);
+    AddNote(sum, Msg("{}; the kill walks the process tree instead", cg.error().message));
     return std::nullopt;
   }
   sum.cgroup = (cg->is_v2() ? "cgroup v2 " : "cgroup v1 memory ") + cg->dir();
@@ -157,12 +151,12 @@ Result<Child> StartJob(const SysRoot& root, const GuardOptions& opt, GuardSummar
     if (!child)
       return Error{TrFormat("--pid {}: no such process (or not permitted)", *opt.attach_pid)};
     sum.cgroup = "none (--pid: the process was started elsewhere)";
-    AddNote(sum, N_("--pid: descendants that re-parent away from the process (setsid and "
-                    "double fork) cannot be followed; run the job under the guard for that"));
+    AddNote(sum, Msg("--pid: descendants that re-parent away from the process (setsid and "
+                     "double fork) cannot be followed; run the job under the guard for that"));
     return child;
   }
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
-    AddNote(sum, N_("child subreaper: {}"), ErrnoText{errno});
+    AddNote(sum, Msg("child subreaper: {}", ErrnoArg{errno}));
   }
   ChildSpec spec;
   spec.command = opt.command;
@@ -191,12 +185,12 @@ PsiTriggers OpenPsi(const SysRoot& root, const GuardOptions& opt, GuardSummary& 
   if (opt.psi_kill) psi.full = OpenPsiTrigger(root, "full", 500, &unprivileged);
   if (psi.some.get() < 0) {
     AddNote(sum,
-            N_("no PSI trigger on proc/pressure/memory (kernel without PSI or not permitted)"));
+            Msg("no PSI trigger on proc/pressure/memory (kernel without PSI or not permitted)"));
   }
   if (unprivileged)
-    AddNote(sum, N_("PSI trigger uses the unprivileged 2 s window (no CAP_SYS_RESOURCE)"));
+    AddNote(sum, Msg("PSI trigger uses the unprivileged 2 s window (no CAP_SYS_RESOURCE)"));
   if (opt.psi_kill && psi.full.get() < 0)
-    AddNote(sum, N_("--psi-kill: no full-pressure trigger could be set"));
+    AddNote(sum, Msg("--psi-kill: no full-pressure trigger could be set"));
   return psi;
 }
 
@@ -212,19 +206,18 @@ KillPolicyOptions PolicyOptions(const GuardOptions& opt) {
 
 // One warning line (and event) per crossing below the warning level.
 void RecordWarning(const GuardOptions& opt, uint64_t available, bool& warned, GuardSummary& sum,
-                   GuardEvents& events, std::FILE* progress) {
+                   GuardEvents& events, const GuardSay& say) {
   if (opt.warn_available_bytes && available < opt.warn_available_bytes && !warned) {
     warned = true;
     ++sum.warnings;
     events.Emit("warn",
                 {{"available_bytes", available}, {"warn_below_bytes", opt.warn_available_bytes}});
-    if (progress) {
-      std::fprintf(progress, "%s\n",
-                   TrFormat("headroom guard: warning: MemAvailable {:.2f} GiB is below the "
-                            "warning level {:.2f} GiB",
-                            static_cast<double>(available) / (1 << 30),
-                            static_cast<double>(opt.warn_available_bytes) / (1 << 30))
-                       .c_str());
+    if (say) {
+      say(
+          Msg("headroom guard: warning: MemAvailable {:.2f} GiB is below the warning level "
+              "{:.2f} GiB",
+              static_cast<double>(available) / (1 << 30),
+              static_cast<double>(opt.warn_available_bytes) / (1 << 30)));
     }
   } else if (available >= opt.warn_available_bytes) {
     warned = false;
@@ -337,7 +330,7 @@ void GuardEvents::Emit(std::string_view type, const Json& fields) {
 }
 
 Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, GuardEvents& events,
-                              std::FILE* progress) {
+                              const GuardSay& say) {
   GuardSummary sum;
   const std::string meminfo_path = root.Path("proc/meminfo").string();
   OwnedFd meminfo_fd(::open(meminfo_path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -355,7 +348,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       sum.start_effective_available_bytes = sum.lowest_effective_available_bytes = *first + *pcp;
     } else {
       per_cpu.reset();
-      AddNote(sum, N_("proc/zoneinfo has no per-CPU lists: the peak is from MemAvailable alone"));
+      AddNote(sum, Msg("proc/zoneinfo has no per-CPU lists: the peak is from MemAvailable alone"));
     }
   }
   ProtectGuard(root, sum);
@@ -372,7 +365,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
                         {"kill_below_bytes", opt.min_available_bytes},
                         {"warn_below_bytes", opt.warn_available_bytes},
                         {"cgroup", sum.cgroup.substr(0, 200)}});
-  for (const auto& n : sum.notes) events.Emit("note", {{"text", n}});
+  for (const auto& n : sum.notes) events.Emit("note", {{"text", EnglishText(n)}});
 
   bool warned = false;
   double crossing_s = 0, last_rss_s = -1, last_tick_s = state.start_s;
@@ -400,7 +393,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       }
     }
     KillPolicy::Observe(state, r);
-    RecordWarning(opt, r.available_bytes, warned, sum, events, progress);
+    RecordWarning(opt, r.available_bytes, warned, sum, events, say);
     r.job_running = child->running();
     if (!r.job_running) r.tree_empty = child->Members().empty();
     // Decide and act, until nothing is left to do at this reading.
@@ -433,19 +426,40 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
   return sum;
 }
 
-uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes) {
-  return std::max<uint64_t>(4ULL << 30, mem_total_bytes * 8 / 100);
+nlohmann::json GuardSummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn) {
+  auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  std::vector<std::string> notes;
+  for (const auto& n : s.notes) notes.push_back(EnglishText(n));
+  return {
+      {"schema_version", 1},
+      {"killed_by_guard", s.killed},
+      {"kill_reason", s.killed ? nlohmann::json(s.kill_reason) : nlohmann::json(nullptr)},
+      {"signal_path", s.killed ? nlohmann::json(s.signal_path) : nlohmann::json(nullptr)},
+      {"exit_status", s.exit_status},
+      {"job_exit_code", opt(s.job_exit_code)},
+      {"job_signal", opt(s.job_signal)},
+      {"duration_s", s.duration_s},
+      {"kill_below_bytes", level},
+      {"warn_below_bytes", warn},
+      {"mem_total_bytes", s.mem_total_bytes},
+      {"start_available_bytes", s.start_available_bytes},
+      {"lowest_available_bytes", s.lowest_available_bytes},
+      {"peak_pool_use_bytes", s.peak_pool_use_bytes},
+      {"peak_tree_rss_bytes", s.peak_tree_rss_bytes},
+      {"cgroup_peak_bytes", opt(s.cgroup_peak_bytes)},
+      {"trigger_available_bytes", opt(s.trigger_available_bytes)},
+      {"crossing_to_signal_ms", opt(s.crossing_to_signal_ms)},
+      {"crossing_to_empty_ms", opt(s.crossing_to_empty_ms)},
+      {"available_after_bytes", opt(s.available_after_bytes)},
+      {"cgroup", s.cgroup},
+      {"warnings", s.warnings},
+      {"polls", s.polls},
+      {"notes", notes},
+  };
 }
 
-void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers) {
-  for (const auto& l : leftovers) {
-    // TRANSLATORS: one process per line: {0} pid, {1} its kind padded to 22 columns
-    // ("vllm", "python+torch"), {2} its RSS, {3} its command line.
-    std::fprintf(out, "%s\n",
-                 TrFormat("  pid {0}  {1:<22} RSS {2}  {3}", l.pid, l.what, FormatGiB(l.rss_bytes),
-                          l.cmdline)
-                     .c_str());
-  }
+uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes) {
+  return std::max<uint64_t>(4ULL << 30, mem_total_bytes * 8 / 100);
 }
 
 std::vector<Leftover> FindLeftovers(const SysRoot& root) {

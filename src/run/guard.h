@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/message.h"
 #include "base/result.h"
 #include "sys/sysroot.h"
 
@@ -95,10 +96,9 @@ struct GuardSummary {
   std::optional<double> crossing_to_empty_ms;
   std::optional<uint64_t> available_after_bytes;  // right after the tree emptied
   std::string cgroup;  // where the job's cgroup was, or why there is none
-  // Privileges it lacked, degradations: in English (the events file, the journal's
-  // summary_json), and the same notes in the user's language for the terminal.
-  std::vector<std::string> notes;
-  std::vector<std::string> shown_notes;
+  // Privileges it lacked, degradations: EnglishText for the events file and the journal's
+  // summary_json, the translating renderer for the terminal.
+  std::vector<Message> notes;
   uint64_t warnings = 0;
   uint64_t polls = 0;
 };
@@ -115,11 +115,18 @@ class GuardEvents {
   std::FILE* file_;
 };
 
+// Where the guard's one-line warnings go as it runs (the caller renders them: the terminal
+// in the user's language); none: nowhere.
+using GuardSay = std::function<void(const Message& line)>;
+
 // Runs the guard to the end. Errors (exit 2): the command cannot be run, the PID does not
-// exist, /proc/meminfo cannot be opened. `progress` gets the one-line warnings, in the
-// user's language; the events file is written in English.
+// exist, /proc/meminfo cannot be opened. The events file is written in English.
 Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& options, GuardEvents& events,
-                              std::FILE* progress);
+                              const GuardSay& say);
+
+// The summary as the journal's summary_json and `guard --json` hold it (schema_version 1),
+// notes in English; `level` and `warn` are the kill and warning levels it ran with.
+nlohmann::json GuardSummaryJson(const GuardSummary& summary, uint64_t level, uint64_t warn);
 
 // Processes that usually hold the pool (ray::, vllm, ollama, python with torch loaded),
 // for --require-available's refusal; read-only.
@@ -130,9 +137,5 @@ struct Leftover {
   uint64_t rss_bytes = 0;
 };
 std::vector<Leftover> FindLeftovers(const SysRoot& root);
-
-// Prints leftovers as `headroom guard` and `headroom sweep` list them, one line each
-// ("  pid N  what  RSS x GiB  cmdline"), to `out`.
-void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers);
 
 }  // namespace headroom

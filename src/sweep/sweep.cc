@@ -25,7 +25,7 @@
 
 #include "base/bytes.h"
 #include "base/i18n.h"
-#include "base/messages.h"
+#include "base/message.h"
 #include "run/pidfd.h"
 #include "sweep/trial.h"
 #include "sys/meminfo.h"
@@ -112,30 +112,32 @@ class Progress {
  public:
   explicit Progress(const SweepProgress& p) : p_(p) {}
   // A line that stays.
-  void Line(const std::string& text) {
+  void Line(const Message& line) {
     if (!p_.file) return;
+    const std::string text = p_.render ? p_.render(line) : EnglishText(line);
     if (p_.terminal && live_) std::fputs("\r\033[K", p_.file);
     live_ = false;
     std::fprintf(p_.file, "%s\n", text.c_str());
     std::fflush(p_.file);
   }
   // A line rewritten in place on a terminal; elsewhere printed every 10 s.
-  void Live(const std::string& text, double elapsed_s) {
+  void Live(const Message& line, double elapsed_s) {
     if (!p_.file) return;
     if (p_.terminal) {
+      const std::string text = p_.render ? p_.render(line) : EnglishText(line);
       std::fprintf(p_.file, "\r\033[K%s", text.c_str());
       live_ = true;
       std::fflush(p_.file);
     } else if (elapsed_s - last_plain_s_ >= kPlainProgressSeconds) {
       last_plain_s_ = elapsed_s;
-      Line(text);
+      Line(line);
     }
   }
   void ResetTrial() { last_plain_s_ = 0; }
-  // A warning: English in the result (sweep --json), in the user's language on the screen.
-  void Warn(const TextPair& warning, std::vector<std::string>& warnings) {
-    warnings.push_back(warning.english);
-    Line(TrFormat("sweep: warning: {}", warning.shown));
+  // A warning: English in the result (sweep --json), rendered for the screen.
+  void Warn(const Message& warning, std::vector<std::string>& warnings) {
+    warnings.push_back(EnglishText(warning));
+    Line(Msg("sweep: warning: {}", warning));
   }
 
  private:
@@ -164,20 +166,19 @@ std::string SweepKey(const SweepOptions& o) {
   return key.dump();
 }
 
-std::vector<std::string> SignalLeftovers(const SysRoot& root,
-                                         const std::vector<Leftover>& leftovers,
-                                         std::chrono::milliseconds grace) {
-  std::vector<std::string> done;
+std::vector<Message> SignalLeftovers(const SysRoot& root, const std::vector<Leftover>& leftovers,
+                                     std::chrono::milliseconds grace) {
+  std::vector<Message> done;
   std::vector<std::pair<pid_t, int>> fds;
   for (const auto& l : leftovers) {
     const auto stat = ReadProcStat(root, l.pid);
     auto fd = stat ? OpenVerifiedPidfd(root, l.pid, stat->starttime_ticks) : std::nullopt;
     if (!fd) {
-      done.push_back(TrFormat("pid {} ({}): already gone", l.pid, l.what));
+      done.push_back(Msg("pid {} ({}): already gone", l.pid, l.what));
       continue;
     }
     if (PidfdSendSignal(*fd, SIGTERM) != 0) {
-      done.push_back(TrFormat("pid {} ({}): SIGTERM: {}", l.pid, l.what, std::strerror(errno)));
+      done.push_back(Msg("pid {} ({}): SIGTERM: {}", l.pid, l.what, ErrnoArg{errno}));
       ::close(*fd);
       continue;
     }
@@ -189,10 +190,10 @@ std::vector<std::string> SignalLeftovers(const SysRoot& root,
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) == 1) {
-      done.push_back(TrFormat("pid {}: ended after SIGTERM", pid));
+      done.push_back(Msg("pid {}: ended after SIGTERM", pid));
     } else {
       PidfdSendSignal(fd, SIGKILL);
-      done.push_back(TrFormat("pid {}: SIGKILL after {} ms", pid, grace.count()));
+      done.push_back(Msg("pid {}: SIGKILL after {} ms", pid, grace.count()));
     }
     ::close(fd);
   }
@@ -226,7 +227,7 @@ class SweepRun {
       if (!found) return found.error();
       previous = *found;
     }
-    std::vector<TextPair> resume_warnings;  // printed after the resume line
+    std::vector<Message> resume_warnings;  // printed after the resume line
     if (previous) {
       res.run_id = *previous;
       res.resumed = true;
@@ -239,8 +240,7 @@ class SweepRun {
         const auto config = ConfigFromJson(opt.grid, t.config_json);
         const auto outcome = ParseOutcome(t.outcome);
         if (!config || !outcome) {
-          resume_warnings.push_back(
-              TrPair(N_("journal trial {} does not fit this sweep; ignored"), t.id));
+          resume_warnings.push_back(Msg("journal trial {} does not fit this sweep; ignored", t.id));
           continue;
         }
         finished.push_back(config->ToJson());
@@ -264,15 +264,15 @@ class SweepRun {
           if (!j.is_object() || !j.contains("config")) continue;
           const std::string c = j["config"].dump();
           if (std::find(finished.begin(), finished.end(), c) == finished.end()) {
-            resume_warnings.push_back(TrPair(
-                N_("trial {} was interrupted when the previous sweep ended; it runs again"), c));
+            resume_warnings.push_back(
+                Msg("trial {} was interrupted when the previous sweep ended; it runs again", c));
             finished.push_back(c);
           }
         }
       }
       progress.Line(
-          TrFormat("sweep: resuming run {}: {} finished trial(s) from the journal, not repeated",
-                   res.run_id, res.reused));
+          Msg("sweep: resuming run {}: {} finished trial(s) from the journal, not repeated",
+              res.run_id, res.reused));
     } else {
       auto id =
           journal.BeginRun(RunKind::kSweep, opt.command, std::chrono::system_clock::now(), "", key);
@@ -321,10 +321,10 @@ class SweepRun {
       }
     }
     if (!settled && m) {
-      progress.Warn(TrPair(N_("MemAvailable {} did not settle within {} of the pre-sweep {} in "
-                              "{} s; going on"),
-                           FormatGB(m->available), FormatGB(opt.settle_tolerance_bytes),
-                           FormatGB(baseline_available), opt.settle_timeout.count() / 1000),
+      progress.Warn(Msg("MemAvailable {} did not settle within {} of the pre-sweep {} in "
+                        "{} s; going on",
+                        GB(m->available), GB(opt.settle_tolerance_bytes), GB(baseline_available),
+                        opt.settle_timeout.count() / 1000),
                     res.warnings);
     }
   }
@@ -347,7 +347,7 @@ class SweepRun {
     }
     res.rows.push_back(row);
     // TRANSLATORS: {1} is the search's reason, kept in English (the journal stores it).
-    progress.Line(TrFormat("sweep: skip {0}: {1}", step.config.ToText(), step.reason));
+    progress.Line(Msg("sweep: skip {0}: {1}", step.config.ToText(), step.reason));
     return true;
   }
 
@@ -368,12 +368,14 @@ class SweepRun {
                            std::chrono::duration<double>(clock.Now().time_since_epoch()).count(),
                            started_at, start_data.dump());
     progress.ResetTrial();
-    const std::string head =
-        TrFormat("sweep: trial {} of at most {}: {}", number, opt.max_trials, step.config.ToText());
-    progress.Line(head + (step.predicted_peak_bytes
-                              ? TrFormat(" (predicted peak {})", FormatGB(static_cast<uint64_t>(
-                                                                     *step.predicted_peak_bytes)))
-                              : ""));
+    const Message head =
+        Msg("sweep: trial {} of at most {}: {}", number, opt.max_trials, step.config.ToText());
+    progress.Line(
+        step.predicted_peak_bytes
+            ? JoinMessages({head, Msg(" (predicted peak {})",
+                                      GB(static_cast<uint64_t>(*step.predicted_peak_bytes)))},
+                           "")
+            : head);
     TrialSpec spec;
     spec.command = FillTemplate(opt.command, step.config);
     spec.min_available_bytes = opt.min_available_bytes;
@@ -385,11 +387,11 @@ class SweepRun {
     uint64_t lowest = trial_start_available;
     spec.on_tick = [&](uint64_t available, double elapsed_s) {
       lowest = std::min(lowest, available);
-      progress.Live(TrFormat("{} | {:.1f} s | pool {} | trial peak {} | sweep {:.0f} s", head,
-                             elapsed_s, FormatGB(mem.total - std::min(mem.total, available)),
-                             FormatGB(trial_start_available - lowest),
-                             std::chrono::duration<double>(clock.Now() - sweep_start).count()),
-                    elapsed_s);
+      progress.Live(
+          Msg("{} | {:.1f} s | pool {} | trial peak {} | sweep {:.0f} s", head, elapsed_s,
+              GB(mem.total - std::min(mem.total, available)), GB(trial_start_available - lowest),
+              std::chrono::duration<double>(clock.Now() - sweep_start).count()),
+          elapsed_s);
     };
     auto run = run_trial(root, spec);
     if (!run)
@@ -397,9 +399,9 @@ class SweepRun {
     if (run->guard.forwarded_signal) {
       res.stopped_early = fmt::format("interrupted by signal {}", *run->guard.forwarded_signal);
       progress.Line(
-          TrFormat("sweep: interrupted by signal {} during trial {}; it is not recorded and reruns "
-                   "on resume",
-                   *run->guard.forwarded_signal, number));
+          Msg("sweep: interrupted by signal {} during trial {}; it is not recorded and reruns "
+              "on resume",
+              *run->guard.forwarded_signal, number));
       res.exit_status = kExitSweepInterrupted;
       return false;
     }
@@ -436,13 +438,15 @@ class SweepRun {
       row.predicted_peak_bytes = static_cast<uint64_t>(std::max(0.0, *step.predicted_peak_bytes));
     res.rows.push_back(row);
     // TRANSLATORS: {2} is the trial's outcome as recorded: ok, oom, ...
-    progress.Line(TrFormat(
+    const int64_t headroom = t.headroom_bytes.value_or(0);
+    progress.Line(Msg(
         "sweep: trial {0}: {1}: {2}, peak {3} above the baseline (pool {4}, headroom {5}), {6:.1f} "
         "s",
-        number, step.config.ToText(), TrialOutcomeName(run->outcome), FormatGB(run->peak_bytes),
-        FormatGB(run->peak_pool_bytes),
-        t.headroom_bytes.value_or(0) < 0 ? "-" + FormatGB(static_cast<uint64_t>(-*t.headroom_bytes))
-                                         : FormatGB(static_cast<uint64_t>(*t.headroom_bytes)),
+        number, step.config.ToText(), TrialOutcomeName(run->outcome), GB(run->peak_bytes),
+        GB(run->peak_pool_bytes),
+        // A negative headroom: the sign, then the size (ByteCount has no sign).
+        MsgFrom(headroom < 0 ? "-{}" : "{}",
+                GB(static_cast<uint64_t>(headroom < 0 ? -headroom : headroom))),
         run->guard.duration_s));
     return true;
   }

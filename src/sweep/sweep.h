@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
 #include "base/result.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
@@ -108,6 +109,8 @@ struct SweepResult {
 struct SweepProgress {
   std::FILE* file = nullptr;
   bool terminal = false;
+  // How a line is rendered (the cli passes its translating renderer); none: EnglishText.
+  std::string (*render)(const Message& line) = nullptr;
 };
 
 Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& options, Journal& journal,
@@ -115,8 +118,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& options, J
 
 // Sends SIGTERM to each leftover (by a pidfd checked against its start time), waits up to
 // `grace` for them to go, then SIGKILL. What was done, a line per process.
-std::vector<std::string> SignalLeftovers(const SysRoot& root,
-                                         const std::vector<Leftover>& leftovers,
-                                         std::chrono::milliseconds grace);
+std::vector<Message> SignalLeftovers(const SysRoot& root, const std::vector<Leftover>& leftovers,
+                                     std::chrono::milliseconds grace);
 
 }  // namespace headroom

@@ -1,0 +1,58 @@
+#include "cli/guard_view.h"
+
+#include "base/bytes.h"
+#include "base/i18n.h"
+
+namespace headroom {
+
+// The summary line, for people (GuardSummaryJson is the record). The kill reason and the signal
+// path are identifiers (the events file and summary_json have the same words): English.
+void PrintGuardSummary(std::FILE* out, const GuardSummary& s) {
+  std::string head;
+  if (s.killed) {
+    // TRANSLATORS: optional clauses inside "killed the job (...)", after the signal path.
+    const std::string signal_after =
+        s.crossing_to_signal_ms
+            ? TrFormat("; signal {:.1f} ms after the reading", *s.crossing_to_signal_ms)
+            : "";
+    const std::string empty_after =
+        s.crossing_to_empty_ms ? TrFormat(", empty tree after {:.0f} ms", *s.crossing_to_empty_ms)
+                               : "";
+    // TRANSLATORS: {0} is the kill reason (e.g. memavailable), {2} how the job was signalled;
+    // {3} and {4} are the optional clauses above, or empty.
+    head = TrFormat("killed the job ({0}: MemAvailable {1} against the level; {2}{3}{4})",
+                    s.kill_reason, FormatGiB(s.trigger_available_bytes.value_or(0)), s.signal_path,
+                    signal_after, empty_after);
+  } else if (s.job_exit_code) {
+    head = TrFormat("job exited with status {}", *s.job_exit_code);
+  } else if (s.job_signal) {
+    head = TrFormat("job died of signal {}", *s.job_signal);
+  } else {
+    head = Tr("job ended");
+  }
+  // TRANSLATORS: guard's closing line; {0} is one of "killed the job (...)", "job exited with
+  // status N", "job died of signal N", "job ended".
+  std::fprintf(
+      out, "%s\n",
+      TrFormat("headroom guard: {0} after {1:.1f} s; lowest MemAvailable {2}; peak pool use {3} "
+               "(MemTotal - lowest MemAvailable); peak job RSS {4} (GPU memory on unified memory "
+               "is not in RSS); cgroup peak {5}; MemAvailable after {6}",
+               head, s.duration_s, FormatGiB(s.lowest_available_bytes),
+               FormatGiB(s.peak_pool_use_bytes), FormatGiB(s.peak_tree_rss_bytes),
+               s.cgroup_peak_bytes ? FormatGiB(*s.cgroup_peak_bytes) : Tr("n/a"),
+               s.available_after_bytes ? FormatGiB(*s.available_after_bytes) : Tr("n/a"))
+          .c_str());
+}
+
+void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers) {
+  for (const auto& l : leftovers) {
+    // TRANSLATORS: one process per line: {0} pid, {1} its kind padded to 22 columns
+    // ("vllm", "python+torch"), {2} its RSS, {3} its command line.
+    std::fprintf(out, "%s\n",
+                 TrFormat("  pid {0}  {1:<22} RSS {2}  {3}", l.pid, l.what, FormatGiB(l.rss_bytes),
+                          l.cmdline)
+                     .c_str());
+  }
+}
+
+}  // namespace headroom

@@ -1,0 +1,18 @@
+// How `headroom guard` and `headroom sweep` show the guard's results on the terminal, in
+// the user's language: the closing summary line and the list of the pool's usual holders.
+#pragma once
+
+#include <cstdio>
+#include <vector>
+
+#include "run/guard.h"
+
+namespace headroom {
+
+// "headroom guard: <how it ended> after N s; lowest MemAvailable ...", one line.
+void PrintGuardSummary(std::FILE* out, const GuardSummary& summary);
+
+// One line per leftover ("  pid N  what  RSS x GiB  cmdline").
+void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers);
+
+}  // namespace headroom
