@@ -23,6 +23,8 @@
 #include "run/guard.h"
 #include "run/guard_record.h"
 #include "store/journal.h"
+#include "sweep/policy.h"
+#include "sweep/results.h"
 #include "sweep/sweep.h"
 #include "sys/meminfo.h"
 
@@ -30,18 +32,6 @@ namespace headroom {
 namespace {
 
 constexpr int kExitRefused = 3;  // preflight: not enough MemAvailable to start
-// The owners' rule on a DGX Spark: stop when the peak passes 100 GB of the 128 GB pool,
-// leaving 28 GB for the OS. Smaller machines keep the same share (28 GB of a Spark's
-// MemTotal, 127,600,748 kB).
-constexpr double kSparkReserveBytes = 28e9;
-constexpr double kSparkMemTotalBytes = 127600748.0 * 1024;
-// The default margin: 3 % of the limit, at least 256 MiB: run-to-run noise of a trainer's
-// peak plus what the fit cannot know.
-constexpr double kMarginShare = 0.03;
-constexpr uint64_t kMinMarginBytes = 256 * kMiB;
-// Columns the table always has, for the knobs users sweep most.
-constexpr const char* kFixedColumns[][2] = {
-    {"batch", "batch"}, {"grad_accum", "grad_accum"}, {"seq", "seq_len"}};
 constexpr size_t kNoteChars = 100;
 
 std::string SignedGB(std::optional<int64_t> v) {
@@ -57,31 +47,13 @@ std::string Cell(std::string text) {
   return text;
 }
 
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-// The knob columns: batch, grad_accum, seq_len always (in that order), then --param names.
-std::vector<std::pair<std::string, std::string>> Columns(const Grid& grid) {
-  std::vector<std::pair<std::string, std::string>> cols;
-  for (const auto& c : kFixedColumns) cols.emplace_back(c[0], c[1]);
-  for (const auto& k : grid.knobs) {
-    if (k.name != "batch" && k.name != "grad_accum" && k.name != "seq")
-      cols.emplace_back(k.name, k.name);
-  }
-  return cols;
-}
-
 std::string Value(const Config& c, const std::string& name) {
   const int64_t v = c.Get(name);
   return v < 0 ? "-" : std::to_string(v);
 }
 
 void PrintMarkdown(std::FILE* out, const SweepOptions& o, const SweepResult& r) {
-  const auto cols = Columns(o.grid);
+  const auto cols = SweepColumns(o.grid);
   std::string head = "|", rule = "|";
   for (const auto& [name, title] : cols) {
     head += " " + title + " |";
@@ -110,70 +82,6 @@ void PrintMarkdown(std::FILE* out, const SweepOptions& o, const SweepResult& r) 
                "headroom: the limit {} minus the trial's pool peak (GB = 1e9 bytes)",
                FormatGB(o.limit_bytes))
           .c_str());
-}
-
-bool WriteCsv(const std::string& path, const SweepOptions& o, const SweepResult& r,
-              std::string& error) {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) {
-    error = TrFormat("--csv: cannot write {}: {}", path, std::strerror(errno));
-    return false;
-  }
-  const auto cols = Columns(o.grid);
-  f << "# headroom sweep results, schema_version 1, run " << r.run_id << ", limit_bytes "
-    << o.limit_bytes << "\n";
-  for (const auto& [name, title] : cols) f << title << ",";
-  f << "peak_mem_bytes,headroom_bytes,status,notes\n";
-  for (const auto& row : r.rows) {
-    for (const auto& [name, title] : cols) {
-      const int64_t v = row.config.Get(name);
-      f << (v < 0 ? "" : std::to_string(v)) << ",";
-    }
-    f << (row.peak_bytes ? std::to_string(*row.peak_bytes) : "") << ","
-      << (row.headroom_bytes ? std::to_string(*row.headroom_bytes) : "") << ","
-      << TrialOutcomeName(row.outcome) << "," << CsvField(row.notes) << "\n";
-  }
-  f.flush();
-  if (!f) {
-    error = TrFormat("--csv: writing {} failed", path);
-    return false;
-  }
-  return true;
-}
-
-nlohmann::json ResultJson(const SweepOptions& o, const SweepResult& r) {
-  auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  nlohmann::json trials = nlohmann::json::array();
-  for (const auto& row : r.rows) {
-    trials.push_back({{"config", nlohmann::json::parse(row.config.ToJson())},
-                      {"status", TrialOutcomeName(row.outcome)},
-                      {"peak_bytes", opt(row.peak_bytes)},
-                      {"headroom_bytes", opt(row.headroom_bytes)},
-                      {"notes", row.notes},
-                      {"from_journal", row.from_journal},
-                      {"start_pool_bytes", opt(row.start_pool_bytes)},
-                      {"predicted_peak_bytes", opt(row.predicted_peak_bytes)},
-                      {"peak_rss_bytes", opt(row.peak_rss_bytes)},
-                      {"cgroup_peak_bytes", opt(row.cgroup_peak_bytes)}});
-  }
-  return {{"schema_version", 1},
-          {"run_id", r.run_id},
-          {"resumed", r.resumed},
-          {"reused_trials", r.reused},
-          {"launched_trials", r.launched},
-          {"launched_trials_total", r.launched_total},
-          {"limit_bytes", o.limit_bytes},
-          {"margin_bytes", o.margin_bytes},
-          {"kill_below_bytes", o.min_available_bytes},
-          {"best", r.best ? nlohmann::json::parse(r.best->ToJson()) : nlohmann::json(nullptr)},
-          {"best_peak_bytes", opt(r.best_peak_bytes)},
-          {"best_headroom_bytes", opt(r.best_headroom_bytes)},
-          {"stop_reasons", r.stop_reasons},
-          {"stopped_early",
-           r.stopped_early.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_early)},
-          {"warnings", r.warnings},
-          {"trial_logs", r.trial_log_dir.string()},
-          {"trials", trials}};
 }
 
 }  // namespace
@@ -293,19 +201,14 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     SweepOptions o;
     o.grid = std::move(*grid);
     o.command = command;
-    const double reserve =
-        kSparkReserveBytes * std::min(1.0, static_cast<double>(total) / kSparkMemTotalBytes);
-    o.limit_bytes = limit.empty() ? total - static_cast<uint64_t>(reserve)
-                                  : SizeOrPercentFlag(limit, total, "--limit");
+    o.limit_bytes =
+        limit.empty() ? DefaultSweepLimitBytes(total) : SizeOrPercentFlag(limit, total, "--limit");
     if (o.limit_bytes > total) {
       throw UsageError{TrFormat("--limit: {} is more than MemTotal {}", FormatGB(o.limit_bytes),
                                 FormatGB(total))};
     }
-    o.margin_bytes =
-        margin.empty()
-            ? std::max(kMinMarginBytes,
-                       static_cast<uint64_t>(kMarginShare * static_cast<double>(o.limit_bytes)))
-            : SizeOrPercentFlag(margin, o.limit_bytes, "--margin");
+    o.margin_bytes = margin.empty() ? DefaultSweepMarginBytes(o.limit_bytes)
+                                    : SizeOrPercentFlag(margin, o.limit_bytes, "--margin");
     o.min_available_bytes = KillLevelBytes(env, min_available, "--min-available", total);
     o.bisect = !no_bisect;
     o.max_trials = max_trials;
@@ -321,7 +224,7 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     o.grace = duration(grace, "--grace");
     o.settle_timeout = duration(settle_timeout, "--settle-timeout");
     o.settle_tolerance_bytes =
-        settle_tolerance.empty() ? std::max<uint64_t>(512 * kMiB, total / 50)
+        settle_tolerance.empty() ? DefaultSettleToleranceBytes(total)
                                  : SizeOrPercentFlag(settle_tolerance, total, "--settle-tolerance");
 
     // The journal holds the sweep's state: without it there is no resuming, so it is
@@ -350,9 +253,10 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
             Tr("(nothing was signalled; --kill-leftovers stops them, or stop them yourself)"));
       }
     }
-    const uint64_t need = require_available.empty()
-                              ? std::min(total, o.limit_bytes + o.min_available_bytes)
-                              : SizeOrPercentFlag(require_available, total, "--require-available");
+    const uint64_t need =
+        require_available.empty()
+            ? DefaultRequireAvailableBytes(o.limit_bytes, o.min_available_bytes, total)
+            : SizeOrPercentFlag(require_available, total, "--require-available");
     const auto now_available = ReadMemInfo(root);
     const uint64_t avail_now = now_available && now_available->available_bytes()
                                    ? *now_available->available_bytes()
@@ -389,11 +293,16 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!result) throw UsageError{result.error().message};
     const SweepResult& r = *result;
     if (!csv.empty()) {
-      std::string error;
-      if (!WriteCsv(csv, o, r, error)) PrintError(env, "sweep: " + error);
+      std::ofstream f(csv, std::ios::trunc);
+      if (!f) {
+        PrintError(env,
+                   "sweep: " + TrFormat("--csv: cannot write {}: {}", csv, std::strerror(errno)));
+      } else if (!(f << SweepResultCsv(o, r) << std::flush)) {
+        PrintError(env, "sweep: " + TrFormat("--csv: writing {} failed", csv));
+      }
     }
     if (json) {
-      std::fprintf(env.out, "%s\n", ResultJson(o, r).dump(2).c_str());
+      std::fprintf(env.out, "%s\n", SweepResultJson(o, r).dump(2).c_str());
       return r.exit_status;
     }
     PrintMarkdown(env.out, o, r);

@@ -1,0 +1,38 @@
+#include "sweep/policy.h"
+
+#include <algorithm>
+
+#include "base/bytes.h"
+
+namespace headroom {
+namespace {
+
+constexpr double kSparkReserveBytes = 28e9;
+constexpr double kSparkMemTotalBytes = 127600748.0 * 1024;
+constexpr double kMarginShare = 0.03;
+constexpr uint64_t kMinMarginBytes = 256 * kMiB;
+constexpr uint64_t kMinSettleToleranceBytes = 512 * kMiB;
+
+}  // namespace
+
+uint64_t DefaultSweepLimitBytes(uint64_t mem_total_bytes) {
+  const double reserve = kSparkReserveBytes *
+                         std::min(1.0, static_cast<double>(mem_total_bytes) / kSparkMemTotalBytes);
+  return mem_total_bytes - static_cast<uint64_t>(reserve);
+}
+
+uint64_t DefaultSweepMarginBytes(uint64_t limit_bytes) {
+  return std::max(kMinMarginBytes,
+                  static_cast<uint64_t>(kMarginShare * static_cast<double>(limit_bytes)));
+}
+
+uint64_t DefaultSettleToleranceBytes(uint64_t mem_total_bytes) {
+  return std::max<uint64_t>(kMinSettleToleranceBytes, mem_total_bytes / 50);
+}
+
+uint64_t DefaultRequireAvailableBytes(uint64_t limit_bytes, uint64_t kill_level_bytes,
+                                      uint64_t mem_total_bytes) {
+  return std::min(mem_total_bytes, limit_bytes + kill_level_bytes);
+}
+
+}  // namespace headroom

@@ -1,0 +1,27 @@
+// The sweep's defaults, where a flag does not say: the limit a trial's peak may reach, the
+// margin the fit keeps below it, when the pool counts as recovered between trials, and how
+// much MemAvailable a sweep needs before it starts. Pure functions of MemTotal and the
+// other levels (the flags in docs/sweep.md).
+#pragma once
+
+#include <cstdint>
+
+namespace headroom {
+
+// MemTotal minus the owners' reserve on a DGX Spark (28 GB of its 127,600,748 kB, so the
+// peak stops near 100 GB of the 128 GB pool), the same share on smaller machines.
+uint64_t DefaultSweepLimitBytes(uint64_t mem_total_bytes);
+
+// 3 % of the limit, at least 256 MiB: run-to-run noise of a trainer's peak plus what the
+// fit cannot know.
+uint64_t DefaultSweepMarginBytes(uint64_t limit_bytes);
+
+// Recovered between trials: within 2 % of MemTotal of the pre-sweep MemAvailable, at least
+// 512 MiB.
+uint64_t DefaultSettleToleranceBytes(uint64_t mem_total_bytes);
+
+// Room to start: the limit plus the guard's kill level, at most MemTotal.
+uint64_t DefaultRequireAvailableBytes(uint64_t limit_bytes, uint64_t kill_level_bytes,
+                                      uint64_t mem_total_bytes);
+
+}  // namespace headroom

@@ -1,0 +1,40 @@
+#include "sweep/policy.h"
+
+#include <gtest/gtest.h>
+
+#include "base/bytes.h"
+
+namespace headroom {
+namespace {
+
+constexpr uint64_t kSparkMemTotal = 127600748ULL * 1024;  // a DGX Spark's MemTotal
+
+TEST(SweepPolicy, TheLimitOnASparkLeaves28GB) {
+  EXPECT_EQ(DefaultSweepLimitBytes(kSparkMemTotal), kSparkMemTotal - 28'000'000'000ULL);
+}
+
+TEST(SweepPolicy, ASmallerMachineKeepsTheSameShare) {
+  // A quarter of a Spark keeps a quarter of the reserve: 7 GB.
+  const uint64_t total = kSparkMemTotal / 4;
+  EXPECT_EQ(DefaultSweepLimitBytes(total), total - 7'000'000'000ULL);
+  // A larger machine keeps the Spark's 28 GB, not more.
+  EXPECT_EQ(DefaultSweepLimitBytes(2 * kSparkMemTotal), 2 * kSparkMemTotal - 28'000'000'000ULL);
+}
+
+TEST(SweepPolicy, TheMarginIsThreePercentAndAtLeast256MiB) {
+  EXPECT_EQ(DefaultSweepMarginBytes(100'000'000'000ULL), 3'000'000'000ULL);
+  EXPECT_EQ(DefaultSweepMarginBytes(1'000'000'000ULL), 256 * kMiB);
+}
+
+TEST(SweepPolicy, TheSettleToleranceIsTwoPercentAndAtLeast512MiB) {
+  EXPECT_EQ(DefaultSettleToleranceBytes(100'000'000'000ULL), 2'000'000'000ULL);
+  EXPECT_EQ(DefaultSettleToleranceBytes(8 * kGiB), 512 * kMiB);
+}
+
+TEST(SweepPolicy, TheRoomToStartIsTheLimitPlusTheKillLevelAtMostMemTotal) {
+  EXPECT_EQ(DefaultRequireAvailableBytes(90, 8, 100), 98u);
+  EXPECT_EQ(DefaultRequireAvailableBytes(95, 8, 100), 100u);
+}
+
+}  // namespace
+}  // namespace headroom
