@@ -33,6 +33,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "base/bytes.h"
 #include "plan/activations.h"
@@ -116,29 +118,27 @@ uint64_t TrainableParams(const ModelSpec& s, const Workload& w) {
   }));
 }
 
-Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const FootprintOptions& opt) {
-  Footprint f;
-  const double c = DTypeBytes(w.compute_dtype);
-  f.total_params = TotalParams(s);
-  f.trainable_params = TrainableParams(s, w);
-  if (IsLora(w.method) && ExpertsAreFused(s)) {
-    f.notes.push_back(
-        Msg("the experts are fused parameters, not Linear modules: LoRA targets reach "
-            "the attention projections only (PEFT target_parameters would reach "
-            "experts; not modelled)"));
-  }
+namespace {
 
-  // Weights. Quantized formats cover the decoder linears (and lm_head on request); the rest
-  // stays in the compute dtype.
-  double weights = 0;
-  Message weights_formula;
+// A term's bytes before rounding, and how they were reached.
+struct Part {
+  double bytes = 0;
+  Message formula;
+};
+
+// Weights. Quantized formats cover the decoder linears (and lm_head on request); the rest
+// stays in the compute dtype. LoRA adapters: PEFT keeps them in fp32
+// (autocast_adapter_dtype) whatever the base. Sets f.quantized_params and its note.
+Part Weights(const ModelSpec& s, const Workload& w, double param_bytes, Footprint& f) {
+  const double c = DTypeBytes(w.compute_dtype);
+  Part out;
   if (IsQuantized(w.weight_dtype)) {
     const uint64_t head = w.quantize_lm_head ? LmHeadParams(s) : 0;
     f.quantized_params = std::min<uint64_t>(LinearParams(s) + head, f.total_params);
     const uint64_t rest = f.total_params - f.quantized_params;
     const double qb = QuantizedBytesPerParam(w);
-    weights = static_cast<double>(f.quantized_params) * qb + static_cast<double>(rest) * c;
-    weights_formula =
+    out.bytes = static_cast<double>(f.quantized_params) * qb + static_cast<double>(rest) * c;
+    out.formula =
         Message::Literal(fmt::format("{} x {:.4f} B ({}) + {} x {:g} B", P(f.quantized_params), qb,
                                      Name(w.weight_dtype), P(rest), c));
     f.notes.push_back(
@@ -151,115 +151,93 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
                   Name(w.weight_dtype), Name(w.compute_dtype)));
   } else {
     const double b = DTypeBytes(w.weight_dtype);
-    weights = static_cast<double>(f.total_params) * b;
-    weights_formula = Message::Literal(
+    out.bytes = static_cast<double>(f.total_params) * b;
+    out.formula = Message::Literal(
         fmt::format("{} x {:g} B ({})", P(f.total_params), b, Name(w.weight_dtype)));
   }
-  // LoRA adapters: PEFT keeps them in fp32 (autocast_adapter_dtype) whatever the base.
-  const double param_bytes =
-      w.method == Method::kFull ? DTypeBytes(w.weight_dtype) : DTypeBytes(DType::kFp32);
   if (IsLora(w.method)) {
-    weights += static_cast<double>(f.trainable_params) * param_bytes;
-    weights_formula = Then(std::move(weights_formula),
-                           Msg(" + adapters {} x {:g} B", P(f.trainable_params), param_bytes));
+    out.bytes += static_cast<double>(f.trainable_params) * param_bytes;
+    out.formula = Then(std::move(out.formula),
+                       Msg(" + adapters {} x {:g} B", P(f.trainable_params), param_bytes));
   }
-  // DPO with a full fine-tune needs a frozen reference copy; with LoRA the reference is the
-  // base model with the adapter switched off (TRL's default), which costs nothing.
-  if (w.kind == WorkloadKind::kDpo && w.method == Method::kFull) {
-    f.reference_bytes = Round(static_cast<double>(f.total_params) * c);
+  return out;
+}
+
+// Adafactor's factored second moment: rows + columns of every trainable matrix.
+double FactoredElements(const ModelSpec& s, const Workload& w) {
+  if (w.method == Method::kFull) {
+    double factored = SumOverLinears(s, [](const LinearShape& l) {
+      return static_cast<double>(l.in_features + l.out_features) * static_cast<double>(l.count);
+    });
+    factored += static_cast<double>(s.vocab_size + s.hidden_size) * (s.tie_word_embeddings ? 1 : 2);
+    return factored;
   }
-  f.weights_bytes = Round(weights) + f.reference_bytes;
+  const double r = static_cast<double>(w.lora_rank);
+  return SumOverLinears(s, [&](const LinearShape& l) {
+    if (!Targeted(w, l)) return 0.0;
+    return (static_cast<double>(l.in_features + l.out_features) + 2 * r) *
+           static_cast<double>(l.count);
+  });
+}
 
-  // Gradients of the trainable parameters, in the parameters' dtype.
-  const double trainable = static_cast<double>(f.trainable_params);
-  f.gradients_bytes = Round(trainable * param_bytes);
-
-  // Optimizer states.
-  const double state_bytes = w.master_weights ? 4 : param_bytes;
-  double states = 0;
-  Message opt_formula;
+// Optimizer states, and the fp32 master copy where there is one.
+Part OptimizerStates(const ModelSpec& s, const Workload& w, uint64_t trainable_params,
+                     double param_bytes, double state_bytes) {
+  const double trainable = static_cast<double>(trainable_params);
+  Part out;
   switch (w.optimizer) {
     case Optimizer::kAdamW:
-      states = 2 * trainable * state_bytes;
-      opt_formula = Msg("2 states x {} x {:g} B", P(f.trainable_params), state_bytes);
+      out = {2 * trainable * state_bytes,
+             Msg("2 states x {} x {:g} B", P(trainable_params), state_bytes)};
       break;
     case Optimizer::kAdamW8bit:
-      states = trainable * kAdam8bitBytesPerParam;
-      opt_formula = Msg("{} x {:.4f} B (two 8-bit states + block absmax)", P(f.trainable_params),
-                        kAdam8bitBytesPerParam);
+      out = {trainable * kAdam8bitBytesPerParam,
+             Msg("{} x {:.4f} B (two 8-bit states + block absmax)", P(trainable_params),
+                 kAdam8bitBytesPerParam)};
       break;
     case Optimizer::kSgd:
-      states = trainable * state_bytes;
-      opt_formula = Msg("momentum {} x {:g} B", P(f.trainable_params), state_bytes);
+      out = {trainable * state_bytes,
+             Msg("momentum {} x {:g} B", P(trainable_params), state_bytes)};
       break;
-    case Optimizer::kAdafactor: {
-      // Factored second moment: rows + columns of every trainable matrix, in fp32.
-      double factored = 0;
-      if (w.method == Method::kFull) {
-        factored = SumOverLinears(s, [](const LinearShape& l) {
-          return static_cast<double>(l.in_features + l.out_features) * static_cast<double>(l.count);
-        });
-        factored +=
-            static_cast<double>(s.vocab_size + s.hidden_size) * (s.tie_word_embeddings ? 1 : 2);
-      } else {
-        const double r = static_cast<double>(w.lora_rank);
-        factored = SumOverLinears(s, [&](const LinearShape& l) {
-          if (!Targeted(w, l)) return 0.0;
-          return (static_cast<double>(l.in_features + l.out_features) + 2 * r) *
-                 static_cast<double>(l.count);
-        });
-      }
-      states = 4 * factored;
-      opt_formula = Msg("rows + columns of each trainable matrix x 4 B");
+    case Optimizer::kAdafactor:
+      out = {4 * FactoredElements(s, w), Msg("rows + columns of each trainable matrix x 4 B")};
       break;
-    }
   }
   if (w.master_weights && param_bytes < 4) {
-    states += 4 * trainable;
-    opt_formula =
-        Then(std::move(opt_formula), Msg(" + fp32 master copy {} x 4 B", P(f.trainable_params)));
+    out.bytes += 4 * trainable;
+    out.formula =
+        Then(std::move(out.formula), Msg(" + fp32 master copy {} x 4 B", P(trainable_params)));
   }
-  f.optimizer_bytes = Round(states);
+  return out;
+}
 
-  // The optimizer step's transient.
-  double step = 0;
-  Message step_formula;
-  if (w.optimizer != Optimizer::kAdamW8bit) {
-    switch (w.optimizer_step) {
-      case OptimizerStep::kForeach:
-        step = trainable * state_bytes;
-        // TRANSLATORS: foreach, loop and fused are values of --optimizer-step: keep them.
-        step_formula = Msg("foreach: one buffer {} x {:g} B", P(f.trainable_params), state_bytes);
-        break;
-      case OptimizerStep::kLoop: {
-        const uint64_t largest = w.method == Method::kFull
-                                     ? std::max(LargestLinearParams(s), EmbeddingParams(s))
-                                     : f.trainable_params / std::max<int64_t>(1, s.num_layers);
-        step = static_cast<double>(largest) * state_bytes;
-        step_formula = Msg("loop: the largest tensor");
-        break;
-      }
-      case OptimizerStep::kFused:
-        step_formula = Msg("fused: none");
-        break;
+// The optimizer step's transient.
+Part StepTransient(const ModelSpec& s, const Workload& w, uint64_t trainable_params,
+                   double state_bytes) {
+  if (w.optimizer == Optimizer::kAdamW8bit) return {0, Msg("8-bit: fused kernel, none")};
+  switch (w.optimizer_step) {
+    case OptimizerStep::kForeach:
+      // TRANSLATORS: foreach, loop and fused are values of --optimizer-step: keep them.
+      return {static_cast<double>(trainable_params) * state_bytes,
+              Msg("foreach: one buffer {} x {:g} B", P(trainable_params), state_bytes)};
+    case OptimizerStep::kLoop: {
+      const uint64_t largest = w.method == Method::kFull
+                                   ? std::max(LargestLinearParams(s), EmbeddingParams(s))
+                                   : trainable_params / std::max<int64_t>(1, s.num_layers);
+      return {static_cast<double>(largest) * state_bytes, Msg("loop: the largest tensor")};
     }
-  } else {
-    step_formula = Msg("8-bit: fused kernel, none");
+    case OptimizerStep::kFused:
+      break;
   }
-  f.optimizer_step_bytes = Round(step);
+  return {0, Msg("fused: none")};
+}
 
-  // Activations and the loss. DPO runs chosen and rejected sequences: twice the tokens.
-  uint64_t tokens = static_cast<uint64_t>(w.batch) * static_cast<uint64_t>(w.seq);
-  if (w.kind == WorkloadKind::kDpo) tokens *= 2;
-  const ActivationModel am = ModelActivations(s, w);
-  const ActivationTotals act = TotalActivations(s, w, tokens);
-  f.layer_activations_bytes = act.layers_bytes;
-  f.logits_bytes = act.loss_bytes;
-  f.activations_bytes = act.layers_bytes + act.loss_bytes;
-
-  // Peaks. At the start of backward the states exist (from step 2 on), gradients are
-  // being created (set_to_none frees them after each step), and all activations are
-  // alive. During the step: weights, gradients, states and the step's transient.
+// Peaks. At the start of backward the states exist (from step 2 on), gradients are being
+// created (set_to_none frees them after each step), and all activations are alive. During
+// the step: weights, gradients, states and the step's transient. Then the overhead and
+// GRPO's rollout engine.
+void Peaks(const ModelSpec& s, const Workload& w, const FootprintOptions& opt, double param_bytes,
+           Footprint& f) {
   f.backward_peak_bytes = f.weights_bytes + f.optimizer_bytes + f.activations_bytes;
   // A full fine-tune's first gradient (lm_head or tied embeddings) appears while the
   // logits are still alive.
@@ -268,8 +246,6 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   f.step_peak_bytes =
       f.weights_bytes + f.gradients_bytes + f.optimizer_bytes + f.optimizer_step_bytes;
   f.tensor_peak_bytes = std::max(f.backward_peak_bytes, f.step_peak_bytes);
-
-  // Overhead.
   if (opt.overhead_bytes) {
     f.overhead_bytes = *opt.overhead_bytes;
   } else {
@@ -282,9 +258,12 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
     f.rollout_bytes = Round(w.rollout_fraction * static_cast<double>(opt.pool_bytes));
   }
   f.steady_peak_bytes = f.tensor_peak_bytes + f.overhead_bytes + f.rollout_bytes;
+}
 
-  // Load transient: one shard's pages beside the device copy, and for quantized loading
-  // the bf16 copy of the largest weight being quantized.
+// Load transient: one shard's pages beside the device copy, and for quantized loading the
+// bf16 copy of the largest weight being quantized. Returns (shard, quantization copy).
+std::pair<uint64_t, uint64_t> LoadPeak(const ModelSpec& s, const Workload& w,
+                                       const FootprintOptions& opt, Footprint& f) {
   const uint64_t checkpoint = s.checkpoint_bytes.value_or(f.total_params * 2);
   const uint64_t shard = std::min(checkpoint, kMaxShardBytes);
   const uint64_t quant_copy =
@@ -293,22 +272,36 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   const uint64_t load_overhead =
       opt.overhead_bytes ? *opt.overhead_bytes : f.cuda_context_bytes + f.host_process_bytes;
   f.load_peak_bytes = f.weights_bytes + f.load_transient_bytes + load_overhead + f.rollout_bytes;
+  return {shard, quant_copy};
+}
 
-  // The breakdown, in display order.
+// What every term's formula needs besides the footprint's own figures.
+struct Formulas {
+  Message weights, optimizer, step;
+  uint64_t tokens = 0;
+  double param_bytes = 0;
+  uint64_t shard = 0, quant_copy = 0;
+};
+
+// The breakdown, in display order.
+void Terms(const ModelSpec& s, const Workload& w, const FootprintOptions& opt,
+           const ActivationModel& am, Formulas parts, Footprint& f) {
+  const double c = DTypeBytes(w.compute_dtype);
+  const uint64_t tokens = parts.tokens;
   const Message tok = w.kind == WorkloadKind::kDpo
                           ? Msg("{} tokens ({} x {} x 2 chosen/rejected)", tokens, w.batch, w.seq)
                           : Msg("{} tokens ({} x {})", tokens, w.batch, w.seq);
   f.terms.push_back({"weights", Msg("weights"), f.weights_bytes,
                      f.reference_bytes
-                         ? Then(std::move(weights_formula),
+                         ? Then(std::move(parts.weights),
                                 Msg(" + DPO reference {} x {:g} B", P(f.total_params), c))
-                         : std::move(weights_formula)});
+                         : std::move(parts.weights)});
   f.terms.push_back({"gradients", Msg("gradients"), f.gradients_bytes,
-                     Msg("{} trainable x {:g} B", P(f.trainable_params), param_bytes)});
-  f.terms.push_back(
-      {"optimizer", Msg("optimizer ({})", Name(w.optimizer)), f.optimizer_bytes, opt_formula});
-  f.terms.push_back(
-      {"optimizer_step", Msg("optimizer step transient"), f.optimizer_step_bytes, step_formula});
+                     Msg("{} trainable x {:g} B", P(f.trainable_params), parts.param_bytes)});
+  f.terms.push_back({"optimizer", Msg("optimizer ({})", Name(w.optimizer)), f.optimizer_bytes,
+                     std::move(parts.optimizer)});
+  f.terms.push_back({"optimizer_step", Msg("optimizer step transient"), f.optimizer_step_bytes,
+                     std::move(parts.step)});
   Message layer_formula =
       w.grad_ckpt
           ? Msg("checkpointed: {} layers x {:g} B x {} + one layer recomputed ({:.0f} "
@@ -336,9 +329,59 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
                        Msg("{:g} x pool {}", w.rollout_fraction, GiB(opt.pool_bytes))});
   }
   f.terms.push_back({"load_transient", Msg("load transient"), f.load_transient_bytes,
-                     quant_copy ? Msg("one shard's pages {} + bf16 copy of the largest weight {}",
-                                      GiB(shard), GiB(quant_copy))
-                                : Msg("one shard's pages {}", GiB(shard))});
+                     parts.quant_copy
+                         ? Msg("one shard's pages {} + bf16 copy of the largest weight {}",
+                               GiB(parts.shard), GiB(parts.quant_copy))
+                         : Msg("one shard's pages {}", GiB(parts.shard))});
+}
+
+}  // namespace
+
+Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const FootprintOptions& opt) {
+  Footprint f;
+  const double c = DTypeBytes(w.compute_dtype);
+  f.total_params = TotalParams(s);
+  f.trainable_params = TrainableParams(s, w);
+  if (IsLora(w.method) && ExpertsAreFused(s)) {
+    f.notes.push_back(
+        Msg("the experts are fused parameters, not Linear modules: LoRA targets reach "
+            "the attention projections only (PEFT target_parameters would reach "
+            "experts; not modelled)"));
+  }
+  Formulas parts;
+  // LoRA adapters, their gradients and states: fp32 (PEFT's autocast_adapter_dtype).
+  parts.param_bytes =
+      w.method == Method::kFull ? DTypeBytes(w.weight_dtype) : DTypeBytes(DType::kFp32);
+  Part weights = Weights(s, w, parts.param_bytes, f);
+  parts.weights = std::move(weights.formula);
+  // DPO with a full fine-tune needs a frozen reference copy; with LoRA the reference is the
+  // base model with the adapter switched off (TRL's default), which costs nothing.
+  if (w.kind == WorkloadKind::kDpo && w.method == Method::kFull) {
+    f.reference_bytes = Round(static_cast<double>(f.total_params) * c);
+  }
+  f.weights_bytes = Round(weights.bytes) + f.reference_bytes;
+  // Gradients of the trainable parameters, in the parameters' dtype.
+  f.gradients_bytes = Round(static_cast<double>(f.trainable_params) * parts.param_bytes);
+  const double state_bytes = w.master_weights ? 4 : parts.param_bytes;
+  Part states = OptimizerStates(s, w, f.trainable_params, parts.param_bytes, state_bytes);
+  f.optimizer_bytes = Round(states.bytes);
+  parts.optimizer = std::move(states.formula);
+  Part step = StepTransient(s, w, f.trainable_params, state_bytes);
+  f.optimizer_step_bytes = Round(step.bytes);
+  parts.step = std::move(step.formula);
+
+  // Activations and the loss. DPO runs chosen and rejected sequences: twice the tokens.
+  parts.tokens = static_cast<uint64_t>(w.batch) * static_cast<uint64_t>(w.seq);
+  if (w.kind == WorkloadKind::kDpo) parts.tokens *= 2;
+  const ActivationModel am = ModelActivations(s, w);
+  const ActivationTotals act = TotalActivations(s, w, parts.tokens);
+  f.layer_activations_bytes = act.layers_bytes;
+  f.logits_bytes = act.loss_bytes;
+  f.activations_bytes = act.layers_bytes + act.loss_bytes;
+
+  Peaks(s, w, opt, parts.param_bytes, f);
+  std::tie(parts.shard, parts.quant_copy) = LoadPeak(s, w, opt, f);
+  Terms(s, w, opt, am, std::move(parts), f);
   if (!w.grad_ckpt && w.attention == Attention::kEager) {
     f.notes.push_back(
         Msg("eager attention keeps a seq x seq softmax per head and layer; sdpa does not"));
