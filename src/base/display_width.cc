@@ -8,7 +8,6 @@
 #include "base/utf8.h"
 
 namespace headroom {
-namespace {
 
 int CodePointWidth(char32_t c) {
   if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) ||
@@ -25,8 +24,6 @@ int CodePointWidth(char32_t c) {
        (c >= 0x20000 && c <= 0x2FFFD) || (c >= 0x30000 && c <= 0x3FFFD));
   return wide ? 2 : 1;
 }
-
-}  // namespace
 
 size_t DisplayWidth(std::string_view text) {
   size_t width = 0;

@@ -16,6 +16,10 @@ namespace headroom {
 // sequence counts one. Locale-free, so a table lines up whatever LC_CTYPE says.
 size_t DisplayWidth(std::string_view text);
 
+// The columns of one code point, by the same table: 0, 1 or 2 (a control character counts
+// one here; top/text_width.h replaces those before it measures).
+int CodePointWidth(char32_t c);
+
 // `text` followed by spaces up to `columns` display columns (none when it is wider).
 std::string PadToWidth(std::string_view text, size_t columns);
 

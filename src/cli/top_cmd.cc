@@ -242,7 +242,8 @@ int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
     if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
       throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
     }
-    // Widths are wcwidth's under LC_CTYPE (main sets it only where it found catalogs).
+    // ncurses draws wide characters under a UTF-8 LC_CTYPE (main sets it only where it found
+    // catalogs); the layout's widths are base/display_width's in every locale.
     if (!flags.json) std::setlocale(LC_CTYPE, "");
     const bool no_color_env = [] {
       const char* v = std::getenv("NO_COLOR");  // no-color.org: set and not empty

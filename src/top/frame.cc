@@ -46,7 +46,7 @@ std::string_view RoleName(Role role) {
 
 size_t RowWidth(const FrameRow& row) {
   size_t cols = 0;
-  for (const Span& s : row.spans) cols += TerminalWidth(s.text);
+  for (const Span& s : row.spans) cols += DisplayWidth(s.text);
   return cols;
 }
 
@@ -82,7 +82,7 @@ void RowBuilder::Push(std::string text, Role role, size_t cols) {
 
 RowBuilder& RowBuilder::Add(std::string_view text, Role role) {
   std::string fitted = FitWidth(text, left(), utf8_);
-  const size_t cols = TerminalWidth(fitted);
+  const size_t cols = DisplayWidth(fitted);
   Push(std::move(fitted), role, cols);
   return *this;
 }

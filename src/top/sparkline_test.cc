@@ -52,7 +52,7 @@ TEST(TopSparkline, MemoryBarPartsAndMarks) {
   EXPECT_EQ(RowText(FrameRow{MemoryBar(4, 2.0, 1.0, {}, false)}), "####");
   EXPECT_EQ(RowText(FrameRow{MemoryBar(4, 0.5, 0.9, {{1.5, 'K'}}, false)}), "##+K");
   testing::ScopedUtf8Locale utf8;
-  EXPECT_EQ(TerminalWidth(RowText(FrameRow{MemoryBar(30, 0.3, 0.1, {{0.5, 'W'}}, true)})), 30u);
+  EXPECT_EQ(DisplayWidth(RowText(FrameRow{MemoryBar(30, 0.3, 0.1, {{0.5, 'W'}}, true)})), 30u);
   EXPECT_TRUE(MemoryBar(0, 0.5, 0.1, {{0.5, 'W'}}, true).empty());
 }
 

@@ -1,12 +1,11 @@
 // Implementation notes. The decoder is written out rather than taken from mbrtowc so that
 // it does not depend on the locale (the fixture tests run in "C") and so a bad byte costs
-// one '?' rather than the rest of the string. wcwidth is only asked about code points that
-// decoded cleanly; its answer for the combining marks (0) and East Asian wide and fullwidth
-// characters (2) is glibc's table, which follows Unicode's EastAsianWidth.txt.
+// one '?' rather than the rest of the string. The widths of the code points that decoded
+// cleanly are base/display_width's table (the East Asian wide and fullwidth ranges glibc's
+// wcwidth also gives 2, combining marks 0), the one table every aligned text uses.
 #include "top/text_width.h"
 
-#include <wchar.h>
-
+#include "base/display_width.h"
 #include "base/utf8.h"
 
 namespace headroom {
@@ -17,7 +16,7 @@ int CodePointColumns(char32_t c) {
   if (c < 0x20 || c == 0x7F) return -1;  // C0 controls and DEL
   if (c < 0x7F) return 1;                // ASCII needs no table
   if (c >= 0x80 && c < 0xA0) return -1;  // C1 controls (a lone 0x9B is CSI on some terminals)
-  return ::wcwidth(static_cast<wchar_t>(c));
+  return CodePointWidth(c);
 }
 
 }  // namespace
@@ -39,18 +38,9 @@ std::string TerminalSafe(std::string_view text, bool utf8) {
   return out;
 }
 
-size_t TerminalWidth(std::string_view text) {
-  size_t cols = 0;
-  for (size_t pos = 0; pos < text.size();) {
-    const int w = CodePointColumns(DecodeUtf8(text, pos));
-    cols += w > 0 ? static_cast<size_t>(w) : 0;
-  }
-  return cols;
-}
-
 std::string FitWidth(std::string_view text, size_t cols, bool utf8) {
   std::string safe = TerminalSafe(text, utf8);
-  if (TerminalWidth(safe) <= cols) return safe;
+  if (DisplayWidth(safe) <= cols) return safe;
   if (cols == 0) return {};
   const std::string_view ellipsis = utf8 ? "\xE2\x80\xA6" : "~";  // U+2026, one column
   const size_t budget = cols - 1;
@@ -72,7 +62,7 @@ std::string FitWidth(std::string_view text, size_t cols, bool utf8) {
 
 std::string PadToWidth(std::string_view text, size_t cols, bool utf8, bool align_right) {
   std::string fitted = FitWidth(text, cols, utf8);
-  const size_t pad = cols - TerminalWidth(fitted);
+  const size_t pad = cols - DisplayWidth(fitted);
   if (align_right) return std::string(pad, ' ') + fitted;
   fitted.append(pad, ' ');
   return fitted;

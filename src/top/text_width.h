@@ -3,29 +3,24 @@
 // misplace every column after the first wide character (the zh_TW messages, a user name or a
 // command line in any script).
 //
-// Widths come from wcwidth(3) under the process's LC_CTYPE, which the CLI sets from the
-// environment; in a locale that is not UTF-8, or with `utf8` false, every non-ASCII code
-// point is drawn as '?' (one column), so the layout stays right on a terminal that could not
-// show it anyway. Control characters and bytes that are not UTF-8 are '?' in every mode:
-// a process can put an escape sequence into its own command line.
+// Widths are base/display_width's (DisplayWidth, locale-free); with `utf8` false (a locale
+// that is not UTF-8) every non-ASCII code point is drawn as '?' (one column), so the layout
+// stays right on a terminal that could not show it anyway. Control characters and bytes that are
+// not UTF-8 are '?' in every mode: a process can put an escape sequence into its own command line.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-#include "base/utf8.h"  // DecodeUtf8, for the callers that walk code points
+#include "base/display_width.h"  // DisplayWidth, the columns of TerminalSafe text
+#include "base/utf8.h"           // DecodeUtf8, for the callers that walk code points
 
 namespace headroom {
 
 // `text` made safe to draw: control characters, invalid UTF-8 and code points with no
-// width (wcwidth -1) become '?'; with `utf8` false, so does every non-ASCII code point.
+// width become '?'; with `utf8` false, so does every non-ASCII code point.
 std::string TerminalSafe(std::string_view text, bool utf8);
-
-// Columns taken by `text` as this terminal draws it (wcwidth under LC_CTYPE); `text` must be
-// TerminalSafe (every code point drawable). Not base/table's width: that one is fixed tables,
-// for text that is not drawn by ncurses.
-size_t TerminalWidth(std::string_view text);
 
 // `text` made safe and cut to at most `cols` columns: when it is longer, it ends in an
 // ellipsis ("…" with utf8, "~" without) and never splits a wide character (a column left

@@ -14,11 +14,11 @@ class TopTextWidth : public ::testing::Test {
 };
 
 TEST_F(TopTextWidth, AsciiWideAndCombiningCharacters) {
-  EXPECT_EQ(TerminalWidth("pool"), 4u);
-  EXPECT_EQ(TerminalWidth("記憶體池"), 8u);   // four CJK characters, two columns each
-  EXPECT_EQ(TerminalWidth("e\xCC\x81"), 1u);  // e + combining acute
-  EXPECT_EQ(TerminalWidth("\xE2\x96\x81\xE2\x96\x88"), 2u);  // two block elements
-  EXPECT_EQ(TerminalWidth("可用 114.99 GiB"), 15u);
+  EXPECT_EQ(DisplayWidth("pool"), 4u);
+  EXPECT_EQ(DisplayWidth("記憶體池"), 8u);                  // four CJK characters, two columns each
+  EXPECT_EQ(DisplayWidth("e\xCC\x81"), 1u);                 // e + combining acute
+  EXPECT_EQ(DisplayWidth("\xE2\x96\x81\xE2\x96\x88"), 2u);  // two block elements
+  EXPECT_EQ(DisplayWidth("可用 114.99 GiB"), 15u);
 }
 
 TEST_F(TopTextWidth, DecodeRejectsMalformedUtf8ByteByByte) {
@@ -58,10 +58,10 @@ TEST_F(TopTextWidth, FitNeverSplitsAWideCharacterAndKeepsTheWidth) {
   // column 6: two characters, a blank, the ellipsis.
   const std::string cut = FitWidth("記憶體池", 6, true);
   EXPECT_EQ(cut, "記憶 \xE2\x80\xA6");
-  EXPECT_EQ(TerminalWidth(cut), 6u);
+  EXPECT_EQ(DisplayWidth(cut), 6u);
   for (size_t cols = 0; cols < 12; ++cols) {
-    EXPECT_LE(TerminalWidth(FitWidth("頁面快取 page cache", cols, true)), cols) << cols;
-    EXPECT_EQ(TerminalWidth(PadToWidth("頁面快取", cols, true)), cols) << cols;
+    EXPECT_LE(DisplayWidth(FitWidth("頁面快取 page cache", cols, true)), cols) << cols;
+    EXPECT_EQ(DisplayWidth(PadToWidth("頁面快取", cols, true)), cols) << cols;
   }
   EXPECT_EQ(PadToWidth("42", 5, true, true), "   42");
   EXPECT_EQ(FitWidth("anything", 0, true), "");

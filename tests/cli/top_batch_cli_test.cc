@@ -50,7 +50,7 @@ TEST(TopCli, OnceTextIsOneFramePlainWithinTheWidth) {
   EXPECT_FALSE(Contains(r.out, "\x1b"));    // no escape sequences
   testing::ScopedUtf8Locale utf8;
   std::istringstream lines(r.out);
-  for (std::string line; std::getline(lines, line);) EXPECT_LE(TerminalWidth(line), 100u) << line;
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(DisplayWidth(line), 100u) << line;
 }
 
 TEST(TopCli, OnceInTraditionalChineseFitsTheWidth) {
@@ -65,7 +65,7 @@ TEST(TopCli, OnceInTraditionalChineseFitsTheWidth) {
   EXPECT_TRUE(Contains(r.out, "記憶體池")) << r.out;
   testing::ScopedUtf8Locale utf8;
   std::istringstream lines(r.out);
-  for (std::string line; std::getline(lines, line);) EXPECT_LE(TerminalWidth(line), 60u) << line;
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(DisplayWidth(line), 60u) << line;
 }
 
 TEST(TopCli, JsonOnceAndIterations) {

@@ -334,7 +334,7 @@ TEST(TopTmux, TraditionalChineseKeepsTheLayout) {
   std::vector<std::string> rows;
   for (std::string line; std::getline(lines, line);) rows.push_back(line);
   ASSERT_EQ(rows.size(), 30u) << screen;
-  for (const auto& row : rows) EXPECT_LE(TerminalWidth(row), 100u) << row;
+  for (const auto& row : rows) EXPECT_LE(DisplayWidth(row), 100u) << row;
   // The last row, the keys, drawn whole: had the layout counted bytes or code points
   // instead of columns, ncurses would have cut its end.
   EXPECT_TRUE(Contains(rows.back(), "q 離開")) << rows.back();

@@ -1,5 +1,5 @@
-// Test helpers for src/top/ (tests only): a UTF-8 LC_CTYPE for this thread (wcwidth answers
-// -1 for every non-ASCII character in the "C" locale the tests start in) and literal
+// Test helpers for src/top/ (tests only): a UTF-8 LC_CTYPE for this thread (what top runs
+// under; the widths themselves are locale-free, base/display_width.h) and literal
 // snapshots of the machines top meets: a GB10 at idle, a discrete GPU, a box with no GPU.
 #pragma once
 

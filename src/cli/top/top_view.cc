@@ -65,7 +65,7 @@ size_t LabelColumns(const ViewOptions& o) {
   size_t widest = 0;
   for (const char* label : {Tr("pool"), Tr("memory"), Tr("guard"), Tr("avail"), Tr("power"),
                             Tr("SM clock"), Tr("temp"), Tr("GPU util"), Tr("GPU mem")}) {
-    widest = std::max(widest, TerminalWidth(TerminalSafe(label, o.utf8)));
+    widest = std::max(widest, DisplayWidth(TerminalSafe(label, o.utf8)));
   }
   return std::clamp(widest + 1, kMinLabelColumns, kMaxLabelColumns);
 }
@@ -113,7 +113,7 @@ FrameRow TitleRow(const TopSnapshot& s, const UiState& ui, const ViewOptions& o)
                               interval_s, top_view::LocalClock(s.sample.time));
   std::string right = ui.paused ? std::string(" ") + Tr("PAUSED") + " " : std::string();
   RowBuilder b(o.width, o.utf8);
-  const size_t right_cols = TerminalWidth(TerminalSafe(right, o.utf8));
+  const size_t right_cols = DisplayWidth(TerminalSafe(right, o.utf8));
   b.AddCell(left, o.width > right_cols ? o.width - right_cols : 0, Role::kTitle);
   if (!right.empty()) b.Add(right, Role::kPaused);
   return b.Take();

@@ -100,7 +100,7 @@ TEST_F(TopView, LargerTerminalsShowMore) {
   const auto graph_cols = [](const Frame& f) {
     size_t n = 0;
     for (const auto& r : f.rows) {
-      for (const auto& sp : r.spans) n += sp.role == Role::kGraph ? TerminalWidth(sp.text) : 0;
+      for (const auto& sp : r.spans) n += sp.role == Role::kGraph ? DisplayWidth(sp.text) : 0;
     }
     return n;
   };
@@ -199,8 +199,8 @@ TEST_F(TopView, WideCharactersKeepTheColumns) {
     const int row = RowOf(f, "1111");
     ASSERT_GE(head, 0);
     ASSERT_GE(row, 0);
-    EXPECT_EQ(TerminalWidth(RowText(f.rows[head]).substr(0, RowText(f.rows[head]).find("PID") + 3)),
-              TerminalWidth(RowText(f.rows[row]).substr(0, RowText(f.rows[row]).find("1111") + 4)));
+    EXPECT_EQ(DisplayWidth(RowText(f.rows[head]).substr(0, RowText(f.rows[head]).find("PID") + 3)),
+              DisplayWidth(RowText(f.rows[row]).substr(0, RowText(f.rows[row]).find("1111") + 4)));
   }
 }
 
