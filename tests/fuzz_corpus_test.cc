@@ -13,6 +13,7 @@
 #include "../fuzz/explain_targets.h"
 #include "../fuzz/fuzz_targets.h"
 #include "../fuzz/http_targets.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
@@ -20,7 +21,7 @@ namespace {
 // Runs `body` on every file of fuzz/corpus/<target>; returns how many there were.
 template <typename Body>
 int Replay(const std::string& target, Body body) {
-  const auto dir = std::filesystem::path(HEADROOM_SOURCE_DIR) / "fuzz/corpus" / target;
+  const auto dir = std::filesystem::path(testing::SourcePath("fuzz/corpus")) / target;
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::ifstream in(entry.path(), std::ios::binary);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/bytes.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
@@ -333,7 +334,7 @@ TEST(ConfigToml, LinesEndingInCrLf) {
 }
 
 std::string SourceFile(const std::string& relative) {
-  std::ifstream in(std::string(HEADROOM_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  std::ifstream in(testing::SourcePath(relative), std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "testing_files.h"
+
 namespace headroom {
 namespace {
 
@@ -430,8 +432,7 @@ TEST(StepLogHostile, ManyBracketsCostLittle) {
 // --- the real-tqdm fixtures ---------------------------------------------------------------------
 
 std::string Fixture(const std::string& name) {
-  std::ifstream in(std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/logs/" + name,
-                   std::ios::binary);
+  std::ifstream in(testing::FixturePath("logs/") + name, std::ios::binary);
   std::stringstream bytes;
   bytes << in.rdbuf();
   EXPECT_FALSE(bytes.str().empty()) << name;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "explain/step_log.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
@@ -125,8 +126,7 @@ TEST(StepTimes, NoUsableTimeNoInterval) {
 // writes it (terminators kept): the slowdown of steps 31-40 (0.5 s against 0.25 s) comes out
 // exactly, where tqdm's displayed rate (an EMA) smears it over the following steps.
 TEST(StepTimes, ArrivalStampsOnTheRealTqdmFixture) {
-  std::ifstream in(std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/logs/tqdm_hf_trainer.log",
-                   std::ios::binary);
+  std::ifstream in(testing::FixturePath("logs/tqdm_hf_trainer.log"), std::ios::binary);
   std::stringstream bytes;
   bytes << in.rdbuf();
   const std::string raw = bytes.str();

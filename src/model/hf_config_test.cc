@@ -14,8 +14,7 @@ using testing::TempDir;
 using testing::WriteFile;
 using testing::WriteSafetensors;
 
-const std::filesystem::path kFixtures =
-    std::filesystem::path(HEADROOM_SOURCE_DIR) / "tests/fixtures/models";
+const std::filesystem::path kFixtures = std::filesystem::path(testing::FixturePath("models"));
 
 ModelSpec ParseFixture(const std::string& model) {
   const auto path = kFixtures / model / "config.json";

@@ -3,11 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "config/settings.h"  // kDefaultReserveBytes
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
 
-const std::string kFixtures = std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/";
+const std::string kFixtures = testing::FixturePath("");
 
 MemInfo Read(const std::string& tree) {
   auto info = ReadMemInfo(SysRoot(kFixtures + tree));

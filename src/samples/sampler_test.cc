@@ -8,13 +8,14 @@
 #include <fstream>
 
 #include "gpu/nvml.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
 
 namespace fs = std::filesystem;
 
-const SysRoot kGb10Idle(fs::path(HEADROOM_SOURCE_DIR) / "tests/fixtures/gb10-idle");
+const SysRoot kGb10Idle(fs::path(testing::FixturePath("gb10-idle")));
 
 TEST(ProcStatCpu, ParsesTheAggregateLine) {
   auto t = ParseProcStatCpu("cpu  100 5 50 1000 20 3 2 1 40 0\ncpu0 1 2 3 4\n");

@@ -5,14 +5,14 @@
 #include <filesystem>
 #include <string>
 
+#include "testing_files.h"
+
 namespace headroom {
 namespace {
 
 namespace fs = std::filesystem;
 
-SysRoot Fixture(const char* name) {
-  return SysRoot(fs::path(HEADROOM_SOURCE_DIR) / "tests" / "fixtures" / name);
-}
+SysRoot Fixture(const char* name) { return SysRoot(testing::FixturePath(name)); }
 
 using Files = std::map<std::string, std::string, std::less<>>;
 

@@ -17,9 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The fixture trees of tests/fixtures/ (numbers in tests/fixtures/README.md).
-SysRoot Fixture(const char* name) {
-  return SysRoot(fs::path(HEADROOM_SOURCE_DIR) / "tests" / "fixtures" / name);
-}
+SysRoot Fixture(const char* name) { return SysRoot(testing::FixturePath(name)); }
 
 // Literal text as fs/proc/meminfo.c prints it on an x86_64 6.x kernel (this build machine,
 // abridged): 16-column keys, values right-aligned in 8, HugePages_* counts without a unit.

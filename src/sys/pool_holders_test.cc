@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "testing_files.h"
+
 namespace headroom {
 namespace {
 
@@ -105,7 +107,7 @@ TEST(DisplayCommand, MasksSecretsAndControlBytes) {
 }
 
 TEST(FindPoolHolders, FixtureTreeWithNvmlList) {
-  const SysRoot root(std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/ps-box");
+  const SysRoot root(testing::FixturePath("ps-box"));
   // As the fake NVML's discrete scenario lists them, plus a pid in another namespace.
   const std::vector<GpuProcess> gpu = {
       {1111, 40ULL << 30}, {2222, std::nullopt}, {9999, 1ULL << 30}};

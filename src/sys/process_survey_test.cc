@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "testing_files.h"
+
 namespace headroom {
 namespace {
 
@@ -91,7 +93,7 @@ TEST(ParseCgroup, UnifiedLine) {
 }
 
 TEST(ReadProcessFacts, FixtureAndMissingFiles) {
-  const SysRoot root(std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/ps-box");
+  const SysRoot root(testing::FixturePath("ps-box"));
   auto facts = ReadProcessBasics(root, 2222);
   ASSERT_TRUE(facts);
   EXPECT_EQ(facts->comm, "python3");
@@ -108,7 +110,7 @@ TEST(ReadProcessFacts, FixtureAndMissingFiles) {
 }
 
 TEST(ReadFilePrefix, TruncatesInsteadOfFailing) {
-  const SysRoot root(std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/ps-box");
+  const SysRoot root(testing::FixturePath("ps-box"));
   auto p = ReadFilePrefix(root, "proc/1111/cmdline", 10);
   ASSERT_TRUE(p);
   EXPECT_TRUE(p->truncated);

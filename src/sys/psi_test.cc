@@ -8,14 +8,14 @@
 #include <filesystem>
 #include <string>
 
+#include "testing_files.h"
+
 namespace headroom {
 namespace {
 
 namespace fs = std::filesystem;
 
-SysRoot Fixture(const char* name) {
-  return SysRoot(fs::path(HEADROOM_SOURCE_DIR) / "tests" / "fixtures" / name);
-}
+SysRoot Fixture(const char* name) { return SysRoot(testing::FixturePath(name)); }
 
 // Writes `text` to dir/proc/pressure/memory.
 void WritePressure(const fs::path& dir, const std::string& text) {

@@ -15,7 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-const fs::path kPsBox = fs::path(HEADROOM_SOURCE_DIR) / "tests/fixtures/ps-box";
+const fs::path kPsBox = fs::path(testing::FixturePath("ps-box"));
 
 // A GB10 whose compute list has the fixture's vLLM (pid 1111) with 40 GiB: a stand-in for
 // NVML at the GpuBackend seam, to see the list reach the survey through the Sampler.

@@ -16,6 +16,7 @@
 #include "../explain/synthetic_run.h"
 #include "run_cli.h"
 #include "sys/meminfo.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::RunCli;
 
-const std::string kFixtures = std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/";
+const std::string kFixtures = testing::FixturePath("");
 
 class ConfigCli : public ::testing::Test {
  protected:
@@ -234,8 +235,7 @@ TEST_F(ConfigCli, CheckAFile) {
 }
 
 TEST_F(ConfigCli, ExampleFileIsValid) {
-  const std::string example =
-      std::string(HEADROOM_SOURCE_DIR) + "/share/config/config.toml.example";
+  const std::string example = testing::SourcePath("share/config/config.toml.example");
   const auto r = Run({"config", "check", example});
   EXPECT_EQ(r.status, 0) << r.err;
 }

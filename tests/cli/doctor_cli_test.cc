@@ -18,7 +18,7 @@ namespace headroom {
 namespace {
 
 using testing::RunCli;
-const std::string kDir = std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/doctor";
+const std::string kDir = testing::FixturePath("doctor");
 const std::string kEnv = kDir + "/env";
 
 bool Contains(const std::string& text, const std::string& part) {

@@ -31,7 +31,7 @@ namespace headroom {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-const std::string kGb10Idle = std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/gb10-idle";
+const std::string kGb10Idle = testing::FixturePath("gb10-idle");
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -278,7 +278,7 @@ TEST(ExportCli, GuardCountersComeFromTheJournal) {
   EXPECT_TRUE(Contains(body, "headroom_guard_warnings_total 6\n")) << body;
   EXPECT_TRUE(Contains(body, "headroom_guard_runs_total 3\n")) << body;
   // Every metric the shipped Grafana dashboard draws is one this exporter serves.
-  std::ifstream in(std::string(HEADROOM_SOURCE_DIR) + "/share/grafana/headroom-dashboard.json");
+  std::ifstream in(testing::SourcePath("share/grafana/headroom-dashboard.json"));
   const std::string dashboard((std::istreambuf_iterator<char>(in)),
                               std::istreambuf_iterator<char>());
   const std::regex name("headroom_[a-z_]+");
@@ -433,7 +433,7 @@ TEST(ExportCli, RealPrometheusScrapesAndAnswersAQuery) {
   EXPECT_EQ(result["value"][1], "130663165952");
   // Every query of the shipped dashboard is valid PromQL here ($instance as ".*").
   const auto dashboard = nlohmann::json::parse(
-      std::ifstream(std::string(HEADROOM_SOURCE_DIR) + "/share/grafana/headroom-dashboard.json"));
+      std::ifstream(testing::SourcePath("share/grafana/headroom-dashboard.json")));
   int queries = 0;
   for (const auto& panel : dashboard["panels"]) {
     for (const auto& target : panel["targets"]) {

@@ -23,13 +23,14 @@
 
 #include "base/display_width.h"
 #include "run_cli.h"
+#include "testing_files.h"
 
 namespace headroom::i18n_cli {
 
 using testing::CliResult;
 using testing::RunCli;
 
-inline const std::string kFixtures = std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/";
+inline const std::string kFixtures = testing::FixturePath("");
 inline const std::string kIdle = kFixtures + "gb10-idle";
 inline const std::string kCatalog = std::string(HEADROOM_BINARY_DIR) + "/po/zh_TW.po";
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "run_cli.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
@@ -33,7 +34,7 @@ class LadderCli : public ::testing::Test {
            ("headroom-ladder-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "root/proc/sys/vm");
-    fs::copy_file(fs::path(HEADROOM_SOURCE_DIR) / "tests/fixtures/gb10-pagecache/proc/meminfo",
+    fs::copy_file(fs::path(testing::FixturePath("gb10-pagecache/proc/meminfo")),
                   dir_ / "root/proc/meminfo");
     std::ofstream(dir_ / "root/proc/sys/vm/drop_caches") << "0\n";
     journal_ = (dir_ / "journal.db").string();

@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "run_cli.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
 
 using testing::RunCli;
 
-const std::string kFixtures = std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/";
+const std::string kFixtures = testing::FixturePath("");
 const std::string kIdle = kFixtures + "gb10-idle";
 
 struct Case {

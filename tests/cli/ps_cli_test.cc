@@ -21,7 +21,7 @@ namespace headroom {
 namespace {
 
 using testing::RunCli;
-const std::string kBox = std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/ps-box";
+const std::string kBox = testing::FixturePath("ps-box");
 
 // The fake NVML's discrete scenario lists pids 1111 (40 GiB) and 2222 (no figure), which
 // the fixture tree has.

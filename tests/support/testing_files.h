@@ -1,6 +1,6 @@
-// Test helpers (tests only): a temporary folder, a file writer, and safetensors files built
-// at run time. Data sections are made with ftruncate, so a "16 GB" checkpoint is a sparse file
-// that costs no disk and proves that readers never touch tensor data.
+// Test helpers (tests only): paths in the source tree, a temporary folder, a file writer, and
+// safetensors files built at run time. Data sections are made with ftruncate, so a "16 GB"
+// checkpoint is a sparse file that costs no disk and proves that readers never touch tensor data.
 #pragma once
 
 #include <fcntl.h>
@@ -14,6 +14,16 @@
 #include <string_view>
 
 namespace headroom::testing {
+
+// A path in the source tree (HEADROOM_SOURCE_DIR, set by the build), as a string.
+inline std::string SourcePath(std::string_view relative) {
+  return std::string(HEADROOM_SOURCE_DIR) + "/" + std::string(relative);
+}
+
+// A fixture: tests/fixtures/<relative> (a /proc and /sys tree, a log, a config file).
+inline std::string FixturePath(std::string_view relative) {
+  return SourcePath("tests/fixtures/" + std::string(relative));
+}
 
 // A fresh folder under the system's temporary directory, "headroom-TAG-PID-N", removed with
 // everything in it when the object goes. The one temporary folder of the tests: unit tests
