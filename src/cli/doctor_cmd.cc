@@ -33,9 +33,6 @@
 namespace headroom {
 namespace {
 
-// doctor's own usage-error status: 2 means "blocked" here, as the issue asks.
-constexpr int kDoctorExitUsage = 3;
-
 // An environment variable; set but empty counts as unset.
 std::optional<std::string> Env(const char* name) {
   const char* v = std::getenv(name);
@@ -158,12 +155,8 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
           .c_str());
 }
 
-}  // namespace
-
-int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string workload, python, report, nvml_lib, cuda_lib, root_dir;
-  std::vector<std::string> configs;
-  bool json = false, no_bandwidth = false, verbose = false;
+// doctor's flags: the app, then the variables its options write.
+struct DoctorCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("Preflight before a long run: the platform's identity, then ten checks of known failure "
          "modes, each "
@@ -183,6 +176,19 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "the workload does "
          "not fit), 3 usage error"),
       "headroom doctor"};
+  std::string workload, python, report, nvml_lib, cuda_lib, root_dir;
+  std::vector<std::string> configs;
+  bool json = false, no_bandwidth = false, verbose = false;
+  CLI::App& App() override { return app; }
+  int UsageStatus() const override { return kExitDoctorUsage; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineDoctorFlags() {
+  auto defined = std::make_unique<DoctorCommandFlags>();
+  auto& [app, workload, python, report, nvml_lib, cuda_lib, root_dir, configs, json, no_bandwidth,
+         verbose] = *defined;
   app.add_option(
       "--workload", workload,
       Tr("plan this too: \"qlora llama-3.1-70b seq 8192 [batch N]\" (plan flags allowed)"));
@@ -204,8 +210,12 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
                  Tr("load this libcuda for G5 (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
   app.add_option("--root", root_dir,
                  Tr("read proc/, sys/ and etc/ below this directory instead of /"));
-  if (auto status = ParseFlags(app, env, "doctor", args))
-    return *status == kExitUsage ? kDoctorExitUsage : *status;
+  return defined;
+}
+
+int RunDoctorCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, workload, python, report, nvml_lib, cuda_lib, root_dir, configs, json, no_bandwidth,
+         verbose] = FlagsOf<DoctorCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
@@ -270,7 +280,7 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     return ExitStatusFor(verdict);
   } catch (const UsageError& e) {
     PrintError(env, "doctor: " + e.message);
-    return kDoctorExitUsage;
+    return kExitDoctorUsage;
   }
 }
 

@@ -249,12 +249,8 @@ std::string ToText(const Report& r) {
   return out;
 }
 
-}  // namespace
-
-int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string log_path, samples_path, events_path, step_regex, platform_text, journal_flag;
-  int64_t run_id = 0;
-  bool json = false;
+// explain's flags: the app, then the variables its options write.
+struct ExplainCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("Find where a training run slowed down and say why, from its log and the samples of "
          "`headroom watch`.\n\n"
@@ -266,6 +262,18 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "exit status: 0 analysis printed (with or without slowdowns); 1 no step series in the "
          "log; 2 usage or input error"),
       "headroom explain"};
+  std::string log_path, samples_path, events_path, step_regex, platform_text, journal_flag;
+  int64_t run_id = 0;
+  bool json = false;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineExplainFlags() {
+  auto defined = std::make_unique<ExplainCommandFlags>();
+  auto& [app, log_path, samples_path, events_path, step_regex, platform_text, journal_flag, run_id,
+         json] = *defined;
   app.add_option("--log", log_path,
                  Tr("the training log (ideally written by `headroom watch --log`)"));
   app.add_option("--run", run_id,
@@ -284,7 +292,12 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
                  Tr("gb10, discrete or none: judge the samples as this platform (default: "
                     "[platform] kind in config.toml, else from the samples)"));
   app.add_flag("--json", json, Tr("print JSON (schema_version 1) instead of the table"));
-  if (auto status = ParseFlags(app, env, "explain", args)) return *status;
+  return defined;
+}
+
+int RunExplainCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, log_path, samples_path, events_path, step_regex, platform_text, journal_flag, run_id,
+         json] = FlagsOf<ExplainCommandFlags>(given_flags);
   try {
     // --platform, else [platform] kind / HEADROOM_PLATFORM, else detected from the samples.
     bool platform_from_config = false;

@@ -173,11 +173,8 @@ class Sampler {
   double last_seconds_ = 0;
 };
 
-}  // namespace
-
-int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string listen = "127.0.0.1:9464", interval_text, nvml_lib, journal_flag, root_dir;
-  bool no_journal = false;
+// export's flags: the app, then the variables its options write.
+struct ExportCommandFlags final : CommandFlags {
   CLI::App app{Tr("Serve this machine's readings as Prometheus metrics on /metrics: memory "
                   "(MemTotal, MemAvailable, free, "
                   "cached, swap), memory pressure (PSI), GPU temperature, power (with GB10's "
@@ -193,6 +190,16 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
                   "or SIGHUP stop it cleanly.\n\n"
                   "exit status: 0 stopped by a signal; 1 could not listen; 2 usage error"),
                "headroom export"};
+  std::string listen = "127.0.0.1:9464", interval_text, nvml_lib, journal_flag, root_dir;
+  bool no_journal = false;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineExportFlags() {
+  auto defined = std::make_unique<ExportCommandFlags>();
+  auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal] = *defined;
   app.add_option("--listen", listen,
                  Tr("HOST:PORT to serve on (default 127.0.0.1:9464; port 0 picks a free one)"));
   app.add_option(
@@ -206,7 +213,12 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
                     "journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
   app.add_flag("--no-journal", no_journal, Tr("export no guard counters"));
   app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
-  if (auto status = ParseFlags(app, env, "export", args)) return *status;
+  return defined;
+}
+
+int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal] =
+      FlagsOf<ExportCommandFlags>(given_flags);
   try {
     auto address = ParseListenAddress(listen);
     if (!address) throw UsageError{address.error().message};

@@ -27,8 +27,6 @@
 namespace headroom {
 namespace {
 
-constexpr int kExitRefused = 3;  // --require-available: not enough memory to start
-
 std::string GiB(uint64_t b) { return FormatGiB(b); }
 
 // The summary line, for people (SummaryJson is the record). The kill reason and the signal
@@ -100,15 +98,8 @@ nlohmann::json SummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn)
   };
 }
 
-}  // namespace
-
-int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string min_available, warn_available, require_available, grace = "3s", events_path, root_dir,
-                                                                pid;
-  std::string journal_flag;
-  bool no_journal = false;
-  bool json = false, psi_kill = false, no_cgroup = false, torch_cap = false;
-  std::vector<std::string> command;
+// guard's flags: the app, then the variables its options write.
+struct GuardCommandFlags final : CommandFlags {
   CLI::App app{
       TrFormat(
           "Run a job so that running out of memory kills the job, never the machine.\n\n"
@@ -121,6 +112,21 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
           "it; {} when --require-available refused to start; 2 usage error",
           kExitGuardKilled, kExitRefused),
       "headroom guard"};
+  std::string min_available, warn_available, require_available, grace = "3s", events_path, root_dir,
+                                                                pid;
+  std::string journal_flag;
+  bool no_journal = false;
+  bool json = false, psi_kill = false, no_cgroup = false, torch_cap = false;
+  std::vector<std::string> command;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineGuardFlags() {
+  auto defined = std::make_unique<GuardCommandFlags>();
+  auto& [app, min_available, warn_available, require_available, grace, events_path, root_dir, pid,
+         journal_flag, no_journal, json, psi_kill, no_cgroup, torch_cap, command] = *defined;
   app.add_option("--min-available", min_available,
                  Tr("kill below this MemAvailable: SIZE or PCT of MemTotal (default: [guard] "
                     "kill_level in config.toml, else the larger of 4GiB and 8%)"));
@@ -148,7 +154,13 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "else $XDG_STATE_HOME/headroom/journal.db; see headroom history)"));
   app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
   app.add_option("command", command, Tr("the job, after --"));
-  if (auto status = ParseFlags(app, env, "guard", args)) return *status;
+  return defined;
+}
+
+int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, min_available, warn_available, require_available, grace, events_path, root_dir, pid,
+         journal_flag, no_journal, json, psi_kill, no_cgroup, torch_cap, command] =
+      FlagsOf<GuardCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (command.empty() == pid.empty()) {

@@ -27,7 +27,6 @@
 namespace headroom {
 namespace {
 
-constexpr int kExitRefused = 3;  // preflight: not enough MemAvailable to start
 // The owners' rule on a DGX Spark: stop when the peak passes 100 GB of the 128 GB pool,
 // leaving 28 GB for the OS. Smaller machines keep the same share (28 GB of a Spark's
 // MemTotal, 127,600,748 kB).
@@ -174,16 +173,8 @@ nlohmann::json ResultJson(const SweepOptions& o, const SweepResult& r) {
           {"trials", trials}};
 }
 
-}  // namespace
-
-int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string batch, seq, grad_accum, order, limit, margin, min_available, require_available;
-  std::string trial_timeout, grace = "3s", settle_timeout = "60s", settle_tolerance, state, logs,
-                             csv, root_dir;
-  std::string model, method;
-  std::vector<std::string> params, command;
-  int max_trials = 30;
-  bool no_bisect = false, fresh = false, kill_leftovers = false, json = false;
+// sweep's flags: the app, then the variables its options write.
+struct SweepCommandFlags final : CommandFlags {
   CLI::App app{
       TrFormat(
           "Find the largest batch or packing that fits, one guarded trial at a time.\n\n"
@@ -202,6 +193,23 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
           "start (MemAvailable below --require-available); {} interrupted",
           kExitRefused, kExitSweepInterrupted),
       "headroom sweep"};
+  std::string batch, seq, grad_accum, order, limit, margin, min_available, require_available;
+  std::string trial_timeout, grace = "3s", settle_timeout = "60s", settle_tolerance, state, logs,
+                             csv, root_dir;
+  std::string model, method;
+  std::vector<std::string> params, command;
+  int max_trials = 30;
+  bool no_bisect = false, fresh = false, kill_leftovers = false, json = false;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineSweepFlags() {
+  auto defined = std::make_unique<SweepCommandFlags>();
+  auto& [app, batch, seq, grad_accum, order, limit, margin, min_available, require_available,
+         trial_timeout, grace, settle_timeout, settle_tolerance, state, logs, csv, root_dir, model,
+         method, params, command, max_trials, no_bisect, fresh, kill_leftovers, json] = *defined;
   app.add_option("--batch", batch, Tr("values for {batch}"));
   app.add_option("--seq", seq, Tr("values for {seq}"));
   app.add_option("--grad-accum", grad_accum, Tr("values for {grad_accum}"));
@@ -250,7 +258,14 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
       Tr("label the sweep with a method (full, lora, qlora), for plan's measured anchors"));
   app.add_option("--root", root_dir, Tr("read proc/ below this directory instead of /"));
   app.add_option("command", command, Tr("the command template, after --"));
-  if (auto status = ParseFlags(app, env, "sweep", args)) return *status;
+  return defined;
+}
+
+int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, batch, seq, grad_accum, order, limit, margin, min_available, require_available,
+         trial_timeout, grace, settle_timeout, settle_tolerance, state, logs, csv, root_dir, model,
+         method, params, command, max_trials, no_bisect, fresh, kill_leftovers, json] =
+      FlagsOf<SweepCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (command.empty())

@@ -183,12 +183,8 @@ int RunInteractive(TopCollector& collector, const TopFlags& flags, const std::st
   return kExitOk;
 }
 
-}  // namespace
-
-int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string interval_text, root_dir, nvml_lib, journal_flag, sort_text = "mem", iterations_text;
-  bool once = false;
-  TopFlags flags;
+// top's flags: the app, then the variables its options write.
+struct TopCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("A live view of the memory pool, memory pressure, the GPU (temperature, power against the "
          "platform's caps, SM clock, throttle reasons), the processes holding the pool with their "
@@ -198,6 +194,18 @@ int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "exit status: 0 on q or SIGINT/SIGTERM/SIGHUP (the terminal is restored); 2 usage error, "
          "or stdout is not a terminal without --once, --iterations or --json"),
       "headroom top"};
+  std::string interval_text, root_dir, nvml_lib, journal_flag, sort_text = "mem", iterations_text;
+  bool once = false;
+  TopFlags flags;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineTopFlags() {
+  auto defined = std::make_unique<TopCommandFlags>();
+  auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
+         flags] = *defined;
   app.add_option(
       "--interval", interval_text,
       Tr("time between samples, at least 100ms (default 1s, or [top] interval in config.toml)"));
@@ -217,7 +225,12 @@ int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_flag(
       "--json", flags.json,
       Tr("with --once or --iterations: the snapshot as JSON (schema_version 1); alone: --once"));
-  if (auto status = ParseFlags(app, env, "top", args)) return *status;
+  return defined;
+}
+
+int RunTopCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
+         flags] = FlagsOf<TopCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     // --interval, else HEADROOM_TOP_INTERVAL or [top] interval, else 1s.

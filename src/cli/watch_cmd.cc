@@ -234,13 +234,8 @@ class WatchRecord {
   nlohmann::json files_ = nlohmann::json::object();
 };
 
-}  // namespace
-
-int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string interval_text, out_path = "samples.csv", events_path, log_path, nvml_lib, root_dir,
-                             journal_flag;
-  bool guard = false, no_journal = false;
-  std::vector<std::string> command;
+// watch's flags: the app, then the variables its options write.
+struct WatchCommandFlags final : CommandFlags {
   CLI::App app{
       TrFormat(
           "Sample GPU temperature, power, clocks, throttle reasons, memory and pressure into a "
@@ -256,6 +251,19 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
           "when --guard killed it); without, 0 when stopped by a signal; 2 usage error",
           kSyncPeriod.count() / 1000, kExitGuardKilled),
       "headroom watch"};
+  std::string interval_text, out_path = "samples.csv", events_path, log_path, nvml_lib, root_dir,
+                             journal_flag;
+  bool guard = false, no_journal = false;
+  std::vector<std::string> command;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineWatchFlags() {
+  auto defined = std::make_unique<WatchCommandFlags>();
+  auto& [app, interval_text, out_path, events_path, log_path, nvml_lib, root_dir, journal_flag,
+         guard, no_journal, command] = *defined;
   app.add_option(
       "--interval", interval_text,
       Tr("time between samples, at least 100ms (default 30s, or [watch] interval in config.toml)"));
@@ -279,7 +287,12 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
                     "$XDG_STATE_HOME/headroom/journal.db)"));
   app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
   app.add_option("command", command, Tr("the job, after --"));
-  if (auto status = ParseFlags(app, env, "watch", args)) return *status;
+  return defined;
+}
+
+int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, interval_text, out_path, events_path, log_path, nvml_lib, root_dir, journal_flag,
+         guard, no_journal, command] = FlagsOf<WatchCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     // --interval, else HEADROOM_WATCH_INTERVAL or [watch] interval (held to the same

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/exit_status.h"
 #include "base/result.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
@@ -21,9 +22,6 @@
 #include "sys/sysroot.h"
 
 namespace headroom {
-
-// The exit status of a sweep stopped by SIGINT/SIGTERM/SIGHUP (128 + SIGINT, as shells do).
-inline constexpr int kExitSweepInterrupted = 130;
 
 struct SweepOptions {
   Grid grid;
