@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/message_text.h"
 #include "doctor/bandwidth.h"
 #include "gpu/cuda_driver.h"
@@ -95,9 +96,8 @@ std::unique_ptr<CommandFlags> DefineBandwidthFlags() {
       ->check(CLI::Range(1, 10000));
   app.add_flag("--host-only", host_only, Tr("measure host memory only"));
   app.add_flag("--device-only", device_only, Tr("measure the GPU only"));
-  app.add_option("--cuda-lib", cuda_lib,
-                 Tr("load this libcuda (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
-  app.add_flag("--json", json, Tr("print JSON (schema_version 1)"));
+  AddCudaLibFlag(app, cuda_lib);
+  AddJsonFlag(app, json);
   return defined;
 }
 

@@ -22,6 +22,7 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "config/config_file.h"
 #include "config/config_toml.h"
 #include "config/settings.h"
@@ -235,7 +236,7 @@ std::unique_ptr<CommandFlags> DefineConfigFlags() {
   app.require_subcommand(0, 1);
   show = app.add_subcommand(
       "show", Tr("every setting: its value, origin (default, file, environment, flag) and where"));
-  show->add_flag("--json", json, Tr("print JSON (schema_version 1) instead of the table"));
+  AddJsonFlag(*show, json);
   for (size_t i = 0; i < AllSettings().size(); ++i) {
     const SettingInfo& info = AllSettings()[i];
     show->add_option(std::string(info.flag), values[i],

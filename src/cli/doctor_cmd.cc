@@ -22,6 +22,7 @@
 #include "base/display_width.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "doctor/checks.h"
@@ -199,17 +200,13 @@ std::unique_ptr<CommandFlags> DefineDoctorFlags() {
                  Tr("a training or serving config (yaml, json, a launch script) to check for "
                     "tensor parallelism; repeatable"));
   app.add_option("--report", report, Tr("write env-report.json here (schema in docs/doctor.md)"));
-  app.add_flag("--json", json, Tr("print the report as JSON instead of text"));
+  AddJsonFlag(app, json);
   app.add_flag("--no-bandwidth", no_bandwidth, Tr("skip G5's copy measurement (about a second)"));
   app.add_flag("-v,--verbose", verbose,
                Tr("show every check's details, not only those of fail / warn / skip"));
-  app.add_option(
-      "--nvml-lib", nvml_lib,
-      Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
-  app.add_option("--cuda-lib", cuda_lib,
-                 Tr("load this libcuda for G5 (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
-  app.add_option("--root", root_dir,
-                 Tr("read proc/, sys/ and etc/ below this directory instead of /"));
+  AddNvmlLibFlag(app, nvml_lib);
+  AddCudaLibFlag(app, cuda_lib);
+  AddRootFlag(app, root_dir);
   return defined;
 }
 

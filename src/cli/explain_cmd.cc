@@ -31,6 +31,7 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/run_files.h"
 #include "explain/slowdown.h"
@@ -280,9 +281,7 @@ std::unique_ptr<CommandFlags> DefineExplainFlags() {
                  Tr("take the log, samples and events of this `headroom watch` run from the "
                     "journal (the flags above override)"))
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
-  app.add_option("--journal", journal_flag,
-                 Tr("the journal for --run (default: $HEADROOM_JOURNAL, else journal in "
-                    "config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  AddJournalFlag(app, journal_flag);
   app.add_option("--samples", samples_path, Tr("the samples CSV of `headroom watch --out`"));
   app.add_option("--events", events_path, Tr("the events file of `headroom watch --events`"));
   app.add_option(
@@ -291,7 +290,7 @@ std::unique_ptr<CommandFlags> DefineExplainFlags() {
   app.add_option("--platform", platform_text,
                  Tr("gb10, discrete or none: judge the samples as this platform (default: "
                     "[platform] kind in config.toml, else from the samples)"));
-  app.add_flag("--json", json, Tr("print JSON (schema_version 1) instead of the table"));
+  AddJsonFlag(app, json);
   return defined;
 }
 

@@ -24,6 +24,7 @@
 #include "base/i18n.h"
 #include "base/text.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "export/http.h"
 #include "export/metrics.h"
@@ -205,14 +206,10 @@ std::unique_ptr<CommandFlags> DefineExportFlags() {
   app.add_option(
       "--interval", interval_text,
       Tr("sampling period, 100ms to 1h (default 1s, or [export] interval in config.toml)"));
-  app.add_option(
-      "--nvml-lib", nvml_lib,
-      Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
-  app.add_option("--journal", journal_flag,
-                 Tr("read guard counters from this journal (default: $HEADROOM_JOURNAL, else "
-                    "journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  AddNvmlLibFlag(app, nvml_lib);
+  AddJournalFlag(app, journal_flag);
   app.add_flag("--no-journal", no_journal, Tr("export no guard counters"));
-  app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
+  AddRootFlag(app, root_dir);
   return defined;
 }
 

@@ -16,6 +16,7 @@
 #include "base/i18n.h"
 #include "base/messages.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
@@ -143,15 +144,12 @@ std::unique_ptr<CommandFlags> DefineGuardFlags() {
   app.add_flag("--psi-kill", psi_kill,
                Tr("sustained full memory pressure (PSI) is a kill reason too"));
   app.add_flag("--no-cgroup", no_cgroup, Tr("do not create a cgroup for the job"));
-  app.add_flag("--json", json, Tr("print the summary as JSON"));
+  AddJsonFlag(app, json);
   app.add_flag("--torch-cap", torch_cap,
                Tr("PyTorch jobs: cap torch's allocator below the kill level "
                   "(set_per_process_memory_fraction), so the job gets a catchable OOM first"));
-  app.add_option("--root", root_dir, Tr("read proc/ below this directory instead of /"));
-  app.add_option(
-      "--journal", journal_flag,
-      Tr("record the run in this journal (default: $HEADROOM_JOURNAL, else journal in config.toml, "
-         "else $XDG_STATE_HOME/headroom/journal.db; see headroom history)"));
+  AddRootFlag(app, root_dir);
+  AddJournalFlag(app, journal_flag);
   app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
   app.add_option("command", command, Tr("the job, after --"));
   return defined;

@@ -18,6 +18,7 @@
 #include "base/table.h"
 #include "base/wall_time.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "store/journal.h"
 
@@ -166,10 +167,9 @@ struct HistoryCommandFlags final : CommandFlags {
 std::unique_ptr<CommandFlags> DefineHistoryFlags() {
   auto defined = std::make_unique<HistoryCommandFlags>();
   auto& [app, journal_flag, limit_text, json] = *defined;
-  app.add_option("--journal", journal_flag, Tr("the journal file (see above for the default)"));
+  AddJournalFlag(app, journal_flag);
   app.add_option("--limit", limit_text, TrFormat("at most N runs (default {})", kDefaultLimit));
-  // TRANSLATORS: keep the JSON as it is.
-  app.add_flag("--json", json, Tr("print {\"schema_version\": 1, \"runs\": [...]} on stdout"));
+  AddJsonFlag(app, json);
   return defined;
 }
 

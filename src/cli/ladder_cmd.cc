@@ -24,6 +24,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/ladder_view.h"
 #include "cli/message_text.h"
@@ -317,13 +318,9 @@ std::unique_ptr<CommandFlags> DefineLadderFlags() {
   auto& [app, fl, start, record, next, apply] = *defined;
   app.fallthrough();
   app.require_subcommand(0, 1);
-  app.add_option("--journal", fl.journal,
-                 Tr("the journal (default: $HEADROOM_JOURNAL, else journal in config.toml, else "
-                    "$XDG_STATE_HOME/headroom/journal.db)"));
-  app.add_option("--root", fl.root,
-                 Tr("read proc/ (meminfo, processes, drop_caches) below this directory instead of "
-                    "/ (fixture trees)"));
-  app.add_flag("--json", fl.json, Tr("status view as JSON (schema in docs/ladder.md)"));
+  AddJournalFlag(app, fl.journal);
+  AddRootFlag(app, fl.root);
+  AddJsonFlag(app, fl.json);
   start = app.add_subcommand("start", Tr("begin a ladder for JOB after an OOM"));
   start->add_option("job", fl.job, Tr("the job's name"))->required();
   start

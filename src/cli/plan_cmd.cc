@@ -18,6 +18,7 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/message_text.h"
 #include "cli/plan_args.h"
@@ -294,11 +295,9 @@ std::unique_ptr<CommandFlags> DefinePlanFlags() {
   auto defined = std::make_unique<PlanCommandFlags>();
   auto& [app, fl] = *defined;
   AddPlanInputFlags(app, fl);
-  app.add_flag("--json", fl.json, Tr("print the plan as JSON (schema in docs/plan-json.md)"));
+  AddJsonFlag(app, fl.json);
   app.add_flag("--list-models", fl.list_models, Tr("list the catalog and exit"));
-  app.add_option("--journal", fl.journal,
-                 Tr("read measured anchors (finished sweeps) from this journal (default: "
-                    "$HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  AddJournalFlag(app, fl.journal);
   return defined;
 }
 

@@ -20,6 +20,7 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/message_text.h"
 #include "gpu/nvml.h"
@@ -222,12 +223,9 @@ std::unique_ptr<CommandFlags> DefinePsFlags() {
   auto& [app, need_text, nvml_lib, root_dir, json] = *defined;
   app.add_option("--need", need_text,
                  Tr("the job's memory: SIZE or PCT of MemTotal (e.g. 4GiB, 10%)"));
-  app.add_flag("--json", json, Tr("print JSON (schema_version 1) instead of a table"));
-  app.add_option(
-      "--nvml-lib", nvml_lib,
-      Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
-  app.add_option("--root", root_dir,
-                 Tr("read proc/ (and etc/passwd) below this directory instead of /"));
+  AddJsonFlag(app, json);
+  AddNvmlLibFlag(app, nvml_lib);
+  AddRootFlag(app, root_dir);
   return defined;
 }
 

@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/plan_args.h"
 #include "cli/run_files.h"
@@ -82,9 +83,8 @@ std::unique_ptr<CommandFlags> DefineReportFlags() {
                     "config.toml, else detect)"));
   app.add_option("--step-regex", step_regex,
                  Tr("a pattern for the log's step lines (see explain --help)"));
-  app.add_option("--journal", journal_flag, Tr("the journal for --run"));
-  app.add_flag("--json", json,
-               Tr("print the page's data (docs/report-data.md) instead of writing the page"));
+  AddJournalFlag(app, journal_flag);
+  AddJsonFlag(app, json);
   return defined;
 }
 

@@ -17,6 +17,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
@@ -244,19 +245,17 @@ std::unique_ptr<CommandFlags> DefineSweepFlags() {
   app.add_flag("--no-bisect", no_bisect,
                Tr("do not narrow between the last good and the first bad value"));
   app.add_flag("--fresh", fresh, Tr("start over instead of resuming an earlier run of this sweep"));
-  app.add_option("--state,--journal", state,
-                 Tr("the journal that holds the sweep's state (default: $HEADROOM_JOURNAL, else "
-                    "journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  AddJournalFlag(app, state, "--state,--journal");
   app.add_option("--logs", logs,
                  Tr("trial logs go to DIR/<run id>/ (default: sweeps/ beside the journal)"));
   app.add_option("--csv", csv, Tr("also write the results table to FILE"));
-  app.add_flag("--json", json, Tr("print the results as JSON (progress still goes to stderr)"));
+  AddJsonFlag(app, json);
   app.add_option("--model", model,
                  Tr("label the sweep with a model name, for plan's measured anchors"));
   app.add_option(
       "--method", method,
       Tr("label the sweep with a method (full, lora, qlora), for plan's measured anchors"));
-  app.add_option("--root", root_dir, Tr("read proc/ below this directory instead of /"));
+  AddRootFlag(app, root_dir);
   app.add_option("command", command, Tr("the command template, after --"));
   return defined;
 }

@@ -35,6 +35,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/top/top_view.h"
 #include "gpu/nvml.h"
@@ -209,22 +210,16 @@ std::unique_ptr<CommandFlags> DefineTopFlags() {
   app.add_option(
       "--interval", interval_text,
       Tr("time between samples, at least 100ms (default 1s, or [top] interval in config.toml)"));
-  app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
-  app.add_option(
-      "--nvml-lib", nvml_lib,
-      Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
-  app.add_option("--journal", journal_flag,
-                 Tr("find running guards in this journal (default: $HEADROOM_JOURNAL, else journal "
-                    "in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  AddRootFlag(app, root_dir);
+  AddNvmlLibFlag(app, nvml_lib);
+  AddJournalFlag(app, journal_flag);
   app.add_flag("--no-color", flags.no_color,
                Tr("no colours: bold, reverse and underline only (also when NO_COLOR is set)"));
   app.add_option("--sort", sort_text, Tr("order of the processes: mem, pid or name (default mem)"));
   app.add_flag("--once", once, Tr("print one frame as plain text and exit (no terminal needed)"));
   app.add_option("--iterations", iterations_text,
                  Tr("print N frames, one per interval, as plain text and exit"));
-  app.add_flag(
-      "--json", flags.json,
-      Tr("with --once or --iterations: the snapshot as JSON (schema_version 1); alone: --once"));
+  AddJsonFlag(app, flags.json);
   return defined;
 }
 

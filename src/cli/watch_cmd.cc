@@ -38,6 +38,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "gpu/nvml.h"
 #include "run/guard.h"
@@ -277,14 +278,9 @@ std::unique_ptr<CommandFlags> DefineWatchFlags() {
       "--guard", guard,
       Tr("with a command: kill the job when MemAvailable falls below the guard's default level "
          "([guard] kill_level in config.toml, else the larger of 4GiB and 8% of MemTotal)"));
-  app.add_option(
-      "--nvml-lib", nvml_lib,
-      Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
-  app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
-  app.add_option("--journal", journal_flag,
-                 Tr("record the run and its files here, for `headroom explain --run ID` (default: "
-                    "$HEADROOM_JOURNAL, else journal in config.toml, else "
-                    "$XDG_STATE_HOME/headroom/journal.db)"));
+  AddNvmlLibFlag(app, nvml_lib);
+  AddRootFlag(app, root_dir);
+  AddJournalFlag(app, journal_flag);
   app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
   app.add_option("command", command, Tr("the job, after --"));
   return defined;

@@ -139,8 +139,8 @@ TEST_F(I18nCli, CommandHelpIsChineseIncludingCli11sWords) {
   EXPECT_TRUE(Contains(
       zh.out, "  -h,--help                   " + Zh("Print this help message and exit") + "\n"));
   // The value column starts at 30 display columns whatever the type's translation.
-  EXPECT_TRUE(Contains(zh.out, "\n  --json" + std::string(22, ' ') +
-                                   Zh("print the plan as JSON (schema in docs/plan-json.md)")));
+  EXPECT_TRUE(
+      Contains(zh.out, "\n  --json" + std::string(22, ' ') + Zh("print JSON (schema_version 1)")));
   EXPECT_TRUE(Contains(zh.out, PadToWidth("  --seq " + Zh("TEXT"), 30) +
                                    Zh("sequence or packing length in tokens (default 2048)") +
                                    "\n"))
