@@ -17,51 +17,40 @@ namespace headroom {
 namespace {
 
 constexpr Subcommand kSubcommands[] = {
-    {"plan", N_("will this model, method, batch and packing fit in the memory pool?"), RunPlan},
+    {"plan", N_("will this model, method, batch and packing fit in the memory pool?"),
+     DefinePlanFlags, RunPlan},
     {"guard", N_("run a job so that running out of memory kills the job, never the machine"),
-     RunGuardCommand},
+     DefineGuardFlags, RunGuardCommand},
     {"sweep", N_("find the largest batch or packing that fits, one guarded trial at a time"),
-     RunSweepCommand},
+     DefineSweepFlags, RunSweepCommand},
     {"watch", N_("sample temperature, power, clocks and memory into a durable CSV, beside a job"),
-     RunWatchCommand},
+     DefineWatchFlags, RunWatchCommand},
     {"explain", N_("find where a run slowed down and say why, from its log and watch's samples"),
-     RunExplainCommand},
+     DefineExplainFlags, RunExplainCommand},
     {"doctor",
      N_("preflight before a long run: checks G1-G10 of known failure modes, with a verdict"),
-     RunDoctorCommand},
+     DefineDoctorFlags, RunDoctorCommand},
     {"bandwidth", N_("measure host and GPU memory copy bandwidth (GB/s, bytes read + written)"),
-     RunBandwidthCommand},
+     DefineBandwidthFlags, RunBandwidthCommand},
     {"ps", N_("who else holds the memory pool: servers, trainers, GPU processes, their caps"),
-     RunPsCommand},
+     DefinePsFlags, RunPsCommand},
     {"top", N_("a live view: pool, pressure, GPU, the processes holding the pool, guards, events"),
-     RunTopCommand},
+     DefineTopFlags, RunTopCommand},
     {"ladder", N_("walk an OOM through its remedies in order, one job at a time, recorded"),
-     RunLadderCommand},
+     DefineLadderFlags, RunLadderCommand},
     {"report",
      N_("draw a run as one self-contained HTML page: memory, power, clocks, step rate, events"),
-     RunReportCommand},
+     DefineReportFlags, RunReportCommand},
     {"export",
      N_("serve memory, pressure, GPU and guard metrics to Prometheus on /metrics (loopback)"),
-     RunExportCommand},
-    {"history", N_("list recent guarded runs and sweeps from the journal"), RunHistory},
+     DefineExportFlags, RunExportCommand},
+    {"history", N_("list recent guarded runs and sweeps from the journal"), DefineHistoryFlags,
+     RunHistory},
     {"config",
      N_("show the configuration: each setting's value and where it came from (config.toml, "
         "environment)"),
-     RunConfigCommand},
+     DefineConfigFlags, RunConfigCommand},
 };
-
-// The usage-error status of a command, for a broken configuration: 2, except doctor's 3
-// (its 2 means "blocked"; docs/doctor.md).
-int UsageStatusOf(std::string_view command) { return command == "doctor" ? 3 : kExitUsage; }
-
-// Whether the words ask for a command's --help (which needs no configuration).
-bool AsksForHelp(const std::vector<std::string>& args) {
-  for (const auto& arg : args) {
-    if (arg == "--") return false;
-    if (arg == "--help" || arg == "-h") return true;
-  }
-  return false;
-}
 
 // Where the message catalogs are: beside the binary in a build tree (build/locale), or
 // ../share/locale from an installed bin/ (PREFIX/share/locale). Relative to the binary, so an
@@ -75,17 +64,6 @@ std::string FindLocaleDir() {
     if (std::filesystem::is_directory(candidate, ec)) return candidate.string();
   }
   return {};
-}
-
-// --json output is data: the whole command then speaks English, so the same command gives
-// the same bytes in every language (words after `--` belong to a job, not to us).
-bool AsksForJson(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--") return false;
-    if (arg == "--json") return true;
-  }
-  return false;
 }
 
 void PrintUsage(std::FILE* out) {
@@ -111,23 +89,20 @@ void PrintUsage(std::FILE* out) {
 
 int main(int argc, char** argv) {
   using namespace headroom;
-  if (!AsksForJson(argc, argv)) {
-    if (const std::string dir = FindLocaleDir(); !dir.empty()) InitMessages(dir);
-  }
-  // The configuration is read once, here; a broken file or variable stops every command
-  // but `config` (which shows what is wrong), --help and --version.
-  const CliEnv env{"/", stdout, stderr, LoadConfig(std::getenv)};
+  if (const std::string dir = FindLocaleDir(); !dir.empty()) InitMessages(dir);
   if (argc < 2) {
     PrintUsage(stderr);
     return kExitUsage;
   }
   const std::string_view first = argv[1];
   if (first == "--help" || first == "-h") {
+    const CliEnv env{"/", stdout, stderr, LoadConfig(std::getenv)};
     PrintUsage(stdout);
     for (const auto& e : env.config.errors) PrintError(env, e);
     return kExitOk;
   }
   if (first == "help") {
+    const CliEnv env{"/", stdout, stderr, LoadConfig(std::getenv)};
     return RunHelpCommand(env, kSubcommands, std::vector<std::string>(argv + 2, argv + argc),
                           PrintUsage);
   }
@@ -137,14 +112,10 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   for (const auto& c : kSubcommands) {
-    if (c.name != first) continue;
-    const std::vector<std::string> args(argv + 2, argv + argc);
-    if (!env.config.errors.empty() && c.name != "config" && !AsksForHelp(args)) {
-      PrintError(env, env.config.errors.front());
-      return UsageStatusOf(c.name);
-    }
-    return c.run(env, args);
+    if (c.name == first)
+      return RunSubcommand(c, "/", std::vector<std::string>(argv + 2, argv + argc));
   }
+  const CliEnv env{"/", stdout, stderr, {}};
   PrintError(env, TrFormat("unknown command '{}' (see headroom --help)", first));
   return kExitUsage;
 }

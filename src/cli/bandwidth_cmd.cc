@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/message_text.h"
 #include "doctor/bandwidth.h"
 #include "gpu/cuda_driver.h"
@@ -56,13 +57,8 @@ std::string Gb10Line(const CopyMeasurement& m) {
   return "";
 }
 
-}  // namespace
-
-int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string size_text = "1GiB", device_size_text = "1GiB", cuda_lib;
-  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  int repeats = 10;
-  bool json = false, host_only = false, device_only = false;
+// bandwidth's flags: the app, then the variables its options write.
+struct BandwidthCommandFlags final : CommandFlags {
   CLI::App app{Tr("Measure memory copy bandwidth: host memory (memcpy across threads, each copying "
                   "its own slice of two "
                   "buffers sized past the caches) and, with an NVIDIA GPU, device-to-device copies "
@@ -76,6 +72,19 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
                   "allocation failed); "
                   "2 usage error"),
                "headroom bandwidth"};
+  std::string size_text = "1GiB", device_size_text = "1GiB", cuda_lib;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int repeats = 10;
+  bool json = false, host_only = false, device_only = false;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineBandwidthFlags() {
+  auto defined = std::make_unique<BandwidthCommandFlags>();
+  auto& [app, size_text, device_size_text, cuda_lib, threads, repeats, json, host_only,
+         device_only] = *defined;
   app.add_option(
       "--size", size_text,
       Tr("host buffer size, two are allocated (default 1GiB; at most 1/8 of MemAvailable each)"));
@@ -87,10 +96,14 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
       ->check(CLI::Range(1, 10000));
   app.add_flag("--host-only", host_only, Tr("measure host memory only"));
   app.add_flag("--device-only", device_only, Tr("measure the GPU only"));
-  app.add_option("--cuda-lib", cuda_lib,
-                 Tr("load this libcuda (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
-  app.add_flag("--json", json, Tr("print JSON (schema_version 1)"));
-  if (auto status = ParseFlags(app, env, "bandwidth", args)) return *status;
+  AddCudaLibFlag(app, cuda_lib);
+  AddJsonFlag(app, json);
+  return defined;
+}
+
+int RunBandwidthCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, size_text, device_size_text, cuda_lib, threads, repeats, json, host_only,
+         device_only] = FlagsOf<BandwidthCommandFlags>(given_flags);
   try {
     if (host_only && device_only)
       throw UsageError{Tr("--host-only and --device-only exclude each other")};

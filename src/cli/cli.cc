@@ -6,12 +6,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli11_i18n.h"
-#include "cli/help_docs.h"
 
 namespace headroom {
 
@@ -30,13 +31,6 @@ std::string TrText(std::string_view english) {
 
 std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view command,
                               const std::vector<std::string>& args) {
-  // `headroom help --man` and `--completion` read each command's flags this way (help_docs.h).
-  if (args.size() == 1 && args.front() == kHelpSpecFlag) {
-    nlohmann::json spec = AppSpec(app);
-    spec["schema_version"] = 1;
-    std::fputs((spec.dump(2) + "\n").c_str(), env.out);
-    return kExitOk;
-  }
   LocalizeHelp(app);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses it reversed
   try {
@@ -49,6 +43,38 @@ std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view
     return kExitUsage;
   }
   return std::nullopt;
+}
+
+bool GaveJson(const CLI::App& app) {
+  if (const CLI::Option* json = app.get_option_no_throw("--json"); json && json->count() > 0)
+    return true;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return s->parsed(); })) {
+    if (GaveJson(*sub)) return true;
+  }
+  return false;
+}
+
+// A command: its flags defined and parsed (--help and a parse error are printed in the user's
+// language), then the configuration read once and the command run. A broken configuration
+// file or variable stops every command but `config` (which shows what is wrong); --help works
+// without one. --json output is data: from the parse on the whole command speaks English, so
+// the same command gives the same bytes in every language (words after `--` belong to a job,
+// and CLI11 leaves them to it).
+int RunSubcommand(const Subcommand& c, const std::filesystem::path& default_root,
+                  const std::vector<std::string>& args) {
+  CliEnv env{default_root, stdout, stderr, {}};
+  const std::unique_ptr<CommandFlags> flags = c.define();
+  if (auto status = ParseFlags(flags->App(), env, c.name, args)) {
+    return *status == kExitUsage ? flags->UsageStatus() : *status;
+  }
+  std::optional<UntranslatedScope> english;
+  if (GaveJson(flags->App())) english.emplace();
+  env.config = LoadConfig(std::getenv);
+  if (!env.config.errors.empty() && c.name != "config") {
+    PrintError(env, env.config.errors.front());
+    return flags->UsageStatus();
+  }
+  return c.run(env, *flags);
 }
 
 }  // namespace headroom

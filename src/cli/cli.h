@@ -4,12 +4,14 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/exit_status.h"
 #include "base/i18n.h"
 #include "config/config_file.h"
 
@@ -19,10 +21,7 @@ class App;
 
 namespace headroom {
 
-// Exit statuses shared by every subcommand (documented in docs/cli.md).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitNegative = 1;  // a negative answer: e.g. `plan` says it does not fit
-inline constexpr int kExitUsage = 2;     // usage or input error
+// The exit statuses are in base/exit_status.h (one table for every command).
 
 // What main hands a subcommand: its arguments and where the system lives. Only main
 // chooses the real root ("/"); everything below takes it from here.
@@ -35,12 +34,37 @@ struct CliEnv {
   LoadedConfig config;
 };
 
+// A command's flags: the CLI11 app that defines them and the variables its options write.
+// Each command derives its own (the app, then the variables, as members) and makes one in
+// its Define function. Defining runs nothing: `headroom help`, the man pages and the
+// completions read the definitions (cli/help_docs.h); main parses the words into one and
+// hands it to the command's Run.
+struct CommandFlags {
+  virtual ~CommandFlags() = default;
+  virtual CLI::App& App() = 0;
+  // The status of a usage error (a bad flag, a broken configuration): kExitUsage, except
+  // doctor's (kExitDoctorUsage).
+  virtual int UsageStatus() const { return kExitUsage; }
+};
+
 // One row of the subcommand table in main.cc.
 struct Subcommand {
   std::string_view name;
   std::string_view summary;
-  int (*run)(const CliEnv& env, const std::vector<std::string>& args);
+  std::unique_ptr<CommandFlags> (*define)();
+  int (*run)(const CliEnv& env, CommandFlags& flags);
 };
+
+// Runs the command `c` on the words after its name, its output on stdout and stderr: defines
+// and parses its flags, reads the configuration (in English after --json), runs it.
+int RunSubcommand(const Subcommand& c, const std::filesystem::path& default_root,
+                  const std::vector<std::string>& args);
+
+// The command's flags as `Flags` (the type its Define made).
+template <typename Flags>
+Flags& FlagsOf(CommandFlags& flags) {
+  return static_cast<Flags&>(flags);
+}
 
 // TrFormat with a plural: the form for `n` of singular/plural, translated, formatted with
 // `args` (English, and the English form, when the translation's placeholders do not fit).
@@ -72,6 +96,11 @@ struct UsageError {
 std::optional<int> ParseFlags(CLI::App& app, const CliEnv& env, std::string_view command,
                               const std::vector<std::string>& args);
 
+// Whether the parsed words gave --json (on the command or on its subcommand). --json output
+// is data: main then runs the command in English, so the same command gives the same bytes
+// in every language.
+bool GaveJson(const CLI::App& app);
+
 // A size ("4GiB", "100GB") or a percentage of `total` ("8%") given to `flag`; throws
 // UsageError naming the flag.
 uint64_t SizeOrPercentFlag(const std::string& text, uint64_t total, std::string_view flag);
@@ -80,20 +109,35 @@ uint64_t SizeOrPercentFlag(const std::string& text, uint64_t total, std::string_
 // failures are a UsageError naming `flag`.
 void WriteFileAtomically(const std::string& path, const std::string& text, std::string_view flag);
 
-int RunPlan(const CliEnv& env, const std::vector<std::string>& args);
-int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunHistory(const CliEnv& env, const std::vector<std::string>& args);
-int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args);
-int RunConfigCommand(const CliEnv& env, const std::vector<std::string>& args);
+// Each command: its flags (Define) and what it does with them (Run), for the table in main.cc.
+std::unique_ptr<CommandFlags> DefinePlanFlags();
+int RunPlan(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineGuardFlags();
+int RunGuardCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineHistoryFlags();
+int RunHistory(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineSweepFlags();
+int RunSweepCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineWatchFlags();
+int RunWatchCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefinePsFlags();
+int RunPsCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineTopFlags();
+int RunTopCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineLadderFlags();
+int RunLadderCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineExplainFlags();
+int RunExplainCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineDoctorFlags();
+int RunDoctorCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineBandwidthFlags();
+int RunBandwidthCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineExportFlags();
+int RunExportCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineReportFlags();
+int RunReportCommand(const CliEnv& env, CommandFlags& flags);
+std::unique_ptr<CommandFlags> DefineConfigFlags();
+int RunConfigCommand(const CliEnv& env, CommandFlags& flags);
 
 // `headroom help [COMMAND]`, `--man`, `--man-dir`, `--completion`: over the table in main.cc;
 // `print_usage` prints the command list (headroom --help).

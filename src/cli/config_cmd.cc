@@ -22,6 +22,7 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "config/config_file.h"
 #include "config/config_toml.h"
 #include "config/settings.h"
@@ -202,9 +203,8 @@ int Check(const CliEnv& env, const std::string& file) {
   return kExitOk;
 }
 
-}  // namespace
-
-int RunConfigCommand(const CliEnv& env, const std::vector<std::string>& args) {
+// config's flags: the app, then the variables its options write.
+struct ConfigCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("Show and check the configuration: the defaults set once in config.toml or HEADROOM_* "
          "variables (reserve, kill level, intervals, platform, journal).\n\n"
@@ -219,27 +219,43 @@ int RunConfigCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "exit status: 0 valid; 2 a broken file or variable (each error on stderr), or a usage "
          "error"),
       "headroom config"};
-  app.require_subcommand(0, 1);
   bool json = false;
-  std::vector<std::string> values(AllSettings().size());
-  auto* show = app.add_subcommand(
+  std::vector<std::string> values = std::vector<std::string>(AllSettings().size());
+  std::string check_file;
+  CLI::App* show = nullptr;
+  CLI::App* path = nullptr;
+  CLI::App* check = nullptr;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineConfigFlags() {
+  auto defined = std::make_unique<ConfigCommandFlags>();
+  auto& [app, json, values, check_file, show, path, check] = *defined;
+  app.require_subcommand(0, 1);
+  show = app.add_subcommand(
       "show", Tr("every setting: its value, origin (default, file, environment, flag) and where"));
-  show->add_flag("--json", json, Tr("print JSON (schema_version 1) instead of the table"));
+  AddJsonFlag(*show, json);
   for (size_t i = 0; i < AllSettings().size(); ++i) {
     const SettingInfo& info = AllSettings()[i];
     show->add_option(std::string(info.flag), values[i],
                      TrFormat("show {} as if a command were given this (the command's flag: {})",
                               SettingKey(info), Tr(info.used_by)));
   }
-  auto* path = app.add_subcommand(
+  path = app.add_subcommand(
       "path", Tr("print the path of the configuration file looked at (it may not exist)"));
-  std::string check_file;
-  auto* check = app.add_subcommand(
+  check = app.add_subcommand(
       "check", Tr("validate FILE, or the configuration commands would read (exit 0 valid, 2 not)"));
   check->add_option("file", check_file,
                     Tr("a config.toml to check on its own (default: the one commands read, with "
                        "the environment)"));
-  if (auto status = ParseFlags(app, env, "config", args)) return *status;
+  return defined;
+}
+
+int RunConfigCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, json, values, check_file, show, path, check] =
+      FlagsOf<ConfigCommandFlags>(given_flags);
   if (path->parsed()) {
     if (env.config.location.path.empty()) {
       PrintError(env, Tr("config: no place for a configuration file: HOME, XDG_CONFIG_HOME and "

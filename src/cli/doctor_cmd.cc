@@ -22,6 +22,7 @@
 #include "base/display_width.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "doctor/checks.h"
@@ -32,9 +33,6 @@
 
 namespace headroom {
 namespace {
-
-// doctor's own usage-error status: 2 means "blocked" here, as the issue asks.
-constexpr int kDoctorExitUsage = 3;
 
 // An environment variable; set but empty counts as unset.
 std::optional<std::string> Env(const char* name) {
@@ -158,12 +156,8 @@ void PrintText(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckR
           .c_str());
 }
 
-}  // namespace
-
-int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string workload, python, report, nvml_lib, cuda_lib, root_dir;
-  std::vector<std::string> configs;
-  bool json = false, no_bandwidth = false, verbose = false;
+// doctor's flags: the app, then the variables its options write.
+struct DoctorCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("Preflight before a long run: the platform's identity, then ten checks of known failure "
          "modes, each "
@@ -183,6 +177,19 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "the workload does "
          "not fit), 3 usage error"),
       "headroom doctor"};
+  std::string workload, python, report, nvml_lib, cuda_lib, root_dir;
+  std::vector<std::string> configs;
+  bool json = false, no_bandwidth = false, verbose = false;
+  CLI::App& App() override { return app; }
+  int UsageStatus() const override { return kExitDoctorUsage; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineDoctorFlags() {
+  auto defined = std::make_unique<DoctorCommandFlags>();
+  auto& [app, workload, python, report, nvml_lib, cuda_lib, root_dir, configs, json, no_bandwidth,
+         verbose] = *defined;
   app.add_option(
       "--workload", workload,
       Tr("plan this too: \"qlora llama-3.1-70b seq 8192 [batch N]\" (plan flags allowed)"));
@@ -193,19 +200,19 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
                  Tr("a training or serving config (yaml, json, a launch script) to check for "
                     "tensor parallelism; repeatable"));
   app.add_option("--report", report, Tr("write env-report.json here (schema in docs/doctor.md)"));
-  app.add_flag("--json", json, Tr("print the report as JSON instead of text"));
+  AddJsonFlag(app, json);
   app.add_flag("--no-bandwidth", no_bandwidth, Tr("skip G5's copy measurement (about a second)"));
   app.add_flag("-v,--verbose", verbose,
                Tr("show every check's details, not only those of fail / warn / skip"));
-  app.add_option(
-      "--nvml-lib", nvml_lib,
-      Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
-  app.add_option("--cuda-lib", cuda_lib,
-                 Tr("load this libcuda for G5 (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
-  app.add_option("--root", root_dir,
-                 Tr("read proc/, sys/ and etc/ below this directory instead of /"));
-  if (auto status = ParseFlags(app, env, "doctor", args))
-    return *status == kExitUsage ? kDoctorExitUsage : *status;
+  AddNvmlLibFlag(app, nvml_lib);
+  AddCudaLibFlag(app, cuda_lib);
+  AddRootFlag(app, root_dir);
+  return defined;
+}
+
+int RunDoctorCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, workload, python, report, nvml_lib, cuda_lib, root_dir, configs, json, no_bandwidth,
+         verbose] = FlagsOf<DoctorCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
@@ -270,7 +277,7 @@ int RunDoctorCommand(const CliEnv& env, const std::vector<std::string>& args) {
     return ExitStatusFor(verdict);
   } catch (const UsageError& e) {
     PrintError(env, "doctor: " + e.message);
-    return kDoctorExitUsage;
+    return kExitDoctorUsage;
   }
 }
 

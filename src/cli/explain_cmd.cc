@@ -31,6 +31,7 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/run_files.h"
 #include "explain/slowdown.h"
@@ -249,12 +250,8 @@ std::string ToText(const Report& r) {
   return out;
 }
 
-}  // namespace
-
-int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string log_path, samples_path, events_path, step_regex, platform_text, journal_flag;
-  int64_t run_id = 0;
-  bool json = false;
+// explain's flags: the app, then the variables its options write.
+struct ExplainCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("Find where a training run slowed down and say why, from its log and the samples of "
          "`headroom watch`.\n\n"
@@ -266,15 +263,25 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "exit status: 0 analysis printed (with or without slowdowns); 1 no step series in the "
          "log; 2 usage or input error"),
       "headroom explain"};
+  std::string log_path, samples_path, events_path, step_regex, platform_text, journal_flag;
+  int64_t run_id = 0;
+  bool json = false;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineExplainFlags() {
+  auto defined = std::make_unique<ExplainCommandFlags>();
+  auto& [app, log_path, samples_path, events_path, step_regex, platform_text, journal_flag, run_id,
+         json] = *defined;
   app.add_option("--log", log_path,
                  Tr("the training log (ideally written by `headroom watch --log`)"));
   app.add_option("--run", run_id,
                  Tr("take the log, samples and events of this `headroom watch` run from the "
                     "journal (the flags above override)"))
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
-  app.add_option("--journal", journal_flag,
-                 Tr("the journal for --run (default: $HEADROOM_JOURNAL, else journal in "
-                    "config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  AddJournalFlag(app, journal_flag);
   app.add_option("--samples", samples_path, Tr("the samples CSV of `headroom watch --out`"));
   app.add_option("--events", events_path, Tr("the events file of `headroom watch --events`"));
   app.add_option(
@@ -283,8 +290,13 @@ int RunExplainCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_option("--platform", platform_text,
                  Tr("gb10, discrete or none: judge the samples as this platform (default: "
                     "[platform] kind in config.toml, else from the samples)"));
-  app.add_flag("--json", json, Tr("print JSON (schema_version 1) instead of the table"));
-  if (auto status = ParseFlags(app, env, "explain", args)) return *status;
+  AddJsonFlag(app, json);
+  return defined;
+}
+
+int RunExplainCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, log_path, samples_path, events_path, step_regex, platform_text, journal_flag, run_id,
+         json] = FlagsOf<ExplainCommandFlags>(given_flags);
   try {
     // --platform, else [platform] kind / HEADROOM_PLATFORM, else detected from the samples.
     bool platform_from_config = false;

@@ -24,6 +24,7 @@
 #include "base/i18n.h"
 #include "base/text.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "export/http.h"
 #include "export/metrics.h"
@@ -173,11 +174,8 @@ class Sampler {
   double last_seconds_ = 0;
 };
 
-}  // namespace
-
-int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string listen = "127.0.0.1:9464", interval_text, nvml_lib, journal_flag, root_dir;
-  bool no_journal = false;
+// export's flags: the app, then the variables its options write.
+struct ExportCommandFlags final : CommandFlags {
   CLI::App app{Tr("Serve this machine's readings as Prometheus metrics on /metrics: memory "
                   "(MemTotal, MemAvailable, free, "
                   "cached, swap), memory pressure (PSI), GPU temperature, power (with GB10's "
@@ -193,20 +191,31 @@ int RunExportCommand(const CliEnv& env, const std::vector<std::string>& args) {
                   "or SIGHUP stop it cleanly.\n\n"
                   "exit status: 0 stopped by a signal; 1 could not listen; 2 usage error"),
                "headroom export"};
+  std::string listen = "127.0.0.1:9464", interval_text, nvml_lib, journal_flag, root_dir;
+  bool no_journal = false;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineExportFlags() {
+  auto defined = std::make_unique<ExportCommandFlags>();
+  auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal] = *defined;
   app.add_option("--listen", listen,
                  Tr("HOST:PORT to serve on (default 127.0.0.1:9464; port 0 picks a free one)"));
   app.add_option(
       "--interval", interval_text,
       Tr("sampling period, 100ms to 1h (default 1s, or [export] interval in config.toml)"));
-  app.add_option(
-      "--nvml-lib", nvml_lib,
-      Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
-  app.add_option("--journal", journal_flag,
-                 Tr("read guard counters from this journal (default: $HEADROOM_JOURNAL, else "
-                    "journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  AddNvmlLibFlag(app, nvml_lib);
+  AddJournalFlag(app, journal_flag);
   app.add_flag("--no-journal", no_journal, Tr("export no guard counters"));
-  app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
-  if (auto status = ParseFlags(app, env, "export", args)) return *status;
+  AddRootFlag(app, root_dir);
+  return defined;
+}
+
+int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal] =
+      FlagsOf<ExportCommandFlags>(given_flags);
   try {
     auto address = ParseListenAddress(listen);
     if (!address) throw UsageError{address.error().message};

@@ -15,6 +15,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/guard_view.h"
 #include "cli/message_text.h"
@@ -28,17 +29,8 @@
 namespace headroom {
 namespace {
 
-constexpr int kExitRefused = 3;  // --require-available: not enough memory to start
-
-}  // namespace
-
-int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string min_available, warn_available, require_available, grace = "3s", events_path, root_dir,
-                                                                pid;
-  std::string journal_flag;
-  bool no_journal = false;
-  bool json = false, psi_kill = false, no_cgroup = false, torch_cap = false;
-  std::vector<std::string> command;
+// guard's flags: the app, then the variables its options write.
+struct GuardCommandFlags final : CommandFlags {
   CLI::App app{
       TrFormat(
           "Run a job so that running out of memory kills the job, never the machine.\n\n"
@@ -51,6 +43,21 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
           "it; {} when --require-available refused to start; 2 usage error",
           kExitGuardKilled, kExitRefused),
       "headroom guard"};
+  std::string min_available, warn_available, require_available, grace = "3s", events_path, root_dir,
+                                                                pid;
+  std::string journal_flag;
+  bool no_journal = false;
+  bool json = false, psi_kill = false, no_cgroup = false, torch_cap = false;
+  std::vector<std::string> command;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineGuardFlags() {
+  auto defined = std::make_unique<GuardCommandFlags>();
+  auto& [app, min_available, warn_available, require_available, grace, events_path, root_dir, pid,
+         journal_flag, no_journal, json, psi_kill, no_cgroup, torch_cap, command] = *defined;
   app.add_option("--min-available", min_available,
                  Tr("kill below this MemAvailable: SIZE or PCT of MemTotal (default: [guard] "
                     "kill_level in config.toml, else the larger of 4GiB and 8%)"));
@@ -67,18 +74,21 @@ int RunGuardCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_flag("--psi-kill", psi_kill,
                Tr("sustained full memory pressure (PSI) is a kill reason too"));
   app.add_flag("--no-cgroup", no_cgroup, Tr("do not create a cgroup for the job"));
-  app.add_flag("--json", json, Tr("print the summary as JSON"));
+  AddJsonFlag(app, json);
   app.add_flag("--torch-cap", torch_cap,
                Tr("PyTorch jobs: cap torch's allocator below the kill level "
                   "(set_per_process_memory_fraction), so the job gets a catchable OOM first"));
-  app.add_option("--root", root_dir, Tr("read proc/ below this directory instead of /"));
-  app.add_option(
-      "--journal", journal_flag,
-      Tr("record the run in this journal (default: $HEADROOM_JOURNAL, else journal in config.toml, "
-         "else $XDG_STATE_HOME/headroom/journal.db; see headroom history)"));
+  AddRootFlag(app, root_dir);
+  AddJournalFlag(app, journal_flag);
   app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
   app.add_option("command", command, Tr("the job, after --"));
-  if (auto status = ParseFlags(app, env, "guard", args)) return *status;
+  return defined;
+}
+
+int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, min_available, warn_available, require_available, grace, events_path, root_dir, pid,
+         journal_flag, no_journal, json, psi_kill, no_cgroup, torch_cap, command] =
+      FlagsOf<GuardCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (command.empty() == pid.empty()) {

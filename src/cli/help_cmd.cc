@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <memory>
 
 #include "base/i18n.h"
 #include "base/version.h"
@@ -88,7 +89,10 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
     const int modes = (man ? 1 : 0) + (!man_dir.empty() ? 1 : 0) + (!completion.empty() ? 1 : 0);
     if (modes > 1) throw UsageError{Tr("give one of --man, --man-dir and --completion")};
     if (modes == 0) {
-      if (target != nullptr) return target->run(env, {"--help"});
+      if (target != nullptr) {
+        const std::unique_ptr<CommandFlags> flags = target->define();
+        return ParseFlags(flags->App(), env, target->name, {"--help"}).value_or(kExitOk);
+      }
       print_usage(env.out);
       return kExitOk;
     }
@@ -111,7 +115,7 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
     }
     if (!completion.empty()) {
       const UntranslatedScope english;
-      const auto docs = CollectCommandDocs(env, commands);
+      const auto docs = CollectCommandDocs(commands);
       const auto models = ModelNames();
       WriteOrPrint(env, out_path,
                    completion == "bash" ? RenderBashCompletion(docs, models)
@@ -121,7 +125,7 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
     const std::string day = ManDate(date);
     const std::span<const Subcommand> selected =
         target != nullptr ? std::span<const Subcommand>(target, 1) : commands;
-    const auto docs = CollectCommandDocs(env, selected);
+    const auto docs = CollectCommandDocs(selected);
     if (man) {
       WriteOrPrint(env, out_path,
                    target != nullptr ? RenderCommandManPage(docs.front(), HeadroomVersion(), day)

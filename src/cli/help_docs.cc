@@ -382,26 +382,11 @@ json AppSpec(const CLI::App& app) {
   return spec;
 }
 
-std::vector<CommandDoc> CollectCommandDocs(const CliEnv& env,
-                                           std::span<const Subcommand> commands) {
+std::vector<CommandDoc> CollectCommandDocs(std::span<const Subcommand> commands) {
   std::vector<CommandDoc> docs;
   for (const auto& c : commands) {
-    // The handler prints its spec into memory; its stderr stays the caller's.
-    char* buffer = nullptr;
-    size_t size = 0;
-    std::FILE* mem = open_memstream(&buffer, &size);
-    if (mem == nullptr) throw UsageError{"help: cannot capture output: open_memstream failed"};
-    CliEnv captured = env;
-    captured.out = mem;
-    const int status = c.run(captured, {std::string(kHelpSpecFlag)});
-    std::fclose(mem);
-    const std::unique_ptr<char, decltype(&std::free)> owned(buffer, &std::free);
-    json spec = json::parse(std::string_view(buffer, size), nullptr, /*allow_exceptions=*/false);
-    if (status != kExitOk || spec.is_discarded() || !spec.is_object()) {
-      throw UsageError{
-          fmt::format("help: the {} command gave no usable spec (status {})", c.name, status)};
-    }
-    docs.push_back({std::string(c.name), Tr(c.summary.data()), std::move(spec)});
+    const std::unique_ptr<CommandFlags> flags = c.define();
+    docs.push_back({std::string(c.name), Tr(c.summary.data()), AppSpec(flags->App())});
   }
   return docs;
 }

@@ -1,11 +1,10 @@
 // Man pages and shell completions made from the same CLI11 apps that print --help, so the
 // three cannot drift apart.
 //
-// The seam: every subcommand builds its CLI::App and hands it to ParseFlags (cli.h). Given
-// the single argument --help-spec, ParseFlags prints the app as JSON (AppSpec below) instead
-// of parsing. `headroom help --man` and `headroom help --completion` run each handler that
-// way, read the specs back and render roff or shell code; the build does it for the package
-// (CMakeLists.txt: build/man, build/completions).
+// The seam: every row of the subcommand table has its command's Define function (cli.h),
+// which builds the CLI::App and runs nothing. `headroom help --man` and `headroom help
+// --completion` call each one, read the app as data (AppSpec below) and render roff or shell
+// code; the build does it for the package (CMakeLists.txt: build/man, build/completions).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -22,13 +21,9 @@ class App;
 
 namespace headroom {
 
-// The argument that makes ParseFlags print the spec (a hidden flag: not in --help).
-inline constexpr std::string_view kHelpSpecFlag = "--help-spec";
-
 // An app as data: {"name", "description", "footer", "options": [{"names": ["-o", "--out"],
 // "positional", "value": bool, "type": "TEXT", "description", "required", "repeatable"}],
-// "subcommands": [...]} with the help flag left out. Schema version 1 (key "schema_version"
-// on the outermost object).
+// "subcommands": [...]} with the help flag left out.
 nlohmann::json AppSpec(const CLI::App& app);
 
 // One command's spec and its row of the subcommand table.
@@ -38,9 +33,8 @@ struct CommandDoc {
   nlohmann::json spec;  // AppSpec of its app
 };
 
-// Runs each handler with --help-spec (output captured, nothing else runs) and collects the
-// docs. Throws UsageError naming the command whose spec could not be read.
-std::vector<CommandDoc> CollectCommandDocs(const CliEnv& env, std::span<const Subcommand> commands);
+// Each command's definition (its Define, nothing run) as docs.
+std::vector<CommandDoc> CollectCommandDocs(std::span<const Subcommand> commands);
 
 // The man page of one command, headroom-NAME(1). `date` goes into .TH ("2026-12-01").
 std::string RenderCommandManPage(const CommandDoc& doc, std::string_view version,

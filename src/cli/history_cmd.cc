@@ -18,6 +18,7 @@
 #include "base/table.h"
 #include "base/wall_time.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "store/journal.h"
 
@@ -146,11 +147,8 @@ void PrintJson(const CliEnv& env, const std::filesystem::path& path,
                out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
 }
 
-}  // namespace
-
-int RunHistory(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string journal_flag, limit_text = std::to_string(kDefaultLimit);
-  bool json = false;
+// history's flags: the app, then the variables its options write.
+struct HistoryCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("List recent guarded runs and sweeps from the journal, newest first.\n\n"
          "  headroom history [--journal PATH] [--limit N] [--json]\n\n"
@@ -159,11 +157,24 @@ int RunHistory(const CliEnv& env, const std::vector<std::string>& args) {
          "A journal that does not exist yet lists nothing and is not created.\n\n"
          "exit status: 0 (also when nothing is recorded); 2 usage error or unreadable journal"),
       "headroom history"};
-  app.add_option("--journal", journal_flag, Tr("the journal file (see above for the default)"));
+  std::string journal_flag, limit_text = std::to_string(kDefaultLimit);
+  bool json = false;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineHistoryFlags() {
+  auto defined = std::make_unique<HistoryCommandFlags>();
+  auto& [app, journal_flag, limit_text, json] = *defined;
+  AddJournalFlag(app, journal_flag);
   app.add_option("--limit", limit_text, TrFormat("at most N runs (default {})", kDefaultLimit));
-  // TRANSLATORS: keep the JSON as it is.
-  app.add_flag("--json", json, Tr("print {\"schema_version\": 1, \"runs\": [...]} on stdout"));
-  if (auto status = ParseFlags(app, env, "history", args)) return *status;
+  AddJsonFlag(app, json);
+  return defined;
+}
+
+int RunHistory(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, journal_flag, limit_text, json] = FlagsOf<HistoryCommandFlags>(given_flags);
   try {
     const auto limit = ParsePositiveInt(limit_text);
     if (!limit) throw UsageError{"--limit: " + limit.error().message};

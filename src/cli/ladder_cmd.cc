@@ -24,6 +24,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/ladder_view.h"
 #include "cli/message_text.h"
@@ -291,10 +292,8 @@ int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   return kExitOk;
 }
 
-}  // namespace
-
-int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  LadderFlags fl;
+// ladder's flags: the app, then the variables its options write.
+struct LadderCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("The OOM ladder, one job at a time, recorded in the journal: 1 flush the page cache, "
          "2 shorter packing then smaller batch, 3 QLoRA to bf16 LoRA, 4 a smaller model or a "
@@ -304,16 +303,25 @@ int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "without --force, not root, the job running, no confirmation, journal unusable), "
          "2 usage error"),
       "headroom ladder"};
+  LadderFlags fl;
+  CLI::App* start = nullptr;
+  CLI::App* record = nullptr;
+  CLI::App* next = nullptr;
+  CLI::App* apply = nullptr;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineLadderFlags() {
+  auto defined = std::make_unique<LadderCommandFlags>();
+  auto& [app, fl, start, record, next, apply] = *defined;
   app.fallthrough();
   app.require_subcommand(0, 1);
-  app.add_option("--journal", fl.journal,
-                 Tr("the journal (default: $HEADROOM_JOURNAL, else journal in config.toml, else "
-                    "$XDG_STATE_HOME/headroom/journal.db)"));
-  app.add_option("--root", fl.root,
-                 Tr("read proc/ (meminfo, processes, drop_caches) below this directory instead of "
-                    "/ (fixture trees)"));
-  app.add_flag("--json", fl.json, Tr("status view as JSON (schema in docs/ladder.md)"));
-  auto* start = app.add_subcommand("start", Tr("begin a ladder for JOB after an OOM"));
+  AddJournalFlag(app, fl.journal);
+  AddRootFlag(app, fl.root);
+  AddJsonFlag(app, fl.json);
+  start = app.add_subcommand("start", Tr("begin a ladder for JOB after an OOM"));
   start->add_option("job", fl.job, Tr("the job's name"))->required();
   start
       ->add_option("--symptom", fl.symptom,
@@ -325,7 +333,7 @@ int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args) {
   start->add_option("--match", fl.match,
                     Tr("text in the job's command line (default: JOB): a process with it means the "
                        "job is running"));
-  auto* record =
+  record =
       app.add_subcommand("record", Tr("record the result of rerunning JOB at its current step"));
   record->add_option("job", fl.job, Tr("the job's name"))->required();
   record
@@ -333,18 +341,21 @@ int RunLadderCommand(const CliEnv& env, const std::vector<std::string>& args) {
                    Tr("ok (closes the ladder, solved) or oom (on to the next step)"))
       ->required();
   record->add_option("--note", fl.note, Tr("free text kept with the result"));
-  auto* next = app.add_subcommand(
+  next = app.add_subcommand(
       "next", Tr("skip JOB's current step without a result (needs --force; recorded)"));
   next->add_option("job", fl.job, Tr("the job's name"))->required();
   next->add_flag("--force", fl.force, Tr("skip even though the step has no result"));
   next->add_option("--note", fl.note, Tr("why it was skipped"));
-  auto* apply = app.add_subcommand(
+  apply = app.add_subcommand(
       "apply", Tr("step 1: flush the page cache (root, between runs, after confirming)"));
   apply->add_option("job", fl.job, Tr("the job's name"))->required();
   apply->add_flag("--yes", fl.yes, Tr("do not ask (needed when stdin is not a terminal)"));
   apply->add_option("--note", fl.note, Tr("free text kept with the flush"));
+  return defined;
+}
 
-  if (auto status = ParseFlags(app, env, "ladder", args)) return *status;
+int RunLadderCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, fl, start, record, next, apply] = FlagsOf<LadderCommandFlags>(given_flags);
   const SysRoot root(fl.root.empty() ? env.default_root : std::filesystem::path(fl.root));
   const char* which = start->parsed()    ? "start"
                       : record->parsed() ? "record"

@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli11_i18n.h"
+#include "cli/common_flags.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "sys/meminfo.h"
@@ -282,8 +283,7 @@ void AddPlanInputFlags(CLI::App& app, PlanFlags& fl) {
   app.add_option(
       "--overhead", fl.overhead,
       Tr("replace the framework overhead estimate (CUDA context, allocator slack, host process)"));
-  app.add_option("--root", fl.root,
-                 Tr("read proc/ below this directory instead of / (fixture trees)"));
+  AddRootFlag(app, fl.root);
 }
 
 PlanInputs ResolvePlanInputs(const PlanFlags& fl, const CliEnv& env) {

@@ -18,6 +18,7 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/message_text.h"
 #include "cli/plan_args.h"
@@ -276,24 +277,32 @@ int ListModels(const CliEnv& env, bool json) {
   return kExitOk;
 }
 
-}  // namespace
-
-int RunPlan(const CliEnv& env, const std::vector<std::string>& args) {
-  PlanFlags fl;
+// plan's flags: the app, then the variables its options write.
+struct PlanCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("Will this training run fit in the memory pool? Sums weights, gradients, optimizer "
          "states, activations, logits, framework overhead and the model-load transient, against "
          "MemAvailable from /proc/meminfo (never nvidia-smi).\n\n"
          "exit status: 0 fits or tight, 1 does not fit, 2 usage or input error"),
       "headroom plan"};
-  AddPlanInputFlags(app, fl);
-  app.add_flag("--json", fl.json, Tr("print the plan as JSON (schema in docs/plan-json.md)"));
-  app.add_flag("--list-models", fl.list_models, Tr("list the catalog and exit"));
-  app.add_option("--journal", fl.journal,
-                 Tr("read measured anchors (finished sweeps) from this journal (default: "
-                    "$HEADROOM_JOURNAL, else $XDG_STATE_HOME/headroom/journal.db)"));
+  PlanFlags fl;
+  CLI::App& App() override { return app; }
+};
 
-  if (auto status = ParseFlags(app, env, "plan", args)) return *status;
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefinePlanFlags() {
+  auto defined = std::make_unique<PlanCommandFlags>();
+  auto& [app, fl] = *defined;
+  AddPlanInputFlags(app, fl);
+  AddJsonFlag(app, fl.json);
+  app.add_flag("--list-models", fl.list_models, Tr("list the catalog and exit"));
+  AddJournalFlag(app, fl.journal);
+  return defined;
+}
+
+int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, fl] = FlagsOf<PlanCommandFlags>(given_flags);
   if (fl.list_models) return ListModels(env, fl.json);
 
   try {

@@ -20,6 +20,7 @@
 #include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/message_text.h"
 #include "gpu/nvml.h"
@@ -197,11 +198,8 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders,
   }
 }
 
-}  // namespace
-
-int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string need_text, nvml_lib, root_dir;
-  bool json = false;
+// ps's flags: the app, then the variables its options write.
+struct PsCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("List the processes that hold the memory pool or will grab it: NVML's GPU processes, "
          "inference servers (vllm, sglang, ollama, llama.cpp, tgi, tensorrt-llm), trainers and "
@@ -213,15 +211,26 @@ int RunPsCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "exit status: 0 listed (with --need: the job fits beside everything kept); 1 with --need: "
          "something must stop first, or the job does not fit at all; 2 usage error"),
       "headroom ps"};
+  std::string need_text, nvml_lib, root_dir;
+  bool json = false;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefinePsFlags() {
+  auto defined = std::make_unique<PsCommandFlags>();
+  auto& [app, need_text, nvml_lib, root_dir, json] = *defined;
   app.add_option("--need", need_text,
                  Tr("the job's memory: SIZE or PCT of MemTotal (e.g. 4GiB, 10%)"));
-  app.add_flag("--json", json, Tr("print JSON (schema_version 1) instead of a table"));
-  app.add_option(
-      "--nvml-lib", nvml_lib,
-      Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
-  app.add_option("--root", root_dir,
-                 Tr("read proc/ (and etc/passwd) below this directory instead of /"));
-  if (auto status = ParseFlags(app, env, "ps", args)) return *status;
+  AddJsonFlag(app, json);
+  AddNvmlLibFlag(app, nvml_lib);
+  AddRootFlag(app, root_dir);
+  return defined;
+}
+
+int RunPsCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, need_text, nvml_lib, root_dir, json] = FlagsOf<PsCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {

@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/plan_args.h"
 #include "cli/run_files.h"
@@ -40,13 +41,8 @@ std::pair<uint64_t, std::string> PlanEstimate(const std::string& text, const Cli
                       FormatGiB(plan.footprint.peak_bytes()))};
 }
 
-}  // namespace
-
-int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string samples_path, log_path, events_path, out_path = "report.html", journal_flag,
-                                                   plan_args, title, platform_text, step_regex;
-  int64_t run_id = 0;
-  bool json = false;
+// report's flags: the app, then the variables its options write.
+struct ReportCommandFlags final : CommandFlags {
   CLI::App app{Tr("Draw a run as one self-contained HTML page that opens offline: memory (used, "
                   "available, page cache, the "
                   "guard's kill level, the plan's estimate), power against the platform's "
@@ -59,6 +55,19 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
                   "survive.\n\n"
                   "exit status: 0 written; 2 usage or input error"),
                "headroom report"};
+  std::string samples_path, log_path, events_path, out_path = "report.html", journal_flag,
+                                                   plan_args, title, platform_text, step_regex;
+  int64_t run_id = 0;
+  bool json = false;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineReportFlags() {
+  auto defined = std::make_unique<ReportCommandFlags>();
+  auto& [app, samples_path, log_path, events_path, out_path, journal_flag, plan_args, title,
+         platform_text, step_regex, run_id, json] = *defined;
   app.add_option("--run", run_id,
                  Tr("a `headroom watch` run in the journal: its samples, log and events"));
   app.add_option("--samples", samples_path, Tr("watch's samples CSV"));
@@ -74,10 +83,14 @@ int RunReportCommand(const CliEnv& env, const std::vector<std::string>& args) {
                     "config.toml, else detect)"));
   app.add_option("--step-regex", step_regex,
                  Tr("a pattern for the log's step lines (see explain --help)"));
-  app.add_option("--journal", journal_flag, Tr("the journal for --run"));
-  app.add_flag("--json", json,
-               Tr("print the page's data (docs/report-data.md) instead of writing the page"));
-  if (auto status = ParseFlags(app, env, "report", args)) return *status;
+  AddJournalFlag(app, journal_flag);
+  AddJsonFlag(app, json);
+  return defined;
+}
+
+int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, samples_path, log_path, events_path, out_path, journal_flag, plan_args, title,
+         platform_text, step_regex, run_id, json] = FlagsOf<ReportCommandFlags>(given_flags);
   try {
     if (run_id > 0) {
       FilesFromRun(env, run_id, journal_flag, log_path, samples_path, events_path,

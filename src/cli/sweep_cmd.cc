@@ -17,6 +17,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/guard_view.h"
 #include "cli/message_text.h"
@@ -31,7 +32,6 @@
 namespace headroom {
 namespace {
 
-constexpr int kExitRefused = 3;  // preflight: not enough MemAvailable to start
 constexpr size_t kNoteChars = 100;
 
 std::string SignedGB(std::optional<int64_t> v) {
@@ -84,16 +84,8 @@ void PrintMarkdown(std::FILE* out, const SweepOptions& o, const SweepResult& r) 
           .c_str());
 }
 
-}  // namespace
-
-int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string batch, seq, grad_accum, order, limit, margin, min_available, require_available;
-  std::string trial_timeout, grace = "3s", settle_timeout = "60s", settle_tolerance, state, logs,
-                             csv, root_dir;
-  std::string model, method;
-  std::vector<std::string> params, command;
-  int max_trials = 30;
-  bool no_bisect = false, fresh = false, kill_leftovers = false, json = false;
+// sweep's flags: the app, then the variables its options write.
+struct SweepCommandFlags final : CommandFlags {
   CLI::App app{
       TrFormat(
           "Find the largest batch or packing that fits, one guarded trial at a time.\n\n"
@@ -112,6 +104,23 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
           "start (MemAvailable below --require-available); {} interrupted",
           kExitRefused, kExitSweepInterrupted),
       "headroom sweep"};
+  std::string batch, seq, grad_accum, order, limit, margin, min_available, require_available;
+  std::string trial_timeout, grace = "3s", settle_timeout = "60s", settle_tolerance, state, logs,
+                             csv, root_dir;
+  std::string model, method;
+  std::vector<std::string> params, command;
+  int max_trials = 30;
+  bool no_bisect = false, fresh = false, kill_leftovers = false, json = false;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineSweepFlags() {
+  auto defined = std::make_unique<SweepCommandFlags>();
+  auto& [app, batch, seq, grad_accum, order, limit, margin, min_available, require_available,
+         trial_timeout, grace, settle_timeout, settle_tolerance, state, logs, csv, root_dir, model,
+         method, params, command, max_trials, no_bisect, fresh, kill_leftovers, json] = *defined;
   app.add_option("--batch", batch, Tr("values for {batch}"));
   app.add_option("--seq", seq, Tr("values for {seq}"));
   app.add_option("--grad-accum", grad_accum, Tr("values for {grad_accum}"));
@@ -146,21 +155,26 @@ int RunSweepCommand(const CliEnv& env, const std::vector<std::string>& args) {
   app.add_flag("--no-bisect", no_bisect,
                Tr("do not narrow between the last good and the first bad value"));
   app.add_flag("--fresh", fresh, Tr("start over instead of resuming an earlier run of this sweep"));
-  app.add_option("--state,--journal", state,
-                 Tr("the journal that holds the sweep's state (default: $HEADROOM_JOURNAL, else "
-                    "journal in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  AddJournalFlag(app, state, "--state,--journal");
   app.add_option("--logs", logs,
                  Tr("trial logs go to DIR/<run id>/ (default: sweeps/ beside the journal)"));
   app.add_option("--csv", csv, Tr("also write the results table to FILE"));
-  app.add_flag("--json", json, Tr("print the results as JSON (progress still goes to stderr)"));
+  AddJsonFlag(app, json);
   app.add_option("--model", model,
                  Tr("label the sweep with a model name, for plan's measured anchors"));
   app.add_option(
       "--method", method,
       Tr("label the sweep with a method (full, lora, qlora), for plan's measured anchors"));
-  app.add_option("--root", root_dir, Tr("read proc/ below this directory instead of /"));
+  AddRootFlag(app, root_dir);
   app.add_option("command", command, Tr("the command template, after --"));
-  if (auto status = ParseFlags(app, env, "sweep", args)) return *status;
+  return defined;
+}
+
+int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, batch, seq, grad_accum, order, limit, margin, min_available, require_available,
+         trial_timeout, grace, settle_timeout, settle_tolerance, state, logs, csv, root_dir, model,
+         method, params, command, max_trials, no_bisect, fresh, kill_leftovers, json] =
+      FlagsOf<SweepCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     if (command.empty())

@@ -35,6 +35,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/top/top_view.h"
 #include "gpu/nvml.h"
@@ -183,12 +184,8 @@ int RunInteractive(TopCollector& collector, const TopFlags& flags, const std::st
   return kExitOk;
 }
 
-}  // namespace
-
-int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string interval_text, root_dir, nvml_lib, journal_flag, sort_text = "mem", iterations_text;
-  bool once = false;
-  TopFlags flags;
+// top's flags: the app, then the variables its options write.
+struct TopCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("A live view of the memory pool, memory pressure, the GPU (temperature, power against the "
          "platform's caps, SM clock, throttle reasons), the processes holding the pool with their "
@@ -198,26 +195,37 @@ int RunTopCommand(const CliEnv& env, const std::vector<std::string>& args) {
          "exit status: 0 on q or SIGINT/SIGTERM/SIGHUP (the terminal is restored); 2 usage error, "
          "or stdout is not a terminal without --once, --iterations or --json"),
       "headroom top"};
+  std::string interval_text, root_dir, nvml_lib, journal_flag, sort_text = "mem", iterations_text;
+  bool once = false;
+  TopFlags flags;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineTopFlags() {
+  auto defined = std::make_unique<TopCommandFlags>();
+  auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
+         flags] = *defined;
   app.add_option(
       "--interval", interval_text,
       Tr("time between samples, at least 100ms (default 1s, or [top] interval in config.toml)"));
-  app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
-  app.add_option(
-      "--nvml-lib", nvml_lib,
-      Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
-  app.add_option("--journal", journal_flag,
-                 Tr("find running guards in this journal (default: $HEADROOM_JOURNAL, else journal "
-                    "in config.toml, else $XDG_STATE_HOME/headroom/journal.db)"));
+  AddRootFlag(app, root_dir);
+  AddNvmlLibFlag(app, nvml_lib);
+  AddJournalFlag(app, journal_flag);
   app.add_flag("--no-color", flags.no_color,
                Tr("no colours: bold, reverse and underline only (also when NO_COLOR is set)"));
   app.add_option("--sort", sort_text, Tr("order of the processes: mem, pid or name (default mem)"));
   app.add_flag("--once", once, Tr("print one frame as plain text and exit (no terminal needed)"));
   app.add_option("--iterations", iterations_text,
                  Tr("print N frames, one per interval, as plain text and exit"));
-  app.add_flag(
-      "--json", flags.json,
-      Tr("with --once or --iterations: the snapshot as JSON (schema_version 1); alone: --once"));
-  if (auto status = ParseFlags(app, env, "top", args)) return *status;
+  AddJsonFlag(app, flags.json);
+  return defined;
+}
+
+int RunTopCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
+         flags] = FlagsOf<TopCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     // --interval, else HEADROOM_TOP_INTERVAL or [top] interval, else 1s.

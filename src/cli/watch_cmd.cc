@@ -38,6 +38,7 @@
 #include "base/duration.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/message_text.h"
 #include "gpu/nvml.h"
@@ -235,13 +236,8 @@ class WatchRecord {
   nlohmann::json files_ = nlohmann::json::object();
 };
 
-}  // namespace
-
-int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
-  std::string interval_text, out_path = "samples.csv", events_path, log_path, nvml_lib, root_dir,
-                             journal_flag;
-  bool guard = false, no_journal = false;
-  std::vector<std::string> command;
+// watch's flags: the app, then the variables its options write.
+struct WatchCommandFlags final : CommandFlags {
   CLI::App app{
       TrFormat(
           "Sample GPU temperature, power, clocks, throttle reasons, memory and pressure into a "
@@ -257,6 +253,19 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
           "when --guard killed it); without, 0 when stopped by a signal; 2 usage error",
           kSyncPeriod.count() / 1000, kExitGuardKilled),
       "headroom watch"};
+  std::string interval_text, out_path = "samples.csv", events_path, log_path, nvml_lib, root_dir,
+                             journal_flag;
+  bool guard = false, no_journal = false;
+  std::vector<std::string> command;
+  CLI::App& App() override { return app; }
+};
+
+}  // namespace
+
+std::unique_ptr<CommandFlags> DefineWatchFlags() {
+  auto defined = std::make_unique<WatchCommandFlags>();
+  auto& [app, interval_text, out_path, events_path, log_path, nvml_lib, root_dir, journal_flag,
+         guard, no_journal, command] = *defined;
   app.add_option(
       "--interval", interval_text,
       Tr("time between samples, at least 100ms (default 30s, or [watch] interval in config.toml)"));
@@ -270,17 +279,17 @@ int RunWatchCommand(const CliEnv& env, const std::vector<std::string>& args) {
       "--guard", guard,
       Tr("with a command: kill the job when MemAvailable falls below the guard's default level "
          "([guard] kill_level in config.toml, else the larger of 4GiB and 8% of MemTotal)"));
-  app.add_option(
-      "--nvml-lib", nvml_lib,
-      Tr("load this libnvidia-ml instead of libnvidia-ml.so.1 (default: $HEADROOM_NVML_LIB)"));
-  app.add_option("--root", root_dir, Tr("read proc/ and sys/ below this directory instead of /"));
-  app.add_option("--journal", journal_flag,
-                 Tr("record the run and its files here, for `headroom explain --run ID` (default: "
-                    "$HEADROOM_JOURNAL, else journal in config.toml, else "
-                    "$XDG_STATE_HOME/headroom/journal.db)"));
+  AddNvmlLibFlag(app, nvml_lib);
+  AddRootFlag(app, root_dir);
+  AddJournalFlag(app, journal_flag);
   app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
   app.add_option("command", command, Tr("the job, after --"));
-  if (auto status = ParseFlags(app, env, "watch", args)) return *status;
+  return defined;
+}
+
+int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& [app, interval_text, out_path, events_path, log_path, nvml_lib, root_dir, journal_flag,
+         guard, no_journal, command] = FlagsOf<WatchCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     // --interval, else HEADROOM_WATCH_INTERVAL or [watch] interval (held to the same

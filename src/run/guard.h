@@ -22,16 +22,12 @@
 #include <string_view>
 #include <vector>
 
+#include "base/exit_status.h"
 #include "base/message.h"
 #include "base/result.h"
 #include "sys/sysroot.h"
 
 namespace headroom {
-
-// The exit status `headroom guard` returns when it killed the job (the job's own status
-// otherwise). No signal death maps here (those are 128 + N) and ordinary programs do not
-// return it; documented in --help and docs/guard.md.
-inline constexpr int kExitGuardKilled = 99;
 
 // The kill level when none is given: the larger of 4 GiB and 8 % of MemTotal. Used by
 // `guard`, `sweep` (every trial), `watch --guard`, and `ps --need` (as the reserve).

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/exit_status.h"
 #include "base/message.h"
 #include "base/result.h"
 #include "run/guard.h"
@@ -24,9 +25,6 @@
 #include "sys/sysroot.h"
 
 namespace headroom {
-
-// The exit status of a sweep stopped by SIGINT/SIGTERM/SIGHUP (128 + SIGINT, as shells do).
-inline constexpr int kExitSweepInterrupted = 130;
 
 // The sweep's clock: settle waits and trial timestamps on the monotonic clock. The real one
 // is steady_clock and sleep_for; sweep_test.cc passes a fake that moves when it sleeps.

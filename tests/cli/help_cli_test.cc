@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -163,6 +164,45 @@ TEST(HelpCli, ManPageOfEachCommandHasEveryFlagOfItsHelp) {
     EXPECT_EQ(groff.status, 0) << c;
     EXPECT_EQ(groff.err, "") << c;
   }
+}
+
+// The flags several commands share (cli/common_flags.h) are defined once: each has the same
+// help text in every command that takes it (the command's own screen, and a subcommand's).
+// The texts are the common definitions' (cli/common_flags.cc), not copies in each command.
+TEST(HelpCli, CommonFlagsSayTheSameInEveryCommand) {
+  std::map<std::string, std::map<std::string, std::string>> texts;  // flag -> where -> text
+  const std::regex row(R"(^  (-[^ ]*(?: [A-Z:]+)?) +(.*)$)");
+  for (const auto& c : ListedCommands()) {
+    std::vector<std::vector<std::string>> screens = {{c}};
+    for (const auto& sub : Subcommands(c)) screens.push_back({c, sub});
+    for (const auto& words : screens) {
+      std::vector<std::string> args = words;
+      args.push_back("--help");
+      std::istringstream in(RunCli(args).out);
+      std::string line;
+      std::smatch m;
+      while (std::getline(in, line)) {
+        if (!std::regex_match(line, m, row)) continue;
+        for (const std::string flag :
+             {"--root", "--journal", "--json", "--nvml-lib", "--cuda-lib"}) {
+          const std::string names = m[1].str().substr(0, m[1].str().find(' '));
+          if (("," + names + ",").find("," + flag + ",") == std::string::npos) continue;
+          std::string where;
+          for (const auto& w : words) where += (where.empty() ? "" : " ") + w;
+          // config show's setting flags (--journal, ...) show a setting, not the flag.
+          if (where == "config show" && flag != "--json") continue;
+          texts[flag][where] = m[2];
+        }
+      }
+    }
+  }
+  for (const std::string flag : {"--root", "--journal", "--json", "--nvml-lib", "--cuda-lib"}) {
+    ASSERT_GE(texts[flag].size(), 2u) << flag;
+    const std::string& first = texts[flag].begin()->second;
+    for (const auto& [where, text] : texts[flag]) EXPECT_EQ(text, first) << flag << " in " << where;
+  }
+  EXPECT_GE(texts["--root"].size(), 9u);
+  EXPECT_GE(texts["--json"].size(), 11u);
 }
 
 TEST(HelpCli, MainManPageListsEveryCommand) {

@@ -139,8 +139,8 @@ TEST_F(I18nCli, CommandHelpIsChineseIncludingCli11sWords) {
   EXPECT_TRUE(Contains(
       zh.out, "  -h,--help                   " + Zh("Print this help message and exit") + "\n"));
   // The value column starts at 30 display columns whatever the type's translation.
-  EXPECT_TRUE(Contains(zh.out, "\n  --json" + std::string(22, ' ') +
-                                   Zh("print the plan as JSON (schema in docs/plan-json.md)")));
+  EXPECT_TRUE(
+      Contains(zh.out, "\n  --json" + std::string(22, ' ') + Zh("print JSON (schema_version 1)")));
   EXPECT_TRUE(Contains(zh.out, PadToWidth("  --seq " + Zh("TEXT"), 30) +
                                    Zh("sequence or packing length in tokens (default 2048)") +
                                    "\n"))
@@ -213,6 +213,27 @@ TEST_F(I18nCli, JsonIsTheSameBytesInEveryLanguage) {
     EXPECT_EQ(zh.out, en.out) << args[0] << " " << args[1];
     EXPECT_EQ(zh.err, en.err) << args[0] << " " << args[1];
   }
+}
+
+// --json is read from the parsed flags (cli.h GaveJson), on a command or a subcommand: the
+// rest of the command, the configuration's errors included, is English.
+TEST_F(I18nCli, JsonMakesTheConfigurationErrorEnglish) {
+  const std::vector<std::string> broken = {"HEADROOM_WATCH_INTERVAL=10ms"};
+  const std::string english =
+      "headroom: config: HEADROOM_WATCH_INTERVAL: '10ms' is below the minimum of 100ms\n";
+  const auto zh = Headroom({"history"}, With(kChinese, broken));
+  EXPECT_EQ(zh.status, 2);
+  EXPECT_TRUE(HasCjk(zh.err)) << zh.err;
+  const auto json = Headroom({"history", "--json"}, With(kChinese, broken));
+  EXPECT_EQ(json.status, 2);
+  EXPECT_EQ(json.err, english);
+  const auto show = Headroom({"config", "show", "--json"}, With(kChinese, broken));
+  EXPECT_EQ(show.err, english);
+  EXPECT_FALSE(HasCjk(show.out)) << show.out;
+  // After `--` the words are the job's: its --json does not make guard English.
+  const auto job = Headroom({"guard", "--", "true", "--json"}, With(kChinese, broken));
+  EXPECT_EQ(job.status, 2);
+  EXPECT_TRUE(HasCjk(job.err)) << job.err;
 }
 
 // doctor on the discrete fixture box with the fake NVML and libcuda, and `workload`.

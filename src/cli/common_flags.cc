@@ -1,0 +1,35 @@
+#include "cli/common_flags.h"
+
+#include <CLI/CLI.hpp>
+
+#include "base/i18n.h"
+
+namespace headroom {
+
+CLI::Option* AddRootFlag(CLI::App& app, std::string& root) {
+  return app.add_option("--root", root,
+                        Tr("read proc/, sys/ and etc/ below this directory instead of /"));
+}
+
+CLI::Option* AddJournalFlag(CLI::App& app, std::string& journal, const std::string& names) {
+  return app.add_option(names, journal,
+                        Tr("the journal (default: $HEADROOM_JOURNAL, else journal in config.toml, "
+                           "else $XDG_STATE_HOME/headroom/journal.db)"));
+}
+
+CLI::Option* AddJsonFlag(CLI::App& app, bool& json) {
+  return app.add_flag("--json", json, Tr("print JSON (schema_version 1)"));
+}
+
+CLI::Option* AddNvmlLibFlag(CLI::App& app, std::string& nvml_lib) {
+  return app.add_option(
+      "--nvml-lib", nvml_lib,
+      Tr("load this libnvidia-ml (default: $HEADROOM_NVML_LIB, else libnvidia-ml.so.1)"));
+}
+
+CLI::Option* AddCudaLibFlag(CLI::App& app, std::string& cuda_lib) {
+  return app.add_option("--cuda-lib", cuda_lib,
+                        Tr("load this libcuda (default: $HEADROOM_CUDA_LIB, else libcuda.so.1)"));
+}
+
+}  // namespace headroom
