@@ -24,12 +24,9 @@ namespace headroom {
 namespace {
 
 nlohmann::ordered_json CopyJson(const CopyMeasurement& m) {
-  return {{"what", m.what},
-          {"bytes", m.bytes},
-          {"threads", m.threads},
-          {"seconds", m.seconds},
-          {"median_gbps", m.median_gbps},
-          {"best_gbps", m.best_gbps},
+  return {{"what", EnglishText(m.what)},  {"bytes", m.bytes},
+          {"threads", m.threads},         {"seconds", m.seconds},
+          {"median_gbps", m.median_gbps}, {"best_gbps", m.best_gbps},
           {"worst_gbps", m.worst_gbps}};
 }
 
@@ -121,10 +118,10 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
       if (host) {
         out["host"] = CopyJson(*host);
         if (!json) {
-          std::fprintf(
-              env.out, "%s\n",
-              TrFormat("host copy, {}: {}", host->what, TranslatedText(DescribeCopy(*host)))
-                  .c_str());
+          std::fprintf(env.out, "%s\n",
+                       TrFormat("host copy, {}: {}", TranslatedText(host->what),
+                                TranslatedText(DescribeCopy(*host)))
+                           .c_str());
         }
       } else {
         failed = true;
@@ -157,9 +154,10 @@ int RunBandwidthCommand(const CliEnv& env, const std::vector<std::string>& args)
               gb10 ? nlohmann::ordered_json(Gb10Line(*m)) : nlohmann::ordered_json(nullptr);
           out["device"].push_back(j);
           if (!json) {
-            std::fprintf(
-                env.out, "%s\n",
-                TrFormat("device copy, {}: {}", m->what, TranslatedText(DescribeCopy(*m))).c_str());
+            std::fprintf(env.out, "%s\n",
+                         TrFormat("device copy, {}: {}", TranslatedText(m->what),
+                                  TranslatedText(DescribeCopy(*m)))
+                             .c_str());
             if (gb10) std::fprintf(env.out, "  %s\n", Gb10Line(*m).c_str());
           }
         }

@@ -12,6 +12,7 @@
 #include "base/i18n.h"
 #include "cli/cli11_i18n.h"
 #include "cli/help_docs.h"
+#include "cli/message_text.h"
 
 namespace headroom {
 
@@ -22,6 +23,12 @@ void PrintError(const CliEnv& env, std::string_view message) {
   }
   std::fprintf(env.err, "headroom: %s\n", line.c_str());
 }
+
+void PrintError(const CliEnv& env, const Message& message) {
+  PrintError(env, TranslatedText(message));
+}
+
+void PrintError(const CliEnv& env, const Error& error) { PrintError(env, error.what); }
 
 std::string TrText(std::string_view english) {
   const std::string msgid(english);

@@ -22,6 +22,7 @@
 #include "base/display_width.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/labels.h"
 #include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "doctor/checks.h"

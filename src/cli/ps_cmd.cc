@@ -21,6 +21,7 @@
 #include "base/table.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
+#include "cli/labels.h"
 #include "cli/message_text.h"
 #include "gpu/nvml.h"
 #include "run/pool_advice.h"
@@ -103,7 +104,7 @@ nlohmann::ordered_json HolderJson(const PoolHolder& h, const HolderCap& cap,
         {"source", cap.source.empty() ? Json(nullptr) : Json(cap.source)},
         {"fixed_after_load", cap.fixed_after_load}}},
       {"settings", settings},
-      {"notes", cap.notes},
+      {"notes", EnglishTexts(cap.notes)},
   };
   if (advice) {
     j["advice"] = {{"action", std::string(HolderActionName(advice->action))},
@@ -166,7 +167,7 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders,
       settings += s.value.empty() ? s.name : fmt::format("{}={} ({})", s.name, s.value, s.source);
     }
     if (!settings.empty()) lines.push_back(settings);
-    for (const auto& n : caps[i].notes) lines.push_back(n);
+    for (const auto& n : caps[i].notes) lines.push_back(TranslatedText(n));
     for (const auto& l : lines) {
       if (first) std::fprintf(env.out, "\n%s\n", Tr("settings and notes:"));
       first = false;

@@ -39,6 +39,7 @@
 #include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
+#include "cli/message_text.h"
 #include "gpu/nvml.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
@@ -88,7 +89,7 @@ class WatchLoop {
     }
     for (const SampleEvent& e : detector_.Feed(s)) {
       WriteAll(err_fd_, fmt::format("headroom watch: {} {}: {}\n", FormatUtcIso8601(e.time), e.type,
-                                    e.message));
+                                    TranslatedText(e.message)));
       if (events_) (void)events_->Append(SampleEventJson(e));
     }
   }
