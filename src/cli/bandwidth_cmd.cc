@@ -24,9 +24,13 @@ namespace headroom {
 namespace {
 
 nlohmann::ordered_json CopyJson(const CopyMeasurement& m) {
-  return {{"what", EnglishText(m.what)},  {"bytes", m.bytes},
-          {"threads", m.threads},         {"seconds", m.seconds},
-          {"median_gbps", m.median_gbps}, {"best_gbps", m.best_gbps},
+  const std::string what = EnglishText(m.what);
+  return {{"what", what},
+          {"bytes", m.bytes},
+          {"threads", m.threads},
+          {"seconds", m.seconds},
+          {"median_gbps", m.median_gbps},
+          {"best_gbps", m.best_gbps},
           {"worst_gbps", m.worst_gbps}};
 }
 
