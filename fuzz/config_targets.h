@@ -48,7 +48,7 @@ inline bool ConfigTomlHolds(std::string_view text) {
   };
   const ResolvedSettings r = ResolveSettings(&*parsed, env, {});
   for (const auto& e : r.errors) {
-    if (e.find("sustained power") == std::string::npos) return false;
+    if (EnglishText(e).find("sustained power") == std::string::npos) return false;
   }
   for (const FileSetting& s : parsed->settings) {
     if (r.settings.OriginOf(s.id) != SettingOrigin::kFile) return false;

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <string>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "base/text.h"
 
 namespace headroom {
@@ -63,11 +63,11 @@ Result<uint64_t> ParseBytes(std::string_view text, bool allow_zero) {
   std::string_view t = Trim(text);
   long double number = 0;
   std::string suffix;
-  if (t.empty()) return Error{Tr("empty size")};
+  if (t.empty()) return Error{Msg("empty size")};
   if (!SplitNumber(t, &number, &suffix) || !std::isfinite(number)) {
-    return Error{TrFormat("'{}' is not a size (examples: 16G, 16GiB, 100GB, 1.5T)", text)};
+    return Error{Msg("'{}' is not a size (examples: 16G, 16GiB, 100GB, 1.5T)", text)};
   }
-  if (number < 0) return Error{TrFormat("'{}' is negative", text)};
+  if (number < 0) return Error{Msg("'{}' is negative", text)};
   const std::string s = AsciiLower(suffix);
   long double mult = 0;
   // Binary: bare letter, "ib" forms. Decimal: "b" forms without the i.
@@ -91,11 +91,11 @@ Result<uint64_t> ParseBytes(std::string_view text, bool allow_zero) {
     mult = 1e12L;
   else {
     return Error{
-        TrFormat("'{}' has an unknown unit '{}' (use K, M, G, T, KiB..TiB, KB..TB)", text, suffix)};
+        Msg("'{}' has an unknown unit '{}' (use K, M, G, T, KiB..TiB, KB..TB)", text, suffix)};
   }
   const long double bytes = std::round(number * mult);
-  if (bytes >= 9.2e18L) return Error{TrFormat("'{}' is too large", text)};
-  if (bytes == 0 && !allow_zero) return Error{TrFormat("'{}' is zero", text)};
+  if (bytes >= 9.2e18L) return Error{Msg("'{}' is too large", text)};
+  if (bytes == 0 && !allow_zero) return Error{Msg("'{}' is zero", text)};
   return static_cast<uint64_t>(bytes);
 }
 
@@ -103,11 +103,11 @@ Result<uint64_t> ParseParamCount(std::string_view text) {
   std::string_view t = Trim(text);
   long double number = 0;
   std::string suffix;
-  if (t.empty()) return Error{Tr("empty parameter count")};
+  if (t.empty()) return Error{Msg("empty parameter count")};
   if (!SplitNumber(t, &number, &suffix) || !std::isfinite(number)) {
-    return Error{TrFormat("'{}' is not a parameter count (examples: 70B, 350M, 1.5e9)", text)};
+    return Error{Msg("'{}' is not a parameter count (examples: 70B, 350M, 1.5e9)", text)};
   }
-  if (number <= 0) return Error{TrFormat("'{}' must be positive", text)};
+  if (number <= 0) return Error{Msg("'{}' must be positive", text)};
   const std::string s = AsciiLower(suffix);
   long double mult = 0;
   if (s.empty())
@@ -121,10 +121,10 @@ Result<uint64_t> ParseParamCount(std::string_view text) {
   else if (s == "t")
     mult = 1e12L;
   else
-    return Error{TrFormat("'{}' has an unknown suffix '{}' (use K, M, B, T)", text, suffix)};
+    return Error{Msg("'{}' has an unknown suffix '{}' (use K, M, B, T)", text, suffix)};
   const long double params = std::round(number * mult);
-  if (params < 1) return Error{TrFormat("'{}' is less than one parameter", text)};
-  if (params >= 1e16L) return Error{TrFormat("'{}' is too large", text)};
+  if (params < 1) return Error{Msg("'{}' is less than one parameter", text)};
+  if (params >= 1e16L) return Error{Msg("'{}' is too large", text)};
   return static_cast<uint64_t>(params);
 }
 
@@ -133,9 +133,9 @@ Result<int64_t> ParsePositiveInt(std::string_view text) {
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
-    return Error{TrFormat("'{}' is not a whole number", text)};
+    return Error{Msg("'{}' is not a whole number", text)};
   }
-  if (v <= 0) return Error{TrFormat("'{}' must be at least 1", text)};
+  if (v <= 0) return Error{Msg("'{}' must be at least 1", text)};
   return v;
 }
 

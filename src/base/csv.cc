@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "base/i18n.h"
+#include "base/message.h"
 
 namespace headroom {
 
@@ -29,7 +29,7 @@ Result<std::vector<CsvRow>> ParseCsv(std::string_view text, size_t max_fields) {
       ++i;
       for (;;) {
         if (i >= text.size()) {
-          return Error{TrFormat("line {}: unterminated quoted field", start_line)};
+          return Error{Msg("line {}: unterminated quoted field", start_line)};
         }
         if (text[i] == '"') {
           if (i + 1 < text.size() && text[i + 1] == '"') {
@@ -45,32 +45,32 @@ Result<std::vector<CsvRow>> ParseCsv(std::string_view text, size_t max_fields) {
       }
       field_started = true;
       if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
-        return Error{TrFormat("line {}: text after a closing quote", line)};
+        return Error{Msg("line {}: text after a closing quote", line)};
       }
       continue;
     }
     if (ch == ',') {
-      if (!end_field()) return Error{TrFormat("line {}: more than {} fields", line, max_fields)};
+      if (!end_field()) return Error{Msg("line {}: more than {} fields", line, max_fields)};
       ++i;
       continue;
     }
     if (ch == '\r' || ch == '\n') {
       if (ch == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
       ++i;
-      if (!end_field()) return Error{TrFormat("line {}: more than {} fields", line, max_fields)};
+      if (!end_field()) return Error{Msg("line {}: more than {} fields", line, max_fields)};
       // A blank line is no row.
       if (!(row.size() == 1 && row[0].empty())) rows.push_back(std::move(row));
       row.clear();
       ++line;
       continue;
     }
-    if (ch == '"') return Error{TrFormat("line {}: quote inside an unquoted field", line)};
+    if (ch == '"') return Error{Msg("line {}: quote inside an unquoted field", line)};
     field.push_back(ch);
     field_started = true;
     ++i;
   }
   if (field_started || !field.empty() || !row.empty()) {
-    if (!end_field()) return Error{TrFormat("line {}: more than {} fields", line, max_fields)};
+    if (!end_field()) return Error{Msg("line {}: more than {} fields", line, max_fields)};
     rows.push_back(std::move(row));
   }
   return rows;
@@ -79,12 +79,12 @@ Result<std::vector<CsvRow>> ParseCsv(std::string_view text, size_t max_fields) {
 Result<CsvTable> CsvTable::Parse(std::string_view text) {
   auto rows = ParseCsv(text);
   if (!rows) return rows.error();
-  if (rows->empty()) return Error{Tr("no header row")};
+  if (rows->empty()) return Error{Msg("no header row")};
   CsvTable t;
   const CsvRow& header = rows->front();
   for (size_t i = 0; i < header.size(); ++i) {
     if (!t.index_.emplace(header[i], i).second) {
-      return Error{TrFormat("duplicate column '{}'", header[i])};
+      return Error{Msg("duplicate column '{}'", header[i])};
     }
   }
   t.rows_.assign(std::make_move_iterator(rows->begin() + 1), std::make_move_iterator(rows->end()));

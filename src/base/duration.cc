@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "base/i18n.h"
+#include "base/message.h"
 
 namespace headroom {
 
@@ -17,7 +17,7 @@ Result<std::chrono::microseconds> ParseDuration(std::string_view text, bool allo
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end == s.c_str() || errno == ERANGE || !std::isfinite(v) ||
       (!s.empty() && (s[0] == ' ' || s[0] == '+'))) {
-    return Error{TrFormat("'{}' is not a duration (examples: 3s, 500ms, 2m)", text)};
+    return Error{Msg("'{}' is not a duration (examples: 3s, 500ms, 2m)", text)};
   }
   const std::string unit(end);
   double scale = 0;  // microseconds per unit
@@ -32,11 +32,11 @@ Result<std::chrono::microseconds> ParseDuration(std::string_view text, bool allo
   else if (unit == "h")
     scale = 3600e6;
   else
-    return Error{TrFormat("'{}' has an unknown unit '{}' (use us, ms, s, m, h)", text, unit)};
-  if (v < 0) return Error{TrFormat("'{}' is negative", text)};
+    return Error{Msg("'{}' has an unknown unit '{}' (use us, ms, s, m, h)", text, unit)};
+  if (v < 0) return Error{Msg("'{}' is negative", text)};
   const double us = std::round(v * scale);
-  if (us == 0 && !allow_zero) return Error{TrFormat("'{}' is zero", text)};
-  if (us > 7 * 24 * 3600e6) return Error{TrFormat("'{}' is longer than a week", text)};
+  if (us == 0 && !allow_zero) return Error{Msg("'{}' is zero", text)};
+  if (us > 7 * 24 * 3600e6) return Error{Msg("'{}' is longer than a week", text)};
   return std::chrono::microseconds(static_cast<int64_t>(us));
 }
 

@@ -17,8 +17,6 @@
 #include <cstring>
 #include <utility>
 
-#include "base/i18n.h"
-
 namespace headroom {
 namespace {
 
@@ -95,13 +93,18 @@ int32_t Hex4(std::string_view s, size_t p) {
 
 }  // namespace
 
-bool JsonReader::FailAt(std::string_view what, size_t at) {
+bool JsonReader::FailAt(Message what, size_t at) {
   // TRANSLATORS: {0} is what the JSON parser found wrong ("unexpected end of input").
-  if (error_.empty()) error_ = TrFormat("{0} at byte {1}", Tr(std::string(what).c_str()), at);
+  if (error_.empty()) error_ = Msg("{0} at byte {1}", std::move(what), at);
   return false;
 }
 
+// `what` is a message's format: a brace in it is doubled ("expected '{{'").
+bool JsonReader::FailAt(std::string_view what, size_t at) { return FailAt(MsgFrom(what), at); }
+
 bool JsonReader::Fail(std::string_view what) { return FailAt(what, pos_); }
+
+bool JsonReader::Fail(Message what) { return FailAt(std::move(what), pos_); }
 
 void JsonReader::SkipSpace() {
   while (pos_ < text_.size()) {
@@ -129,11 +132,11 @@ bool JsonReader::Open(char open, char close) {
   if (failed()) return false;
   SkipSpace();
   if (pos_ >= text_.size() || text_[pos_] != open) {
-    return Fail(open == '{' ? N_("expected '{'") : N_("expected '['"));
+    return Fail(open == '{' ? N_("expected '{{'") : N_("expected '['"));
   }
   if (depth_ == kMaxDepth) {
     depth_exceeded_ = true;
-    return Fail(TrFormat("nesting deeper than {} levels", kMaxDepth));
+    return Fail(Msg("nesting deeper than {} levels", kMaxDepth));
   }
   ++pos_;
   ++depth_;
@@ -159,7 +162,7 @@ bool JsonReader::Next(char close, bool member) {
   }
   if (!first_[depth_]) {
     if (text_[pos_] != ',') {
-      return Fail(close == '}' ? N_("expected ',' or '}'") : N_("expected ',' or ']'"));
+      return Fail(close == '}' ? N_("expected ',' or '}}'") : N_("expected ',' or ']'"));
     }
     ++pos_;
     SkipSpace();
@@ -442,10 +445,10 @@ Result<FileText> ReadJsonFileText(const std::filesystem::path& path, uint64_t ma
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) return ErrnoError(name + ": fstat");
-  if (!S_ISREG(st.st_mode)) return Error{TrFormat("{}: not a regular file", name)};
+  if (!S_ISREG(st.st_mode)) return Error{Msg("{}: not a regular file", name)};
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes) {
-    return Error{TrFormat("{}: file is {} bytes, over the {}-byte limit", name, size, max_bytes)};
+    return Error{Msg("{}: file is {} bytes, over the {}-byte limit", name, size, max_bytes)};
   }
   FileText out;
   if (size == 0) return out;

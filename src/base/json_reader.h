@@ -53,12 +53,14 @@ class JsonReader {
 
   bool failed() const { return !error_.empty(); }
   bool depth_exceeded() const { return depth_exceeded_; }
-  // "expected ':' at byte 17" (0-based offset into the text), or "" when all is well.
-  const std::string& error() const { return error_; }
+  // "expected ':' at byte 17" (0-based offset into the text), or empty when all is well.
+  const Message& error() const { return error_; }
 
  private:
-  bool Fail(std::string_view what);
+  bool Fail(std::string_view what);  // `what`: a literal marked N_
+  bool Fail(Message what);
   bool FailAt(std::string_view what, size_t at);
+  bool FailAt(Message what, size_t at);
   void SkipSpace();
   bool Open(char open, char close);
   bool Next(char close, bool member);
@@ -71,7 +73,7 @@ class JsonReader {
   bool first_[kMaxDepth + 1] = {};  // per open container: no member read yet
   char close_[kMaxDepth + 1] = {};  // per open container: '}' or ']'
   bool depth_exceeded_ = false;
-  std::string error_;
+  Message error_;
 };
 
 // A JSON number literal as an integer: nullopt for fractions, exponents ("4096.0", "1e3")

@@ -125,6 +125,13 @@ std::string RenderMessage(const Message& message, const MessageLanguage& languag
 
 std::string EnglishText(const Message& message) { return RenderMessage(message, kEnglish); }
 
+std::vector<std::string> EnglishTexts(const std::vector<Message>& messages) {
+  std::vector<std::string> out;
+  out.reserve(messages.size());
+  for (const Message& m : messages) out.push_back(EnglishText(m));
+  return out;
+}
+
 nlohmann::json MessageToJson(const Message& message) {
   nlohmann::json args = nlohmann::json::array();
   for (const auto& arg : message.args()) {

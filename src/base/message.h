@@ -153,6 +153,8 @@ Message JoinMessages(const std::vector<Message>& parts, std::string_view separat
 
 // The English text: the renderer for everything a program reads.
 std::string EnglishText(const Message& message);
+// Each of `messages` in English (a JSON list of errors or notes).
+std::vector<std::string> EnglishTexts(const std::vector<Message>& messages);
 
 // A renderer's choices: how to translate a format (or return it), and strerror's text.
 // EnglishText and TranslatedText (cli/) are the two; tests may make others.

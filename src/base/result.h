@@ -1,9 +1,14 @@
-// Result<T>: a value or an Error that carries errno and a one-line message.
+// Result<T>: a value or an Error that carries errno and a message value.
 //
 // The error policy of the library (docs/style.md rule 8): expected runtime failures (a file
 // missing, a value out of range, a parser given hostile text) come back as a Result; no
 // exception crosses a module boundary. The CLI turns an Error into
 // `headroom: <message>` and a documented exit status.
+//
+// An Error's text is a Message (base/message.h): an English format and typed arguments, an
+// errno kept as ErrnoArg, so strerror and the language are chosen when it is printed
+// (TranslatedText on the terminal, EnglishText in files and JSON). An error that wraps
+// another nests its Message: Error{Msg("reading {}: {}", path, inner.what)}.
 #pragma once
 
 #include <cerrno>
@@ -11,12 +16,30 @@
 #include <utility>
 #include <variant>
 
+#include "base/message.h"
+
 namespace headroom {
 
 struct Error {
-  std::string message;  // "what failed: operation(argument): reason", lower case
+  Error() = default;
+  // What failed, as a message value: "what failed: operation(argument): reason", lower case.
+  Error(Message what, int errno_value = 0);  // NOLINT: implicit by design
+  // A finished text, shown as it is in every language (a third party's text; code that
+  // still builds its errors as text: run/guard, sweep/).
+  explicit Error(std::string text, int errno_value = 0);
+  explicit Error(const char* text, int errno_value = 0);
+
+  Message what;
   int errno_value = 0;  // 0 when the failure is not a system call's
+  // Transitional, until run/guard and sweep/ read `what`: `what` rendered when the error is
+  // made, by the renderer the program installed (SetErrorTextRenderer; EnglishText unless
+  // the CLI installs its terminal renderer). New code reads `what`.
+  std::string message;
 };
+
+// How Error::message is rendered from Error::what (see above). cli/message_text.cc installs
+// the terminal's renderer; a library never calls this.
+void SetErrorTextRenderer(std::string (*render)(const Message&));
 
 template <typename T>
 class [[nodiscard]] Result {
@@ -41,7 +64,11 @@ class [[nodiscard]] Result {
   std::variant<T, Error> state_;
 };
 
-// Builds an Error from the current errno: "<what>: <strerror>".
+// An Error from errno: "<what>: <strerror>", strerror rendered when the error is printed.
+Error ErrnoError(const Message& what, int errno_value = errno);
 Error ErrnoError(const std::string& what, int errno_value = errno);
+
+// `inner` after "<context>: ", its errno kept: "model/config.json: not JSON: ...".
+Error InContext(std::string context, const Error& inner);
 
 }  // namespace headroom

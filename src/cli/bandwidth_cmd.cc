@@ -25,7 +25,8 @@ namespace headroom {
 namespace {
 
 nlohmann::ordered_json CopyJson(const CopyMeasurement& m) {
-  return {{"what", m.what},
+  const std::string what = EnglishText(m.what);
+  return {{"what", what},
           {"bytes", m.bytes},
           {"threads", m.threads},
           {"seconds", m.seconds},
@@ -134,10 +135,10 @@ int RunBandwidthCommand(const CliEnv& env, CommandFlags& given_flags) {
       if (host) {
         out["host"] = CopyJson(*host);
         if (!json) {
-          std::fprintf(
-              env.out, "%s\n",
-              TrFormat("host copy, {}: {}", host->what, TranslatedText(DescribeCopy(*host)))
-                  .c_str());
+          std::fprintf(env.out, "%s\n",
+                       TrFormat("host copy, {}: {}", TranslatedText(host->what),
+                                TranslatedText(DescribeCopy(*host)))
+                           .c_str());
         }
       } else {
         failed = true;
@@ -170,9 +171,10 @@ int RunBandwidthCommand(const CliEnv& env, CommandFlags& given_flags) {
               gb10 ? nlohmann::ordered_json(Gb10Line(*m)) : nlohmann::ordered_json(nullptr);
           out["device"].push_back(j);
           if (!json) {
-            std::fprintf(
-                env.out, "%s\n",
-                TrFormat("device copy, {}: {}", m->what, TranslatedText(DescribeCopy(*m))).c_str());
+            std::fprintf(env.out, "%s\n",
+                         TrFormat("device copy, {}: {}", TranslatedText(m->what),
+                                  TranslatedText(DescribeCopy(*m)))
+                             .c_str());
             if (gb10) std::fprintf(env.out, "  %s\n", Gb10Line(*m).c_str());
           }
         }

@@ -13,6 +13,7 @@
 #include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli11_i18n.h"
+#include "cli/message_text.h"
 
 namespace headroom {
 
@@ -23,6 +24,12 @@ void PrintError(const CliEnv& env, std::string_view message) {
   }
   std::fprintf(env.err, "headroom: %s\n", line.c_str());
 }
+
+void PrintError(const CliEnv& env, const Message& message) {
+  PrintError(env, TranslatedText(message));
+}
+
+void PrintError(const CliEnv& env, const Error& error) { PrintError(env, error.what); }
 
 std::string TrText(std::string_view english) {
   const std::string msgid(english);

@@ -13,6 +13,8 @@
 
 #include "base/exit_status.h"
 #include "base/i18n.h"
+#include "base/message.h"
+#include "base/result.h"
 #include "config/config_file.h"
 
 namespace CLI {
@@ -83,6 +85,9 @@ std::string TrText(std::string_view english);
 
 // Prints "headroom: <message>" on one line to env.err (newlines in message are replaced).
 void PrintError(const CliEnv& env, std::string_view message);
+// The same for a message value or an Error, rendered in the user's language (TranslatedText).
+void PrintError(const CliEnv& env, const Message& message);
+void PrintError(const CliEnv& env, const Error& error);
 
 // A usage or input error inside a subcommand's handler: thrown and caught within the same
 // handler, printed as "headroom: <command>: <message>" with exit status 2.

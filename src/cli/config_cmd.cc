@@ -23,6 +23,7 @@
 #include "base/table.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
+#include "cli/message_text.h"
 #include "config/config_file.h"
 #include "config/config_toml.h"
 #include "config/settings.h"
@@ -48,7 +49,7 @@ std::string Printable(std::string_view text) {
 // The value a setting has, as `show` prints it: as written, or the default's description.
 std::string ShownValue(const Settings& s, const SettingInfo& info) {
   if (info.id == SettingId::kJournal) {
-    if (s.journal.value.empty()) return TrFormat("(none: {})", s.journal_error);
+    if (s.journal.value.empty()) return TrFormat("(none: {})", TranslatedText(s.journal_error));
     return s.journal.value;  // "~" expanded: the path commands open
   }
   if (s.OriginOf(info.id) != SettingOrigin::kDefault) return s.TextOf(info.id);
@@ -79,7 +80,7 @@ nlohmann::ordered_json SettingJson(const Settings& s, const SettingInfo& info) {
     case SettingId::kJournal:
       j["value"] = s.journal.value.empty() ? Json(nullptr) : Json(s.journal.value);
       j["as_written"] = is_default ? Json(nullptr) : Json(s.journal.text);
-      if (s.journal.value.empty()) j["error"] = s.journal_error;
+      if (s.journal.value.empty()) j["error"] = EnglishText(s.journal_error);
       break;
     case SettingId::kReserve:
       if (is_default) j["value"] = info.default_text;
@@ -138,7 +139,7 @@ int Show(const CliEnv& env, const std::vector<FlagSetting>& flags, bool json) {
           {"reads_schema_version", kConfigSchemaVersion}}},
         {"precedence", {"flag", "environment", "file", "default"}},
         {"settings", settings},
-        {"errors", c.errors}};
+        {"errors", EnglishTexts(c.errors)}};
     std::fprintf(env.out, "%s\n", out.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
   } else {
     using A = TextTable::Align;

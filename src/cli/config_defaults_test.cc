@@ -47,7 +47,7 @@ TEST(ConfigDefaults, JournalFlagThenSetting) {
   EXPECT_EQ(JournalPath(env, "").value(), "/cfg/j.db");
   EXPECT_EQ(JournalPath(env, "/flag/j.db").value(), "/flag/j.db");
   env.config.settings.journal.value.clear();
-  env.config.settings.journal_error = "journal: no place for it";
+  env.config.settings.journal_error = Message::Literal("journal: no place for it");
   auto r = JournalPath(env, "");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "journal: no place for it");

@@ -23,6 +23,7 @@
 #include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
+#include "cli/labels.h"
 #include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "doctor/checks.h"

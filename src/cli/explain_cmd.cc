@@ -33,6 +33,7 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/message_text.h"
 #include "cli/run_files.h"
 #include "explain/slowdown.h"
 #include "explain/step_log.h"
@@ -116,7 +117,7 @@ nlohmann::ordered_json ToJson(const Report& r) {
     J also = J::array(), evidence = J::array();
     for (auto c : v.also) also.push_back(SlowdownCauseName(c));
     for (const auto& e : v.evidence)
-      evidence.push_back({{"time", JsonTime(e.time)}, {"text", e.text}});
+      evidence.push_back({{"time", JsonTime(e.time)}, {"text", EnglishText(e.text)}});
     const auto& rd = v.readings;
     windows.push_back({{"first_step", w.first_step},
                        {"last_step", w.last_step},
@@ -130,8 +131,8 @@ nlohmann::ordered_json ToJson(const Report& r) {
                        {"verdict", SlowdownCauseName(v.cause)},
                        {"also", also},
                        {"evidence", evidence},
-                       {"unavailable", v.unavailable},
-                       {"advice", v.advice},
+                       {"unavailable", EnglishTexts(v.unavailable)},
+                       {"advice", EnglishText(v.advice)},
                        {"readings",
                         {{"samples", rd.samples},
                          {"power_w_mean", JsonOpt(rd.power_w_mean)},
@@ -232,20 +233,25 @@ std::string ToText(const Report& r) {
             Iso(w.end_time).value_or("?"), w.seconds, w.seconds_per_step, w.factor, w.peak_factor) +
         "\n";
     std::string also;
-    for (auto c : v.also) also += (also.empty() ? "" : ", ") + std::string(SlowdownCauseLabel(c));
-    out +=
-        "     " +
-        (also.empty() ? TrFormat("verdict: {}", SlowdownCauseLabel(v.cause))
-                      // TRANSLATORS: {1} lists other causes that were seen in the same stretch.
-                      : TrFormat("verdict: {0} (also: {1})", SlowdownCauseLabel(v.cause), also)) +
-        "\n";
+    for (auto c : v.also) {
+      also += (also.empty() ? "" : ", ") + TranslatedText(SlowdownCauseWord(c));
+    }
+    const std::string cause = TranslatedText(SlowdownCauseWord(v.cause));
+    out += "     " +
+           (also.empty() ? TrFormat("verdict: {}", cause)
+                         // TRANSLATORS: {1} lists other causes that were seen in the same stretch.
+                         : TrFormat("verdict: {0} (also: {1})", cause, also)) +
+           "\n";
     for (const auto& e : v.evidence) {
       out += "     " +
-             TrFormat("evidence: {}", (e.time ? FormatUtcIso8601(*e.time) + " " : "") + e.text) +
+             TrFormat("evidence: {}",
+                      (e.time ? FormatUtcIso8601(*e.time) + " " : "") + TranslatedText(e.text)) +
              "\n";
     }
-    for (const auto& u : v.unavailable) out += "     " + TrFormat("unavailable: {}", u) + "\n";
-    out += "     " + TrFormat("advice: {}", v.advice) + "\n";
+    for (const auto& u : v.unavailable) {
+      out += "     " + TrFormat("unavailable: {}", TranslatedText(u)) + "\n";
+    }
+    out += "     " + TrFormat("advice: {}", TranslatedText(v.advice)) + "\n";
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "gpu/clock_events.h"
 #include "testing_messages.h"
 
 namespace headroom {
@@ -44,6 +45,18 @@ TEST(TranslatedText, ZhTwTranslatesAtRenderTimeAndEnglishStaysEnglish) {
     // Text given as literal stays as it is.
     EXPECT_EQ(TranslatedText(Message::Literal("does not fit")), "does not fit");
   }
+}
+
+// A clock-event reason keeps its name on screen and gains an explanation in zh_TW
+// (gpu/clock_events.h); a name the table does not know is shown as it is.
+TEST(TranslatedText, ClockEventReasonWordsTranslateButNamesDoNot) {
+  EXPECT_EQ(TranslatedText(ClockEventReasonWord("sw_power_cap")), "sw_power_cap");
+  EXPECT_EQ(TranslatedText(ClockEventReasonWord("unknown_0x200")), "unknown_0x200");
+  testing::TranslatedThread zh;
+  HEADROOM_REQUIRE_ZH_TW(zh);
+  EXPECT_EQ(TranslatedText(ClockEventReasonWord("sw_power_cap")), "sw_power_cap（軟體功耗上限）");
+  EXPECT_EQ(TranslatedText(ClockEventReasonWord("unknown_0x200")), "unknown_0x200");
+  EXPECT_EQ(DecodeClockEventReasons(0x004), std::vector<std::string>{"sw_power_cap"});
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "base/i18n.h"
 #include "cli/cli11_i18n.h"
 #include "cli/common_flags.h"
+#include "cli/message_text.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "sys/meminfo.h"
@@ -91,8 +92,8 @@ ModelSpec SpecFromParams(const PlanFlags& fl, std::vector<std::string>* notes) {
   }
   s.extra_params = 0;
   s.exact_params = params;  // the count the user gave wins over the shape's
-  if (std::string err = CompleteAndValidate(&s); !err.empty()) {
-    throw UsageError{TrFormat("--params: the architecture is not valid: {}", err)};
+  if (const Message err = CompleteAndValidate(&s); !err.empty()) {
+    throw UsageError{TrFormat("--params: the architecture is not valid: {}", TranslatedText(err))};
   }
   if (borrowed && nearest) {
     notes->push_back(TrFormat(

@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/labels.h"
 #include "cli/message_text.h"
 #include "gpu/nvml.h"
 #include "run/pool_advice.h"
@@ -104,7 +105,7 @@ nlohmann::ordered_json HolderJson(const PoolHolder& h, const HolderCap& cap,
         {"source", cap.source.empty() ? Json(nullptr) : Json(cap.source)},
         {"fixed_after_load", cap.fixed_after_load}}},
       {"settings", settings},
-      {"notes", cap.notes},
+      {"notes", EnglishTexts(cap.notes)},
   };
   if (advice) {
     j["advice"] = {{"action", std::string(HolderActionName(advice->action))},
@@ -167,7 +168,7 @@ void PrintText(const CliEnv& env, const std::vector<PoolHolder>& holders,
       settings += s.value.empty() ? s.name : fmt::format("{}={} ({})", s.name, s.value, s.source);
     }
     if (!settings.empty()) lines.push_back(settings);
-    for (const auto& n : caps[i].notes) lines.push_back(n);
+    for (const auto& n : caps[i].notes) lines.push_back(TranslatedText(n));
     for (const auto& l : lines) {
       if (first) std::fprintf(env.out, "\n%s\n", Tr("settings and notes:"));
       first = false;

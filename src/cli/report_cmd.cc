@@ -121,8 +121,8 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (!samples) throw UsageError{"--samples: " + samples.error().message};
     // The page's data (report --json prints it; the page's script and tests read it) is
     // English: its notes and the plan's line are written in English here, explain's verdicts
-    // (their evidence and advice) are judged untranslated, and BuildReportData writes the
-    // rest untranslated. Errors found on the way are in the user's language.
+    // (their evidence and advice) are message values that BuildReportData renders in English,
+    // and it writes the rest untranslated. Errors found on the way are in the user's language.
     ReportInputs in;
     in.samples = &*samples;
     in.samples_path = std::filesystem::absolute(samples_path).string();
@@ -156,10 +156,7 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
         vin.sample_interval_s = std::atof(it->second.c_str()) / 1000;
       }
       if (recorded) vin.events = &recorded->events;
-      {
-        const UntranslatedScope english;
-        for (const auto& w : analysis.windows) verdicts.push_back(ExplainWindow(w, vin));
-      }
+      for (const auto& w : analysis.windows) verdicts.push_back(ExplainWindow(w, vin));
       in.timings = &timings;
       in.analysis = &analysis;
       in.verdicts = &verdicts;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/cli.h"
+#include "cli/labels.h"
 #include "cli/message_text.h"
 #include "doctor/checks.h"
 #include "doctor_facts.h"

@@ -90,7 +90,7 @@ class WatchLoop {
     }
     for (const SampleEvent& e : detector_.Feed(s)) {
       WriteAll(err_fd_, fmt::format("headroom watch: {} {}: {}\n", FormatUtcIso8601(e.time), e.type,
-                                    e.message));
+                                    TranslatedText(e.message)));
       if (events_) (void)events_->Append(SampleEventJson(e));
     }
   }

@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "config/config_toml.h"
 #include "sys/sysroot.h"
 
@@ -37,12 +37,12 @@ Result<std::optional<ConfigFile>> ReadConfigFile(const std::string& path,
     if (errno == EACCES && unsearchable_is_missing) return std::optional<ConfigFile>{};
     return ErrnoError(fmt::format("{}: stat", path));
   }
-  if (S_ISDIR(st.st_mode)) return Error{TrFormat("{}: a directory, not a file", path)};
+  if (S_ISDIR(st.st_mode)) return Error{Msg("{}: a directory, not a file", path)};
   if (!S_ISREG(st.st_mode))
-    return Error{TrFormat("{}: not a regular file (a FIFO, socket or device)", path)};
+    return Error{Msg("{}: not a regular file (a FIFO, socket or device)", path)};
   if (static_cast<uint64_t>(st.st_size) > kMaxConfigFileBytes) {
-    return Error{TrFormat("{}: larger than {} bytes (a configuration file is a few hundred)", path,
-                          kMaxConfigFileBytes)};
+    return Error{Msg("{}: larger than {} bytes (a configuration file is a few hundred)", path,
+                     kMaxConfigFileBytes)};
   }
   auto text = ReadFileCapped(path, kMaxConfigFileBytes);
   if (!text) return text.error();
@@ -55,19 +55,19 @@ LoadedConfig LoadConfig(const GetEnvFn& getenv, const std::vector<FlagSetting>& 
   LoadedConfig loaded;
   loaded.location = LocateConfigFile(getenv);
   std::optional<ConfigFile> file;
-  std::vector<std::string> file_errors;
+  std::vector<Message> file_errors;
   if (!loaded.location.path.empty()) {
     auto read = ReadConfigFile(loaded.location.path,
                                /*unsearchable_is_missing=*/!loaded.location.explicit_path);
     if (!read) {
       loaded.exists = true;  // something is there, or could not be looked at
-      file_errors.push_back("config: " + read.error().message);
+      file_errors.push_back(InContext("config", read.error()).what);
     } else if (*read) {
       loaded.exists = true;
       file = std::move(**read);
     } else if (loaded.location.explicit_path) {
       file_errors.push_back(
-          TrFormat("config: {}: no such file (named by HEADROOM_CONFIG)", loaded.location.path));
+          Msg("config: {}: no such file (named by HEADROOM_CONFIG)", loaded.location.path));
     }
   }
   ResolvedSettings resolved = ResolveSettings(file ? &*file : nullptr, getenv, flags);

@@ -36,7 +36,7 @@ struct LoadedConfig {
   bool exists = false;
   Settings settings;
   // "config: ..." lines; commands refuse to run while there are any (`config` commands show them).
-  std::vector<std::string> errors;
+  std::vector<Message> errors;
 };
 
 // Locates, reads and parses the file, then layers it with the environment and `flags`

@@ -146,7 +146,8 @@ TEST_F(ConfigFileTest, MissingDefaultFileIsFineMissingExplicitFileIsNot) {
   const std::string named = (dir_ / "named.toml").string();
   c = LoadConfig(Env({{"HOME", dir_.string()}, {"HEADROOM_CONFIG", named}}));
   ASSERT_EQ(c.errors.size(), 1u);
-  EXPECT_EQ(c.errors[0], "config: " + named + ": no such file (named by HEADROOM_CONFIG)");
+  EXPECT_EQ(EnglishText(c.errors[0]),
+            "config: " + named + ": no such file (named by HEADROOM_CONFIG)");
 }
 
 TEST_F(ConfigFileTest, BrokenFileKeepsDefaultsAndStillReadsTheEnvironment) {
@@ -154,10 +155,10 @@ TEST_F(ConfigFileTest, BrokenFileKeepsDefaultsAndStillReadsTheEnvironment) {
       Write("c.toml", "[plan]\nreserve = \"2GiB\"\n[guard]\nkill_level = \"oops\"\n");
   const LoadedConfig c = LoadConfig(Env({{"HEADROOM_CONFIG", p}, {"HEADROOM_RESERVE", "bad"}}));
   ASSERT_EQ(c.errors.size(), 2u);
-  EXPECT_EQ(c.errors[0],
+  EXPECT_EQ(EnglishText(c.errors[0]),
             "config: " + p +
                 ":4: guard.kill_level: 'oops' is not a size (examples: 16G, 16GiB, 100GB, 1.5T)");
-  EXPECT_EQ(c.errors[1].rfind("config: HEADROOM_RESERVE: ", 0), 0u);
+  EXPECT_EQ(EnglishText(c.errors[1]).rfind("config: HEADROOM_RESERVE: ", 0), 0u);
   // None of the broken file is used, not even its good line.
   EXPECT_EQ(c.settings.reserve_bytes.origin, SettingOrigin::kDefault);
 }

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "base/utf8.h"
 #include "config/config_toml.h"
 
@@ -317,8 +317,8 @@ class Checker {
       if (IsTable(name)) {
         const toml::table* table = e.node->as_table();
         if (!table) {
-          return Fail(e.line, TrFormat("'{}' must be a table ([{}]), not {}", name, name,
-                                       TypeName(*e.node)));
+          return Fail(e.line,
+                      Msg("'{}' must be a table ([{}]), not {}", name, name, TypeName(*e.node)));
         }
         for (const Entry& inner : InFileOrder(*table)) {
           const std::string inner_name = UnshiftBmp(inner.key->str());
@@ -347,38 +347,40 @@ class Checker {
                        [&](const SettingInfo& i) { return !i.table.empty() && i.table == name; });
   }
 
-  Error Fail(int line, const std::string& what) const {
-    return Error{fmt::format("{}:{}: {}", file_.path, line, what)};
+  Error Fail(int line, Message what) const {
+    return Error{Message("{}:{}: {}", {file_.path, int64_t{line},
+                                       std::make_shared<const Message>(std::move(what))})};
   }
+  Error Fail(int line, const std::string& what) const { return Fail(line, Message::Literal(what)); }
 
-  static std::string Unknown(std::string_view table, std::string_view key, const toml::node& node) {
+  static Message Unknown(std::string_view table, std::string_view key, const toml::node& node) {
     const std::string near = NearestSettingName(table, key);
-    std::string what;
+    Message what;
     if (table.empty()) {
-      what = node.is_table() ? TrFormat("unknown table [{}]", OneLineText(key))
-                             : TrFormat("unknown key '{}'", OneLineText(key));
+      what = node.is_table() ? Msg("unknown table [{}]", OneLineText(key))
+                             : Msg("unknown key '{}'", OneLineText(key));
     } else {
-      what = TrFormat("unknown key '{0}' in [{1}]", OneLineText(key), table);
+      what = Msg("unknown key '{0}' in [{1}]", OneLineText(key), table);
     }
-    if (!near.empty()) what += TrFormat(" (did you mean {}?)", near);
-    return what;
+    if (near.empty()) return what;
+    return Message("{}{}", {std::make_shared<const Message>(std::move(what)),
+                            std::make_shared<const Message>(Msg(" (did you mean {}?)", near))});
   }
 
   Result<bool> SchemaVersion(const Entry& e) {
     const auto* v = e.node->as_integer();
     if (!v)
-      return Fail(e.line, TrFormat("schema_version must be an integer, not {}", TypeName(*e.node)));
+      return Fail(e.line, Msg("schema_version must be an integer, not {}", TypeName(*e.node)));
     const int64_t version = v->get();
     if (version > kConfigSchemaVersion) {
-      return Fail(
-          e.line,
-          TrFormat("schema_version {} is newer than this headroom reads ({}): upgrade headroom, "
-                   "or write the file for version {}",
-                   version, kConfigSchemaVersion, kConfigSchemaVersion));
+      return Fail(e.line,
+                  Msg("schema_version {} is newer than this headroom reads ({}): upgrade headroom, "
+                      "or write the file for version {}",
+                      version, kConfigSchemaVersion, kConfigSchemaVersion));
     }
     if (version < 1)
       return Fail(e.line,
-                  TrFormat("schema_version {} is not a version (this headroom reads 1)", version));
+                  Msg("schema_version {} is not a version (this headroom reads 1)", version));
     file_.schema_version = version;
     return true;
   }
@@ -392,23 +394,22 @@ class Checker {
       else if (const auto* f = e.node->as_floating_point())
         text = fmt::format("{}", f->get());
       else
-        return Fail(e.line,
-                    TrFormat("{} must be a number of watts, not {}", key, TypeName(*e.node)));
+        return Fail(e.line, Msg("{} must be a number of watts, not {}", key, TypeName(*e.node)));
     } else if (const auto* s = e.node->as_string()) {
       text = UnshiftBmp(s->get());
     } else {
-      return Fail(e.line, TrFormat("{} must be a string, such as \"{}\", not {}", key,
-                                   ExampleOf(info.kind), TypeName(*e.node)));
+      return Fail(e.line, Msg("{} must be a string, such as \"{}\", not {}", key,
+                              ExampleOf(info.kind), TypeName(*e.node)));
     }
     if (info.id == SettingId::kJournal && !text.empty() && text.front() != '/' && text != "~" &&
         text.rfind("~/", 0) != 0) {
-      return Fail(e.line,
-                  TrFormat("{}: '{}' is relative: give an absolute path or one starting with ~/",
-                           key, OneLineText(text)));
+      return Fail(e.line, Msg("{}: '{}' is relative: give an absolute path or one starting with ~/",
+                              key, OneLineText(text)));
     }
     Settings scratch;
     if (auto ok = SetSettingFromText(scratch, info.id, text, SettingOrigin::kFile, ""); !ok) {
-      return Fail(e.line, fmt::format("{}: {}", key, OneLineText(ok.error().message, 300)));
+      return Fail(e.line,
+                  Message("{}: {}", {key, std::make_shared<const Message>(ErrorLine(ok.error()))}));
     }
     file_.settings.push_back({info.id, std::move(text), e.line});
     return true;
@@ -421,30 +422,28 @@ class Checker {
 
 Result<ConfigFile> ParseConfigToml(std::string_view text, std::string_view path) {
   if (text.size() > kMaxConfigFileBytes) {
-    return Error{TrFormat("{}: larger than {} bytes (a configuration file is a few hundred)", path,
-                          kMaxConfigFileBytes)};
+    return Error{Msg("{}: larger than {} bytes (a configuration file is a few hundred)", path,
+                     kMaxConfigFileBytes)};
   }
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a byte order mark
   if (const size_t bad = FirstBadByte(text); bad != std::string_view::npos) {
     const auto b = static_cast<unsigned char>(text[bad]);
-    return Error{b == 0 ? TrFormat("{}:{}: a NUL byte", path, LineOf(text, bad))
-                        : TrFormat("{}:{}: not UTF-8 (byte 0x{:02x})", path, LineOf(text, bad), b)};
+    return Error{b == 0 ? Msg("{}:{}: a NUL byte", path, LineOf(text, bad))
+                        : Msg("{}:{}: not UTF-8 (byte 0x{:02x})", path, LineOf(text, bad), b)};
   }
   if (const OutsideProblem p = ScanOutsideStrings(text); p.line > 0) {
     if (p.non_ascii)
-      return Error{
-          TrFormat("{}:{}: a non-ASCII character outside a string or comment", path, p.line)};
+      return Error{Msg("{}:{}: a non-ASCII character outside a string or comment", path, p.line)};
     if (p.quote_run)
-      return Error{
-          TrFormat("{}:{}: six or more quotes in a row end a multi-line string", path, p.line)};
-    return Error{TrFormat("{}:{}: more than {} dots in one line: keys nest too deeply", path,
-                          p.line, kMaxDotsPerLine)};
+      return Error{Msg("{}:{}: six or more quotes in a row end a multi-line string", path, p.line)};
+    return Error{Msg("{}:{}: more than {} dots in one line: keys nest too deeply", path, p.line,
+                     kMaxDotsPerLine)};
   }
   if (const int line = FirstPlane15Line(text); line > 0) {
     return Error{
-        TrFormat("{}:{}: a code point of plane 15 (U+F0000-U+FFFFF, private use), which headroom "
-                 "does not read",
-                 path, line)};
+        Msg("{}:{}: a code point of plane 15 (U+F0000-U+FFFFF, private use), which headroom "
+            "does not read",
+            path, line)};
   }
   const std::string shifted = ShiftBmp(text);
   toml::parse_result parsed = toml::parse(shifted, path);

@@ -18,7 +18,7 @@
 
 #include "base/bytes.h"
 #include "base/duration.h"
-#include "base/i18n.h"
+#include "base/message.h"
 #include "base/text.h"
 #include "store/journal.h"  // ResolveJournalPath: the journal setting's default is the store's
 
@@ -103,9 +103,9 @@ Result<std::chrono::milliseconds> ParseInterval(std::string_view text, bool live
   auto parsed = ParseDuration(text);
   if (!parsed) return parsed.error();
   // Compared before rounding to milliseconds, as the commands compare their flags.
-  if (*parsed < kMinIntervalMs) return Error{TrFormat("'{}' is below the minimum of 100ms", text)};
+  if (*parsed < kMinIntervalMs) return Error{Msg("'{}' is below the minimum of 100ms", text)};
   if (live_view && *parsed > kMaxLiveIntervalMs)
-    return Error{TrFormat("'{}' is above the maximum of 1h", text)};
+    return Error{Msg("'{}' is above the maximum of 1h", text)};
   return std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
 }
 
@@ -115,7 +115,7 @@ Result<std::optional<PlatformKind>> ParsePlatformKind(std::string_view text) {
   if (text == "discrete") return std::optional<PlatformKind>{PlatformKind::kDiscrete};
   if (text == "integrated") return std::optional<PlatformKind>{PlatformKind::kIntegrated};
   if (text == "none") return std::optional<PlatformKind>{PlatformKind::kNoGpu};
-  return Error{TrFormat("'{}' is not one of auto, gb10, discrete, integrated, none", text)};
+  return Error{Msg("'{}' is not one of auto, gb10, discrete, integrated, none", text)};
 }
 
 // Watts as a decimal number ("100", "97.5"), to milliwatts.
@@ -124,11 +124,11 @@ Result<uint32_t> ParseWatts(std::string_view text) {
   char* end = nullptr;
   const double w = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size() || s.front() == ' ' || !std::isfinite(w)) {
-    return Error{TrFormat("'{}' is not a number of watts (e.g. 100 or 97.5)", text)};
+    return Error{Msg("'{}' is not a number of watts (e.g. 100 or 97.5)", text)};
   }
-  if (!(w > 0) || w > kMaxPowerW) return Error{TrFormat("{} W is outside (0, 10000]", text)};
+  if (!(w > 0) || w > kMaxPowerW) return Error{Msg("{} W is outside (0, 10000]", text)};
   const double mw = std::round(w * 1000);
-  if (mw < 1) return Error{TrFormat("{} W is below 1 mW", text)};
+  if (mw < 1) return Error{Msg("{} W is below 1 mW", text)};
   return static_cast<uint32_t>(mw);
 }
 
@@ -136,7 +136,7 @@ Result<uint32_t> ParseWatts(std::string_view text) {
 Result<std::string> ExpandHome(const std::string& path, const GetEnvFn& getenv) {
   if (path != "~" && path.rfind("~/", 0) != 0) return path;
   const char* home = getenv("HOME");
-  if (home == nullptr || *home == '\0') return Error{Tr("'~' needs HOME, which is unset")};
+  if (home == nullptr || *home == '\0') return Error{Msg("'~' needs HOME, which is unset")};
   return std::string(home) + path.substr(1);
 }
 
@@ -177,7 +177,7 @@ Result<MemLevel> ParseMemLevel(std::string_view text) {
     char* end = nullptr;
     const double pct = std::strtod(num.c_str(), &end);
     if (num.empty() || end != num.c_str() + num.size() || !(pct > 0) || pct >= 100) {
-      return Error{TrFormat("'{}' is not a percentage in (0, 100)", text)};
+      return Error{Msg("'{}' is not a percentage in (0, 100)", text)};
     }
     level.is_percent = true;
     level.percent = pct;
@@ -219,15 +219,15 @@ const std::string& Settings::TextOf(SettingId id) const {
 
 Result<bool> SetSettingFromText(Settings& s, SettingId id, std::string_view text,
                                 SettingOrigin origin, std::string where) {
-  if (text.find('\0') != std::string_view::npos) return Error{Tr("holds a NUL byte")};
+  if (text.find('\0') != std::string_view::npos) return Error{Msg("holds a NUL byte")};
   // Sizes, levels, durations, kinds and watts are a few bytes; a longer value is no typo
   // worth quoting whole in an error line.
   if (id != SettingId::kJournal && text.size() > kMaxValueBytes) {
-    return Error{TrFormat("a value of {} bytes, longer than any this setting takes", text.size())};
+    return Error{Msg("a value of {} bytes, longer than any this setting takes", text.size())};
   }
   switch (id) {
     case SettingId::kJournal:
-      if (text.empty()) return Error{Tr("an empty path")};
+      if (text.empty()) return Error{Msg("an empty path")};
       Store(s.journal, std::string(text), text, origin, std::move(where));
       return true;
     case SettingId::kReserve: {
@@ -285,15 +285,17 @@ ResolvedSettings ResolveSettings(const ConfigFile* file, const GetEnvFn& getenv,
       if (f.id == SettingId::kJournal) {
         auto expanded = ExpandHome(text, getenv);
         if (!expanded) {
-          r.errors.push_back(fmt::format("config: {}: {}: {}", where, SettingKey(info),
-                                         OneLineText(expanded.error().message, 300)));
+          r.errors.push_back(Message("config: {}: {}: {}", {where, std::string(SettingKey(info)),
+                                                            std::make_shared<const Message>(
+                                                                ErrorLine(expanded.error()))}));
           continue;
         }
         text = std::move(*expanded);
       }
       if (auto set = SetSettingFromText(s, f.id, text, SettingOrigin::kFile, where); !set) {
-        r.errors.push_back(fmt::format("config: {}: {}: {}", where, SettingKey(info),
-                                       OneLineText(set.error().message, 300)));
+        r.errors.push_back(Message("config: {}: {}: {}",
+                                   {where, std::string(SettingKey(info)),
+                                    std::make_shared<const Message>(ErrorLine(set.error()))}));
       } else if (f.id == SettingId::kJournal) {
         s.journal.text = f.text;  // as written, "~" and all
       }
@@ -304,8 +306,8 @@ ResolvedSettings ResolveSettings(const ConfigFile* file, const GetEnvFn& getenv,
     const char* value = getenv(name.c_str());
     if (value == nullptr || *value == '\0') continue;
     if (auto set = SetSettingFromText(s, info.id, value, SettingOrigin::kEnvironment, name); !set) {
-      r.errors.push_back(
-          fmt::format("config: {}: {}", name, OneLineText(set.error().message, 300)));
+      r.errors.push_back(Message("config: {}: {}",
+                                 {name, std::make_shared<const Message>(ErrorLine(set.error()))}));
     }
   }
   for (const FlagSetting& f : flags) {
@@ -313,19 +315,20 @@ ResolvedSettings ResolveSettings(const ConfigFile* file, const GetEnvFn& getenv,
     if (auto set =
             SetSettingFromText(s, f.id, f.text, SettingOrigin::kFlag, std::string(info.flag));
         !set) {
-      r.errors.push_back(
-          fmt::format("config: {}: {}", info.flag, OneLineText(set.error().message, 300)));
+      r.errors.push_back(Message(
+          "config: {}: {}",
+          {std::string(info.flag), std::make_shared<const Message>(ErrorLine(set.error()))}));
     }
   }
   // Sustained above rated is a swapped pair or a typo, wherever each came from.
   if (s.sustained_power_mw.value && s.rated_power_mw.value &&
       *s.sustained_power_mw.value > *s.rated_power_mw.value) {
     auto place = [](const auto& setting) {
-      return setting.where.empty() ? std::string(Tr("default")) : setting.where;
+      return setting.where.empty() ? Msg("default") : Message::Literal(setting.where);
     };
-    r.errors.push_back(TrFormat("config: sustained power {} W ({}) is above the rated {} W ({})",
-                                s.sustained_power_mw.text, place(s.sustained_power_mw),
-                                s.rated_power_mw.text, place(s.rated_power_mw)));
+    r.errors.push_back(Msg("config: sustained power {} W ({}) is above the rated {} W ({})",
+                           s.sustained_power_mw.text, place(s.sustained_power_mw),
+                           s.rated_power_mw.text, place(s.rated_power_mw)));
   }
   if (s.journal.origin == SettingOrigin::kDefault) {
     // The journal's own default, without HEADROOM_JOURNAL (already taken above when set).
@@ -335,7 +338,7 @@ ResolvedSettings ResolveSettings(const ConfigFile* file, const GetEnvFn& getenv,
     if (path)
       s.journal.value = path->string();
     else
-      s.journal_error = path.error().message;
+      s.journal_error = path.error().what;
   }
   return r;
 }
@@ -383,6 +386,19 @@ std::string NearestSettingName(std::string_view table, std::string_view key) {
     }
   }
   return best;
+}
+
+}  // namespace headroom
+
+namespace headroom {
+
+Message ErrorLine(const Error& e) {
+  const std::string english = EnglishText(e.what);
+  const bool plain = std::none_of(english.begin(), english.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (english.size() <= 300 && plain) return e.what;
+  return Message::Literal(OneLineText(e.message, 300));
 }
 
 }  // namespace headroom

@@ -100,7 +100,7 @@ struct Settings {
   // The journal every command records to or reads (--journal). Empty when nothing names a
   // place (no HOME, XDG_STATE_HOME or HEADROOM_JOURNAL): journal_error says so.
   Setting<std::string> journal;
-  std::string journal_error;
+  Message journal_error;
   Setting<uint64_t> reserve_bytes;              // plan --reserve
   Setting<std::optional<MemLevel>> kill_level;  // nullopt: the guard's default
   Setting<std::optional<MemLevel>> warn_level;  // nullopt: twice the kill level
@@ -149,7 +149,7 @@ struct ResolvedSettings {
   Settings settings;
   // One line each, "config: HEADROOM_RESERVE: ...", "config: PATH:7: ..."; the setting
   // keeps its lower-precedence value. Commands refuse to run while there are any.
-  std::vector<std::string> errors;
+  std::vector<Message> errors;
 };
 
 // Layers default < file < environment < flags. `file` may be null (no file). `getenv`
@@ -161,6 +161,9 @@ ResolvedSettings ResolveSettings(const ConfigFile* file, const GetEnvFn& getenv,
 // `text` fit for a one-line error: control bytes as \xNN (a value may hold a newline),
 // cut after `max_bytes` on a character boundary, "..." after a cut.
 std::string OneLineText(std::string_view text, size_t max_bytes = 40);
+// An error as one line of at most 300 bytes: its message value when its English text is one
+// already (rendered later in the reader's language), else its text as OneLineText cuts it.
+Message ErrorLine(const Error& e);
 
 // The known key of table `table` (or of another table, or a table name) closest to a
 // mistyped one, within two edits: "reserve", "[plan] reserve", "[watch]"; "" when none.

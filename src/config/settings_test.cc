@@ -121,7 +121,7 @@ TEST(ConfigSettings, PrecedenceForEverySetting) {
     EXPECT_EQ(r.settings.OriginOf(l.id), SettingOrigin::kDefault);
 
     r = ResolveSettings(&file, Env({}), {});
-    EXPECT_TRUE(r.errors.empty()) << r.errors.front();
+    EXPECT_TRUE(r.errors.empty()) << EnglishText(r.errors.front());
     EXPECT_EQ(r.settings.OriginOf(l.id), SettingOrigin::kFile);
     EXPECT_EQ(r.settings.WhereOf(l.id), "/etc/c.toml:7");
     EXPECT_EQ(r.settings.TextOf(l.id), l.file);
@@ -181,9 +181,10 @@ TEST(ConfigSettings, BadLayerIsAnErrorAndKeepsTheLayerBelow) {
   auto r = ResolveSettings(&file, Env({{"HEADROOM_RESERVE", "lots"}}),
                            {{SettingId::kWatchInterval, "10ms"}});
   ASSERT_EQ(r.errors.size(), 2u);
-  EXPECT_EQ(r.errors[0],
+  EXPECT_EQ(EnglishText(r.errors[0]),
             "config: HEADROOM_RESERVE: 'lots' is not a size (examples: 16G, 16GiB, 100GB, 1.5T)");
-  EXPECT_EQ(r.errors[1], "config: --watch-interval: '10ms' is below the minimum of 100ms");
+  EXPECT_EQ(EnglishText(r.errors[1]),
+            "config: --watch-interval: '10ms' is below the minimum of 100ms");
   EXPECT_EQ(r.settings.reserve_bytes.value, 8 * kGiB);
   EXPECT_EQ(r.settings.reserve_bytes.origin, SettingOrigin::kFile);
   EXPECT_EQ(r.settings.watch_interval.value, 30s);
@@ -227,7 +228,7 @@ TEST(ConfigSettings, SustainedAboveRatedIsAnError) {
   ConfigFile file{"/c.toml", 1, {{SettingId::kSustainedPower, "300", 4}}};
   auto r = ResolveSettings(&file, Env({{"HEADROOM_RATED_POWER_W", "240"}}), {});
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0],
+  EXPECT_EQ(EnglishText(r.errors[0]),
             "config: sustained power 300 W (/c.toml:4) is above the rated 240 W "
             "(HEADROOM_RATED_POWER_W)");
   // Equal is fine (a discrete GPU's limit is both).
@@ -245,7 +246,7 @@ TEST(ConfigSettings, JournalDefaultFollowsTheStateDirectory) {
   EXPECT_EQ(r.settings.journal.value, "/home/u/.local/state/headroom/journal.db");
   r = ResolveSettings(nullptr, Env({}), {});
   EXPECT_EQ(r.settings.journal.value, "");
-  EXPECT_NE(r.settings.journal_error.find("HEADROOM_JOURNAL"), std::string::npos);
+  EXPECT_NE(EnglishText(r.settings.journal_error).find("HEADROOM_JOURNAL"), std::string::npos);
   EXPECT_TRUE(r.errors.empty());  // only a command that needs the journal fails
 }
 
@@ -262,7 +263,7 @@ TEST(ConfigSettings, JournalInTheFileExpandsHome) {
   // No HOME to expand with.
   r = ResolveSettings(&file, Env({}), {});
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0], "config: /c.toml:2: journal: '~' needs HOME, which is unset");
+  EXPECT_EQ(EnglishText(r.errors[0]), "config: /c.toml:2: journal: '~' needs HOME, which is unset");
 }
 
 TEST(ConfigSettings, NearestNames) {

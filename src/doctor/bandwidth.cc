@@ -9,7 +9,7 @@
 #include <cstring>
 #include <thread>
 
-#include "base/messages.h"
+#include "base/message.h"
 
 namespace headroom {
 namespace {
@@ -65,8 +65,8 @@ Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options) {
   // Slices on 4 KiB boundaries, the last one taking the rest.
   const size_t slice = (bytes / static_cast<size_t>(threads)) & ~size_t{4095};
   CopyMeasurement m;
-  m.what = TrPlural("host memory ({} thread)", "host memory ({} threads)",
-                    static_cast<unsigned long>(threads), threads);
+  m.what = MsgPlural("host memory ({} thread)", "host memory ({} threads)",
+                     static_cast<uint64_t>(threads), threads);
   m.bytes = bytes;
   m.threads = threads;
   std::chrono::steady_clock::time_point start;
@@ -107,7 +107,7 @@ Result<CopyMeasurement> MeasureDeviceCopy(const CudaDriver& cuda, int index, uin
   auto info = cuda.Device(index);
   if (!info) return info.error();
   CopyMeasurement m;
-  m.what = TrFormat("device {}: {}", index, info->name);
+  m.what = Msg("device {}: {}", index, info->name);
   m.bytes = bytes;
   auto timed =
       cuda.TimeDeviceCopies(index, bytes, repeats, [&](double s) { m.seconds.push_back(s); });

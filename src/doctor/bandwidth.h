@@ -27,7 +27,7 @@ inline constexpr double kGb10MeasuredHighGbps = 192.0;
 inline constexpr double kGb10SlowFraction = 0.9;
 
 struct CopyMeasurement {
-  std::string what;             // "host memory (2 threads)", "device 0: NVIDIA GB10"
+  Message what;                 // "host memory (2 threads)", "device 0: NVIDIA GB10"
   uint64_t bytes = 0;           // copied per repeat (read once, written once)
   int threads = 0;              // host copies; 0 for a device copy
   std::vector<double> seconds;  // one per timed repeat, in order

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
+#include "base/message.h"
 #include "gpu/clock_events.h"
 #include "run/pool_advice.h"
 
@@ -114,23 +114,6 @@ std::string_view CheckVerdictName(CheckVerdict v) {
       return "info";
   }
   return "info";
-}
-
-std::string_view CheckVerdictLabel(CheckVerdict v) {
-  switch (v) {
-    // TRANSLATORS: a doctor check's verdict, in a 4-column field: keep it short.
-    case V::kPass:
-      return Tr(N_("pass"));
-    case V::kWarn:
-      return Tr(N_("warn"));
-    case V::kFail:
-      return Tr(N_("fail"));
-    case V::kSkip:
-      return Tr(N_("skip"));
-    case V::kInfo:
-      return Tr(N_("info"));
-  }
-  return Tr(N_("info"));
 }
 
 // G1: torch's CUDA (torch/version.py) against the driver's (NVML), and the libcudart
@@ -643,20 +626,6 @@ std::string_view DoctorVerdictName(DoctorVerdict v) {
       return "blocked";
   }
   return "blocked";
-}
-
-std::string_view DoctorVerdictLabel(DoctorVerdict v) {
-  switch (v) {
-    // TRANSLATORS: doctor's overall verdict: nothing to fix before the run.
-    case DoctorVerdict::kReady:
-      return Tr(N_("ready"));
-    case DoctorVerdict::kReadyWithWarnings:
-      return Tr(N_("ready-with-warnings"));
-    // TRANSLATORS: doctor's overall verdict: a check failed or the workload does not fit.
-    case DoctorVerdict::kBlocked:
-      return Tr(N_("blocked"));
-  }
-  return Tr(N_("blocked"));
 }
 
 DoctorVerdict OverallVerdict(const std::vector<CheckResult>& checks,

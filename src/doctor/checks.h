@@ -33,8 +33,7 @@
 namespace headroom {
 
 enum class CheckVerdict { kPass, kWarn, kFail, kSkip, kInfo };
-std::string_view CheckVerdictName(CheckVerdict v);   // "pass", "warn", "fail", "skip", "info"
-std::string_view CheckVerdictLabel(CheckVerdict v);  // the same, in the user's language
+std::string_view CheckVerdictName(CheckVerdict v);  // "pass", "warn", "fail", "skip", "info"
 
 // The words are message values (base/message.h): ReportJson renders them in English for
 // env-report.json, the terminal translates them. Made once; nothing runs the checks again.
@@ -134,8 +133,7 @@ inline constexpr double kLargePageCacheFraction = 0.10;
 inline constexpr int kHotGpuC = 85;
 
 enum class DoctorVerdict { kReady, kReadyWithWarnings, kBlocked };
-std::string_view DoctorVerdictName(DoctorVerdict v);   // "ready", "ready-with-warnings", "blocked"
-std::string_view DoctorVerdictLabel(DoctorVerdict v);  // the same, in the user's language
+std::string_view DoctorVerdictName(DoctorVerdict v);  // "ready", "ready-with-warnings", "blocked"
 // blocked: any fail, or the workload does not fit; ready-with-warnings: any warn or skip, or
 // the workload is tight; else ready.
 DoctorVerdict OverallVerdict(const std::vector<CheckResult>& checks,

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "base/text.h"
 #include "gpu/nvml.h"
 #include "sys/hwmon.h"
@@ -41,7 +41,7 @@ std::vector<std::string> EnvCudaRuntimes(const PythonEnv& env) {
 void GatherPython(const GatherOptions& o, DoctorFacts& f) {
   auto env = FindPythonEnv(o.python);
   if (!env) {
-    f.python_error = env.error().message;
+    f.python_error = EnglishText(env.error().what);
     return;
   }
   f.python = *env;
@@ -49,7 +49,7 @@ void GatherPython(const GatherOptions& o, DoctorFacts& f) {
     if (*torch) {
       f.torch = **torch;
     } else {
-      f.torch_error = torch->error().message;
+      f.torch_error = EnglishText(torch->error().what);
     }
   }
   for (auto name : kReportedDistributions) {
@@ -65,7 +65,7 @@ void GatherGpu(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) {
   }
   auto nvml = Nvml::Open(o.nvml_lib);
   if (!nvml) {
-    f.gpu_error = nvml.error().message;
+    f.gpu_error = EnglishText(nvml.error().what);
   } else {
     f.gpus = SampleAllDevices(**nvml);
   }
@@ -99,18 +99,18 @@ void GatherBandwidth(const GatherOptions& o, DoctorFacts& f) {
   if (auto m = MeasureHostCopy(host)) {
     b.host = *m;
   } else {
-    b.host_error = m.error().message;
+    b.host_error = EnglishText(m.error().what);
   }
   if (f.gpus.empty() && o.cuda_lib.empty()) {
     b.device_error = "no GPU";
   } else if (auto cuda = CudaDriver::Open(o.cuda_lib); !cuda) {
-    b.device_error = cuda.error().message;
+    b.device_error = EnglishText(cuda.error().what);
   } else if ((*cuda)->device_count() == 0) {
     b.device_error = "cuda: no device";
   } else if (auto m = MeasureDeviceCopy(**cuda, 0, o.device_copy_bytes, o.device_repeats)) {
     b.device = *m;
   } else {
-    b.device_error = m.error().message;
+    b.device_error = EnglishText(m.error().what);
   }
   f.bandwidth = b;
 }
@@ -135,14 +135,13 @@ void GatherHolders(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) 
 
 DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& o) {
   // Facts are data: their error texts go into env-report.json as they are, so they are
-  // read in English; the checks translate their own words around them.
-  const UntranslatedScope english;
+  // rendered in English (EnglishText); the checks' own words around them are messages.
   DoctorFacts f;
   f.arch = MachineArch(root);
   if (auto m = ReadMemInfo(root)) {
     f.meminfo = *m;
   } else {
-    f.meminfo_error = m.error().message;
+    f.meminfo_error = EnglishText(m.error().what);
   }
   GatherGpu(root, o, f);
   GatherPython(o, f);
@@ -160,7 +159,7 @@ DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& o) {
     if (auto text = ReadFileCapped(path, kConfigMaxBytes)) {
       c.settings = ScanParallelSettings(*text);
     } else {
-      c.error = text.error().message;
+      c.error = EnglishText(text.error().what);
     }
     f.configs.push_back(std::move(c));
   }

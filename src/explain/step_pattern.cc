@@ -10,8 +10,8 @@
 #include <array>
 #include <cmath>
 
-#include "base/i18n.h"
 #include "base/json_reader.h"  // QuoteForMessage
+#include "base/message.h"
 #include "explain/log_formats.h"
 #include "explain/log_time.h"
 
@@ -83,20 +83,19 @@ Result<Rewritten> Rewrite(std::string_view p) {
           p[i + 3] != '!') {
         const size_t close = p.find('>', i + 3);
         if (close == std::string_view::npos) {
-          return Error{TrFormat("--step-regex: unterminated group name in {}", QuoteForMessage(p))};
+          return Error{Msg("--step-regex: unterminated group name in {}", QuoteForMessage(p))};
         }
         const std::string_view name = p.substr(i + 3, close - i - 3);
         size_t k = 0;
         while (k < kGroupNames.size() && kGroupNames[k] != name) ++k;
         if (k == kGroupNames.size()) {
           return Error{
-              TrFormat("--step-regex: unknown group name {}: the names are step, "
-                       "total, seconds, ms, rate, loss, elapsed, time",
-                       QuoteForMessage(name, 40))};
+              Msg("--step-regex: unknown group name {}: the names are step, "
+                  "total, seconds, ms, rate, loss, elapsed, time",
+                  QuoteForMessage(name, 40))};
         }
         if (out.group[k] != 0) {
-          return Error{
-              TrFormat("--step-regex: group name {} appears twice", QuoteForMessage(name, 40))};
+          return Error{Msg("--step-regex: group name {} appears twice", QuoteForMessage(name, 40))};
         }
         out.group[k] = ++out.captures;
         out.named = true;
@@ -122,13 +121,12 @@ Result<StepPattern> StepPattern::Compile(std::string_view pattern) {
   try {
     p.regex_ = std::regex(rw->pattern, std::regex::ECMAScript | std::regex::optimize);
   } catch (const std::regex_error& e) {
-    return Error{TrFormat("--step-regex: invalid pattern {}: {}", QuoteForMessage(pattern),
-                          RegexReason(e.code()))};
+    return Error{Msg("--step-regex: invalid pattern {}: {}", QuoteForMessage(pattern),
+                     RegexReason(e.code()))};
   }
   // Groups the rewrite counted must be the ones std::regex sees, or the indices are off.
   if (p.regex_.mark_count() != static_cast<unsigned>(rw->captures)) {
-    return Error{
-        TrFormat("--step-regex: could not number the groups of {}", QuoteForMessage(pattern))};
+    return Error{Msg("--step-regex: could not number the groups of {}", QuoteForMessage(pattern))};
   }
   if (rw->named) {
     const auto& g = rw->group;
@@ -146,9 +144,9 @@ Result<StepPattern> StepPattern::Compile(std::string_view pattern) {
   }
   if (p.step_group_ == 0) {
     return Error{
-        TrFormat("--step-regex: no group for the step in {}: add (?<step>\\d+) "
-                 "or make the first group the step",
-                 QuoteForMessage(pattern))};
+        Msg("--step-regex: no group for the step in {}: add (?<step>\\d+) "
+            "or make the first group the step",
+            QuoteForMessage(pattern))};
   }
   return p;
 }

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "gpu/clock_events.h"
 
 namespace headroom {
@@ -28,10 +28,10 @@ WallTime Shift(WallTime t, double seconds) {
 std::string Clock(WallTime t) { return FormatUtcIso8601(t); }
 
 // Clock-event reason names, for people (gpu/clock_events.h).
-std::string JoinReasons(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + ClockEventReasonLabel(n);
-  return out;
+Message JoinReasons(const std::vector<std::string>& names) {
+  std::vector<Message> words;
+  for (const auto& n : names) words.push_back(ClockEventReasonWord(n));
+  return JoinMessages(words, ", ");
 }
 
 double Percentile(std::vector<double> v, double p) {
@@ -60,7 +60,7 @@ class Judge {
   bool HostSide();
   void Readings();
   bool EventIn(std::string_view type, double lookback_s, const RecordedEvent** first) const;
-  void Add(std::optional<WallTime> at, std::string text) {
+  void Add(std::optional<WallTime> at, Message text) {
     out_.evidence.push_back({at, std::move(text)});
   }
 
@@ -99,16 +99,16 @@ bool Judge::ReasonBits() {
   out_.readings.reasons = DecodeClockEventReasons(seen);
   bool matched = false;
   if (known == 0) {
-    out_.unavailable.push_back(Tr("clock event reasons: no readings in the window"));
+    out_.unavailable.push_back(Msg("clock event reasons: no readings in the window"));
   } else if (static_cast<double>(set) >= t_.reason_min_share * static_cast<double>(known)) {
-    Add(first, TrFormat("clock event reasons {} set in {} of {} samples",
-                        JoinReasons(out_.readings.reasons), set, known));
+    Add(first, Msg("clock event reasons {} set in {} of {} samples",
+                   JoinReasons(out_.readings.reasons), set, known));
     matched = true;
   }
   const RecordedEvent* e = nullptr;
   if (EventIn("throttle_set", 0, &e)) {
     // TRANSLATORS: "throttle_set" is an event type and {} its JSON data: keep both.
-    Add(e->time, TrFormat("event throttle_set {}", e->data_json));
+    Add(e->time, Msg("event throttle_set {}", e->data_json));
     matched = true;
   }
   return matched;
@@ -118,9 +118,9 @@ bool Judge::Collapse() {
   const PlatformProfile& p = in_.profile;
   const RecordedEvent* e = nullptr;
   const bool event = EventIn("clock_collapse", 0, &e);
-  if (event) Add(e->time, TrFormat("event clock_collapse {}", e->data_json));
+  if (event) Add(e->time, Msg("event clock_collapse {}", e->data_json));
   if (!p.normal_sm_clock_mhz) {
-    out_.unavailable.push_back(Tr("clock collapse: no normal SM clock for this platform"));
+    out_.unavailable.push_back(Msg("clock collapse: no normal SM clock for this platform"));
     return event;
   }
   size_t known = 0, low = 0;
@@ -143,24 +143,24 @@ bool Judge::Collapse() {
     }
   }
   if (known == 0) {
-    out_.unavailable.push_back(Tr("clock collapse: no SM clock readings in the window"));
+    out_.unavailable.push_back(Msg("clock collapse: no SM clock readings in the window"));
     return event;
   }
   if (static_cast<double>(low) < t_.collapse_min_share * static_cast<double>(known)) return event;
   // TRANSLATORS: {2} is empty or " (degraded band 500-850 MHz)".
-  Add(first, TrFormat("SM clock {0:.0f} MHz (median) against a normal {1} MHz{2}, GPU busy, no "
-                      "clock event bit, in {3} of "
-                      "{4} samples",
-                      out_.readings.sm_clock_mhz_median.value_or(0), *p.normal_sm_clock_mhz,
-                      p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
-                          ? TrFormat(" (degraded band {}-{} MHz)", *p.degraded_sm_clock_min_mhz,
-                                     *p.degraded_sm_clock_max_mhz)
-                          : std::string(),
-                      low, known));
+  Add(first, Msg("SM clock {0:.0f} MHz (median) against a normal {1} MHz{2}, GPU busy, no "
+                 "clock event bit, in {3} of "
+                 "{4} samples",
+                 out_.readings.sm_clock_mhz_median.value_or(0), *p.normal_sm_clock_mhz,
+                 p.degraded_sm_clock_min_mhz && p.degraded_sm_clock_max_mhz
+                     ? Msg(" (degraded band {}-{} MHz)", *p.degraded_sm_clock_min_mhz,
+                           *p.degraded_sm_clock_max_mhz)
+                     : Message(),
+                 low, known));
   if (out_.readings.power_w_mean) {
     Add(first,
-        TrFormat("power {:.1f} W, under {:.0f}% of the rated {:.0f} W", *out_.readings.power_w_mean,
-                 t_.collapse_max_power_fraction * 100, p.rated_power_mw.value_or(0) / 1000.0));
+        Msg("power {:.1f} W, under {:.0f}% of the rated {:.0f} W", *out_.readings.power_w_mean,
+            t_.collapse_max_power_fraction * 100, p.rated_power_mw.value_or(0) / 1000.0));
   }
   return true;
 }
@@ -168,10 +168,10 @@ bool Judge::Collapse() {
 bool Judge::Plateau() {
   const RecordedEvent* e = nullptr;
   const bool event = EventIn("power_plateau", t_.event_lookback_s, &e);
-  if (event) Add(e->time, TrFormat("event power_plateau {}", e->data_json));
+  if (event) Add(e->time, Msg("event power_plateau {}", e->data_json));
   const auto& sustained = in_.profile.sustained_power_mw;
   if (!sustained) {
-    out_.unavailable.push_back(Tr("power plateau: no sustained power figure for this platform"));
+    out_.unavailable.push_back(Msg("power plateau: no sustained power figure for this platform"));
     return event;
   }
   std::vector<double> watts;
@@ -181,7 +181,8 @@ bool Judge::Plateau() {
     if (s->power_mw && !first) first = s->time;
   }
   if (watts.empty() || !out_.readings.temperature_c_max) {
-    out_.unavailable.push_back(Tr("power plateau: no power or temperature readings in the window"));
+    out_.unavailable.push_back(
+        Msg("power plateau: no power or temperature readings in the window"));
     return event;
   }
   const double mean = *out_.readings.power_w_mean;
@@ -195,11 +196,11 @@ bool Judge::Plateau() {
       rise < t_.temperature_rise_c) {
     return event;
   }
-  Add(first, TrFormat("power flat at {:.1f} W ({} of {} samples within {:.0f}%), near the "
-                      "sustained {:.0f} W, while "
-                      "the temperature rose {} C ({} -> {} C)",
-                      mean, flat, watts.size(), t_.plateau_band * 100, *sustained / 1000.0, rise,
-                      *out_.readings.temperature_c_min, *out_.readings.temperature_c_max));
+  Add(first, Msg("power flat at {:.1f} W ({} of {} samples within {:.0f}%), near the "
+                 "sustained {:.0f} W, while "
+                 "the temperature rose {} C ({} -> {} C)",
+                 mean, flat, watts.size(), t_.plateau_band * 100, *sustained / 1000.0, rise,
+                 *out_.readings.temperature_c_min, *out_.readings.temperature_c_max));
   return true;
 }
 
@@ -207,14 +208,14 @@ bool Judge::Contention() {
   bool matched = false;
   const RecordedEvent* e = nullptr;
   if (!in_.events) {
-    out_.unavailable.push_back(Tr("other GPU processes: no --events file"));
+    out_.unavailable.push_back(Msg("other GPU processes: no --events file"));
   } else {
     if (EventIn("gpu_process_started", t_.event_lookback_s, &e)) {
-      Add(e->time, TrFormat("another process started using the GPU {}", e->data_json));
+      Add(e->time, Msg("another process started using the GPU {}", e->data_json));
       matched = true;
     }
     if (EventIn("memory_pressure", t_.event_lookback_s, &e)) {
-      Add(e->time, TrFormat("event memory_pressure {}", e->data_json));
+      Add(e->time, Msg("event memory_pressure {}", e->data_json));
       matched = true;
     }
   }
@@ -227,20 +228,20 @@ bool Judge::Contention() {
         break;
       }
     }
-    Add(at, TrFormat("memory pressure: PSI some avg10 up to {:.1f}% (threshold {:.0f}%)",
-                     *r.psi_some_avg10_pct_max, t_.psi_some_avg10_pct));
+    Add(at, Msg("memory pressure: PSI some avg10 up to {:.1f}% (threshold {:.0f}%)",
+                *r.psi_some_avg10_pct_max, t_.psi_some_avg10_pct));
     matched = true;
   }
   if (r.mem_available_change_bytes &&
       -*r.mem_available_change_bytes >= static_cast<int64_t>(t_.mem_fall_bytes)) {
     Add(span_.window.front()->time,
-        TrFormat("MemAvailable fell {:.1f} GiB across the window",
-                 -*r.mem_available_change_bytes / double(uint64_t{1} << 30)));
+        Msg("MemAvailable fell {:.1f} GiB across the window",
+            -*r.mem_available_change_bytes / double(uint64_t{1} << 30)));
     matched = true;
   }
   if (!r.psi_some_avg10_pct_max && !r.mem_available_change_bytes) {
     out_.unavailable.push_back(
-        Tr("memory pressure: no PSI or MemAvailable readings in the window"));
+        Msg("memory pressure: no PSI or MemAvailable readings in the window"));
   }
   return matched;
 }
@@ -249,9 +250,8 @@ bool Judge::HostSide() {
   const auto& r = out_.readings;
   if (!r.gpu_utilization_pct_mean || !r.cpu_util_pct_mean) {
     // TRANSLATORS: {} is a samples column: cpu.util or utilization.gpu.
-    out_.unavailable.push_back(
-        TrFormat("host-side: no {} readings in the window",
-                 r.gpu_utilization_pct_mean ? "cpu.util" : "utilization.gpu"));
+    out_.unavailable.push_back(Msg("host-side: no {} readings in the window",
+                                   r.gpu_utilization_pct_mean ? "cpu.util" : "utilization.gpu"));
     return false;
   }
   if (*r.gpu_utilization_pct_mean >= t_.underfed_utilization_pct) return false;
@@ -259,13 +259,12 @@ bool Judge::HostSide() {
   if (*r.cpu_util_pct_mean < t_.cpu_busy_pct) {
     // Not a verdict, but worth saying: the GPU waited on something that is not CPU time
     // (I/O, a single loader thread, a lock).
-    Add(at, TrFormat("GPU underfed ({:.0f}% utilization) while the CPUs were only {:.0f}% busy",
-                     *r.gpu_utilization_pct_mean, *r.cpu_util_pct_mean));
+    Add(at, Msg("GPU underfed ({:.0f}% utilization) while the CPUs were only {:.0f}% busy",
+                *r.gpu_utilization_pct_mean, *r.cpu_util_pct_mean));
     return false;
   }
-  Add(at,
-      TrFormat("GPU underfed ({:.0f}% utilization, under {:.0f}%) while the CPUs were {:.0f}% busy",
-               *r.gpu_utilization_pct_mean, t_.underfed_utilization_pct, *r.cpu_util_pct_mean));
+  Add(at, Msg("GPU underfed ({:.0f}% utilization, under {:.0f}%) while the CPUs were {:.0f}% busy",
+              *r.gpu_utilization_pct_mean, t_.underfed_utilization_pct, *r.cpu_util_pct_mean));
   return true;
 }
 
@@ -315,10 +314,10 @@ void Judge::Readings() {
 WindowVerdict Judge::Run() {
   if (!w_.start_time || !w_.end_time) {
     out_.unavailable.push_back(
-        Tr("all: the log has no wall-clock times, so samples and events cannot be lined up with "
-           "the window (run the job under `headroom watch --log`, which stamps each line)"));
+        Msg("all: the log has no wall-clock times, so samples and events cannot be lined up with "
+            "the window (run the job under `headroom watch --log`, which stamps each line)"));
   } else if (!in_.samples) {
-    out_.unavailable.push_back(Tr("samples: no --samples file"));
+    out_.unavailable.push_back(Msg("samples: no --samples file"));
   } else {
     const double pad = in_.sample_interval_s / 2;
     const double length = std::chrono::duration<double>(*w_.end_time - *w_.start_time).count();
@@ -331,15 +330,14 @@ WindowVerdict Judge::Run() {
         span_.before.push_back(&s);
     }
     if (span_.window.empty()) {
-      out_.unavailable.push_back(
-          TrFormat("samples: none between {} and {}", Clock(from), Clock(to)));
+      out_.unavailable.push_back(Msg("samples: none between {} and {}", Clock(from), Clock(to)));
     }
   }
   bool bits = false, collapse = false, plateau = false, contention = false, host = false;
   if (!span_.window.empty()) {
     Readings();
     if (in_.profile.kind == PlatformKind::kNoGpu) {
-      out_.unavailable.push_back(Tr("GPU: platform none, GPU readings not judged"));
+      out_.unavailable.push_back(Msg("GPU: platform none, GPU readings not judged"));
     } else {
       bits = ReasonBits();
       collapse = Collapse();
@@ -391,54 +389,56 @@ std::string_view SlowdownCauseName(SlowdownCause cause) {
   return "unexplained";
 }
 
-std::string_view SlowdownCauseLabel(SlowdownCause cause) {
+Message SlowdownCauseWord(SlowdownCause cause) {
   switch (cause) {
     // TRANSLATORS: explain's verdict: the GPU's power or thermal limit set the pace.
     case SlowdownCause::kThermal:
-      return Tr(N_("thermal"));
+      return MsgFrom(N_("thermal"));
     // TRANSLATORS: explain's verdict: SM clocks collapsed with no throttle reason.
     case SlowdownCause::kClockCollapse:
-      return Tr(N_("clock-collapse"));
+      return MsgFrom(N_("clock-collapse"));
     case SlowdownCause::kContention:
-      return Tr(N_("contention"));
+      return MsgFrom(N_("contention"));
     // TRANSLATORS: explain's verdict: the host (CPU, data loading) held the GPU back.
     case SlowdownCause::kHostSide:
-      return Tr(N_("host-side"));
+      return MsgFrom(N_("host-side"));
     case SlowdownCause::kUnexplained:
       break;
   }
-  return Tr(N_("unexplained"));
+  return MsgFrom(N_("unexplained"));
 }
 
-std::string SlowdownCauseAdvice(SlowdownCause cause, PlatformKind platform) {
+Message SlowdownCauseAdvice(SlowdownCause cause, PlatformKind platform) {
   switch (cause) {
     case SlowdownCause::kThermal:
       return platform == PlatformKind::kGb10
-                 ? Tr("expected platform behaviour: GB10 sustains about 100 W against its 240 W "
-                      "rating and slows as it heats; do not retune batch size or precision for it "
-                      "(give the machine air, or accept the sustained rate)")
-                 : Tr("expected behaviour at the GPU's power or thermal limit; do not retune batch "
-                      "size or precision for it (check cooling and the power limit instead)");
+                 ? Msg("expected platform behaviour: GB10 sustains about 100 W against its 240 W "
+                       "rating and slows as it heats; do not retune batch size or precision for it "
+                       "(give the machine air, or accept the sustained rate)")
+                 : Msg("expected behaviour at the GPU's power or thermal limit; do not retune "
+                       "batch "
+                       "size or precision for it (check cooling and the power limit instead)");
     case SlowdownCause::kClockCollapse:
       return platform == PlatformKind::kGb10
-                 ? Tr("GB10's degraded clock state (500-850 MHz with no throttle bit): a reboot "
-                      "does not clear it; shut down, unplug the power for 60 s, then start again")
-                 : Tr("clocks held far below normal with no reason bit: check application clocks "
-                      "and power delivery; a full power-off (unplug for 60 s) clears a stuck state "
-                      "that a reboot may not");
+                 ? Msg("GB10's degraded clock state (500-850 MHz with no throttle bit): a reboot "
+                       "does not clear it; shut down, unplug the power for 60 s, then start again")
+                 : Msg("clocks held far below normal with no reason bit: check application clocks "
+                       "and power delivery; a full power-off (unplug for 60 s) clears a stuck "
+                       "state "
+                       "that a reboot may not");
     case SlowdownCause::kContention:
-      return Tr(
+      return Msg(
           "another job shared the GPU or the memory pool: stop it or run the jobs one at a "
           "time; under memory pressure drop the page cache or lower the other job's use");
     case SlowdownCause::kHostSide:
-      return Tr(
+      return Msg(
           "the GPU waited for the host: the CPUs were busy (data loading, tokenization, "
           "augmentation); pre-process the data set once, or check for host-side heat and "
           "other CPU-heavy work");
     case SlowdownCause::kUnexplained:
       break;
   }
-  return Tr(
+  return Msg(
       "no GPU, memory or host cause in the samples: check the data loader, evaluation and "
       "checkpoint steps, and the config for what runs at these steps");
 }

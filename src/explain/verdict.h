@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/message.h"
 #include "base/wall_time.h"
 #include "explain/run_inputs.h"
 #include "explain/slowdown.h"
@@ -43,11 +44,10 @@ enum class SlowdownCause { kThermal, kClockCollapse, kContention, kHostSide, kUn
 // "thermal", "clock-collapse", "contention", "host-side", "unexplained": identifiers
 // (explain --json, the report), never translated.
 std::string_view SlowdownCauseName(SlowdownCause cause);
-// The same verdict in the user's language, for the terminal.
-std::string_view SlowdownCauseLabel(SlowdownCause cause);
-// One or two sentences of what to do, in the user's language; clock-collapse advice
-// depends on the platform.
-std::string SlowdownCauseAdvice(SlowdownCause cause, PlatformKind platform);
+// The same verdict as a word for people (translated on the terminal, cli/message_text.h).
+Message SlowdownCauseWord(SlowdownCause cause);
+// One or two sentences of what to do; clock-collapse advice depends on the platform.
+Message SlowdownCauseAdvice(SlowdownCause cause, PlatformKind platform);
 
 struct VerdictThresholds {
   // Clock-event bits: set in at least this share of the window's samples that have the
@@ -81,11 +81,11 @@ struct VerdictThresholds {
   double cpu_busy_pct = 70;
 };
 
-// Evidence, `unavailable` and advice are for people, in the user's language: data writers
-// (the report) judge inside an UntranslatedScope.
+// Evidence, `unavailable` and advice are message values: the terminal renders them in the
+// user's language, data writers (explain --json, the report) in English.
 struct Evidence {
   std::optional<WallTime> time;  // the first sample or event behind it
-  std::string text;
+  Message text;
 };
 
 // What the samples said over the window.
@@ -104,10 +104,10 @@ struct WindowReadings {
 
 struct WindowVerdict {
   SlowdownCause cause = SlowdownCause::kUnexplained;
-  std::vector<SlowdownCause> also;       // other causes whose test matched
-  std::vector<Evidence> evidence;        // for the verdict and the others
-  std::vector<std::string> unavailable;  // evidence that could not be checked, and why
-  std::string advice;
+  std::vector<SlowdownCause> also;   // other causes whose test matched
+  std::vector<Evidence> evidence;    // for the verdict and the others
+  std::vector<Message> unavailable;  // evidence that could not be checked, and why
+  Message advice;
   WindowReadings readings;
 };
 

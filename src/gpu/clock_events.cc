@@ -2,8 +2,6 @@
 
 #include <cstdio>
 
-#include "base/i18n.h"
-
 namespace headroom {
 
 std::vector<std::string> DecodeClockEventReasons(uint64_t mask) {
@@ -34,13 +32,6 @@ constexpr const char* kLabels[] = {
     N_("display_clock_setting"),
 };
 }  // namespace
-
-std::string ClockEventReasonLabel(std::string_view name) {
-  for (const char* label : kLabels) {
-    if (name == label) return Tr(label);
-  }
-  return std::string(name);
-}
 
 Message ClockEventReasonWord(std::string_view name) {
   for (const char* label : kLabels) {

@@ -46,9 +46,8 @@ std::vector<std::string> DecodeClockEventReasons(uint64_t mask);
 // A reason's name for people: in English the name itself (nvidia-smi's, which the docs
 // and forums use), in another language the name with a short explanation. Names the table
 // does not know (unknown_0x...) come back as they are. For the terminal only: CSV columns,
-// events, JSON and metric labels keep the names.
-std::string ClockEventReasonLabel(std::string_view name);
-// The same as a message value (a known reason is a marked message, another its name as text).
+// events, JSON and metric labels keep the names. A known reason is a marked message, another
+// its name as text.
 Message ClockEventReasonWord(std::string_view name);
 
 // Whether any bit that means "clocks held below demand" is set: sw_power_cap, hw_slowdown,

@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "gpu/cuda_abi.h"
 
 namespace headroom {
@@ -67,7 +67,7 @@ Result<std::unique_ptr<CudaDriver>> CudaDriver::Open(const std::string& library_
   const std::string path = library_path.empty() ? std::string(kCudaDefaultLibrary) : library_path;
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) return Error{TrFormat("cuda: dlopen({0}): {1}", path, DlErrorText())};
+  if (handle == nullptr) return Error{Msg("cuda: dlopen({0}): {1}", path, DlErrorText())};
   std::unique_ptr<CudaDriver> cuda(new CudaDriver());
   cuda->library_path_ = path;
   cuda->api_ = std::make_unique<Api>();
@@ -103,10 +103,10 @@ Result<std::unique_ptr<CudaDriver>> CudaDriver::Open(const std::string& library_
       {"cuEventDestroy_v2", Resolve(handle, api.event_destroy, "cuEventDestroy_v2")},
   };
   for (const auto& e : entries) {
-    if (!e.ok) return Error{TrFormat("cuda: dlsym({0}): {1}", e.name, DlErrorText())};
+    if (!e.ok) return Error{Msg("cuda: dlsym({0}): {1}", e.name, DlErrorText())};
   }
   if (const int r = api.init(0); r != abi::kSuccess) {
-    return Error{TrFormat("cuda: cuInit(): {}", cuda->ErrorText(r))};
+    return Error{Msg("cuda: cuInit(): {}", cuda->ErrorText(r))};
   }
   if (const int r = api.driver_get_version(&cuda->driver_version_); r != abi::kSuccess) {
     return Error{"cuda: cuDriverGetVersion(): " + cuda->ErrorText(r)};

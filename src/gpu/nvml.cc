@@ -24,7 +24,7 @@
 #include <initializer_list>
 #include <optional>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "gpu/nvml_abi.h"
 
 namespace headroom {
@@ -234,7 +234,7 @@ Result<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library_path) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   // TRANSLATORS: {0} is the library's path, {1} dlerror()'s text; a translation may say
   // that the call failed, which the English leaves to the form "call(argument): reason".
-  if (handle == nullptr) return Error{TrFormat("nvml: dlopen({0}): {1}", path, DlErrorText())};
+  if (handle == nullptr) return Error{Msg("nvml: dlopen({0}): {1}", path, DlErrorText())};
 
   std::unique_ptr<Nvml> nvml(new Nvml());
   nvml->handle_ = handle;  // from here on the destructor closes it on every error path
@@ -245,7 +245,7 @@ Result<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library_path) {
   // Required: without these there is no device to read. Each is checked at once so the
   // message carries that lookup's dlerror() text.
   auto missing = [](const char* name) {
-    return Error{TrFormat("nvml: dlsym({0}): {1}", name, DlErrorText())};
+    return Error{Msg("nvml: dlsym({0}): {1}", name, DlErrorText())};
   };
   if (!api.Resolve(handle, api.init, {"nvmlInit_v2"}, true)) return missing("nvmlInit_v2");
   if (!api.Resolve(handle, api.shutdown, {"nvmlShutdown"}, true)) return missing("nvmlShutdown");
@@ -294,13 +294,13 @@ Result<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library_path) {
   api.Resolve(handle, api.field_values, {"nvmlDeviceGetFieldValues"}, false);
 
   if (const abi::Return code = api.init.fn(); code != abi::kSuccess) {
-    return Error{TrFormat("nvml: nvmlInit_v2(): {}", api.ErrorText(code))};
+    return Error{Msg("nvml: nvmlInit_v2(): {}", api.ErrorText(code))};
   }
   nvml->initialized_ = true;
 
   unsigned count = 0;
   if (const abi::Return code = api.get_count.fn(&count); code != abi::kSuccess) {
-    return Error{TrFormat("nvml: nvmlDeviceGetCount_v2(): {}", api.ErrorText(code))};
+    return Error{Msg("nvml: nvmlDeviceGetCount_v2(): {}", api.ErrorText(code))};
   }
   nvml->device_count_ = count;
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "base/i18n.h"
+#include "base/message.h"
 
 namespace headroom {
 
@@ -44,7 +44,7 @@ std::string_view Name(LadderSymptom s) { return s == LadderSymptom::kLoad ? "loa
 Result<LadderSymptom> ParseLadderSymptom(std::string_view text) {
   if (text == "load") return LadderSymptom::kLoad;
   if (text == "step") return LadderSymptom::kStep;
-  return Error{TrFormat("'{}' is not load or step", text)};
+  return Error{Msg("'{}' is not load or step", text)};
 }
 
 std::string_view Name(LadderStatus s) {
@@ -63,7 +63,7 @@ Result<LadderStatus> ParseLadderStatus(std::string_view text) {
   if (text == "open") return LadderStatus::kOpen;
   if (text == "solved") return LadderStatus::kSolved;
   if (text == "exhausted") return LadderStatus::kExhausted;
-  return Error{TrFormat("'{}' is not open, solved or exhausted", text)};
+  return Error{Msg("'{}' is not open, solved or exhausted", text)};
 }
 
 std::string_view Name(LadderResult r) { return r == LadderResult::kOk ? "ok" : "oom"; }
@@ -71,7 +71,7 @@ std::string_view Name(LadderResult r) { return r == LadderResult::kOk ? "ok" : "
 Result<LadderResult> ParseLadderResult(std::string_view text) {
   if (text == "ok") return LadderResult::kOk;
   if (text == "oom") return LadderResult::kOom;
-  return Error{TrFormat("'{}' is not ok or oom", text)};
+  return Error{Msg("'{}' is not ok or oom", text)};
 }
 
 namespace {
@@ -79,8 +79,8 @@ namespace {
 std::optional<Error> RefuseClosed(const LadderState& state) {
   if (state.status == LadderStatus::kOpen) return std::nullopt;
   // TRANSLATORS: {0} is the ladder's status as stored: "solved" or "exhausted".
-  return Error{TrFormat("the ladder is already {0} (at step {1}); start a new one",
-                        Name(state.status), state.step)};
+  return Error{Msg("the ladder is already {0} (at step {1}); start a new one", Name(state.status),
+                   state.step)};
 }
 
 }  // namespace
@@ -95,13 +95,13 @@ Result<LadderState> AfterResult(const LadderState& state, LadderResult result) {
 Result<LadderState> AfterSkip(const LadderState& state, bool force) {
   if (auto closed = RefuseClosed(state)) return *closed;
   if (state.step >= kLadderLastStep) {
-    return Error{TrFormat("step {} is the last; record its result instead", state.step)};
+    return Error{Msg("step {} is the last; record its result instead", state.step)};
   }
   if (!force) {
-    return Error{TrFormat(
-        "step {} ({}) has no result: rerun the job and record one (ladder record JOB --result "
-        "ok|oom), or skip it with --force (the skip is recorded)",
-        state.step, LadderStepName(state.step))};
+    return Error{
+        Msg("step {} ({}) has no result: rerun the job and record one (ladder record JOB --result "
+            "ok|oom), or skip it with --force (the skip is recorded)",
+            state.step, LadderStepName(state.step))};
   }
   return LadderState{state.step + 1, LadderStatus::kOpen};
 }

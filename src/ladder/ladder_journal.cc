@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/i18n.h"
+#include "base/message.h"
 
 namespace headroom {
 
@@ -74,7 +74,7 @@ Result<int64_t> LadderJournal::Start(const LadderRow& ladder,
   if (insert->Step() != SqliteStatement::StepResult::kDone) {
     // The partial unique index: this job has an open ladder already.
     if (sqlite3_extended_errcode(journal_.db_.get()) == SQLITE_CONSTRAINT_UNIQUE) {
-      return Error{TrFormat("job '{}' already has an open ladder", ladder.job)};
+      return Error{Msg("job '{}' already has an open ladder", ladder.job)};
     }
     return journal_.Fail("start ladder");
   }
@@ -108,9 +108,9 @@ Result<bool> LadderJournal::Advance(int64_t ladder_id, const LadderState& from,
   if (update->Step() != SqliteStatement::StepResult::kDone) return journal_.Fail("advance ladder");
   if (journal_.db_.Changes() != 1) {
     return Error{
-        TrFormat("ladder {} changed meanwhile (another headroom recorded it); look "
-                 "again with `headroom ladder`",
-                 ladder_id)};
+        Msg("ladder {} changed meanwhile (another headroom recorded it); look "
+            "again with `headroom ladder`",
+            ladder_id)};
   }
   if (auto error = Append(ladder_id, entries, now)) return *error;
   if (!tx.Commit()) return journal_.Fail("advance ladder");

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "base/message.h"
 #include "base/text.h"
 
 namespace headroom {
@@ -386,10 +387,11 @@ std::vector<ModelSpec> BuildCatalog() {
   out.reserve(std::size(kRows));
   for (const Row& row : kRows) {
     ModelSpec spec = ToSpec(row);
-    const std::string error = CompleteAndValidate(&spec);
+    const Message error = CompleteAndValidate(&spec);
     if (!error.empty()) {
       // A malformed table row is a build defect that catalog_test catches; never ship one.
-      std::fprintf(stderr, "headroom: catalog entry %s: %s\n", spec.name.c_str(), error.c_str());
+      std::fprintf(stderr, "headroom: catalog entry %s: %s\n", spec.name.c_str(),
+                   EnglishText(error).c_str());
       std::abort();
     }
     out.push_back(std::move(spec));

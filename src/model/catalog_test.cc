@@ -22,7 +22,7 @@ const ModelSpec& Get(std::string_view name) {
 TEST(CatalogTest, EveryEntryIsValidAndWithinOnePercentOfPublished) {
   for (const ModelSpec& entry : Catalog()) {
     ModelSpec copy = entry;
-    EXPECT_EQ(CompleteAndValidate(&copy), "") << entry.name;
+    EXPECT_EQ(EnglishText(CompleteAndValidate(&copy)), "") << entry.name;
     ASSERT_GT(entry.published_params, 0u) << entry.name;
     EXPECT_FALSE(entry.published_source.empty()) << entry.name;
     const uint64_t computed = ArchitectureParams(entry);
@@ -217,12 +217,12 @@ TEST(ModelSpecValidation, RejectsArchitecturesThatWouldOverflow) {
   s.head_dim = 1 << 12;
   s.intermediate_size = 1 << 24;
   s.vocab_size = 1 << 20;
-  EXPECT_NE(CompleteAndValidate(&s).find("10^15"), std::string::npos);
+  EXPECT_NE(EnglishText(CompleteAndValidate(&s)).find("10^15"), std::string::npos);
   ModelSpec ok = *FindModel("llama-3.1-405b");
-  EXPECT_EQ(CompleteAndValidate(&ok), "");
+  EXPECT_EQ(EnglishText(CompleteAndValidate(&ok)), "");
   ModelSpec neg = ok;
   neg.extra_params = -1;
-  EXPECT_NE(CompleteAndValidate(&neg), "");
+  EXPECT_NE(EnglishText(CompleteAndValidate(&neg)), "");
 }
 
 }  // namespace

@@ -17,8 +17,8 @@
 #include <initializer_list>
 #include <map>
 
-#include "base/i18n.h"
 #include "base/json_reader.h"
+#include "base/message.h"
 #include "model/safetensors.h"
 
 namespace headroom {
@@ -96,15 +96,15 @@ bool ReadKnown(JsonReader& r, const std::string_view (&keys)[N], Fields* out) {
 Result<ConfigFields> ReadConfigFields(std::string_view text, std::string_view source) {
   ConfigFields c;
   JsonReader r(text);
-  auto not_json = [&]() { return Error{TrFormat("{}: not JSON: {}", source, r.error())}; };
+  auto not_json = [&]() { return Error{Msg("{}: not JSON: {}", source, r.error())}; };
   const Type top = r.Peek();
   if (top != Type::kObject) {
     if (!r.Skip() || !r.Finish()) return not_json();
-    const char* what = top == Type::kArray    ? Tr("an array")
-                       : top == Type::kString ? Tr("a string")
-                       : top == Type::kNumber ? Tr("a number")
-                                              : Tr("a literal");
-    return Error{TrFormat("{}: not a JSON object (the top level is {})", source, what)};
+    const Message what = top == Type::kArray    ? Msg("an array")
+                         : top == Type::kString ? Msg("a string")
+                         : top == Type::kNumber ? Msg("a number")
+                                                : Msg("a literal");
+    return Error{Msg("{}: not a JSON object (the top level is {})", source, what)};
   }
   r.BeginObject();
   std::string key;
@@ -127,20 +127,20 @@ Result<ConfigFields> ReadConfigFields(std::string_view text, std::string_view so
   return c;
 }
 
-std::string Describe(const Field& f) {
+Message Describe(const Field& f) {
   switch (f.type) {
     case Type::kNumber:
-      return f.text.size() > 40 ? f.text.substr(0, 40) + "..." : f.text;
+      return Message::Literal(f.text.size() > 40 ? f.text.substr(0, 40) + "..." : f.text);
     case Type::kString:
-      return TrFormat("a string ({})", QuoteForMessage(f.text, 40));
+      return Msg("a string ({})", QuoteForMessage(f.text, 40));
     case Type::kBool:
-      return f.text;
+      return Message::Literal(f.text);
     case Type::kObject:
-      return Tr("an object");
+      return Msg("an object");
     case Type::kArray:
-      return Tr("an array");
+      return Msg("an array");
     default:
-      return "null";
+      return Message::Literal("null");
   }
 }
 
@@ -171,15 +171,14 @@ class Lookup {
       if (f == nullptr) continue;
       const std::optional<int64_t> v = f->type == Type::kNumber ? JsonInt64(f->text) : std::nullopt;
       if (!v || *v < min_value) {
-        Fail(min_value > 0
-                 ? TrFormat("{} must be a positive integer, got {}", name, Describe(*f))
-                 : TrFormat("{} must be a non-negative integer, got {}", name, Describe(*f)));
+        Fail(min_value > 0 ? Msg("{} must be a positive integer, got {}", name, Describe(*f))
+                           : Msg("{} must be a non-negative integer, got {}", name, Describe(*f)));
         return 0;
       }
       return *v;
     }
     if (fallback == kRequired) {
-      Fail(TrFormat("missing key {}", *names.begin()));
+      Fail(Msg("missing key {}", *names.begin()));
       return 0;
     }
     return fallback;
@@ -189,7 +188,7 @@ class Lookup {
     const Field* f = Find(name);
     if (f == nullptr) return fallback;
     if (f->type != Type::kBool) {
-      Fail(TrFormat("{} must be true or false, got {}", name, Describe(*f)));
+      Fail(Msg("{} must be true or false, got {}", name, Describe(*f)));
       return fallback;
     }
     return f->text == "true";
@@ -201,15 +200,18 @@ class Lookup {
     return it != fields.end() && it->second.type == Type::kString ? it->second.text : "";
   }
 
-  void Fail(const std::string& what) {
-    if (error_.empty()) error_ = fmt::format("{}: {}", source_, what);
+  void Fail(Message what) {
+    if (error_.empty()) {
+      error_ = Message("{}: {}", {std::string(source_), std::make_shared<const Message>(what)});
+    }
   }
-  const std::string& error() const { return error_; }
+  void Fail(const std::string& what) { Fail(Message::Literal(what)); }
+  const Message& error() const { return error_; }
 
  private:
   const ConfigFields& c_;
   std::string_view source_;
-  std::string error_;
+  Message error_;
 };
 
 struct Family {
@@ -406,10 +408,13 @@ Result<ModelSpec> BuildSpec(const ConfigFields& c, std::string_view source) {
 
   if (!f.error().empty()) return Error{f.error()};
   if (s.intermediate_size == 0 && s.moe_intermediate_size == 0) {
-    return Error{TrFormat("{}: missing key intermediate_size", source)};
+    return Error{Msg("{}: missing key intermediate_size", source)};
   }
-  const std::string invalid = CompleteAndValidate(&s);
-  if (!invalid.empty()) return Error{fmt::format("{}: {}", source, invalid)};
+  const Message invalid = CompleteAndValidate(&s);
+  if (!invalid.empty()) {
+    return Error{
+        Message("{}: {}", {std::string(source), std::make_shared<const Message>(invalid)})};
+  }
   return s;
 }
 
@@ -427,7 +432,7 @@ Result<ModelSpec> ReadModelPath(const std::filesystem::path& path) {
   if (ec) return Error{fmt::format("{}: {}", path.string(), ec.message()), ec.value()};
   const bool folder = std::filesystem::is_directory(status);
   if (!folder && !std::filesystem::is_regular_file(status)) {
-    return Error{TrFormat("{}: not a config.json file or a model folder", path.string())};
+    return Error{Msg("{}: not a config.json file or a model folder", path.string())};
   }
   const std::filesystem::path config = folder ? path / "config.json" : path;
   Result<FileText> text = ReadJsonFileText(config, kMaxHfConfigBytes);

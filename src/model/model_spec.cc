@@ -11,7 +11,7 @@
 
 #include <algorithm>
 
-#include "base/i18n.h"
+#include "base/message.h"
 
 namespace headroom {
 namespace {
@@ -121,41 +121,41 @@ uint64_t ActiveParams(const ModelSpec& s) {
   return EmbeddingParams(s) + LmHeadParams(s) + AllLayersLinears(s, true) + AllLayersSmall(s);
 }
 
-std::string CompleteAndValidate(ModelSpec* s) {
+Message CompleteAndValidate(ModelSpec* s) {
   auto positive = [](int64_t v) { return v > 0; };
-  if (!positive(s->hidden_size)) return Tr("hidden_size must be positive");
-  if (!positive(s->num_layers)) return Tr("num_hidden_layers must be positive");
-  if (!positive(s->num_heads)) return Tr("num_attention_heads must be positive");
-  if (!positive(s->vocab_size)) return Tr("vocab_size must be positive");
+  if (!positive(s->hidden_size)) return Msg("hidden_size must be positive");
+  if (!positive(s->num_layers)) return Msg("num_hidden_layers must be positive");
+  if (!positive(s->num_heads)) return Msg("num_attention_heads must be positive");
+  if (!positive(s->vocab_size)) return Msg("vocab_size must be positive");
   if (!positive(s->intermediate_size) && !positive(s->moe_intermediate_size)) {
-    return Tr("intermediate_size must be positive");
+    return Msg("intermediate_size must be positive");
   }
   if (s->num_kv_heads == 0) s->num_kv_heads = s->num_heads;
-  if (s->num_kv_heads < 0) return Tr("num_key_value_heads must be positive");
+  if (s->num_kv_heads < 0) return Msg("num_key_value_heads must be positive");
   if (s->num_kv_heads > s->num_heads)
-    return Tr("num_key_value_heads is larger than num_attention_heads");
+    return Msg("num_key_value_heads is larger than num_attention_heads");
   if (s->head_dim == 0) {
     if (s->hidden_size % s->num_heads != 0) {
-      return Tr("hidden_size is not a multiple of num_attention_heads and head_dim is not given");
+      return Msg("hidden_size is not a multiple of num_attention_heads and head_dim is not given");
     }
     s->head_dim = s->hidden_size / s->num_heads;
   }
-  if (s->head_dim < 0) return Tr("head_dim must be positive");
+  if (s->head_dim < 0) return Msg("head_dim must be positive");
   if (s->num_experts < 0 || s->experts_per_token < 0 || s->num_shared_experts < 0) {
-    return Tr("expert counts must not be negative");
+    return Msg("expert counts must not be negative");
   }
   if (s->num_experts > 0) {
     if (s->experts_per_token <= 0)
-      return Tr("num_experts_per_tok must be positive for a MoE model");
+      return Msg("num_experts_per_tok must be positive for a MoE model");
     if (s->experts_per_token > s->num_experts)
-      return Tr("num_experts_per_tok is larger than num_experts");
+      return Msg("num_experts_per_tok is larger than num_experts");
     if (s->moe_intermediate_size == 0) s->moe_intermediate_size = s->intermediate_size;
     if (s->num_dense_layers < 0 || s->num_dense_layers > s->num_layers) {
-      return Tr("the count of dense layers is outside 0..num_hidden_layers");
+      return Msg("the count of dense layers is outside 0..num_hidden_layers");
     }
   }
   if (s->num_dense_layers < 0 || s->extra_params < 0)
-    return Tr("layer and parameter counts must not be negative");
+    return Msg("layer and parameter counts must not be negative");
   // Guard the arithmetic: no single dimension past 2^24, and the whole architecture, summed
   // in long double before any 64-bit product is formed, under 10^15 parameters (a thousand
   // times the largest published model). Both keep every uint64 sum exact.
@@ -163,9 +163,9 @@ std::string CompleteAndValidate(ModelSpec* s) {
   for (int64_t v :
        {s->hidden_size, s->num_layers, s->num_heads, s->num_kv_heads, s->head_dim,
         s->intermediate_size, s->moe_intermediate_size, s->num_experts, s->num_shared_experts}) {
-    if (v > kMaxDim) return TrFormat("a dimension ({}) is absurdly large", v);
+    if (v > kMaxDim) return Msg("a dimension ({}) is absurdly large", v);
   }
-  if (s->vocab_size > (int64_t{1} << 26)) return Tr("vocab_size is absurdly large");
+  if (s->vocab_size > (int64_t{1} << 26)) return Msg("vocab_size is absurdly large");
   using LD = long double;
   const LD h = s->hidden_size, q = LD(s->num_heads) * LD(s->head_dim);
   const LD kv = LD(s->num_kv_heads) * LD(s->head_dim);
@@ -173,8 +173,8 @@ std::string CompleteAndValidate(ModelSpec* s) {
   const LD width = std::max(s->intermediate_size, s->moe_intermediate_size);
   const LD per_layer = h * (2 * q + 2 * kv) + mlp_copies * 3 * h * width;
   const LD total = LD(s->num_layers) * per_layer + 2 * LD(s->vocab_size) * h + LD(s->extra_params);
-  if (total > 1e15L) return Tr("the architecture adds up to more than 10^15 parameters");
-  return "";
+  if (total > 1e15L) return Msg("the architecture adds up to more than 10^15 parameters");
+  return {};
 }
 
 }  // namespace headroom

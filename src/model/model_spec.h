@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
+
 namespace headroom {
 
 enum class MlpKind {
@@ -96,7 +98,7 @@ uint64_t ActiveParams(const ModelSpec& spec);
 bool ExpertsAreFused(const ModelSpec& spec);
 
 // Fills head_dim, num_kv_heads and moe_intermediate_size from the others when 0, and
-// returns an error message naming the first missing or impossible field ("" when valid).
-std::string CompleteAndValidate(ModelSpec* spec);
+// returns an error message naming the first missing or impossible field (empty when valid).
+Message CompleteAndValidate(ModelSpec* spec);
 
 }  // namespace headroom

@@ -17,8 +17,8 @@
 #include <cerrno>
 #include <set>
 
-#include "base/i18n.h"
 #include "base/json_reader.h"
+#include "base/message.h"
 
 namespace headroom {
 namespace {
@@ -296,18 +296,18 @@ int SafetensorsDtypeBits(std::string_view dtype) {
 }
 
 Result<uint64_t> ParseSafetensorsLength(std::string_view first_bytes, uint64_t file_bytes) {
-  if (file_bytes == 0) return Error{Tr("file is empty")};
+  if (file_bytes == 0) return Error{Msg("file is empty")};
   if (file_bytes < 8 || first_bytes.size() < 8) {
-    return Error{TrFormat("file is {} bytes, shorter than the 8-byte header length", file_bytes)};
+    return Error{Msg("file is {} bytes, shorter than the 8-byte header length", file_bytes)};
   }
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(first_bytes[i]);
   if (n > file_bytes - 8) {
-    return Error{TrFormat("header length {} is larger than the file ({} bytes)", n, file_bytes)};
+    return Error{Msg("header length {} is larger than the file ({} bytes)", n, file_bytes)};
   }
   if (n > kMaxSafetensorsHeaderBytes) {
-    return Error{TrFormat("header length {} is over the format's limit of {} bytes", n,
-                          kMaxSafetensorsHeaderBytes)};
+    return Error{Msg("header length {} is over the format's limit of {} bytes", n,
+                     kMaxSafetensorsHeaderBytes)};
   }
   return n;
 }
@@ -320,10 +320,10 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json,
   h.tensors.reserve(std::min<size_t>(header_json.size() / 96, 1 << 16));
   JsonReader r(header_json);
   std::string error;
-  auto not_json = [&]() { return Error{TrFormat("header is not JSON: {}", r.error())}; };
+  auto not_json = [&]() { return Error{Msg("header is not JSON: {}", r.error())}; };
   if (r.Peek() != JsonReader::Type::kObject) {
     if (!r.Skip() || !r.Finish()) return not_json();
-    return Error{Tr("header is not a JSON object")};
+    return Error{Msg("header is not a JSON object")};
   }
   r.BeginObject();
   std::string key;
@@ -364,32 +364,32 @@ Result<SafetensorsHeader> ReadSafetensorsHeader(const std::filesystem::path& pat
   if (fd.fd < 0) return ErrnoError(name + ": open");
   struct stat st {};
   if (::fstat(fd.fd, &st) != 0) return ErrnoError(name + ": fstat");
-  if (!S_ISREG(st.st_mode)) return Error{TrFormat("{}: not a regular file", name)};
+  if (!S_ISREG(st.st_mode)) return Error{Msg("{}: not a regular file", name)};
   const uint64_t file_bytes = static_cast<uint64_t>(st.st_size);
   char first[8] = {};
   const size_t first_size = file_bytes < 8 ? static_cast<size_t>(file_bytes) : 8;
   if (!PreadExact(fd.fd, first, first_size, 0)) {
     if (errno != 0) return ErrnoError(name + ": read");
-    return Error{TrFormat("{}: file is shorter than its size", name)};
+    return Error{Msg("{}: file is shorter than its size", name)};
   }
   Result<uint64_t> n = ParseSafetensorsLength(std::string_view(first, first_size), file_bytes);
-  if (!n) return Error{name + ": " + n.error().message};
+  if (!n) return InContext(name, n.error());
   std::string header(*n, '\0');
   if (!PreadExact(fd.fd, header.data(), header.size(), 8)) {
     if (errno != 0) return ErrnoError(name + ": read");
-    return Error{TrFormat("{}: header is truncated (the file shrank while read)", name)};
+    return Error{Msg("{}: header is truncated (the file shrank while read)", name)};
   }
   Result<SafetensorsHeader> h = ParseSafetensorsHeader(header, file_bytes - 8 - *n);
-  if (!h) return Error{name + ": " + h.error().message};
+  if (!h) return InContext(name, h.error());
   return h;
 }
 
 Result<std::vector<std::string>> ParseSafetensorsIndex(std::string_view index_json) {
   JsonReader r(index_json);
-  auto not_json = [&]() { return Error{TrFormat("not JSON: {}", r.error())}; };
+  auto not_json = [&]() { return Error{Msg("not JSON: {}", r.error())}; };
   if (r.Peek() != JsonReader::Type::kObject) {
     if (!r.Skip() || !r.Finish()) return not_json();
-    return Error{Tr("not a JSON object")};
+    return Error{Msg("not a JSON object")};
   }
   r.BeginObject();
   std::set<std::string> shards;
@@ -400,13 +400,13 @@ Result<std::vector<std::string>> ParseSafetensorsIndex(std::string_view index_js
       if (!r.Skip()) return not_json();
       continue;
     }
-    if (r.Peek() != JsonReader::Type::kObject) return Error{Tr("weight_map is not a JSON object")};
+    if (r.Peek() != JsonReader::Type::kObject) return Error{Msg("weight_map is not a JSON object")};
     have_map = true;
     r.BeginObject();
     std::string last;
     while (r.NextMember(&key)) {
       if (r.Peek() != JsonReader::Type::kString) {
-        return Error{TrFormat("weight_map entry {} is not a file name", QuoteForMessage(key))};
+        return Error{Msg("weight_map entry {} is not a file name", QuoteForMessage(key))};
       }
       if (!r.ReadString(&file)) break;
       // Neighbouring tensors mostly share a shard: skip the set lookup for a repeat.
@@ -418,16 +418,16 @@ Result<std::vector<std::string>> ParseSafetensorsIndex(std::string_view index_js
     if (r.failed()) return not_json();
   }
   if (r.failed() || !r.Finish()) return not_json();
-  if (!have_map) return Error{Tr("missing key weight_map")};
-  if (shards.empty()) return Error{Tr("weight_map names no shard file")};
+  if (!have_map) return Error{Msg("missing key weight_map")};
+  if (shards.empty()) return Error{Msg("weight_map names no shard file")};
   for (const std::string& s : shards) {
     const std::string quoted = QuoteForMessage(s);
-    if (s.empty()) return Error{Tr("weight_map names an empty shard path")};
+    if (s.empty()) return Error{Msg("weight_map names an empty shard path")};
     if (s.find('\0') != std::string::npos)
-      return Error{TrFormat("shard path {} holds a NUL byte", quoted)};
-    if (s.front() == '/') return Error{TrFormat("shard path {} is absolute", quoted)};
+      return Error{Msg("shard path {} holds a NUL byte", quoted)};
+    if (s.front() == '/') return Error{Msg("shard path {} is absolute", quoted)};
     for (const auto& part : std::filesystem::path(s)) {
-      if (part == "..") return Error{TrFormat("shard path {} leaves the model folder", quoted)};
+      if (part == "..") return Error{Msg("shard path {} leaves the model folder", quoted)};
     }
   }
   return std::vector<std::string>(shards.begin(), shards.end());
@@ -442,7 +442,7 @@ Result<SafetensorsCheckpoint> ReadSafetensorsCheckpoint(const std::filesystem::p
     Result<FileText> text = ReadJsonFileText(index, kMaxIndexBytes);
     if (!text) return text.error();
     Result<std::vector<std::string>> shards = ParseSafetensorsIndex(text->text());
-    if (!shards) return Error{index.string() + ": " + shards.error().message};
+    if (!shards) return InContext(index.string(), shards.error());
     for (const std::string& s : *shards) c.files.push_back(dir / s);
   } else if (std::filesystem::exists(single, ec)) {
     c.files.push_back(single);
@@ -451,7 +451,7 @@ Result<SafetensorsCheckpoint> ReadSafetensorsCheckpoint(const std::filesystem::p
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
       if (entry.path().extension() == ".safetensors") c.files.push_back(entry.path());
     }
-    if (ec) return Error{TrFormat("{}: list folder: {}", dir.string(), ec.message()), ec.value()};
+    if (ec) return Error{Msg("{}: list folder: {}", dir.string(), ec.message()), ec.value()};
     std::sort(c.files.begin(), c.files.end());
   }
   // Only the names outlive each header: keeping whole headers touched 2 MB more of fresh
@@ -476,8 +476,8 @@ Result<SafetensorsCheckpoint> ReadSafetensorsCheckpoint(const std::filesystem::p
     refs.push_back({std::hash<std::string_view>{}(names[k]), names[k], name_files[k]});
   }
   if (const auto dup = FindDuplicate(&refs)) {
-    return Error{TrFormat("{}: tensor {} is also in another shard",
-                          c.files[dup->second.file].string(), QuoteForMessage(dup->second.name))};
+    return Error{Msg("{}: tensor {} is also in another shard", c.files[dup->second.file].string(),
+                     QuoteForMessage(dup->second.name))};
   }
   return c;
 }

@@ -21,7 +21,7 @@ ModelSpec Llama31_8B() {
   s.num_kv_heads = 8;
   s.intermediate_size = 14336;
   s.vocab_size = 128256;
-  EXPECT_EQ(CompleteAndValidate(&s), "");
+  EXPECT_EQ(EnglishText(CompleteAndValidate(&s)), "");
   return s;
 }
 
@@ -35,7 +35,7 @@ ModelSpec Llama31_70B() {
   s.num_kv_heads = 8;
   s.head_dim = 0;
   s.intermediate_size = 28672;
-  EXPECT_EQ(CompleteAndValidate(&s), "");
+  EXPECT_EQ(EnglishText(CompleteAndValidate(&s)), "");
   return s;
 }
 
@@ -52,7 +52,7 @@ ModelSpec Mixtral8x7B() {
   s.vocab_size = 32000;
   s.num_experts = 8;
   s.experts_per_token = 2;
-  EXPECT_EQ(CompleteAndValidate(&s), "");
+  EXPECT_EQ(EnglishText(CompleteAndValidate(&s)), "");
   return s;
 }
 
@@ -179,7 +179,7 @@ TEST(Footprint, GptOssLoraReachesAttentionOnly) {
   s.vocab_size = 201088;
   s.num_experts = 128;
   s.experts_per_token = 4;
-  ASSERT_EQ(CompleteAndValidate(&s), "");
+  ASSERT_EQ(EnglishText(CompleteAndValidate(&s)), "");
   Workload w;
   const Footprint f = ComputeFootprint(s, w);
   // q 2880 -> 4096, k and v 2880 -> 512, o 4096 -> 2880, rank 16, 36 layers.

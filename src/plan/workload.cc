@@ -7,7 +7,7 @@
 #include <cctype>
 #include <utility>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "base/text.h"
 
 namespace headroom {
@@ -32,7 +32,7 @@ Result<T> Lookup(const char* what, std::string_view text,
   }
   // TRANSLATORS: {0} is what was looked up ("method", "dtype", ...), {1} the value given,
   // {2} the accepted values separated by '|'.
-  return Error{TrFormat("unknown {0} '{1}' (expected {2})", Tr(what), text, accepted)};
+  return Error{Msg("unknown {0} '{1}' (expected {2})", MsgFrom(what), text, accepted)};
 }
 
 template <typename T, size_t N>
@@ -153,9 +153,9 @@ Result<std::vector<std::string>> ParseLoraTargets(std::string_view s) {
                            [&](const auto& a) { return a.first == item; });
     if (it == kAliases.end()) {
       return Error{
-          TrFormat("unknown LoRA target '{}' (expected all-linear, attn, or a comma list of "
-                   "q,k,v,o,gate,up,down)",
-                   item)};
+          Msg("unknown LoRA target '{}' (expected all-linear, attn, or a comma list of "
+              "q,k,v,o,gate,up,down)",
+              item)};
     }
     const std::string name(it->second);
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);

@@ -7,7 +7,7 @@
 #include <limits>
 #include <map>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "gpu/clock_events.h"
 
 namespace headroom {
@@ -413,12 +413,13 @@ Json SlowdownJson(const SlowdownWindow& w, const WindowVerdict* v, const TimeAxi
   std::string verdict = "unexplained", advice;
   if (v) {
     verdict = std::string(SlowdownCauseName(v->cause));
-    advice = v->advice;
+    advice = EnglishText(v->advice);
     for (auto c : v->also) also.push_back(std::string(SlowdownCauseName(c)));
     for (const auto& e : v->evidence) {
-      evidence.push_back(e.time ? Offset(axis.At(*e.time)) + " " + e.text : e.text);
+      const std::string text = EnglishText(e.text);
+      evidence.push_back(e.time ? Offset(axis.At(*e.time)) + " " + text : text);
     }
-    for (const auto& u : v->unavailable) unavailable.push_back(u);
+    for (const auto& u : v->unavailable) unavailable.push_back(EnglishText(u));
   }
   return Json{{"t", Round3(std::clamp(axis.At(*w.start_time), 0.0, axis.duration_s))},
               {"end_t", Round3(std::clamp(axis.At(*w.end_time), 0.0, axis.duration_s))},
@@ -520,8 +521,7 @@ Json PlatformJson(const PlatformProfile& p) {
 
 Result<Json> BuildReportData(const ReportInputs& in) {
   // The page's data is data: explain's verdicts and evidence (made here, explain/verdict.h)
-  // come out in English whatever the user's language.
-  const UntranslatedScope english;
+  // are message values, written in English (EnglishText) whatever the user's language.
   const SampleSeries& s = *in.samples;
   if (s.samples.empty()) return Error{"the samples file has no rows"};
   const TimeAxis axis = MakeTimeAxis(s);

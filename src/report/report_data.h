@@ -78,7 +78,7 @@ struct ReportInputs {
   std::vector<std::string> notes;
 };
 
-// The data object, in English (built inside an UntranslatedScope; `notes` and `plan_text`
+// The data object, in English (messages rendered with EnglishText; `notes` and `plan_text`
 // are taken as given). An error when the samples have no row with a time.
 Result<nlohmann::ordered_json> BuildReportData(const ReportInputs& in);
 

@@ -11,7 +11,7 @@
 #include <map>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
+#include "base/message.h"
 #include "run/guard.h"  // DefaultKillLevelBytes: the reserve is the guard's kill level
 
 namespace headroom {
@@ -36,21 +36,6 @@ std::string_view HolderActionName(HolderAction action) {
       return "stop";
     case HolderAction::kPartOf:
       return "part-of";
-  }
-  return "?";
-}
-
-std::string_view HolderActionLabel(HolderAction action) {
-  switch (action) {
-    // TRANSLATORS: ps --need's advice for a process: it can stay beside the job.
-    case HolderAction::kKeep:
-      return Tr(N_("keep"));
-    // TRANSLATORS: ps --need's advice for a process: stop it before the job.
-    case HolderAction::kStop:
-      return Tr(N_("stop"));
-    // TRANSLATORS: ps --need's advice: the process is part of another (a server's worker).
-    case HolderAction::kPartOf:
-      return Tr(N_("part-of"));
   }
   return "?";
 }

@@ -26,8 +26,7 @@
 namespace headroom {
 
 enum class HolderAction { kKeep, kStop, kPartOf };
-std::string_view HolderActionName(HolderAction action);   // "keep", "stop", "part-of" (ps --json)
-std::string_view HolderActionLabel(HolderAction action);  // the same, in the user's language
+std::string_view HolderActionName(HolderAction action);  // "keep", "stop", "part-of" (ps --json)
 
 // `arithmetic` and `summary` are message values (base/message.h): English in ps --json and
 // doctor's env-report.json, translated on the terminal.

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "gpu/clock_events.h"
 
 namespace headroom {
@@ -27,7 +27,7 @@ SampleEventDetector::SampleEventDetector(PlatformProfile profile, EventThreshold
 std::vector<SampleEvent> SampleEventDetector::Feed(const Sample& s) {
   std::vector<SampleEvent> out;
   if (s.gpu_lost && !lost_) {
-    out.push_back({"gpu_lost", s.time, Tr("the GPU fell off the bus (NVML: GPU is lost)"), "{}"});
+    out.push_back({"gpu_lost", s.time, Msg("the GPU fell off the bus (NVML: GPU is lost)"), "{}"});
   }
   lost_ = s.gpu_lost;
   Throttle(s, out);
@@ -45,8 +45,8 @@ void SampleEventDetector::Throttle(const Sample& s, std::vector<SampleEvent>& ou
     const bool was = reasons_ & r.bit, is = now & r.bit;
     if (was == is) continue;
     out.push_back({is ? "throttle_set" : "throttle_cleared", s.time,
-                   is ? TrFormat("clock event reason {} set", ClockEventReasonLabel(r.name))
-                      : TrFormat("clock event reason {} cleared", ClockEventReasonLabel(r.name)),
+                   is ? Msg("clock event reason {} set", ClockEventReasonWord(r.name))
+                      : Msg("clock event reason {} cleared", ClockEventReasonWord(r.name)),
                    fmt::format(R"({{"reason":"{}","clocks_sm_mhz":{}}})", r.name,
                                s.sm_clock_mhz ? fmt::format("{}", *s.sm_clock_mhz) : "null")});
   }
@@ -56,8 +56,8 @@ void SampleEventDetector::Throttle(const Sample& s, std::vector<SampleEvent>& ou
   if (unknown_was != unknown_is) {
     const uint64_t bits = unknown_is ? unknown_is : unknown_was;
     out.push_back({unknown_is ? "throttle_set" : "throttle_cleared", s.time,
-                   unknown_is ? TrFormat("clock event reason unknown_0x{:x} set", bits)
-                              : TrFormat("clock event reason unknown_0x{:x} cleared", bits),
+                   unknown_is ? Msg("clock event reason unknown_0x{:x} set", bits)
+                              : Msg("clock event reason unknown_0x{:x} cleared", bits),
                    fmt::format(R"({{"reason":"unknown_0x{:x}"}})", bits)});
   }
   reasons_ = now;
@@ -82,8 +82,7 @@ void SampleEventDetector::Plateau(const Sample& s, std::vector<SampleEvent>& out
   if (on && !plateau_) {
     out.push_back(
         {"power_plateau", s.time,
-         TrFormat(
-             "power held at {} W (sustained figure {} W) while the GPU warmed {} C in {} samples",
+         Msg("power held at {} W (sustained figure {} W) while the GPU warmed {} C in {} samples",
              Watts(static_cast<uint32_t>(mean)), Watts(*profile_.sustained_power_mw), rise,
              window_.size()),
          fmt::format(R"({{"power_w":{:.2f},"sustained_power_w":{:.1f},"temperature_c":{},)"
@@ -114,12 +113,11 @@ void SampleEventDetector::Collapse(const Sample& s, std::vector<SampleEvent>& ou
     out.push_back(
         {"clock_collapse", s.time,
          InDegradedClockBand(profile_, clock)
-             ? TrFormat("SM clock {} MHz against a normal {} MHz at {} W with no clock event "
-                        "reason (GB10 degraded "
-                        "band; cleared only by a full power-off)",
-                        clock, *profile_.normal_sm_clock_mhz, Watts(*s.power_mw))
-             : TrFormat(
-                   "SM clock {} MHz against a normal {} MHz at {} W with no clock event reason",
+             ? Msg("SM clock {} MHz against a normal {} MHz at {} W with no clock event "
+                   "reason (GB10 degraded "
+                   "band; cleared only by a full power-off)",
+                   clock, *profile_.normal_sm_clock_mhz, Watts(*s.power_mw))
+             : Msg("SM clock {} MHz against a normal {} MHz at {} W with no clock event reason",
                    clock, *profile_.normal_sm_clock_mhz, Watts(*s.power_mw)),
          fmt::format(R"({{"clocks_sm_mhz":{},"normal_sm_clock_mhz":{},"power_w":{},)"
                      R"("rated_power_w":{:.1f},"utilization_gpu_pct":{},"degraded_band":{}}})",
@@ -129,7 +127,7 @@ void SampleEventDetector::Collapse(const Sample& s, std::vector<SampleEvent>& ou
                      InDegradedClockBand(profile_, clock) ? "true" : "false")});
   } else if (collapsed_ && !low_clock) {
     collapsed_ = false;
-    out.push_back({"clock_recovered", s.time, TrFormat("SM clock back to {} MHz", clock),
+    out.push_back({"clock_recovered", s.time, Msg("SM clock back to {} MHz", clock),
                    fmt::format(R"({{"clocks_sm_mhz":{}}})", clock)});
   }
 }
@@ -141,8 +139,8 @@ void SampleEventDetector::Memory(const Sample& s, std::vector<SampleEvent>& out)
       psi_high_ = true;
       out.push_back(
           {"memory_pressure", s.time,
-           TrFormat("memory pressure: PSI some avg10 {:.2f}% (threshold {:.0f}%)", psi,
-                    t_.psi_some_avg10_pct),
+           Msg("memory pressure: PSI some avg10 {:.2f}% (threshold {:.0f}%)", psi,
+               t_.psi_some_avg10_pct),
            fmt::format(
                R"({{"cause":"psi","psi_some_avg10_pct":{:.2f},"threshold_pct":{:.1f},)"
                R"("mem_available_bytes":{}}})",
@@ -162,8 +160,8 @@ void SampleEventDetector::Memory(const Sample& s, std::vector<SampleEvent>& out)
     if (fast && !falling_) {
       out.push_back(
           {"memory_pressure", s.time,
-           TrFormat("MemAvailable fell {:.1f} GiB in {:.1f} s (to {:.1f} GiB)", fell / (1 << 30),
-                    dt, *s.mem_available_bytes / double(1 << 30)),
+           Msg("MemAvailable fell {:.1f} GiB in {:.1f} s (to {:.1f} GiB)", fell / (1 << 30), dt,
+               *s.mem_available_bytes / double(1 << 30)),
            fmt::format(R"({{"cause":"memavailable_fall","fell_bytes":{:.0f},"seconds":{:.3f},)"
                        R"("bytes_per_s":{:.0f},"mem_available_bytes":{}}})",
                        fell, dt, fell / dt, *s.mem_available_bytes)});
@@ -179,15 +177,13 @@ void SampleEventDetector::Processes(const Sample& s, std::vector<SampleEvent>& o
   if (pids_) {
     for (uint32_t pid : now) {
       if (!pids_->count(pid)) {
-        out.push_back({"gpu_process_started", s.time,
-                       TrFormat("process {} started using the GPU", pid),
+        out.push_back({"gpu_process_started", s.time, Msg("process {} started using the GPU", pid),
                        fmt::format(R"({{"pid":{},"gpu_processes":{}}})", pid, now.size())});
       }
     }
     for (uint32_t pid : *pids_) {
       if (!now.count(pid)) {
-        out.push_back({"gpu_process_ended", s.time,
-                       TrFormat("process {} no longer uses the GPU", pid),
+        out.push_back({"gpu_process_ended", s.time, Msg("process {} no longer uses the GPU", pid),
                        fmt::format(R"({{"pid":{},"gpu_processes":{}}})", pid, now.size())});
       }
     }

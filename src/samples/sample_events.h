@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
 #include "base/wall_time.h"
 #include "gpu/platform.h"
 #include "samples/sampler.h"
@@ -61,10 +62,10 @@ struct EventThresholds {
 };
 
 struct SampleEvent {
-  std::string type;     // "throttle_set", "clock_collapse", ...
-  WallTime time{};      // the sample's time
-  std::string message;  // one line for people, in their language (never in the events file)
-  std::string data;     // JSON object text with the readings behind it: {"reason":"..."}
+  std::string type;  // "throttle_set", "clock_collapse", ...
+  WallTime time{};   // the sample's time
+  Message message;   // one line for people (never in the events file)
+  std::string data;  // JSON object text with the readings behind it: {"reason":"..."}
 };
 
 class SampleEventDetector {

@@ -19,7 +19,7 @@
 #include <set>
 #include <sstream>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "gpu/clock_events.h"
 
 namespace headroom {
@@ -355,12 +355,12 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
         auto it = series.header.find("schema_version");
         auto v = it == series.header.end() ? std::nullopt : ParseNumber<int>(it->second);
         if (!v || *v < 1) {
-          return Error{TrFormat("samples: line {}: no schema_version in the header", line_no)};
+          return Error{Msg("samples: line {}: no schema_version in the header", line_no)};
         }
         if (*v > kSamplesSchemaVersion) {
-          return Error{TrFormat(
-              "samples: schema_version {} is newer than this reader's ({}); update headroom", *v,
-              kSamplesSchemaVersion)};
+          return Error{
+              Msg("samples: schema_version {} is newer than this reader's ({}); update headroom",
+                  *v, kSamplesSchemaVersion)};
         }
         series.schema_version = *v;
       } else if (body.starts_with("units:")) {
@@ -383,8 +383,8 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
     if (!have_columns) {
       if (!have_header) {
         return Error{
-            Tr("samples: not a headroom samples file (no '# headroom samples' line before "
-               "the columns)")};
+            Msg("samples: not a headroom samples file (no '# headroom samples' line before "
+                "the columns)")};
       }
       have_columns = true;
       std::set<std::string, std::less<>> seen;
@@ -393,7 +393,7 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
         std::string name(Trim(f));
         if (!seen.insert(name).second) {
           return Error{
-              TrFormat("samples: line {}: column '{}' appears twice", line_no, name.substr(0, 64))};
+              Msg("samples: line {}: column '{}' appears twice", line_no, name.substr(0, 64))};
         }
         size_t index = kFixedColumns;
         for (size_t i = 0; i < kFixedColumns; ++i) {
@@ -413,7 +413,7 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
         series.columns.push_back(std::move(name));
       }
       if (!have_timestamp) {
-        return Error{TrFormat("samples: line {}: no 'timestamp' column", line_no)};
+        return Error{Msg("samples: line {}: no 'timestamp' column", line_no)};
       }
       continue;
     }
@@ -449,8 +449,8 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
     series.samples.push_back(std::move(s));
   }
   if (!have_header)
-    return Error{Tr("samples: not a headroom samples file (no '# headroom samples' line)")};
-  if (!have_columns) return Error{Tr("samples: no column row after the header")};
+    return Error{Msg("samples: not a headroom samples file (no '# headroom samples' line)")};
+  if (!have_columns) return Error{Msg("samples: no column row after the header")};
   return series;
 }
 
@@ -462,7 +462,7 @@ Result<SampleSeries> ReadSamplesCsv(const std::filesystem::path& path, size_t ma
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
     if (text.size() > max_bytes) {
-      return Error{TrFormat("samples: {}: larger than {} bytes", path.string(), max_bytes)};
+      return Error{Msg("samples: {}: larger than {} bytes", path.string(), max_bytes)};
     }
   }
   auto series = ParseSamplesCsv(text);

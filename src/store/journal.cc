@@ -26,7 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "base/i18n.h"
+#include "base/message.h"
 
 namespace headroom {
 namespace {
@@ -207,8 +207,8 @@ Result<fs::path> ResolveJournalPath(std::string_view flag,
     return fs::path(home) / ".local" / "state" / "headroom" / "journal.db";
   }
   return Error{
-      Tr("journal: no place for it: HOME, XDG_STATE_HOME and HEADROOM_JOURNAL are unset; "
-         "pass --journal PATH")};
+      Msg("journal: no place for it: HOME, XDG_STATE_HOME and HEADROOM_JOURNAL are unset; "
+          "pass --journal PATH")};
 }
 
 std::string_view RunKindName(RunKind kind) {
@@ -285,9 +285,9 @@ std::optional<Error> Journal::CheckAndMigrate(bool& busy) {
   if (options_.read_only) {
     // Version 0 here is an empty file: nothing recorded yet, and readers say so.
     if (facts->user_version != 0 && facts->user_version < kJournalOldestReadableVersion) {
-      return Refuse("open", TrFormat("schema version {} is older than this headroom ({}); "
-                                     "a recording command upgrades it",
-                                     facts->user_version, kJournalSchemaVersion));
+      return Refuse("open", Msg("schema version {} is older than this headroom ({}); "
+                                "a recording command upgrades it",
+                                facts->user_version, kJournalSchemaVersion));
     }
     return std::nullopt;
   }
@@ -322,35 +322,44 @@ std::optional<Error> Journal::CheckAndMigrate(bool& busy) {
 std::optional<Error> Journal::RefuseForeignOrNewer(const JournalFileFacts& facts) const {
   if (facts.application_id != 0 && facts.application_id != kApplicationId) {
     return Refuse("open",
-                  TrFormat("not a headroom journal (application_id {:#x})", facts.application_id));
+                  Msg("not a headroom journal (application_id {:#x})", facts.application_id));
   }
   // Checked before any write: a newer headroom's file is left exactly as it is.
   if (facts.user_version > kJournalSchemaVersion) {
-    return Refuse("open", TrFormat("schema version {} is newer than this headroom ({}); "
-                                   "upgrade headroom",
-                                   facts.user_version, kJournalSchemaVersion));
+    return Refuse("open", Msg("schema version {} is newer than this headroom ({}); "
+                              "upgrade headroom",
+                              facts.user_version, kJournalSchemaVersion));
   }
   if (facts.user_version == 0 && facts.tables > 0) {
-    return Refuse("open", Tr("not a headroom journal (it has tables but no schema version)"));
+    return Refuse("open", Msg("not a headroom journal (it has tables but no schema version)"));
   }
   return std::nullopt;
 }
 
 Error Journal::Fail(std::string_view operation) const {
-  std::string reason = db_.ErrorText();
+  // SQLite's own text stays as it is (a third party's, English).
+  Message reason = Message::Literal(db_.ErrorText());
   if (db_.ErrorCode() == SQLITE_BUSY) {
-    reason +=
-        TrFormat(" (another process held it longer than {} ms)", options_.busy_timeout.count());
+    reason = Message(
+        "{}{}", {std::make_shared<const Message>(std::move(reason)),
+                 std::make_shared<const Message>(Msg(" (another process held it longer than {} ms)",
+                                                     options_.busy_timeout.count()))});
   }
-  return Refuse(operation, reason);
+  return Refuse(operation, std::move(reason));
+}
+
+Error Journal::Refuse(std::string_view operation, Message reason) const {
+  return Error{
+      Message("journal: {}({}): {}", {std::string(operation), path_.string(),
+                                      std::make_shared<const Message>(std::move(reason))})};
 }
 
 Error Journal::Refuse(std::string_view operation, std::string_view reason) const {
-  return Error{fmt::format("journal: {}({}): {}", operation, path_.string(), reason)};
+  return Refuse(operation, Message::Literal(std::string(reason)));
 }
 
 std::optional<Error> Journal::CheckWritable(std::string_view operation) const {
-  if (options_.read_only) return Refuse(operation, Tr("opened read-only"));
+  if (options_.read_only) return Refuse(operation, Msg("opened read-only"));
   return std::nullopt;
 }
 

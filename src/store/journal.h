@@ -172,7 +172,8 @@ class Journal {
   std::optional<Error> RefuseForeignOrNewer(const JournalFileFacts& facts) const;
   // "journal: <operation>(<path>): <SQLite's reason>".
   Error Fail(std::string_view operation) const;
-  Error Refuse(std::string_view operation, std::string_view reason) const;
+  Error Refuse(std::string_view operation, Message reason) const;
+  Error Refuse(std::string_view operation, std::string_view reason) const;  // reason as it is
   std::optional<Error> CheckWritable(std::string_view operation) const;
   // The runs matching `where` (an SQL WHERE clause and a trailing space, or ""), newest first.
   Result<std::vector<RunRow>> ReadRuns(std::string_view where, int limit);

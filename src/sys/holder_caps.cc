@@ -12,7 +12,7 @@
 
 #include <cstdlib>
 
-#include "base/i18n.h"
+#include "base/message.h"
 
 namespace headroom {
 namespace {
@@ -59,7 +59,7 @@ void ReadFraction(HolderCap& cap, const std::vector<std::string>& words,
       cap.settings.push_back({source, *text, source == env_name ? "environ" : "argv"});
     } else {
       cap.notes.push_back(
-          TrFormat("{} '{}' is not a fraction in (0, 1]; taken as no cap", source, *text));
+          Msg("{} '{}' is not a fraction in (0, 1]; taken as no cap", source, *text));
     }
     return;
   }
@@ -115,12 +115,13 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
       AddFlagSetting(cap, words, {"--kv-cache-memory", "--kv_cache_memory"});
       AddFlagSetting(cap, words, {"--max-model-len", "--max_model_len"});
       if (cap.source == "vLLM default" && HasFlag(words, {"--config"})) {
-        cap.notes.push_back(Tr("--config FILE may set another --gpu-memory-utilization; not read"));
+        cap.notes.push_back(
+            Msg("--config FILE may set another --gpu-memory-utilization; not read"));
       }
       if (cap.pool_fraction) {
         cap.notes.push_back(
-            Tr("--gpu-memory-utilization is not a hard cap on unified memory: startup profiling "
-               "and CUDA-graph capture can go past it (vllm#46307)"));
+            Msg("--gpu-memory-utilization is not a hard cap on unified memory: startup profiling "
+                "and CUDA-graph capture can go past it (vllm#46307)"));
       }
       break;
     case HolderKind::kSglang:
@@ -128,10 +129,10 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
                    std::nullopt, "");
       if (cap.pool_fraction) {
         cap.notes.push_back(
-            Tr("--mem-fraction-static is not a hard cap: CUDA-graph capture and autotune allocate "
-               "outside it (sglang#35860)"));
+            Msg("--mem-fraction-static is not a hard cap: CUDA-graph capture and autotune allocate "
+                "outside it (sglang#35860)"));
       } else {
-        cap.notes.push_back(Tr("no --mem-fraction-static: SGLang picks one from the GPU's size"));
+        cap.notes.push_back(Msg("no --mem-fraction-static: SGLang picks one from the GPU's size"));
       }
       break;
     case HolderKind::kTgi:
@@ -144,8 +145,8 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
         AddEnvSetting(cap, environ, name);
       }
       cap.notes.push_back(
-          Tr("ollama has no pool cap: it loads models on request (up to OLLAMA_MAX_LOADED_MODELS, "
-             "default 3 per GPU) and keeps them OLLAMA_KEEP_ALIVE (default 5m)"));
+          Msg("ollama has no pool cap: it loads models on request (up to OLLAMA_MAX_LOADED_MODELS, "
+              "default 3 per GPU) and keeps them OLLAMA_KEEP_ALIVE (default 5m)"));
       break;
     case HolderKind::kLlamaCpp: {
       AddFlagSetting(cap, words, {"--ctx-size", "-c"});
@@ -183,8 +184,8 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
     }
   }
   if (!environ && kind != HolderKind::kGpuProcess) {
-    cap.notes.push_back(
-        Tr("environment not readable (another user's process); settings made there are not shown"));
+    cap.notes.push_back(Msg(
+        "environment not readable (another user's process); settings made there are not shown"));
   }
   return cap;
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
 #include "sys/pool_holders.h"
 
 namespace headroom {
@@ -41,7 +42,7 @@ struct HolderCap {
   // llama.cpp with --n-gpu-layers 0: everything is host memory, visible in its RSS.
   bool cpu_only = false;
   std::vector<HolderSetting> settings;
-  std::vector<std::string> notes;  // for people, in the user's language
+  std::vector<Message> notes;  // for people
 };
 
 // The value of a long or short flag: "--flag value", "--flag=value"; the last one wins (as

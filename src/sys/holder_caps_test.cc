@@ -32,7 +32,8 @@ TEST(HolderCap, VllmFlagInBothFormsDefaultAndNote) {
   EXPECT_EQ(cap.pool_fraction, 0.5);
   EXPECT_EQ(cap.source, "--gpu-memory-utilization");
   ASSERT_FALSE(cap.notes.empty());
-  EXPECT_NE(cap.notes.back().find("not a hard cap on unified memory"), std::string::npos);
+  EXPECT_NE(EnglishText(cap.notes.back()).find("not a hard cap on unified memory"),
+            std::string::npos);
   cap = ParseHolderCap(HolderKind::kVllm, {"vllm", "serve", "--gpu_memory_utilization=0.7"}, Env{});
   EXPECT_EQ(cap.pool_fraction, 0.7);
   cap = ParseHolderCap(HolderKind::kVllm, {"vllm", "serve", "m"}, Env{});
@@ -40,7 +41,7 @@ TEST(HolderCap, VllmFlagInBothFormsDefaultAndNote) {
   EXPECT_EQ(cap.source, "vLLM default");
   cap = ParseHolderCap(HolderKind::kVllm, {"vllm", "--gpu-memory-utilization", "lots"}, Env{});
   EXPECT_FALSE(cap.pool_fraction);
-  EXPECT_NE(cap.notes.front().find("'lots' is not a fraction"), std::string::npos);
+  EXPECT_NE(EnglishText(cap.notes.front()).find("'lots' is not a fraction"), std::string::npos);
 }
 
 TEST(HolderCap, SglangTgiFromFlagOrEnvironment) {
@@ -60,7 +61,7 @@ TEST(HolderCap, SglangTgiFromFlagOrEnvironment) {
   EXPECT_EQ(cap.pool_fraction, 0.4);  // the flag wins, as clap does
   cap = ParseHolderCap(HolderKind::kTgi, {"text-generation-launcher"}, std::nullopt);
   EXPECT_EQ(cap.pool_fraction, 1.0);
-  EXPECT_NE(cap.notes.back().find("environment not readable"), std::string::npos);
+  EXPECT_NE(EnglishText(cap.notes.back()).find("environment not readable"), std::string::npos);
 }
 
 TEST(HolderCap, OllamaSettingsFromEnvironmentOnly) {

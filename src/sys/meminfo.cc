@@ -15,7 +15,7 @@
 #include <limits>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
+#include "base/message.h"
 
 namespace headroom {
 namespace {
@@ -151,8 +151,8 @@ Result<MemInfo> ReadMemInfo(const SysRoot& root) {
   if (!text) return text.error();
   MemInfo info = ParseMemInfo(*text);
   if (!info.total_bytes()) {
-    return Error{TrFormat("cannot read {}: parse: no valid MemTotal line, not a meminfo file",
-                          root.Path(kRelative).string())};
+    return Error{Msg("cannot read {}: parse: no valid MemTotal line, not a meminfo file",
+                     root.Path(kRelative).string())};
   }
   return info;
 }

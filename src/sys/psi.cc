@@ -108,8 +108,7 @@ Result<std::optional<Psi>> ReadMemoryPsi(const SysRoot& root) {
     return text.error();
   }
   auto psi = ParsePsi(*text);
-  if (!psi)
-    return Error{"cannot read " + root.Path(kRelative).string() + ": " + psi.error().message};
+  if (!psi) return InContext("cannot read " + root.Path(kRelative).string(), psi.error());
   return std::optional<Psi>(*psi);
 }
 

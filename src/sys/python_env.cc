@@ -7,7 +7,7 @@
 #include <charconv>
 #include <system_error>
 
-#include "base/i18n.h"
+#include "base/message.h"
 #include "base/text.h"
 #include "sys/sysroot.h"
 
@@ -103,7 +103,7 @@ Result<PythonEnv> FindPythonEnv(const PythonEnvQuery& query) {
     std::error_code ec;
     if (fs::exists(p, ec)) return EnvAt(PrefixOfInterpreter(p), "--python", p);
     return Error{
-        TrFormat("--python: {}: no such interpreter or environment directory", query.python_flag)};
+        Msg("--python: {}: no such interpreter or environment directory", query.python_flag)};
   }
   if (query.virtual_env && !query.virtual_env->empty() && IsDir(*query.virtual_env)) {
     return EnvAt(*query.virtual_env, "$VIRTUAL_ENV");
@@ -123,17 +123,17 @@ Result<PythonEnv> FindPythonEnv(const PythonEnvQuery& query) {
         // pyenv and asdf put scripts named python3 on PATH that pick an interpreter when run.
         if (candidate.parent_path().filename() == "shims") {
           return Error{
-              TrFormat("python3 on PATH is a version-manager shim ({}): pass --python "
-                       "\"$(pyenv which python3)\" or the environment's directory",
-                       candidate.string())};
+              Msg("python3 on PATH is a version-manager shim ({}): pass --python "
+                  "\"$(pyenv which python3)\" or the environment's directory",
+                  candidate.string())};
         }
         return EnvAt(PrefixOfInterpreter(candidate), "python3 on PATH", candidate);
       }
     }
   }
   return Error{
-      Tr("no Python environment found (no --python, $VIRTUAL_ENV, $CONDA_PREFIX, or python3 on "
-         "PATH)")};
+      Msg("no Python environment found (no --python, $VIRTUAL_ENV, $CONDA_PREFIX, or python3 on "
+          "PATH)")};
 }
 
 std::string NormalizeDistName(std::string_view name) {
@@ -245,8 +245,7 @@ std::optional<Result<TorchBuild>> FindTorchBuild(const PythonEnv& env) {
     auto text = ReadFileCapped(file, kVersionPyMaxBytes);
     if (!text) return Result<TorchBuild>(text.error());
     auto b = ParseTorchVersionPy(*text);
-    if (!b)
-      return Result<TorchBuild>(Error{fmt::format("{}: {}", file.string(), b.error().message)});
+    if (!b) return Result<TorchBuild>(InContext(file.string(), b.error()));
     b->file = file;
     return b;
   }

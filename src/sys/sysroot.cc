@@ -5,7 +5,7 @@
 
 #include <cerrno>
 
-#include "base/i18n.h"
+#include "base/message.h"
 
 namespace headroom {
 
@@ -17,7 +17,7 @@ Result<std::string> ReadFileCapped(const std::filesystem::path& file, size_t max
   const std::string path = file.string();
   // O_NONBLOCK: a FIFO planted where a file should be must not hang the reader.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return ErrnoError(TrFormat("cannot read {}: open", path));
+  if (fd < 0) return ErrnoError(Msg("cannot read {}: open", path));
   std::string out;
   char buf[8192];
   for (;;) {
@@ -27,13 +27,13 @@ Result<std::string> ReadFileCapped(const std::filesystem::path& file, size_t max
       if (errno == EAGAIN) break;  // an empty FIFO: nothing to read
       const int saved = errno;
       ::close(fd);
-      return ErrnoError(TrFormat("cannot read {}: read", path), saved);
+      return ErrnoError(Msg("cannot read {}: read", path), saved);
     }
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));
     if (out.size() > max_bytes) {
       ::close(fd);
-      return Error{TrFormat("cannot read {}: file larger than {} bytes", path, max_bytes)};
+      return Error{Msg("cannot read {}: file larger than {} bytes", path, max_bytes)};
     }
   }
   ::close(fd);

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
+#include "base/message.h"
 #include "sys/holder_caps.h"
 #include "sys/pool_holders.h"
 
@@ -73,7 +73,7 @@ TopCollector::TopCollector(const SysRoot& root, std::unique_ptr<GpuBackend> gpu,
 
 TopCollector::~TopCollector() = default;
 
-void TopCollector::AddEvent(WallTime now, std::string type, std::string message, std::string data) {
+void TopCollector::AddEvent(WallTime now, std::string type, Message message, std::string data) {
   events_.Add(TopEvent{now, std::move(type), std::move(message), std::move(data)});
 }
 
@@ -94,19 +94,19 @@ void TopCollector::Survey(WallTime now) {
     for (const auto& r : rows) after[r.pid] = &r;
     for (const auto& [pid, r] : after) {
       if (before.count(pid) || r->part_of) continue;  // a server's new worker is the server's
-      AddEvent(now, "pool_holder_started", TrFormat("{} (pid {}) holds the pool", r->kind, pid),
+      AddEvent(now, "pool_holder_started", Msg("{} (pid {}) holds the pool", r->kind, pid),
                nlohmann::json{{"pid", pid}, {"kind", r->kind}}.dump());
     }
     for (const auto& [pid, r] : before) {
       if (after.count(pid) || r->part_of) continue;
-      AddEvent(now, "pool_holder_ended", TrFormat("{} (pid {}) is gone", r->kind, pid),
+      AddEvent(now, "pool_holder_ended", Msg("{} (pid {}) is gone", r->kind, pid),
                nlohmann::json{{"pid", pid}, {"kind", r->kind}}.dump());
     }
   }
   surveyed_ = true;
   snapshot_.holders = std::move(rows);
   snapshot_.holders_time = now;
-  snapshot_.holders_note = tap_ && !gpu_list ? Tr("NVML's process list not readable") : "";
+  snapshot_.holders_note = tap_ && !gpu_list ? Msg("NVML's process list not readable") : Message();
 }
 
 void TopCollector::ReadGuards(WallTime now) {
@@ -119,24 +119,23 @@ void TopCollector::ReadGuards(WallTime now) {
     for (const auto& g : guards) {
       if (before.count(g.run_id)) continue;
       // TRANSLATORS: {0} is the command that guards (guard, watch or sweep), kept as it is.
-      AddEvent(
-          now, "guard_started",
-          g.warn_below_bytes > 0
-              ? TrFormat("{0} run {1} (pid {2}): kill below {3}, warn below {4}", g.kind, g.run_id,
-                         g.guard_pid, FormatGiB(g.kill_below_bytes), FormatGiB(g.warn_below_bytes))
-              : TrFormat("{0} run {1} (pid {2}): kill below {3}, no warn level", g.kind, g.run_id,
-                         g.guard_pid, FormatGiB(g.kill_below_bytes)),
-          nlohmann::json{{"run_id", g.run_id},
-                         {"kind", g.kind},
-                         {"guard_pid", g.guard_pid},
-                         {"kill_below_bytes", g.kill_below_bytes},
-                         {"warn_below_bytes", g.warn_below_bytes}}
-              .dump());
+      AddEvent(now, "guard_started",
+               g.warn_below_bytes > 0
+                   ? Msg("{0} run {1} (pid {2}): kill below {3}, warn below {4}", g.kind, g.run_id,
+                         g.guard_pid, GiB(g.kill_below_bytes), GiB(g.warn_below_bytes))
+                   : Msg("{0} run {1} (pid {2}): kill below {3}, no warn level", g.kind, g.run_id,
+                         g.guard_pid, GiB(g.kill_below_bytes)),
+               nlohmann::json{{"run_id", g.run_id},
+                              {"kind", g.kind},
+                              {"guard_pid", g.guard_pid},
+                              {"kill_below_bytes", g.kill_below_bytes},
+                              {"warn_below_bytes", g.warn_below_bytes}}
+                   .dump());
     }
     for (const auto& g : snapshot_.guards) {
       if (after.count(g.run_id)) continue;
       AddEvent(now, "guard_ended",
-               TrFormat("{0} run {1} (pid {2}) ended", g.kind, g.run_id, g.guard_pid),
+               Msg("{0} run {1} (pid {2}) ended", g.kind, g.run_id, g.guard_pid),
                nlohmann::json{{"run_id", g.run_id}, {"kind", g.kind}, {"guard_pid", g.guard_pid}}
                    .dump());
     }

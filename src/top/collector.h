@@ -65,7 +65,7 @@ class TopCollector {
 
   void Survey(WallTime now);
   void ReadGuards(WallTime now);
-  void AddEvent(WallTime now, std::string type, std::string message, std::string data);
+  void AddEvent(WallTime now, std::string type, Message message, std::string data);
 
   SysRoot root_;
   CollectorOptions options_;

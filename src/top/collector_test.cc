@@ -114,7 +114,7 @@ TEST(TopCollector, HolderAndGuardChangesAreEventsOnlyAfterTheFirstRead) {
   EXPECT_NE(std::find(types.begin(), types.end(), "guard_started"), types.end());
   for (const auto& e : later.events) {
     if (e.type != "guard_started") continue;
-    EXPECT_EQ(e.message,
+    EXPECT_EQ(EnglishText(e.message),
               fmt::format("guard run {} (pid {}): kill below 1.00 GiB, warn below 2.00 GiB", *id,
                           ::getpid()));
   }

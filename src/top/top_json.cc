@@ -70,7 +70,7 @@ Json TopSnapshotJson(const TopSnapshot& s, std::chrono::milliseconds interval,
   for (const auto& e : s.events) {
     events.push_back({{"type", e.type},
                       {"wall_time", FormatUtcIso8601(e.time)},
-                      {"message", e.message},
+                      {"message", EnglishText(e.message)},
                       {"data", DataJson(e.data)}});
   }
   return {
@@ -112,7 +112,8 @@ Json TopSnapshotJson(const TopSnapshot& s, std::chrono::milliseconds interval,
       {"guards", guards},
       {"guards_note", Nullable(s.guards_note)},
       {"processes", processes},
-      {"processes_note", Nullable(s.holders_note)},
+      {"processes_note",
+       s.holders_note.empty() ? Json(nullptr) : Json(EnglishText(s.holders_note))},
       {"events", events},
   };
 }

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/message.h"
 #include "base/wall_time.h"
 #include "gpu/platform.h"
 #include "samples/sampler.h"
@@ -71,9 +72,9 @@ struct RunningGuard {
 // An event shown in the events pane and in --json.
 struct TopEvent {
   WallTime time{};
-  std::string type;     // "clock_collapse", "guard_started", ... (never translated)
-  std::string message;  // one line for people
-  std::string data;     // a JSON object's text
+  std::string type;  // "clock_collapse", "guard_started", ... (never translated)
+  Message message;   // one line for people
+  std::string data;  // a JSON object's text
 };
 
 // The newest events, at most `capacity`, oldest first.
@@ -97,7 +98,7 @@ struct TopSnapshot {
   std::string gpu_note;            // why there is no GPU reading ("nvml: dlopen(...): ..."), or ""
   std::vector<HolderRow> holders;  // pid order; the view sorts
   std::optional<WallTime> holders_time;
-  std::string holders_note;  // e.g. the NVML process list could not be read
+  Message holders_note;  // e.g. the NVML process list could not be read
   std::vector<RunningGuard> guards;
   std::string guards_note;       // why guards cannot be seen (no journal), or ""
   std::vector<TopEvent> events;  // the newest, oldest first

@@ -69,7 +69,7 @@ TEST(TopModel, HolderRowTakesTheCapUnlessPartOfAnother) {
 
 TEST(TopModel, EventLogIsBounded) {
   EventLog log(3);
-  for (int i = 0; i < 5; ++i) log.Add(TopEvent{{}, "e" + std::to_string(i), "", "{}"});
+  for (int i = 0; i < 5; ++i) log.Add(TopEvent{{}, "e" + std::to_string(i), Message(), "{}"});
   ASSERT_EQ(log.events().size(), 3u);
   EXPECT_EQ(log.events().front().type, "e2");
   EXPECT_EQ(log.events().back().type, "e4");

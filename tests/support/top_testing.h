@@ -92,9 +92,11 @@ inline TopSnapshot Gb10Snapshot() {
   g.started_at = "2026-09-21T10:00:00.000Z";
   g.command = {"python", "train.py"};
   s.guards = {g};
-  s.events = {TopEvent{m.time, "power_plateau", "power held at 100 W while temperature rose",
-                       "{\"power_w\":100}"},
-              TopEvent{m.time, "guard_started", "guard run 7 (pid 4321)", "{\"run_id\":7}"}};
+  s.events = {
+      TopEvent{m.time, "power_plateau",
+               Message::Literal("power held at 100 W while temperature rose"), "{\"power_w\":100}"},
+      TopEvent{m.time, "guard_started", Message::Literal("guard run 7 (pid 4321)"),
+               "{\"run_id\":7}"}};
   s.events_total = 2;
   return s;
 }

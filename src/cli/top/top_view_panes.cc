@@ -12,6 +12,7 @@
 
 #include "base/bytes.h"
 #include "base/i18n.h"
+#include "cli/message_text.h"
 #include "cli/top/top_view_parts.h"
 #include "top/text_width.h"
 
@@ -113,7 +114,7 @@ std::vector<FrameRow> ProcessRows(const TopSnapshot& s, const UiState& ui, size_
     b.Add(std::string(" · ") + TrFormat("sorted by {}", SortOrderName(ui.sort)), Role::kDim);
     if (s.holders_time)
       b.Add(std::string(" · ") + TrFormat("surveyed {}", LocalClock(*s.holders_time)), Role::kDim);
-    if (!s.holders_note.empty()) b.Add(" · " + s.holders_note, Role::kDim);
+    if (!s.holders_note.empty()) b.Add(" · " + TranslatedText(s.holders_note), Role::kDim);
     rows.push_back(b.Take());
   }
   if (rows.size() >= max_rows) return rows;
@@ -174,7 +175,7 @@ std::vector<FrameRow> EventRows(const TopSnapshot& s, size_t max_rows, const Vie
     const bool bad =
         e.type == "clock_collapse" || e.type == "gpu_lost" || e.type == "memory_pressure";
     b.Add(e.type, bad ? Role::kWarn : Role::kValue);
-    b.Add(" " + e.message, Role::kNormal);
+    b.Add(" " + TranslatedText(e.message), Role::kNormal);
     rows.push_back(b.Take());
   }
   return rows;

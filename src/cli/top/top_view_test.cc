@@ -188,8 +188,8 @@ TEST_F(TopView, WideCharactersKeepTheColumns) {
   TopSnapshot s = Gb10Snapshot();
   s.holders[0].user = "陳大文";
   s.holders[0].command = "python 訓練腳本_記憶體池_頁面快取_非常長的名稱.py --data 資料集";
-  s.events.push_back(
-      TopEvent{s.sample.time, "guard_ended", "守護 run 7 結束了，這是一段很長的中文訊息", "{}"});
+  s.events.push_back(TopEvent{s.sample.time, "guard_ended",
+                              Message::Literal("守護 run 7 結束了，這是一段很長的中文訊息"), "{}"});
   for (size_t w : {40, 57, 80, 81, 120, 133}) {
     SCOPED_TRACE(w);
     const Frame f = LayoutTop(s, HistoryOf(s, 100), UiState{}, Size(w, 30));
