@@ -32,6 +32,7 @@
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
 #include "ladder/ladder_journal.h"
+#include "plan/plan_request.h"
 #include "store/journal.h"
 #include "sys/meminfo.h"
 #include "sys/sysroot.h"
@@ -58,17 +59,40 @@ struct LadderFlags {
   bool yes = false;
 };
 
-// plan's flags, parsed by plan's own code (cli/plan_args.h). Without --root or --budget in
-// them, the budget is read below the ladder's --root.
-LadderPlanInput PlanFromArgs(const std::string& plan_args, const SysRoot& root, const CliEnv& env) {
-  const PlanInputs in = ResolvePlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args",
-                                         root.root().string(), env);
-  return {in.spec, in.workload, in.budget.budget_bytes, in.options};
+// The ladder's plan request: its JSON form (journal schema 5), else the old form that rows
+// written before it hold, plan's flags as words. nullopt and `*error` when it does not read.
+std::optional<PlanRequest> LadderPlanRequest(const LadderRow& ladder, std::string* error) {
+  if (!ladder.plan_request.empty()) {
+    Message m;
+    auto request = PlanRequestFromJson(
+        nlohmann::json::parse(ladder.plan_request, nullptr, /*allow_exceptions=*/false), &m);
+    if (!request) *error = "--plan-args: " + TranslatedText(m);
+    return request;
+  }
+  try {
+    return ParsePlanWords(SplitWords(ladder.plan_args, "--plan-args"), "--plan-args");
+  } catch (const UsageError& e) {
+    *error = e.message;
+    return std::nullopt;
+  }
+}
+
+// The request resolved; without a root or a budget in it, the budget is read below the
+// ladder's --root. nullopt and `*error` ("--plan-args: ...") when it cannot be.
+std::optional<LadderPlanInput> ResolveLadderPlan(const PlanRequest& request, const SysRoot& root,
+                                                 const CliEnv& env, std::string* error) {
+  Message m;
+  auto in = ResolvePlanRequest(request, CliPlanContext(env, root.root().string()), &m);
+  if (!in) {
+    *error = "--plan-args: " + TranslatedText(m);
+    return std::nullopt;
+  }
+  return LadderPlanInput{in->spec, in->workload, in->budget.budget_bytes, in->options};
 }
 
 // What `step` proposes, computed now, once: its lines are message values (the journal stores
 // them, the terminal translates them), its evidence data. What is read here for the advice
-// (meminfo, plan's flags and budget) is read in English: a failure's text becomes journal
+// (meminfo, the plan request and budget) is read in English: a failure's text becomes journal
 // evidence (errors are still finished text, po/README.md).
 StepAdvice AdviseStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env) {
   if (step == 1) {
@@ -82,16 +106,13 @@ StepAdvice AdviseStep(int step, const LadderRow& ladder, const SysRoot& root, co
     advice.evidence["error"] = info.error().message;
     return advice;
   }
-  if (ladder.plan_args.empty()) return UnplannedStepAdvice(step);
+  if (ladder.plan_args.empty() && ladder.plan_request.empty()) return UnplannedStepAdvice(step);
   std::optional<LadderPlanInput> in;
   std::string error;
   {
     const UntranslatedScope english;
-    try {
-      in = PlanFromArgs(ladder.plan_args, root, env);
-    } catch (const UsageError& e) {
-      error = e.message;
-    }
+    if (auto request = LadderPlanRequest(ladder, &error))
+      in = ResolveLadderPlan(*request, root, env, &error);
   }
   if (in) return PlanStepAdvice(step, *in);
   // Validated at start; a budget that cannot be read now is evidence, not a failure.
@@ -141,12 +162,18 @@ void Must(Result<bool> r) {
 int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   const auto symptom = ParseLadderSymptom(fl.symptom);
   if (!symptom) throw UsageError{"--symptom: " + symptom.error().message};
-  if (!fl.plan_args.empty()) PlanFromArgs(fl.plan_args, root, env);  // usage errors now, not later
+  std::optional<PlanRequest> request;
+  if (!fl.plan_args.empty()) {
+    request = ParsePlanWords(SplitWords(fl.plan_args, "--plan-args"), "--plan-args");
+    std::string error;  // usage errors now, not later
+    if (!ResolveLadderPlan(*request, root, env, &error)) throw UsageError{error};
+  }
   LadderRow row;
   row.job = fl.job;
   row.symptom = std::string(Name(*symptom));
   row.match_text = fl.match.empty() ? fl.job : fl.match;
   row.plan_args = fl.plan_args;
+  if (request) row.plan_request = PlanRequestToJson(*request).dump();
   Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
   const LadderEntry entry = EnterStep(kLadderFirstStep, row, root, env);
