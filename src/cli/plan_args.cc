@@ -108,8 +108,9 @@ std::vector<std::string> SplitWords(std::string_view text, std::string_view flag
   return words;
 }
 
-PlanRequest ParsePlanWords(const std::vector<std::string>& words, std::string_view flag) {
-  PlanFlags fl;
+PlanRequest ParsePlanWords(const std::vector<std::string>& words, std::string_view flag,
+                           PlanFlags base) {
+  PlanFlags fl = std::move(base);
   CLI::App app{"plan arguments", std::string(flag)};
   AddPlanInputFlags(app, fl);
   std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 parses it reversed
@@ -126,7 +127,11 @@ PlanRequest ParsePlanWords(const std::vector<std::string>& words, std::string_vi
 
 PlanInputs ResolvePlanWords(const std::vector<std::string>& words, std::string_view flag,
                             const std::string& default_root, const CliEnv& env) {
-  const PlanRequest request = ParsePlanWords(words, flag);
+  return ResolveRequest(ParsePlanWords(words, flag), flag, default_root, env);
+}
+
+PlanInputs ResolveRequest(const PlanRequest& request, std::string_view flag,
+                          const std::string& default_root, const CliEnv& env) {
   Message error;
   auto in = ResolvePlanRequest(request, CliPlanContext(env, default_root), &error);
   if (!in) throw UsageError{fmt::format("{}: {}", flag, TranslatedText(error))};

@@ -46,7 +46,14 @@ std::vector<std::string> SplitWords(std::string_view text, std::string_view flag
 // plan's input flags given as words (`ladder --plan-args`, the old form a journal may still
 // hold), parsed by plan's flag definitions and checked by ParsePlanRequest; errors are
 // UsageError prefixed with `flag`. The request's root is empty unless --root is in them.
-PlanRequest ParsePlanWords(const std::vector<std::string>& words, std::string_view flag);
+// `base`: the flags' values before the words are read (doctor's own syntax sets some).
+PlanRequest ParsePlanWords(const std::vector<std::string>& words, std::string_view flag,
+                           PlanFlags base = {});
+
+// A request resolved by the CLI's context; errors are UsageError prefixed with `flag`.
+// Without a root in it, the budget is read below `default_root` ("" = the CLI's).
+PlanInputs ResolveRequest(const PlanRequest& request, std::string_view flag,
+                          const std::string& default_root, const CliEnv& env);
 
 // The words parsed and resolved (`report --plan-args`, `doctor --workload`). Without --root
 // in them, the budget is read below `default_root` ("" = the CLI's).
