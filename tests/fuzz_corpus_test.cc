@@ -13,6 +13,7 @@
 #include "../fuzz/explain_targets.h"
 #include "../fuzz/fuzz_targets.h"
 #include "../fuzz/http_targets.h"
+#include "../fuzz/plan_targets.h"
 #include "testing_files.h"
 
 namespace headroom {
@@ -64,6 +65,13 @@ TEST(StepLogFuzzCorpus, Replays) {
   // an invariant either.
   for (const char* target : {"step_log", "json_reader", "hf_config"}) {
     EXPECT_GT(Replay(target, fuzz::StepLogHolds), 0) << target;
+  }
+}
+
+TEST(PlanRequestFuzzCorpus, Replays) {
+  // Its own seeds, and the other JSON corpora as requests that are not.
+  for (const char* target : {"plan_request", "json_reader", "hf_config"}) {
+    EXPECT_GT(Replay(target, fuzz::PlanRequestHolds), 0) << target;
   }
 }
 

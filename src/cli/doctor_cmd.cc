@@ -42,56 +42,59 @@ std::optional<std::string> Env(const char* name) {
 }
 
 // "qlora llama-3.1-70b seq 8192 batch 2": a method name, a model, and "seq N" / "batch N"
-// pairs, into plan's flags; words starting with "--" pass through as plan flags.
-std::vector<std::string> WorkloadWords(const std::string& text) {
+// pairs, read into plan's flags; words starting with "--" are plan flags, read by plan's
+// flag definitions. The request they make is what is planned.
+PlanRequest WorkloadRequest(const std::string& text) {
   const std::vector<std::string> words = SplitWords(text, "--workload");
-  std::vector<std::string> out;
-  std::string model;
+  PlanFlags fl;
+  std::vector<std::string> flags;
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
     if (word.rfind("--", 0) == 0) {
-      out.push_back(word);
+      flags.push_back(word);
       if (word.find('=') == std::string::npos && i + 1 < words.size() &&
           words[i + 1].rfind("--", 0) != 0) {
-        out.push_back(words[++i]);
+        flags.push_back(words[++i]);
       }
       continue;
     }
     if (ParseMethod(word)) {
-      out.insert(out.end(), {"--method", word});
+      fl.method = word;
       continue;
     }
-    static const std::pair<const char*, const char*> kPairs[] = {
-        {"seq", "--seq"}, {"packing", "--seq"}, {"batch", "--batch"}, {"bs", "--batch"}};
+    static const std::pair<const char*, std::string PlanFlagText::*> kPairs[] = {
+        {"seq", &PlanFlagText::seq},
+        {"packing", &PlanFlagText::seq},
+        {"batch", &PlanFlagText::batch},
+        {"bs", &PlanFlagText::batch}};
     bool paired = false;
-    for (const auto& [name, flag] : kPairs) {
+    for (const auto& [name, field] : kPairs) {
       if (word == name) {
         if (i + 1 >= words.size())
           throw UsageError{TrFormat("--workload: '{}' needs a number after it", word)};
-        out.insert(out.end(), {flag, words[++i]});
+        fl.*field = words[++i];
         paired = true;
       }
     }
     if (paired) continue;
-    if (!model.empty()) {
+    if (!fl.model.empty()) {
       throw UsageError{
           TrFormat("--workload: '{}' is not a method (full, lora, qlora, nvfp4-lora), 'seq N', "
                    "'batch N' or a plan flag, and the model is already '{}'",
-                   word, model)};
+                   word, fl.model)};
     }
-    model = word;
-    out.insert(out.begin(), word);  // the positional model goes first
+    fl.model = word;
   }
-  if (model.empty())
+  if (fl.model.empty())
     throw UsageError{Tr("--workload: no model named (e.g. \"qlora llama-3.1-70b seq 8192\")")};
-  return out;
+  return ParsePlanWords(flags, "--workload", std::move(fl));
 }
 
 // The workload planned once: env-report.json takes the verdict's identifier and the plan
 // line and advice in English, the screen the same message values translated.
 WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
                            const CliEnv& env) {
-  const PlanInputs in = ResolvePlanWords(WorkloadWords(text), "--workload", root_dir, env);
+  const PlanInputs in = ResolveRequest(WorkloadRequest(text), "--workload", root_dir, env);
   const PlanResult plan = MakePlan(in.spec, in.workload, in.budget, in.options);
   WorkloadFacts w;
   w.description = text;

@@ -33,6 +33,8 @@
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
 #include "ladder/ladder_journal.h"
+#include "ladder/ladder_steps.h"
+#include "plan/plan_request.h"
 #include "store/journal.h"
 #include "sys/meminfo.h"
 #include "sys/sysroot.h"
@@ -59,61 +61,59 @@ struct LadderFlags {
   bool yes = false;
 };
 
-// plan's flags, parsed by plan's own code (cli/plan_args.h). Without --root or --budget in
-// them, the budget is read below the ladder's --root.
-LadderPlanInput PlanFromArgs(const std::string& plan_args, const SysRoot& root, const CliEnv& env) {
-  const PlanInputs in = ResolvePlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args",
-                                         root.root().string(), env);
-  return {in.spec, in.workload, in.budget.budget_bytes, in.options};
+// The ladder's plan request: its JSON form (journal schema 5), else the old form that rows
+// written before it hold, plan's flags as words. nullopt and `*error` when it does not read.
+std::optional<PlanRequest> LadderPlanRequest(const LadderRow& ladder, std::string* error) {
+  if (!ladder.plan_request.empty()) {
+    Message m;
+    auto request = PlanRequestFromJson(
+        nlohmann::json::parse(ladder.plan_request, nullptr, /*allow_exceptions=*/false), &m);
+    if (!request) *error = "--plan-args: " + TranslatedText(m);
+    return request;
+  }
+  try {
+    return ParsePlanWords(SplitWords(ladder.plan_args, "--plan-args"), "--plan-args");
+  } catch (const UsageError& e) {
+    *error = e.message;
+    return std::nullopt;
+  }
 }
 
-// What `step` proposes, computed now, once: its lines are message values (the journal stores
-// them, the terminal translates them), its evidence data. What is read here for the advice
-// (meminfo, plan's flags and budget) is read in English: a failure's text becomes journal
-// evidence (errors are still finished text, po/README.md).
-StepAdvice AdviseStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env) {
-  if (step == 1) {
-    auto info = [&] {
-      const UntranslatedScope english;
-      return ReadMemInfo(root);
-    }();
-    if (info) return FlushAdvice(*info);
-    StepAdvice advice;
-    advice.lines.push_back(Msg("{}; the flush command: {}", info.error().message, kFlushCommand));
-    advice.evidence["error"] = info.error().message;
-    return advice;
+// The request resolved; without a root or a budget in it, the budget is read below the
+// ladder's --root. nullopt and `*error` ("--plan-args: ...") when it cannot be.
+std::optional<LadderPlanInput> ResolveLadderPlan(const PlanRequest& request, const SysRoot& root,
+                                                 const CliEnv& env, std::string* error) {
+  Message m;
+  auto in = ResolvePlanRequest(request, CliPlanContext(env, root.root().string()), &m);
+  if (!in) {
+    *error = "--plan-args: " + TranslatedText(m);
+    return std::nullopt;
   }
-  if (ladder.plan_args.empty()) return UnplannedStepAdvice(step);
-  std::optional<LadderPlanInput> in;
-  std::string error;
-  {
-    const UntranslatedScope english;
-    try {
-      in = PlanFromArgs(ladder.plan_args, root, env);
-    } catch (const UsageError& e) {
-      error = e.message;
-    }
-  }
-  if (in) return PlanStepAdvice(step, *in);
-  // Validated at start; a budget that cannot be read now is evidence, not a failure.
-  StepAdvice advice = UnplannedStepAdvice(step);
-  advice.evidence["error"] = error;
-  return advice;
+  return LadderPlanInput{in->spec, in->workload, in->budget.budget_bytes, in->options};
 }
 
-// The "entered" entry of `step`: the journal's record (ladder --json shows its English), its
-// text the advice lines joined into one message; the caller prints it translated.
-LadderEntry EnterStep(int step, const LadderRow& ladder, const SysRoot& root, const CliEnv& env) {
-  StepAdvice advice = AdviseStep(step, ladder, root, env);
-  if (const auto symptom = ParseLadderSymptom(ladder.symptom)) {
-    if (const Message note = SymptomNote(*symptom, step); !note.empty())
-      advice.evidence["symptom_note"] = EnglishText(note);
-  }
-  advice.evidence["lines"] = nlohmann::json::array();
-  for (const auto& line : advice.lines) advice.evidence["lines"].push_back(EnglishText(line));
-  return LadderEntry{
-      step, "entered", JoinMessages(advice.lines, "; "), std::nullopt, "", advice.evidence.dump(),
-      ""};
+// What the step engine reads (ladder/ladder_steps.h), read in English: a failure's text
+// becomes journal evidence (errors are still finished text, po/README.md).
+LadderInputs Inputs(const SysRoot& root, const CliEnv& env) {
+  return {
+      [&root] {
+        const UntranslatedScope english;
+        return ReadMemInfo(root);
+      },
+      [&root, &env](const LadderRow& ladder, std::string* error) -> std::optional<LadderPlanInput> {
+        const UntranslatedScope english;
+        auto request = LadderPlanRequest(ladder, error);
+        if (!request) return std::nullopt;
+        return ResolveLadderPlan(*request, root, env, error);
+      }};
+}
+
+// The engine's outcome, or its refusal thrown to be printed (exit 1).
+template <typename T>
+T Take(LadderOutcome<T> outcome) {
+  if (const auto* refusal = std::get_if<LadderRefusal>(&outcome))
+    throw Refusal{TranslatedText(refusal->message)};
+  return std::move(std::get<T>(outcome));
 }
 
 Journal OpenJournal(const CliEnv& env, const LadderFlags& fl, bool read_only) {
@@ -124,41 +124,31 @@ Journal OpenJournal(const CliEnv& env, const LadderFlags& fl, bool read_only) {
   return std::move(journal).value();
 }
 
-LadderRow NeedOpenLadder(LadderJournal& ladders, const std::string& job) {
-  auto found = ladders.FindOpen(job);
-  if (!found) throw Refusal{found.error().message};
-  if (!*found) {
-    throw Refusal{TrFormat(
-        "job '{0}' has no open ladder (start one: headroom ladder start {0} --symptom load|step)",
-        job)};
-  }
-  return **found;
-}
-
-void Must(Result<bool> r) {
-  if (!r) throw Refusal{r.error().message};
-}
-
 int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   const auto symptom = ParseLadderSymptom(fl.symptom);
   if (!symptom) throw UsageError{"--symptom: " + symptom.error().message};
-  if (!fl.plan_args.empty()) PlanFromArgs(fl.plan_args, root, env);  // usage errors now, not later
+  std::optional<PlanRequest> request;
+  if (!fl.plan_args.empty()) {
+    request = ParsePlanWords(SplitWords(fl.plan_args, "--plan-args"), "--plan-args");
+    std::string error;  // usage errors now, not later
+    if (!ResolveLadderPlan(*request, root, env, &error)) throw UsageError{error};
+  }
   LadderRow row;
   row.job = fl.job;
   row.symptom = std::string(Name(*symptom));
   row.match_text = fl.match.empty() ? fl.job : fl.match;
   row.plan_args = fl.plan_args;
+  if (request) row.plan_request = PlanRequestToJson(*request).dump();
   Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
-  const LadderEntry entry = EnterStep(kLadderFirstStep, row, root, env);
-  auto id = ladders.Start(row, {entry}, std::chrono::system_clock::now());
-  if (!id) throw Refusal{id.error().message};
+  const LadderStarted started =
+      Take(StartLadder(ladders, row, Inputs(root, env), std::chrono::system_clock::now()));
   // TRANSLATORS: {2} is the symptom as given to --symptom (load or step); {3} the step's title.
   std::fprintf(env.out, "%s\n",
-               TrFormat("ladder {0} for job '{1}' (OOM at {2}): step 1 of 4: {3}", *id, row.job,
-                        row.symptom, TrText(LadderStepTitle(1)))
+               TrFormat("ladder {0} for job '{1}' (OOM at {2}): step 1 of 4: {3}", started.id,
+                        row.job, row.symptom, TrText(LadderStepTitle(1)))
                    .c_str());
-  std::fprintf(env.out, "  %s\n", TranslatedText(entry.text).c_str());
+  std::fprintf(env.out, "  %s\n", TranslatedText(started.entry.text).c_str());
   return kExitOk;
 }
 
@@ -167,26 +157,19 @@ int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   if (!result) throw UsageError{"--result: " + result.error().message};
   Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
-  const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
-  auto next = AfterResult(ladder.state, *result);
-  if (!next) throw Refusal{next.error().message};
-  // TRANSLATORS: a ladder entry: the step's number and name (flush-page-cache, ...), then the
-  // result as recorded (ok or oom), both kept as they are.
-  std::vector<LadderEntry> entries{
-      {ladder.state.step, "result",
-       Msg("step {} ({}): {}", ladder.state.step, LadderStepName(ladder.state.step), Name(*result)),
-       std::string(Name(*result)), fl.note, "{}", ""}};
-  if (next->status == LadderStatus::kOpen)
-    entries.push_back(EnterStep(next->step, ladder, root, env));
-  Must(ladders.Advance(ladder.id, ladder.state, *next, entries, std::chrono::system_clock::now()));
-  if (next->status == LadderStatus::kSolved) {
+  const LadderMoved moved = Take(RecordResult(ladders, fl.job, *result, fl.note, Inputs(root, env),
+                                              std::chrono::system_clock::now()));
+  const LadderRow& ladder = moved.ladder;
+  const LadderState& next = moved.next;
+  const std::vector<LadderEntry>& entries = moved.entries;
+  if (next.status == LadderStatus::kSolved) {
     // TRANSLATORS: {3} is the step's name (flush-page-cache, packing-then-batch, ...), kept as it
     // is.
     std::fprintf(env.out, "%s\n",
                  TrFormat("ladder {0} for job '{1}': solved at step {2} ({3})", ladder.id, fl.job,
-                          next->step, LadderStepName(next->step))
+                          next.step, LadderStepName(next.step))
                      .c_str());
-  } else if (next->status == LadderStatus::kExhausted) {
+  } else if (next.status == LadderStatus::kExhausted) {
     std::fprintf(env.out, "%s\n",
                  TrFormat("ladder {0} for job '{1}': exhausted: every step ended in an OOM",
                           ladder.id, fl.job)
@@ -194,7 +177,7 @@ int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   } else {
     std::fprintf(env.out, "%s\n  %s\n",
                  TrFormat("ladder {0} for job '{1}': step {2} of 4: {3}", ladder.id, fl.job,
-                          next->step, TrText(LadderStepTitle(next->step)))
+                          next.step, TrText(LadderStepTitle(next.step)))
                      .c_str(),
                  TranslatedText(entries.back().text).c_str());
   }
@@ -204,22 +187,17 @@ int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
 int Next(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
-  const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
-  auto next = AfterSkip(ladder.state, fl.force);
-  if (!next) throw Refusal{next.error().message};
-  // TRANSLATORS: a ladder entry: the step's number and name (flush-page-cache, ...).
-  std::vector<LadderEntry> entries{{ladder.state.step, "skipped",
-                                    Msg("step {} ({}) skipped with --force, without a result",
-                                        ladder.state.step, LadderStepName(ladder.state.step)),
-                                    std::nullopt, fl.note, "{}", ""},
-                                   EnterStep(next->step, ladder, root, env)};
-  Must(ladders.Advance(ladder.id, ladder.state, *next, entries, std::chrono::system_clock::now()));
-  std::fprintf(env.out, "%s\n  %s\n",
-               TrFormat("ladder {0} for job '{1}': step {2} skipped (recorded); step {3} of 4: {4}",
-                        ladder.id, fl.job, ladder.state.step, next->step,
-                        TrText(LadderStepTitle(next->step)))
-                   .c_str(),
-               TranslatedText(entries.back().text).c_str());
+  const LadderMoved moved = Take(SkipStep(ladders, fl.job, fl.force, fl.note, Inputs(root, env),
+                                          std::chrono::system_clock::now()));
+  const LadderRow& ladder = moved.ladder;
+  const LadderState& next = moved.next;
+  const std::vector<LadderEntry>& entries = moved.entries;
+  std::fprintf(
+      env.out, "%s\n  %s\n",
+      TrFormat("ladder {0} for job '{1}': step {2} skipped (recorded); step {3} of 4: {4}",
+               ladder.id, fl.job, ladder.state.step, next.step, TrText(LadderStepTitle(next.step)))
+          .c_str(),
+      TranslatedText(entries.back().text).c_str());
   return kExitOk;
 }
 
@@ -239,50 +217,17 @@ bool Confirm(const CliEnv& env, const SysRoot& root) {
 int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
-  const LadderRow ladder = NeedOpenLadder(ladders, fl.job);
-  if (ladder.state.step != 1) {
-    throw Refusal{
-        TrFormat("apply runs step 1 (the flush) only; job '{}' is at step {} ({}), "
-                 "which is a change to the training command",
-                 fl.job, ladder.state.step, LadderStepName(ladder.state.step))};
-  }
-  // Between runs only: while the job runs, a flush drops its own file pages, which it reads
-  // back, and frees nothing it will not take again.
-  const auto running = FindJobProcesses(root, ladder.match_text, ::getpid());
-  if (!running.empty()) {
-    throw Refusal{TrFormat("job '{}' is running (pid {}: {}); flush between runs only", fl.job,
-                           running.front().pid, running.front().cmdline.substr(0, 80))};
-  }
-  if (::geteuid() != 0) {
-    throw Refusal{TrFormat("apply needs root to write {}; run as root, or by hand: sudo sh -c '{}'",
-                           root.Path(kDropCachesPath).string(), kFlushCommand)};
-  }
-  if (!fl.yes) {
-    if (!::isatty(STDIN_FILENO))
-      throw Refusal{Tr("stdin is not a terminal to confirm on; pass --yes")};
-    if (!Confirm(env, root)) throw Refusal{Tr("not confirmed; nothing done")};
-  }
-  auto before = ReadMemInfo(root);
-  if (!before) throw Refusal{before.error().message};
-  Must(DropPageCache(root));
-  auto after = ReadMemInfo(root);
-  if (!after) throw Refusal{after.error().message};
-  const auto b = before->available_bytes();
-  const auto a = after->available_bytes();
-  nlohmann::json evidence = {
-      {"mem_available_before_bytes", b ? nlohmann::json(*b) : nlohmann::json(nullptr)},
-      {"mem_available_after_bytes", a ? nlohmann::json(*a) : nlohmann::json(nullptr)},
-      {"drop_caches", root.Path(kDropCachesPath).string()}};
-  // One message: the journal's entry, and the screen's line translated.
-  auto gb = [](const std::optional<uint64_t>& v) {
-    return v ? MessageArg(GB(*v)) : MessageArg(std::string("?"));
-  };
-  const Message flushed =
-      Msg("flushed the page cache: MemAvailable {} before, {} after", gb(b), gb(a));
-  // The state does not move: the result comes from the next run (`ladder record`).
-  Must(ladders.Advance(ladder.id, ladder.state, ladder.state,
-                       {{1, "applied", flushed, std::nullopt, fl.note, evidence.dump(), ""}},
-                       std::chrono::system_clock::now()));
+  FlushRequest request{root, ::getpid(), ::geteuid() == 0, [&]() -> std::optional<Message> {
+                         if (fl.yes) return std::nullopt;
+                         if (!::isatty(STDIN_FILENO))
+                           return Msg("stdin is not a terminal to confirm on; pass --yes");
+                         if (!Confirm(env, root)) return Msg("not confirmed; nothing done");
+                         return std::nullopt;
+                       }};
+  const LadderFlushed done =
+      Take(ApplyFlush(ladders, fl.job, fl.note, request, std::chrono::system_clock::now()));
+  const LadderRow& ladder = done.ladder;
+  const Message& flushed = done.flushed;
   // TRANSLATORS: {2} is "flushed the page cache: ..."; keep the command as it is.
   std::fprintf(env.out, "%s\n",
                TrFormat("ladder {0} for job '{1}': {2}; rerun the job, then: headroom ladder "

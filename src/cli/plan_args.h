@@ -11,6 +11,7 @@
 #include "model/model_spec.h"
 #include "plan/budget.h"
 #include "plan/footprint.h"
+#include "plan/plan_request.h"
 #include "plan/workload.h"
 
 namespace CLI {
@@ -19,33 +20,9 @@ class App;
 
 namespace headroom {
 
-// Flag values are kept as text and parsed by the library's parsers in ResolvePlanInputs.
-struct PlanFlags {
-  std::string model;
+// Flag values are kept as text (plan/plan_request.h) and checked by ParsePlanRequest.
+struct PlanFlags : PlanFlagText {
   std::string journal;
-  std::string config;
-  std::string params;
-  std::string hidden, layers, heads, kv_heads, intermediate, vocab, experts, active_experts;
-  std::string method = "lora";
-  std::string lora_rank;
-  std::string lora_targets;
-  std::string lora_dropout;
-  std::string weight_dtype;
-  std::string optimizer = "adamw";
-  std::string optimizer_step = "foreach";
-  bool master_weights = false;
-  std::string batch = "1";
-  std::string seq = "2048";
-  std::string grad_ckpt = "on";
-  std::string attention = "sdpa";
-  std::string loss = "standard";
-  std::string workload = "sft";
-  std::string rollout_fraction;
-  std::string double_quant = "on";
-  std::string reserve;
-  std::string budget;
-  std::string overhead;
-  std::string root;
   bool json = false;
   bool list_models = false;
 };
@@ -53,26 +30,33 @@ struct PlanFlags {
 // Registers the input flags (model .. --root) on `app`, in plan's --help order.
 void AddPlanInputFlags(CLI::App& app, PlanFlags& fl);
 
-struct PlanInputs {
-  ModelSpec spec;
-  std::string model_source;  // "catalog", "config", "params"
-  std::vector<std::string> model_notes;
-  Workload workload;
-  Budget budget;
-  FootprintOptions options;  // pool size and --overhead
-};
-
-// The model, workload and budget the flags describe; throws UsageError naming the flag.
+// The model, workload and budget the flags describe (ParsePlanRequest, ResolvePlanRequest);
+// throws UsageError naming the flag, its message translated.
 // Reads proc/meminfo below --root (or env.default_root) unless --budget is given.
 PlanInputs ResolvePlanInputs(const PlanFlags& fl, const CliEnv& env);
+
+// The context the CLI resolves requests in: `default_root` ("" = the CLI's), the reserve
+// from HEADROOM_RESERVE, [plan] reserve or its default.
+PlanContext CliPlanContext(const CliEnv& env, const std::string& default_root = "");
 
 // Text split into words: blanks separate, single or double quotes group. An unterminated
 // quote is a UsageError naming `flag`.
 std::vector<std::string> SplitWords(std::string_view text, std::string_view flag);
 
-// plan's input flags given as words (`ladder --plan-args`, `report --plan-args`, `doctor
-// --workload`), parsed and resolved by the code above; errors are UsageError prefixed with
-// `flag`. Without --root in them, the budget is read below `default_root` ("" = the CLI's).
+// plan's input flags given as words (`ladder --plan-args`, the old form a journal may still
+// hold), parsed by plan's flag definitions and checked by ParsePlanRequest; errors are
+// UsageError prefixed with `flag`. The request's root is empty unless --root is in them.
+// `base`: the flags' values before the words are read (doctor's own syntax sets some).
+PlanRequest ParsePlanWords(const std::vector<std::string>& words, std::string_view flag,
+                           PlanFlags base = {});
+
+// A request resolved by the CLI's context; errors are UsageError prefixed with `flag`.
+// Without a root in it, the budget is read below `default_root` ("" = the CLI's).
+PlanInputs ResolveRequest(const PlanRequest& request, std::string_view flag,
+                          const std::string& default_root, const CliEnv& env);
+
+// The words parsed and resolved (`report --plan-args`, `doctor --workload`). Without --root
+// in them, the budget is read below `default_root` ("" = the CLI's).
 PlanInputs ResolvePlanWords(const std::vector<std::string>& words, std::string_view flag,
                             const std::string& default_root, const CliEnv& env);
 

@@ -311,7 +311,7 @@ int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
     const Workload& workload = in.workload;
     PlanResult plan = MakePlan(spec, workload, in.budget, in.options);
     plan.model_source = in.model_source;
-    plan.model_notes = in.model_notes;
+    for (const auto& note : in.model_notes) plan.model_notes.push_back(TranslatedText(note));
     const auto local = LocalAnchors(env, fl, spec, workload);
     if (fl.json) {
       auto j = PlanToJson(plan);

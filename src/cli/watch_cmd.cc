@@ -10,10 +10,10 @@
 //    are started with INT/TERM/HUP/CHLD/PIPE blocked, so the guard's signalfd gets every
 //    signal and a closed terminal gives the tee EPIPE instead of killing watch. The main
 //    thread's own mask is left as it was: the job inherits the mask RunGuard was called with.
-//  - The tee writes the job's bytes through unchanged (the '\r' of a progress bar included)
-//    and the stamped segments to the log (run/log_tee.h). The job holds the pipes' write
-//    ends; watch closes its copies after RunGuard returns (the job tree is then empty), so
-//    the tee reads to EOF; a straggler that escaped the tree gets 2 s before the tee stops.
+//  - The sampling loop is samples/sample_loop.h, the tee run/job_tee.h (the job's bytes
+//    through unchanged, stamped segments to the log). The job holds the pipes' write ends;
+//    watch closes its copies after RunGuard returns (the job tree is then empty), so the tee
+//    reads to EOF; a straggler that escaped the tree gets 2 s before the tee stops.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -44,8 +44,9 @@
 #include "gpu/nvml.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
-#include "run/log_tee.h"
+#include "run/job_tee.h"
 #include "samples/sample_events.h"
+#include "samples/sample_loop.h"
 #include "samples/sampler.h"
 #include "samples/samples_csv.h"
 #include "store/journal.h"
@@ -66,95 +67,6 @@ void WriteAll(int fd, std::string_view bytes) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;  // a closed terminal: the bytes are dropped, the log still has them
     bytes.remove_prefix(static_cast<size_t>(n));
-  }
-}
-
-// One sample -> a CSV row and its events. Used by one thread at a time.
-class WatchLoop {
- public:
-  WatchLoop(Sampler& sampler, SamplesCsvWriter& csv, DurableLines* events, int err_fd)
-      : sampler_(sampler),
-        csv_(csv),
-        detector_(sampler.platform()),
-        events_(events),
-        err_fd_(err_fd) {}
-
-  // The rows and the events' JSON are data, English by construction (numbers, identifiers,
-  // and an event's readings: SampleEventJson leaves its message out); the event's message is
-  // the line on stderr, in the user's language.
-  void SampleOnce() {
-    const Sample s = sampler_.Read(std::chrono::system_clock::now());
-    if (auto wrote = csv_.Append(s); !wrote && !write_failed_) {
-      write_failed_ = true;
-      WriteAll(err_fd_, "headroom: watch: " + wrote.error().message + "\n");
-    }
-    for (const SampleEvent& e : detector_.Feed(s)) {
-      WriteAll(err_fd_, fmt::format("headroom watch: {} {}: {}\n", FormatUtcIso8601(e.time), e.type,
-                                    TranslatedText(e.message)));
-      if (events_) (void)events_->Append(SampleEventJson(e));
-    }
-  }
-
-  // Samples every `interval` until `stop_fd` is readable (or, for a signalfd, signalled).
-  void Run(std::chrono::milliseconds interval, int stop_fd) {
-    auto next = std::chrono::steady_clock::now();
-    for (;;) {
-      SampleOnce();
-      next += interval;
-      const auto now = std::chrono::steady_clock::now();
-      if (next < now) next = now + interval - (now - next) % interval;  // overran: skip slots
-      const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - now).count();
-      pollfd pfd{stop_fd, POLLIN, 0};
-      if (::poll(&pfd, 1, static_cast<int>(wait)) > 0) return;
-    }
-  }
-
- private:
-  Sampler& sampler_;
-  SamplesCsvWriter& csv_;
-  SampleEventDetector detector_;
-  DurableLines* events_;
-  int err_fd_;
-  bool write_failed_ = false;
-};
-
-// Reads the job's stdout and stderr pipes to EOF: bytes through to out_fd/err_fd unchanged,
-// stamped segments to the log.
-void TeeThread(int out_r, int err_r, int out_fd, int err_fd, DurableLines* log,
-               const std::atomic<bool>* stop) {
-  LogTee tees[2];
-  int fds[2] = {out_r, err_r};
-  const int to[2] = {out_fd, err_fd};
-  std::string lines;
-  std::vector<char> buf(64 * 1024);
-  std::optional<std::chrono::steady_clock::time_point> drain_until;
-  while (fds[0] >= 0 || fds[1] >= 0) {
-    if (stop->load() && !drain_until)
-      drain_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    if (drain_until && std::chrono::steady_clock::now() > *drain_until) break;
-    pollfd p[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
-    if (::poll(p, 2, 100) <= 0) continue;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = ::read(fds[i], buf.data(), buf.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        ::close(fds[i]);
-        fds[i] = -1;
-        continue;
-      }
-      const std::string_view bytes(buf.data(), static_cast<size_t>(n));
-      WriteAll(to[i], bytes);
-      lines.clear();
-      tees[i].Feed(bytes, std::chrono::system_clock::now(), &lines);
-      if (!lines.empty()) (void)log->Append(lines);
-    }
-  }
-  for (int i = 0; i < 2; ++i) {
-    lines.clear();
-    tees[i].Finish(&lines);
-    if (!lines.empty()) (void)log->Append(lines);
-    if (fds[i] >= 0) ::close(fds[i]);
   }
 }
 
@@ -351,7 +263,16 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
       if (!l) throw UsageError{"--log: " + l.error().message};
       log.emplace(std::move(*l));
     }
-    WatchLoop loop(sampler, *csv, events ? &*events : nullptr, fileno(env.err));
+    // The rows and the events' JSON are data, English by construction; an event's message is
+    // the line on stderr, in the user's language.
+    const int err_fd = fileno(env.err);
+    SampleLoop loop(
+        sampler, *csv, events ? &*events : nullptr,
+        {[err_fd](const SampleEvent& e) {
+           WriteAll(err_fd, fmt::format("headroom watch: {} {}: {}\n", FormatUtcIso8601(e.time),
+                                        e.type, TranslatedText(e.message)));
+         },
+         [err_fd](const Error& e) { WriteAll(err_fd, "headroom: watch: " + e.message + "\n"); }});
     WatchRecord record(env, journal_flag, no_journal, command,
                        {{"samples", out_path}, {"log", log_path}, {"events", events_path}});
 
@@ -408,8 +329,8 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
     std::thread sampler_thread([&] { loop.Run(interval, stop_pipe[0]); });
     std::thread tee_thread;
     if (log) {
-      tee_thread = std::thread(TeeThread, out_pipe[0], err_pipe[0], fileno(env.out),
-                               fileno(env.err), &*log, &stop_tee);
+      const TeeFds fds{out_pipe[0], err_pipe[0], fileno(env.out), fileno(env.err)};
+      tee_thread = std::thread([fds, &log, &stop_tee] { TeeJobOutput(fds, *log, stop_tee); });
     }
     ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
 

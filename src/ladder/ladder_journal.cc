@@ -63,7 +63,7 @@ Result<int64_t> LadderJournal::Start(const LadderRow& ladder,
   auto insert = SqliteStatement::Prepare(
       journal_.db_,
       "INSERT INTO ladders (job, symptom, match_text, plan_args, status, current_step, "
-      "started_at) VALUES (?1, ?2, ?3, ?4, 'open', ?5, ?6)");
+      "started_at, plan_request) VALUES (?1, ?2, ?3, ?4, 'open', ?5, ?6, ?7)");
   if (!insert) return journal_.Fail("start ladder");
   insert->Bind(1, ladder.job);
   insert->Bind(2, ladder.symptom);
@@ -71,6 +71,11 @@ Result<int64_t> LadderJournal::Start(const LadderRow& ladder,
   insert->Bind(4, ladder.plan_args);
   insert->Bind(5, int64_t{ladder.state.step});
   insert->Bind(6, FormatUtcIso8601(now));
+  if (ladder.plan_request.empty()) {
+    insert->BindNull(7);
+  } else {
+    insert->Bind(7, ladder.plan_request);
+  }
   if (insert->Step() != SqliteStatement::StepResult::kDone) {
     // The partial unique index: this job has an open ladder already.
     if (sqlite3_extended_errcode(journal_.db_.get()) == SQLITE_CONSTRAINT_UNIQUE) {
@@ -123,8 +128,8 @@ Result<std::vector<LadderRow>> LadderJournal::Select(const char* where, const st
   auto select = SqliteStatement::Prepare(
       journal_.db_,
       fmt::format("SELECT id, job, symptom, match_text, plan_args, status, current_step, "
-                  "started_at, ended_at FROM ladders WHERE {} ORDER BY id",
-                  where));
+                  "started_at, ended_at, {} FROM ladders WHERE {} ORDER BY id",
+                  journal_.schema_version_ >= 5 ? "plan_request" : "NULL", where));
   if (!select) return journal_.Fail("read ladders");
   if (job) select->Bind(1, *job);
   std::optional<Error> bad_status;  // a stored status this version does not know
@@ -142,6 +147,7 @@ Result<std::vector<LadderRow>> LadderJournal::Select(const char* where, const st
     row.state = LadderState{static_cast<int>(s.Int(6)), *status};
     row.started_at = s.Text(7);
     row.ended_at = s.OptionalText(8);
+    row.plan_request = s.OptionalText(9).value_or("");
     return true;
   });
   if (bad_status) return *bad_status;

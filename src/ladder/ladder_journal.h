@@ -6,7 +6,8 @@
 // twice in one row, as data and never as two languages: `text` holds its English rendering
 // (what ladder --json and older readers show) and `text_message` its id and arguments, so
 // a reader renders it again in its own language. Rows written before version 4 have no
-// `text_message`; they read back as literal text.
+// `text_message`; they read back as literal text. Since version 5 a ladder keeps its plan
+// request as JSON (`plan_request`) beside the flags as given.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,10 @@ struct LadderRow {
   std::string job;
   std::string symptom;     // "load" | "step"
   std::string match_text;  // what a running job's cmdline contains
-  std::string plan_args;   // plan's flags as given, "" when none
+  std::string plan_args;   // plan's flags as given, "" when none (shown to people)
+  // The plan request steps 2-4 are planned from, in its JSON form (plan/plan_request.h); ""
+  // when none, and in rows from before schema version 5, whose plan_args is plan's flags.
+  std::string plan_request;
   LadderState state;
   std::string started_at;
   std::optional<std::string> ended_at;

@@ -122,7 +122,14 @@ constexpr const char* kSchemaV4 = R"sql(
 ALTER TABLE ladder_entries ADD COLUMN text_message TEXT;
 )sql";
 
-constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4};
+// Version 5: a ladder's plan request in its JSON form (plan/plan_request.h), what steps 2
+// to 4 are planned from; plan_args stays the text as given, for people. NULL in older rows,
+// whose plan_args is read as plan's flags, as before.
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE ladders ADD COLUMN plan_request TEXT;
+)sql";
+
+constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5};
 static_assert(std::size(kMigrations) == kJournalSchemaVersion, "one migration per schema version");
 
 // Creates the missing directories above `file`, each mode 0700. Existing ones are left as

@@ -24,10 +24,11 @@
 namespace headroom {
 
 // The schema this binary writes: the number of migrations it knows (journal.cc).
-inline constexpr int kJournalSchemaVersion = 4;
-// The oldest schema a read-only open accepts without a migration: version 4 only added a
-// nullable column (ladder_entries.text_message), which readers of a version 3 file read as
-// NULL. Older files are refused read-only, as before (a recording command upgrades them).
+inline constexpr int kJournalSchemaVersion = 5;
+// The oldest schema a read-only open accepts without a migration: versions 4 and 5 only
+// added nullable columns (ladder_entries.text_message, ladders.plan_request), which readers
+// of an older file read as NULL. Older files are refused read-only, as before (a recording command
+// upgrades them).
 inline constexpr int kJournalOldestReadableVersion = 3;
 
 // Where the journal lives: `flag` (--journal) if given, else $HEADROOM_JOURNAL, else

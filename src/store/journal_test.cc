@@ -490,7 +490,8 @@ TEST(Journal, LadderEntriesOfAVersionThreeFileReadAsLiteralText) {
   // What a version 3 headroom left: the English text and no message column.
   RawExec(path,
           "UPDATE ladder_entries SET text = 'Cached 1.00 GB: a flush would free up to 1.00 GB';"
-          "ALTER TABLE ladder_entries DROP COLUMN text_message; PRAGMA user_version = 3;");
+          "ALTER TABLE ladder_entries DROP COLUMN text_message;"
+          "ALTER TABLE ladders DROP COLUMN plan_request; PRAGMA user_version = 3;");
   auto reader = Journal::Open(path, JournalOptions{.read_only = true});
   ASSERT_TRUE(reader) << reader.error().message;
   EXPECT_EQ(reader->schema_version(), 3);

@@ -276,6 +276,23 @@ TEST(DoctorCli, WorkloadGivesHeadroomAndBlocksWhenItDoesNotFit) {
   }
 }
 
+// doctor's words and plan's own flags make one plan request: "bs 2" and "packing 1024"
+// are --batch and --seq, and a "--" word is plan's flag as it is.
+TEST(DoctorCli, WorkloadWordsAndPlanFlagsMakeOneRequest) {
+  Fakes fakes("scenario gb10\n", "scenario gb10\n");
+  const auto r = RunCli(Args("gb10", {"--no-bandwidth", "--json", "--workload",
+                                      "llama-3.1-8b bs 2 lora packing 1024 --budget=100GB"}),
+                        60000, fakes.env);
+  const auto j = Report(r);
+  EXPECT_TRUE(Contains(j["workload"]["plan"], "llama-3.1-8b lora, batch 2, seq 1024"))
+      << j["workload"]["plan"];
+  EXPECT_EQ(j["workload"]["budget_bytes"], 100'000'000'000ULL) << j["workload"].dump();
+  const auto bad = RunCli(Args("gb10", {"--no-bandwidth", "--workload", "llama-3.1-8b --seq x"}),
+                          30000, fakes.env);
+  EXPECT_EQ(bad.status, 3);
+  EXPECT_TRUE(Contains(bad.err, "headroom: doctor: --workload: --seq: ")) << bad.err;
+}
+
 TEST(DoctorCli, UsageErrorsAreOneLineWithStatusThree) {
   struct Case {
     std::vector<std::string> args;

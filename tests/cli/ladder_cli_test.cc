@@ -2,6 +2,7 @@
 // in a temporary directory, the flush only ever written to a fixture tree's drop_caches.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,6 +119,67 @@ TEST_F(LadderCli, WholeLadderSolvedAtStepTwoWithPlanNumbers) {
   EXPECT_NE(r.err.find("headroom: ladder: record: job 'myjob' has no open ladder"),
             std::string::npos)
       << r.err;
+}
+
+// The journal keeps the plan request in its JSON form (schema version 5), and a ladder
+// written before it (plan's flags as words, no plan_request) is still planned from its words.
+TEST_F(LadderCli, PlanRequestIsStoredAsJsonAndOldRowsAreReadFromTheirWords) {
+  ASSERT_EQ(Ladder({"start", "new", "--symptom", "step", "--plan-args", kPlanArgs}).status, 0);
+  ASSERT_EQ(Ladder({"start", "old", "--symptom", "step", "--plan-args", kPlanArgs}).status, 0);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(journal_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT plan_request FROM ladders WHERE job = 'new'", -1, &st,
+                               nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  const auto request =
+      nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  sqlite3_finalize(st);
+  EXPECT_EQ(request["schema_version"], 1);
+  EXPECT_EQ(request["model"], "llama-3.1-8b");
+  EXPECT_EQ(request["seq"], 65536);
+  EXPECT_EQ(request["batch"], 8);
+  EXPECT_EQ(request["budget_bytes"], 40'000'000'000ULL);
+  EXPECT_FALSE(request.contains("root"));  // the reading command's --root, as before
+  // What a version 4 headroom wrote: the words only.
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE ladders SET plan_request = NULL WHERE job = 'old'", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  for (const char* job : {"new", "old"}) {
+    ASSERT_EQ(Ladder({"record", job, "--result", "oom"}).status, 0) << job;
+  }
+  const auto j = Status();
+  ASSERT_EQ(j["ladders"].size(), 2u);
+  for (const auto& l : j["ladders"]) {
+    EXPECT_EQ(l["plan_args"], kPlanArgs);
+    const auto& entered = l["entries"].back();
+    EXPECT_FALSE(entered["evidence"].contains("error")) << entered.dump();
+    ASSERT_FALSE(entered["evidence"]["advice"].empty()) << entered.dump();
+    EXPECT_EQ(entered["evidence"]["advice"][0]["step"], "seq");
+  }
+  EXPECT_EQ(j["ladders"][0]["entries"].back()["evidence"],
+            j["ladders"][1]["entries"].back()["evidence"]);
+}
+
+// A stored request edited by hand into nonsense: the step is entered without numbers, and
+// why is its evidence.
+TEST_F(LadderCli, AHostileStoredPlanRequestIsEvidenceNotACrash) {
+  ASSERT_EQ(Ladder({"start", "bad", "--symptom", "step", "--plan-args", kPlanArgs}).status, 0);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(journal_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE ladders SET plan_request = "
+                         "'{\"schema_version\": 1, \"model\": \"llama-3.1-8b\", \"batch\": \"x\"}'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const auto r = Ladder({"record", "bad", "--result", "oom"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto entered = Status()["ladders"][0]["entries"].back();
+  EXPECT_EQ(entered["evidence"]["error"], "--plan-args: plan request: \"batch\" is not an integer")
+      << entered.dump();
 }
 
 TEST_F(LadderCli, SkipRefusedWithoutForceAndRecordedWithIt) {

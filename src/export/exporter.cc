@@ -1,0 +1,130 @@
+// Implementation notes: moved from cli/export_cmd.cc unchanged (the sampler was a class in
+// the command's file); the cli keeps the flags, the signals and the server's lifetime.
+#include "export/exporter.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "base/text.h"
+#include "sys/machine_arch.h"
+#include "sys/meminfo.h"
+#include "sys/psi.h"
+
+namespace headroom {
+
+void ExportState::Publish(std::shared_ptr<const ExportRendering> r) {
+  std::lock_guard lock(mu_);
+  rendered_ = std::move(r);
+}
+
+std::shared_ptr<const ExportRendering> ExportState::Latest() const {
+  std::lock_guard lock(mu_);
+  return rendered_;
+}
+
+void ExportState::CountResponse(int status) {
+  std::lock_guard lock(mu_);
+  ++requests_[status];
+}
+
+std::map<int, uint64_t> ExportState::Requests() const {
+  std::lock_guard lock(mu_);
+  return requests_;
+}
+
+bool ExportState::WaitStop(std::chrono::microseconds d) {
+  std::unique_lock lock(mu_);
+  return cv_.wait_for(lock, d, [&] { return stop_; });
+}
+
+void ExportState::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+}
+
+ExportSampler::ExportSampler(ExportSamplerConfig config, ExportState& state)
+    : config_(std::move(config)), state_(state) {
+  auto nvml = Nvml::Open(config_.nvml_lib);
+  if (nvml)
+    nvml_ = std::move(*nvml);
+  else
+    nvml_error_ = nvml.error().message;
+  arch_ = MachineArch(config_.root);
+}
+
+void ExportSampler::SampleOnce() {
+  const auto start = std::chrono::steady_clock::now();
+  ExportSnapshot s;
+  if (auto m = ReadMemInfo(config_.root)) s.meminfo = *m;
+  if (auto p = ReadMemoryPsi(config_.root); p && *p) s.psi = **p;
+  if (nvml_) s.gpus = SampleAllDevices(*nvml_);
+  s.platform = ApplyPlatformOverride(DetectPlatform(s.gpus), config_.platform);
+  const double period = std::chrono::duration<double>(config_.interval).count();
+  throttle_.Add(s.gpus, samples_ == 0 ? 0.0 : period);
+  s.throttle_seconds = throttle_.seconds();
+  for (const auto& g : s.gpus) {
+    if (!g.processes) continue;
+    for (const auto& p : *g.processes) {
+      if (auto comm = config_.root.ReadFile(fmt::format("proc/{}/comm", p.pid), 256)) {
+        s.process_names[p.pid] = std::string(TrimBlanks(*comm));
+      }
+    }
+  }
+  if (config_.journal) {
+    if (!journal_) {
+      auto j = Journal::Open(*config_.journal, JournalOptions{.read_only = true});
+      if (j) journal_.emplace(std::move(*j));
+    }
+    if (journal_) {
+      if (auto t = journal_->Totals()) {
+        s.guard = GuardCounters{static_cast<uint64_t>(t->guard_runs),
+                                static_cast<uint64_t>(t->guard_kills),
+                                static_cast<uint64_t>(t->guard_warnings),
+                                static_cast<uint64_t>(t->sweep_trials_killed)};
+      } else {
+        journal_.reset();  // reopen next time (the file may have been replaced)
+      }
+    }
+  }
+  s.arch = arch_;
+  s.version = HEADROOM_VERSION;
+  s.samples_total = ++samples_;
+  s.last_sample_seconds = last_seconds_;
+  s.requests_by_code = state_.Requests();
+  const auto families = BuildFamilies(s);
+  auto r = std::make_shared<ExportRendering>();
+  r->prometheus = RenderPrometheus(families);
+  r->openmetrics = RenderOpenMetrics(families);
+  state_.Publish(std::move(r));
+  last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void ExportSampler::Run() {
+  auto next = std::chrono::steady_clock::now() + config_.interval;
+  while (!state_.WaitStop(std::chrono::duration_cast<std::chrono::microseconds>(
+      next - std::chrono::steady_clock::now()))) {
+    SampleOnce();
+    next += config_.interval;
+    // Fell behind (a slow NVML call, a suspended machine): start again from now.
+    if (next < std::chrono::steady_clock::now())
+      next = std::chrono::steady_clock::now() + config_.interval;
+  }
+}
+
+HttpResponse ExportResponse(const ExportState& state, const HttpRequest& req) {
+  if (req.path == "/metrics") {
+    const auto r = state.Latest();
+    const bool om = req.accept.find("application/openmetrics-text") != std::string::npos;
+    return {200, std::string(om ? kOpenMetricsContentType : kPrometheusContentType),
+            om ? r->openmetrics : r->prometheus};
+  }
+  if (req.path == "/")
+    return {200, "text/plain; charset=utf-8", "headroom export: metrics at /metrics\n"};
+  return {404, "text/plain; charset=utf-8", "not found: try /metrics\n"};
+}
+
+}  // namespace headroom

@@ -1,0 +1,491 @@
+// Implementation notes: the checks are those `plan` made on its flags (moved here from
+// cli/plan_args.cc with their messages unchanged, so po/zh_TW.po still matches them). A
+// failure inside this file is thrown as a Failure and caught at each public function, so no
+// exception leaves the module. The JSON reader turns each value back into a flag's text and
+// runs ParsePlanRequest, so a stored request passes exactly the checks a typed one does.
+#include "plan/plan_request.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "base/bytes.h"
+#include "model/catalog.h"
+#include "model/hf_config.h"
+#include "sys/meminfo.h"
+#include "sys/sysroot.h"
+
+namespace headroom {
+namespace {
+
+struct Failure {
+  Message message;
+};
+
+// "--flag: reason": the flag and a parser's reason, as they are in every language.
+[[noreturn]] void FailFlag(std::string_view flag, const Message& reason) {
+  throw Failure{MsgFrom("{}: {}", flag, reason)};
+}
+
+template <typename T>
+T Need(Result<T> r, std::string_view flag) {
+  if (!r) FailFlag(flag, r.error().what);
+  return std::move(r).value();
+}
+
+std::optional<int64_t> OptionalInt(const std::string& text, std::string_view flag) {
+  if (text.empty()) return std::nullopt;
+  return Need(ParsePositiveInt(text), flag);
+}
+
+bool OnOff(const std::string& v, std::string_view flag) {
+  if (v == "on" || v == "true" || v == "yes" || v == "1") return true;
+  if (v == "off" || v == "false" || v == "no" || v == "0") return false;
+  throw Failure{Msg("{}: '{}' is not on or off", flag, v)};
+}
+
+double Fraction(const std::string& v, std::string_view flag, double lo, double hi) {
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(d) || d < lo || d >= hi) {
+    throw Failure{Msg("{}: '{}' is not a number in [{:g}, {:g})", flag, v, lo, hi)};
+  }
+  return d;
+}
+
+// The model's source and, for --params, the count and the shape given.
+void ParseModel(const PlanFlagText& fl, PlanRequest* r) {
+  const int given = !fl.model.empty() + !fl.config.empty() + !fl.params.empty();
+  if (given == 0) {
+    throw Failure{
+        Msg("no model: give a catalog name, --config PATH or --params N "
+            "(headroom plan --list-models lists the catalog)")};
+  }
+  if (given > 1) {
+    throw Failure{Msg("conflicting flags: give only one of a catalog name, --config and --params")};
+  }
+  const bool shape_flags = !fl.hidden.empty() || !fl.layers.empty() || !fl.heads.empty() ||
+                           !fl.kv_heads.empty() || !fl.intermediate.empty() || !fl.vocab.empty() ||
+                           !fl.experts.empty() || !fl.active_experts.empty();
+  if (shape_flags && fl.params.empty()) {
+    throw Failure{
+        Msg("conflicting flags: --hidden, --layers, --heads, --kv-heads, "
+            "--intermediate, --vocab, --experts and --active-experts go with --params")};
+  }
+  if (!fl.model.empty()) {
+    r->source = ModelSource::kCatalog;
+    r->model = fl.model;
+    return;
+  }
+  if (!fl.config.empty()) {
+    r->source = ModelSource::kConfig;
+    r->model = fl.config;
+    return;
+  }
+  r->source = ModelSource::kParams;
+  r->params = Need(ParseParamCount(fl.params), "--params");
+  ModelShape& s = r->shape;
+  s.hidden = OptionalInt(fl.hidden, "--hidden");
+  s.layers = OptionalInt(fl.layers, "--layers");
+  s.heads = OptionalInt(fl.heads, "--heads");
+  s.kv_heads = OptionalInt(fl.kv_heads, "--kv-heads");
+  s.intermediate = OptionalInt(fl.intermediate, "--intermediate");
+  s.vocab = OptionalInt(fl.vocab, "--vocab");
+  if (!fl.experts.empty()) {
+    s.experts = OptionalInt(fl.experts, "--experts");
+    s.active_experts = OptionalInt(fl.active_experts, "--active-experts");
+  } else if (!fl.active_experts.empty()) {
+    throw Failure{Msg("--active-experts: needs --experts")};
+  }
+}
+
+Workload ParseWorkload(const PlanFlagText& fl) {
+  Workload w;
+  w.method = Need(ParseMethod(fl.method), "--method");
+  if (!IsLora(w.method) &&
+      (!fl.lora_rank.empty() || !fl.lora_targets.empty() || !fl.lora_dropout.empty())) {
+    throw Failure{
+        Msg("conflicting flags: --lora-rank, --lora-targets and --lora-dropout need a "
+            "LoRA method (lora, qlora, nvfp4-lora), not --method full")};
+  }
+  if (!fl.lora_rank.empty()) w.lora_rank = Need(ParsePositiveInt(fl.lora_rank), "--lora-rank");
+  if (!fl.lora_targets.empty())
+    w.lora_targets = Need(ParseLoraTargets(fl.lora_targets), "--lora-targets");
+  if (!fl.lora_dropout.empty()) w.lora_dropout = Fraction(fl.lora_dropout, "--lora-dropout", 0, 1);
+  w.weight_dtype = fl.weight_dtype.empty() ? DefaultWeightDType(w.method)
+                                           : Need(ParseDType(fl.weight_dtype), "--weight-dtype");
+  const DType d = w.weight_dtype;
+  const bool four_bit = d == DType::kNf4 || d == DType::kInt4 || d == DType::kNvfp4;
+  const bool eight_bit = d == DType::kFp8 || d == DType::kInt8;
+  if (w.method == Method::kFull && (four_bit || eight_bit)) {
+    throw Failure{
+        Msg("conflicting flags: --method full trains every weight, which "
+            "cannot be stored as {}; use --method qlora or a 16/32-bit dtype",
+            Name(d))};
+  }
+  if (w.method == Method::kQlora && !four_bit && !eight_bit) {
+    throw Failure{
+        Msg("conflicting flags: --method qlora quantizes the base weights; "
+            "--weight-dtype {} is plain LoRA (use --method lora)",
+            Name(d))};
+  }
+  if (w.method == Method::kNvfp4Lora && d != DType::kNvfp4) {
+    throw Failure{Msg("conflicting flags: --method nvfp4-lora needs --weight-dtype nvfp4")};
+  }
+  if (w.method == Method::kLora && (four_bit || eight_bit)) {
+    throw Failure{
+        Msg("conflicting flags: --weight-dtype {} quantizes the base "
+            "weights: use --method qlora",
+            Name(d))};
+  }
+  if (d == DType::kFp32) w.compute_dtype = DType::kFp32;
+  w.double_quant = OnOff(fl.double_quant, "--double-quant");
+  w.optimizer = Need(ParseOptimizer(fl.optimizer), "--optimizer");
+  w.optimizer_step = Need(ParseOptimizerStep(fl.optimizer_step), "--optimizer-step");
+  w.master_weights = fl.master_weights;
+  w.batch = Need(ParsePositiveInt(fl.batch), "--batch");
+  w.seq = Need(ParsePositiveInt(fl.seq), "--seq");
+  // 2^24 tokens per sample and 2^20 samples per batch are far past any real run and keep
+  // the products inside 64-bit arithmetic.
+  if (w.seq > (1 << 24)) throw Failure{Msg("--seq: {} is absurdly large", w.seq)};
+  if (w.batch > (1 << 20)) throw Failure{Msg("--batch: {} is absurdly large", w.batch)};
+  w.grad_ckpt = OnOff(fl.grad_ckpt, "--grad-ckpt");
+  w.attention = Need(ParseAttention(fl.attention), "--attention");
+  w.loss = Need(ParseLossKind(fl.loss), "--loss");
+  w.kind = Need(ParseWorkloadKind(fl.workload), "--workload");
+  if (!fl.rollout_fraction.empty()) {
+    if (w.kind != WorkloadKind::kGrpo) {
+      throw Failure{Msg("conflicting flags: --rollout-fraction goes with --workload grpo")};
+    }
+    w.rollout_fraction = Fraction(fl.rollout_fraction, "--rollout-fraction", 0, 1);
+  }
+  return w;
+}
+
+void ParseBudget(const PlanFlagText& fl, PlanRequest* r) {
+  if (!fl.budget.empty()) {
+    if (!fl.reserve.empty()) {
+      throw Failure{
+          Msg("conflicting flags: --reserve applies to MemAvailable; --budget is "
+              "already the whole budget")};
+    }
+    r->budget_bytes = Need(ParseBytes(fl.budget), "--budget");
+  } else if (!fl.reserve.empty()) {
+    r->reserve_bytes = Need(ParseBytes(fl.reserve, true), "--reserve");
+  }
+  if (!fl.overhead.empty()) r->overhead_bytes = Need(ParseBytes(fl.overhead, true), "--overhead");
+  r->root = fl.root;
+}
+
+double LogRatio(const ModelSpec& m, uint64_t params) {
+  return std::fabs(std::log(static_cast<double>(TotalParams(m)) / static_cast<double>(params)));
+}
+
+// --params with optional shape flags. Shape fields not given are borrowed from the
+// catalog's dense model nearest in size, which is said in the plan's notes.
+ModelSpec SpecFromParams(const PlanRequest& r, std::vector<Message>* notes) {
+  const uint64_t params = r.params;
+  const ModelShape& shape = r.shape;
+  const ModelSpec* nearest = nullptr;
+  for (const ModelSpec& m : Catalog()) {
+    if (m.num_experts > 0) continue;
+    if (!nearest || LogRatio(m, params) < LogRatio(*nearest, params)) nearest = &m;
+  }
+  ModelSpec s = nearest ? *nearest : ModelSpec{};
+  s.name = fmt::format("custom {}", FormatParamCount(params));
+  s.family = "custom";
+  s.published_params = 0;
+  s.published_source.clear();
+  bool borrowed = false;
+  auto set = [&](const std::optional<int64_t>& given, int64_t* field) {
+    if (!given) {
+      borrowed = true;
+      return;
+    }
+    *field = *given;
+  };
+  set(shape.hidden, &s.hidden_size);
+  set(shape.layers, &s.num_layers);
+  set(shape.heads, &s.num_heads);
+  if (shape.heads || shape.hidden) s.head_dim = 0;  // recompute from the shape
+  if (!shape.kv_heads && shape.heads) s.num_kv_heads = 0;
+  set(shape.kv_heads, &s.num_kv_heads);
+  set(shape.intermediate, &s.intermediate_size);
+  set(shape.vocab, &s.vocab_size);
+  if (shape.experts) {
+    s.num_experts = *shape.experts;
+    s.moe_intermediate_size = 0;
+    s.experts_per_token =
+        shape.active_experts ? *shape.active_experts : std::min<int64_t>(2, s.num_experts);
+  }
+  s.extra_params = 0;
+  s.exact_params = params;  // the count the user gave wins over the shape's
+  if (const Message err = CompleteAndValidate(&s); !err.empty()) {
+    throw Failure{Msg("--params: the architecture is not valid: {}", err)};
+  }
+  if (borrowed && nearest) {
+    notes->push_back(Msg(
+        "architecture fields not given were taken from {} (the catalog's nearest dense model); "
+        "give --hidden --layers --heads --kv-heads --intermediate --vocab for exact activations",
+        nearest->name));
+  }
+  return s;
+}
+
+ModelSpec ResolveModel(const PlanRequest& r, std::vector<Message>* notes) {
+  switch (r.source) {
+    case ModelSource::kCatalog: {
+      if (const ModelSpec* m = FindModel(r.model)) return *m;
+      std::string names;
+      for (const auto& n : ClosestModelNames(r.model, 3)) names += (names.empty() ? "" : ", ") + n;
+      throw Failure{
+          Msg("unknown model '{}' (closest: {}; see --list-models, or use "
+              "--config or --params)",
+              r.model, names)};
+    }
+    case ModelSource::kConfig: {
+      auto spec = ReadModelPath(r.model);
+      if (!spec) FailFlag("--config", spec.error().what);
+      if (spec->exact_params) {
+        notes->push_back(
+            Msg("exact parameter count {} read from safetensors headers", *spec->exact_params));
+      }
+      return std::move(spec).value();
+    }
+    case ModelSource::kParams:
+      break;
+  }
+  return SpecFromParams(r, notes);
+}
+
+Budget ResolveBudget(const PlanRequest& r, const PlanContext& context) {
+  const SysRoot root(r.root.empty() ? context.default_root : std::filesystem::path(r.root));
+  if (r.budget_bytes) {
+    auto info = ReadMemInfo(root);
+    return BudgetFromSize(*r.budget_bytes, info ? std::optional<MemInfo>(*info) : std::nullopt);
+  }
+  const uint64_t reserve = r.reserve_bytes ? *r.reserve_bytes : context.default_reserve_bytes;
+  auto info = ReadMemInfo(root);
+  if (!info) throw Failure{Msg("{} (or give --budget SIZE)", info.error().what)};
+  if (!info->EstimatedAvailable()) {
+    throw Failure{
+        Msg("{}: no MemAvailable and no MemFree to estimate it from "
+            "(give --budget SIZE)",
+            root.Path("proc/meminfo").string())};
+  }
+  return BudgetFromMemInfo(*info, reserve, root.Path("proc/meminfo").string());
+}
+
+// The JSON reader's table: each key, the kind of value it takes, and the flag text it fills.
+enum class Kind { kText, kCount, kFraction, kOnOff, kFlag, kNames };
+struct Key {
+  const char* name;
+  Kind kind;
+  std::string PlanFlagText::*text;  // null for kFlag (master_weights)
+};
+constexpr Key kKeys[] = {
+    {"model", Kind::kText, &PlanFlagText::model},
+    {"config", Kind::kText, &PlanFlagText::config},
+    {"params", Kind::kCount, &PlanFlagText::params},
+    {"hidden", Kind::kCount, &PlanFlagText::hidden},
+    {"layers", Kind::kCount, &PlanFlagText::layers},
+    {"heads", Kind::kCount, &PlanFlagText::heads},
+    {"kv_heads", Kind::kCount, &PlanFlagText::kv_heads},
+    {"intermediate", Kind::kCount, &PlanFlagText::intermediate},
+    {"vocab", Kind::kCount, &PlanFlagText::vocab},
+    {"experts", Kind::kCount, &PlanFlagText::experts},
+    {"active_experts", Kind::kCount, &PlanFlagText::active_experts},
+    {"method", Kind::kText, &PlanFlagText::method},
+    {"lora_rank", Kind::kCount, &PlanFlagText::lora_rank},
+    {"lora_targets", Kind::kNames, &PlanFlagText::lora_targets},
+    {"lora_dropout", Kind::kFraction, &PlanFlagText::lora_dropout},
+    {"weight_dtype", Kind::kText, &PlanFlagText::weight_dtype},
+    {"double_quant", Kind::kOnOff, &PlanFlagText::double_quant},
+    {"optimizer", Kind::kText, &PlanFlagText::optimizer},
+    {"optimizer_step", Kind::kText, &PlanFlagText::optimizer_step},
+    {"master_weights", Kind::kFlag, nullptr},
+    {"batch", Kind::kCount, &PlanFlagText::batch},
+    {"seq", Kind::kCount, &PlanFlagText::seq},
+    {"grad_ckpt", Kind::kOnOff, &PlanFlagText::grad_ckpt},
+    {"attention", Kind::kText, &PlanFlagText::attention},
+    {"loss", Kind::kText, &PlanFlagText::loss},
+    {"workload", Kind::kText, &PlanFlagText::workload},
+    {"rollout_fraction", Kind::kFraction, &PlanFlagText::rollout_fraction},
+    {"budget_bytes", Kind::kCount, &PlanFlagText::budget},
+    {"reserve_bytes", Kind::kCount, &PlanFlagText::reserve},
+    {"overhead_bytes", Kind::kCount, &PlanFlagText::overhead},
+    {"root", Kind::kText, &PlanFlagText::root},
+};
+
+[[noreturn]] void FailKey(Message what) { throw Failure{std::move(what)}; }
+
+// One JSON value as the text its flag would have been given.
+void ReadKey(const Key& key, const nlohmann::json& v, PlanFlagText* text) {
+  switch (key.kind) {
+    case Kind::kText:
+      if (!v.is_string()) FailKey(Msg("plan request: \"{}\" is not a string", key.name));
+      text->*key.text = v.get<std::string>();
+      return;
+    case Kind::kCount:
+      // Signed or unsigned integers; a negative one is refused by the flag's own check.
+      if (v.is_number_unsigned()) {
+        text->*key.text = std::to_string(v.get<uint64_t>());
+      } else if (v.is_number_integer()) {
+        text->*key.text = std::to_string(v.get<int64_t>());
+      } else {
+        FailKey(Msg("plan request: \"{}\" is not an integer", key.name));
+      }
+      return;
+    case Kind::kFraction:
+      if (!v.is_number()) FailKey(Msg("plan request: \"{}\" is not a number", key.name));
+      text->*key.text = fmt::format("{}", v.get<double>());  // shortest form that reads back
+      return;
+    case Kind::kOnOff:
+      if (!v.is_boolean()) FailKey(Msg("plan request: \"{}\" is not true or false", key.name));
+      text->*key.text = v.get<bool>() ? "on" : "off";
+      return;
+    case Kind::kFlag:
+      if (!v.is_boolean()) FailKey(Msg("plan request: \"{}\" is not true or false", key.name));
+      text->master_weights = v.get<bool>();
+      return;
+    case Kind::kNames: {
+      if (!v.is_array() || v.empty())
+        FailKey(Msg("plan request: \"{}\" is not an array of names", key.name));
+      std::string joined;
+      for (const auto& name : v) {
+        if (!name.is_string())
+          FailKey(Msg("plan request: \"{}\" is not an array of names", key.name));
+        joined += (joined.empty() ? "" : ",") + name.get<std::string>();
+      }
+      text->*key.text = joined;
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view Name(ModelSource s) {
+  switch (s) {
+    case ModelSource::kCatalog:
+      return "catalog";
+    case ModelSource::kConfig:
+      return "config";
+    case ModelSource::kParams:
+      return "params";
+  }
+  return "catalog";
+}
+
+std::optional<PlanRequest> ParsePlanRequest(const PlanFlagText& text, Message* error) {
+  try {
+    PlanRequest r;
+    ParseModel(text, &r);
+    r.workload = ParseWorkload(text);
+    ParseBudget(text, &r);
+    return r;
+  } catch (const Failure& f) {
+    *error = f.message;
+    return std::nullopt;
+  }
+}
+
+std::optional<PlanInputs> ResolvePlanRequest(const PlanRequest& request, const PlanContext& context,
+                                             Message* error) {
+  try {
+    PlanInputs in;
+    in.spec = ResolveModel(request, &in.model_notes);
+    in.model_source = std::string(Name(request.source));
+    in.workload = request.workload;
+    in.budget = ResolveBudget(request, context);
+    in.options.pool_bytes = in.budget.pool_bytes();
+    if (request.overhead_bytes) in.options.overhead_bytes = *request.overhead_bytes;
+    return in;
+  } catch (const Failure& f) {
+    *error = f.message;
+    return std::nullopt;
+  }
+}
+
+nlohmann::json PlanRequestToJson(const PlanRequest& r) {
+  nlohmann::json j = {{"schema_version", kPlanRequestSchemaVersion}};
+  switch (r.source) {
+    case ModelSource::kCatalog:
+      j["model"] = r.model;
+      break;
+    case ModelSource::kConfig:
+      j["config"] = r.model;
+      break;
+    case ModelSource::kParams: {
+      j["params"] = r.params;
+      const std::pair<const char*, const std::optional<int64_t>*> shape[] = {
+          {"hidden", &r.shape.hidden},
+          {"layers", &r.shape.layers},
+          {"heads", &r.shape.heads},
+          {"kv_heads", &r.shape.kv_heads},
+          {"intermediate", &r.shape.intermediate},
+          {"vocab", &r.shape.vocab},
+          {"experts", &r.shape.experts},
+          {"active_experts", &r.shape.active_experts}};
+      for (const auto& [key, value] : shape) {
+        if (*value) j[key] = **value;
+      }
+      break;
+    }
+  }
+  const Workload& w = r.workload;
+  j["method"] = Name(w.method);
+  if (IsLora(w.method)) {  // the LoRA keys are refused with --method full
+    j["lora_rank"] = w.lora_rank;
+    j["lora_targets"] = w.lora_targets;
+    j["lora_dropout"] = w.lora_dropout;
+  }
+  j["weight_dtype"] = Name(w.weight_dtype);
+  j["double_quant"] = w.double_quant;
+  j["optimizer"] = Name(w.optimizer);
+  j["optimizer_step"] = Name(w.optimizer_step);
+  j["master_weights"] = w.master_weights;
+  j["batch"] = w.batch;
+  j["seq"] = w.seq;
+  j["grad_ckpt"] = w.grad_ckpt;
+  j["attention"] = Name(w.attention);
+  j["loss"] = Name(w.loss);
+  j["workload"] = Name(w.kind);
+  if (w.kind == WorkloadKind::kGrpo) j["rollout_fraction"] = w.rollout_fraction;
+  if (r.budget_bytes) j["budget_bytes"] = *r.budget_bytes;
+  if (r.reserve_bytes) j["reserve_bytes"] = *r.reserve_bytes;
+  if (r.overhead_bytes) j["overhead_bytes"] = *r.overhead_bytes;
+  if (!r.root.empty()) j["root"] = r.root;
+  return j;
+}
+
+std::optional<PlanRequest> PlanRequestFromJson(const nlohmann::json& json, Message* error) {
+  try {
+    if (!json.is_object()) throw Failure{Msg("plan request: not a JSON object")};
+    const auto version = json.find("schema_version");
+    if (version == json.end() || !version->is_number_integer() ||
+        version->get<int64_t>() != kPlanRequestSchemaVersion) {
+      throw Failure{Msg("plan request: schema_version is not {}", kPlanRequestSchemaVersion)};
+    }
+    PlanFlagText text;
+    for (const auto& item : json.items()) {
+      const std::string& name = item.key();
+      if (name == "schema_version") continue;
+      const Key* key = nullptr;
+      for (const Key& k : kKeys) {
+        if (name == k.name) key = &k;
+      }
+      if (!key) throw Failure{Msg("plan request: unknown key \"{}\"", name)};
+      ReadKey(*key, item.value(), &text);
+    }
+    return ParsePlanRequest(text, error);
+  } catch (const Failure& f) {
+    *error = f.message;
+    return std::nullopt;
+  }
+}
+
+}  // namespace headroom

@@ -1,0 +1,118 @@
+// A plan request: what `plan` is asked (a model, a workload, a budget), typed, with a JSON
+// form (docs/plan-json.md, "Plan requests"). `plan`'s flags, `ladder start --plan-args`,
+// `report --plan-args` and `doctor --workload` all end here, and the ladder keeps the JSON
+// form in the journal instead of shell words (docs/journal.md).
+//
+//   PlanFlagText  -- ParsePlanRequest -->  PlanRequest  -- ResolvePlanRequest -->  PlanInputs
+//   (flag text)      syntax, conflicts     (typed; JSON)   catalog, config.json,   (ModelSpec,
+//                                                          /proc/meminfo           Workload,
+//                                                          Budget)
+//
+// Errors are message values naming the flag (or the JSON key), for the caller to print:
+// nothing here translates (docs/architecture.md, "The never rules").
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/message.h"
+#include "model/model_spec.h"
+#include "plan/budget.h"
+#include "plan/footprint.h"
+#include "plan/workload.h"
+
+namespace headroom {
+
+// The text of plan's input flags as given; "" is "not given". The defaults are those plan's
+// --help states.
+struct PlanFlagText {
+  std::string model;
+  std::string config;
+  std::string params;
+  std::string hidden, layers, heads, kv_heads, intermediate, vocab, experts, active_experts;
+  std::string method = "lora";
+  std::string lora_rank;
+  std::string lora_targets;
+  std::string lora_dropout;
+  std::string weight_dtype;
+  std::string optimizer = "adamw";
+  std::string optimizer_step = "foreach";
+  bool master_weights = false;
+  std::string batch = "1";
+  std::string seq = "2048";
+  std::string grad_ckpt = "on";
+  std::string attention = "sdpa";
+  std::string loss = "standard";
+  std::string workload = "sft";
+  std::string rollout_fraction;
+  std::string double_quant = "on";
+  std::string reserve;
+  std::string budget;
+  std::string overhead;
+  std::string root;
+};
+
+enum class ModelSource { kCatalog, kConfig, kParams };
+std::string_view Name(ModelSource s);  // "catalog", "config", "params"
+
+// --params' shape flags; a field not given is borrowed from the catalog's nearest dense model.
+struct ModelShape {
+  std::optional<int64_t> hidden, layers, heads, kv_heads, intermediate, vocab, experts,
+      active_experts;
+  bool operator==(const ModelShape&) const = default;
+};
+
+struct PlanRequest {
+  ModelSource source = ModelSource::kCatalog;
+  std::string model;    // the catalog name (kCatalog) or the config path (kConfig)
+  uint64_t params = 0;  // kParams: the parameter count
+  ModelShape shape;     // kParams only
+  Workload workload;
+  std::optional<uint64_t> budget_bytes;    // --budget: the whole budget
+  std::optional<uint64_t> reserve_bytes;   // --reserve: else the context's default
+  std::optional<uint64_t> overhead_bytes;  // --overhead
+  std::string root;                        // --root; "" = the context's default root
+};
+
+// What a request is resolved against: the CLI's values, passed down.
+struct PlanContext {
+  std::filesystem::path default_root = "/";  // where proc/meminfo is when the request has no root
+  uint64_t default_reserve_bytes = 0;        // HEADROOM_RESERVE, [plan] reserve, or 4 GiB
+};
+
+struct PlanInputs {
+  ModelSpec spec;
+  std::string model_source;  // Name(ModelSource)
+  std::vector<Message> model_notes;
+  Workload workload;
+  Budget budget;
+  FootprintOptions options;  // pool size and --overhead
+};
+
+// The flags' text checked and typed: each value parsed, the conflicts between flags refused.
+// On failure nullopt, and `*error` names the flag.
+std::optional<PlanRequest> ParsePlanRequest(const PlanFlagText& text, Message* error);
+
+// The model (catalog, config.json and safetensors, or --params), the workload and the
+// budget (proc/meminfo below the request's root, unless it gives a budget). On failure
+// nullopt, and `*error` names the flag.
+std::optional<PlanInputs> ResolvePlanRequest(const PlanRequest& request, const PlanContext& context,
+                                             Message* error);
+
+// The JSON form: {"schema_version": 1, "model": "llama-3.1-8b", "method": "qlora", "batch": 4,
+// ...}, one key per flag given (underscores for dashes), numbers as numbers, on/off as
+// booleans, --lora-targets as an array of names.
+inline constexpr int kPlanRequestSchemaVersion = 1;
+nlohmann::json PlanRequestToJson(const PlanRequest& request);
+
+// Read back through the same checks as the flags. Anything else (not an object, another
+// schema_version, an unknown key, a value of the wrong type, a value a flag would refuse) is
+// nullopt with `*error` saying what and where.
+std::optional<PlanRequest> PlanRequestFromJson(const nlohmann::json& json, Message* error);
+
+}  // namespace headroom

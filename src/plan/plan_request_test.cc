@@ -1,0 +1,232 @@
+#include "plan/plan_request.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace headroom {
+namespace {
+
+PlanFlagText Qlora8b() {
+  PlanFlagText t;
+  t.model = "llama-3.1-8b";
+  t.method = "qlora";
+  t.seq = "4096";
+  t.batch = "4";
+  t.budget = "100GB";
+  return t;
+}
+
+PlanRequest MustParse(const PlanFlagText& text) {
+  Message error;
+  auto r = ParsePlanRequest(text, &error);
+  EXPECT_TRUE(r) << EnglishText(error);
+  return r ? *r : PlanRequest{};
+}
+
+// The error a JSON text gives, in English; "" when it reads.
+std::string JsonError(const std::string& text) {
+  Message error;
+  auto r = PlanRequestFromJson(nlohmann::json::parse(text, nullptr, false), &error);
+  return r ? "" : EnglishText(error);
+}
+
+TEST(PlanRequest, FlagsAreTyped) {
+  const PlanRequest r = MustParse(Qlora8b());
+  EXPECT_EQ(r.source, ModelSource::kCatalog);
+  EXPECT_EQ(r.model, "llama-3.1-8b");
+  EXPECT_EQ(r.workload.method, Method::kQlora);
+  EXPECT_EQ(r.workload.weight_dtype, DType::kNf4);
+  EXPECT_EQ(r.workload.seq, 4096);
+  EXPECT_EQ(r.workload.batch, 4);
+  EXPECT_EQ(r.budget_bytes, 100'000'000'000ULL);
+  EXPECT_FALSE(r.reserve_bytes);
+}
+
+TEST(PlanRequest, FlagErrorsNameTheFlag) {
+  PlanFlagText t = Qlora8b();
+  t.batch = "0";
+  Message error;
+  EXPECT_FALSE(ParsePlanRequest(t, &error));
+  EXPECT_EQ(EnglishText(error).rfind("--batch: ", 0), 0u) << EnglishText(error);
+  t = Qlora8b();
+  t.reserve = "4GiB";
+  EXPECT_FALSE(ParsePlanRequest(t, &error));
+  EXPECT_EQ(EnglishText(error),
+            "conflicting flags: --reserve applies to MemAvailable; --budget is already the whole "
+            "budget");
+  t = Qlora8b();
+  t.hidden = "4096";
+  EXPECT_FALSE(ParsePlanRequest(t, &error));
+  EXPECT_NE(EnglishText(error).find("go with --params"), std::string::npos);
+  t = Qlora8b();
+  t.grad_ckpt = "maybe";
+  EXPECT_FALSE(ParsePlanRequest(t, &error));
+  EXPECT_EQ(EnglishText(error), "--grad-ckpt: 'maybe' is not on or off");
+}
+
+TEST(PlanRequest, ResolvesTheCatalogModelAndTheGivenBudget) {
+  Message error;
+  auto in = ResolvePlanRequest(MustParse(Qlora8b()), PlanContext{"/nonexistent", 0}, &error);
+  ASSERT_TRUE(in) << EnglishText(error);
+  EXPECT_EQ(in->spec.name, "llama-3.1-8b");
+  EXPECT_EQ(in->model_source, "catalog");
+  EXPECT_EQ(in->budget.budget_bytes, 100'000'000'000ULL);
+}
+
+TEST(PlanRequest, UnknownModelAndUnreadableMeminfoAreErrors) {
+  PlanFlagText t = Qlora8b();
+  t.model = "llama-9";
+  Message error;
+  EXPECT_FALSE(ResolvePlanRequest(MustParse(t), PlanContext{"/nonexistent", 0}, &error));
+  EXPECT_EQ(EnglishText(error).rfind("unknown model 'llama-9' (closest: ", 0), 0u);
+  t = Qlora8b();
+  t.budget.clear();
+  EXPECT_FALSE(ResolvePlanRequest(MustParse(t), PlanContext{"/nonexistent", 0}, &error));
+  EXPECT_NE(EnglishText(error).find("(or give --budget SIZE)"), std::string::npos)
+      << EnglishText(error);
+}
+
+TEST(PlanRequest, ParamsWithAShapeBorrowTheRestAndSayFrom) {
+  PlanFlagText t;
+  t.params = "7B";
+  t.layers = "32";
+  t.budget = "100GB";
+  const PlanRequest r = MustParse(t);
+  EXPECT_EQ(r.source, ModelSource::kParams);
+  EXPECT_EQ(r.params, 7'000'000'000ULL);
+  EXPECT_EQ(r.shape.layers, 32);
+  EXPECT_FALSE(r.shape.hidden);
+  Message error;
+  auto in = ResolvePlanRequest(r, PlanContext{"/nonexistent", 0}, &error);
+  ASSERT_TRUE(in) << EnglishText(error);
+  EXPECT_EQ(in->spec.num_layers, 32);
+  ASSERT_EQ(in->model_notes.size(), 1u);
+  EXPECT_NE(EnglishText(in->model_notes[0]).find("the catalog's nearest dense model"),
+            std::string::npos);
+}
+
+TEST(PlanRequest, JsonRoundTrips) {
+  PlanFlagText grpo;
+  grpo.params = "1.5e9";
+  grpo.hidden = "1536";
+  grpo.experts = "8";
+  grpo.workload = "grpo";
+  grpo.rollout_fraction = "0.35";
+  grpo.lora_dropout = "0";
+  grpo.lora_targets = "attn";
+  grpo.master_weights = true;
+  grpo.reserve = "0";
+  grpo.overhead = "2GiB";
+  grpo.root = "/srv/fixture";
+  PlanFlagText full;
+  full.config = "/models/qwen";
+  full.method = "full";
+  full.double_quant = "off";
+  for (const PlanFlagText& t : {Qlora8b(), grpo, full}) {
+    const PlanRequest r = MustParse(t);
+    const nlohmann::json j = PlanRequestToJson(r);
+    EXPECT_EQ(j["schema_version"], kPlanRequestSchemaVersion);
+    Message error;
+    auto back = PlanRequestFromJson(nlohmann::json::parse(j.dump()), &error);
+    ASSERT_TRUE(back) << EnglishText(error) << "\n" << j.dump();
+    EXPECT_EQ(PlanRequestToJson(*back), j);
+    EXPECT_EQ(back->shape, r.shape);
+    EXPECT_EQ(back->workload.lora_targets, r.workload.lora_targets);
+    EXPECT_EQ(back->workload.lora_dropout, r.workload.lora_dropout);
+    EXPECT_EQ(back->workload.rollout_fraction, r.workload.rollout_fraction);
+    EXPECT_EQ(back->budget_bytes, r.budget_bytes);
+    EXPECT_EQ(back->reserve_bytes, r.reserve_bytes);
+    EXPECT_EQ(back->overhead_bytes, r.overhead_bytes);
+    EXPECT_EQ(back->root, r.root);
+  }
+}
+
+TEST(PlanRequest, JsonKeysLeftOutTakeTheFlagsDefaults) {
+  Message error;
+  auto r = PlanRequestFromJson(
+      nlohmann::json::parse(R"({"schema_version": 1, "model": "llama-3.1-8b"})"), &error);
+  ASSERT_TRUE(r) << EnglishText(error);
+  EXPECT_EQ(r->workload.method, Method::kLora);
+  EXPECT_EQ(r->workload.seq, 2048);
+  EXPECT_EQ(r->workload.batch, 1);
+  EXPECT_TRUE(r->workload.grad_ckpt);
+}
+
+TEST(PlanRequest, HostileJsonIsRefusedWithWhereAndWhat) {
+  EXPECT_EQ(JsonError("not json"), "plan request: not a JSON object");
+  EXPECT_EQ(JsonError("[1, 2]"), "plan request: not a JSON object");
+  EXPECT_EQ(JsonError("null"), "plan request: not a JSON object");
+  EXPECT_EQ(JsonError(R"({"model": "llama-3.1-8b"})"), "plan request: schema_version is not 1");
+  EXPECT_EQ(JsonError(R"({"schema_version": 2, "model": "x"})"),
+            "plan request: schema_version is not 1");
+  EXPECT_EQ(JsonError(R"({"schema_version": "1", "model": "x"})"),
+            "plan request: schema_version is not 1");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1.5, "model": "x"})"),
+            "plan request: schema_version is not 1");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "rm -rf": true})"),
+            "plan request: unknown key \"rm -rf\"");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": 7})"),
+            "plan request: \"model\" is not a string");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "batch": "4"})"),
+            "plan request: \"batch\" is not an integer");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "batch": 4.5})"),
+            "plan request: \"batch\" is not an integer");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "grad_ckpt": "on"})"),
+            "plan request: \"grad_ckpt\" is not true or false");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "master_weights": 1})"),
+            "plan request: \"master_weights\" is not true or false");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "lora_targets": "q,k"})"),
+            "plan request: \"lora_targets\" is not an array of names");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "lora_targets": []})"),
+            "plan request: \"lora_targets\" is not an array of names");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "lora_targets": ["q", 1]})"),
+            "plan request: \"lora_targets\" is not an array of names");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "lora_dropout": "0.1"})"),
+            "plan request: \"lora_dropout\" is not a number");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": {"name": "x"}})"),
+            "plan request: \"model\" is not a string");
+}
+
+TEST(PlanRequest, JsonValuesPassTheFlagsChecks) {
+  // Each is a value a flag would refuse: the same message as the flag's.
+  EXPECT_EQ(JsonError(R"({"schema_version": 1})").rfind("no model: ", 0), 0u);
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "params": 7000000000})"),
+            "conflicting flags: give only one of a catalog name, --config and --params");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "batch": -1})").rfind("--batch: ", 0),
+            0u);
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "batch": 0})").rfind("--batch: ", 0),
+            0u);
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "seq": 99999999999})"),
+            "--seq: 99999999999 is absurdly large");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "seq": 18446744073709551615})")
+                .rfind("--seq: ", 0),
+            0u);
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "lora_dropout": 1.5})"),
+            "--lora-dropout: '1.5' is not a number in [0, 1)");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "lora_dropout": -0.1})"),
+            "--lora-dropout: '-0.1' is not a number in [0, 1)");
+  EXPECT_EQ(
+      JsonError(R"({"schema_version": 1, "model": "x", "method": "magic"})").rfind("--method: ", 0),
+      0u);
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "method": "full", "lora_rank": 8})")
+                .rfind("conflicting flags: --lora-rank", 0),
+            0u);
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "rollout_fraction": 0.5})"),
+            "conflicting flags: --rollout-fraction goes with --workload grpo");
+  EXPECT_EQ(
+      JsonError(R"({"schema_version": 1, "model": "x", "budget_bytes": 0})").rfind("--budget: ", 0),
+      0u);
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "budget_bytes": 1,
+                          "reserve_bytes": 1})")
+                .rfind("conflicting flags: --reserve", 0),
+            0u);
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "lora_targets": ["q", "nope"]})")
+                .rfind("--lora-targets: ", 0),
+            0u);
+}
+
+}  // namespace
+}  // namespace headroom

@@ -1,0 +1,47 @@
+// SampleLoop: `headroom watch`'s sampling, one Sampler reading per interval into one samples
+// CSV row and the events it starts (docs/watch.md). The CSV and the events' JSON lines are
+// data, English by construction; what a person sees (an event as it happens, the first
+// failed write) goes to the caller's callbacks, which print it in the user's language.
+//
+// Run paces itself on the monotonic clock: a slot missed (a slow sample, a stopped process)
+// is skipped, never made up in a burst. It waits in poll() on `stop_fd`, so a signalfd or the
+// read end of a pipe ends the loop at once, never with a row half-written.
+#pragma once
+
+#include <chrono>
+#include <functional>
+
+#include "base/durable_lines.h"
+#include "base/result.h"
+#include "samples/sample_events.h"
+#include "samples/sampler.h"
+#include "samples/samples_csv.h"
+
+namespace headroom {
+
+struct SampleLoopSinks {
+  std::function<void(const SampleEvent&)> on_event;  // each event, as it is detected
+  std::function<void(const Error&)> on_write_error;  // the first row that could not be written
+};
+
+// Used by one thread at a time.
+class SampleLoop {
+ public:
+  // `events`: where each event's JSON line goes (--events), or nullptr.
+  SampleLoop(Sampler& sampler, SamplesCsvWriter& csv, DurableLines* events, SampleLoopSinks sinks);
+
+  // One reading now: a row, then its events.
+  void SampleOnce();
+  // Samples every `interval`, the first at once, until `stop_fd` is readable.
+  void Run(std::chrono::milliseconds interval, int stop_fd);
+
+ private:
+  Sampler& sampler_;
+  SamplesCsvWriter& csv_;
+  SampleEventDetector detector_;
+  DurableLines* events_;
+  SampleLoopSinks sinks_;
+  bool write_failed_ = false;
+};
+
+}  // namespace headroom

@@ -1,0 +1,90 @@
+#include "samples/sample_loop.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "testing_files.h"
+
+namespace headroom {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+const SysRoot kGb10Idle(fs::path(HEADROOM_SOURCE_DIR) / "tests/fixtures/gb10-idle");
+
+SamplesHeader HeaderFor(const Sampler& sampler) {
+  SamplesHeader h;
+  h.host = "test";
+  h.device = "none";
+  h.platform = "none";
+  h.interval_ms = 10;
+  h.started = std::chrono::system_clock::now();
+  h.extra_columns = sampler.extra_columns();
+  return h;
+}
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(SampleLoop, EachSampleIsOneRow) {
+  TempDir dir;
+  Sampler sampler(kGb10Idle, nullptr);
+  auto csv = SamplesCsvWriter::Create(dir / "samples.csv", HeaderFor(sampler),
+                                      std::chrono::milliseconds(0));
+  ASSERT_TRUE(csv) << csv.error().message;
+  int errors = 0;
+  SampleLoop loop(sampler, *csv, nullptr, {nullptr, [&](const Error&) { ++errors; }});
+  loop.SampleOnce();
+  loop.SampleOnce();
+  loop.SampleOnce();
+  EXPECT_EQ(csv->rows(), 3u);
+  EXPECT_EQ(errors, 0);
+  const std::string text = Slurp(dir / "samples.csv");
+  size_t data_lines = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) data_lines += !line.empty() && line[0] != '#';
+  EXPECT_EQ(data_lines, 4u);  // the column names, then three rows
+}
+
+TEST(SampleLoop, RunStopsWhenTheStopFdIsReadable) {
+  TempDir dir;
+  Sampler sampler(kGb10Idle, nullptr);
+  auto csv = SamplesCsvWriter::Create(dir / "samples.csv", HeaderFor(sampler),
+                                      std::chrono::milliseconds(0));
+  ASSERT_TRUE(csv);
+  SampleLoop loop(sampler, *csv, nullptr, {});
+  int stop[2];
+  ASSERT_EQ(::pipe(stop), 0);
+  // Already readable: one sample at once, then out.
+  ASSERT_EQ(::write(stop[1], "x", 1), 1);
+  loop.Run(std::chrono::milliseconds(10'000), stop[0]);
+  EXPECT_EQ(csv->rows(), 1u);
+  char c;
+  ASSERT_EQ(::read(stop[0], &c, 1), 1);
+  // Stopped from another thread after a while: a row every interval meanwhile.
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    (void)!::write(stop[1], "x", 1);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  loop.Run(std::chrono::milliseconds(20), stop[0]);
+  stopper.join();
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(250));
+  EXPECT_GE(csv->rows(), 4u);
+  ::close(stop[0]);
+  ::close(stop[1]);
+}
+
+}  // namespace
+}  // namespace headroom
