@@ -35,7 +35,6 @@
 #include <nlohmann/json.hpp>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
 #include "base/message.h"
 #include "base/wall_time.h"
 #include "run/child.h"
@@ -130,14 +129,11 @@ std::optional<JobCgroup> MakeJobCgroup(const SysRoot& root, const GuardOptions& 
   }
   // Its error text becomes sum.cgroup and a note, both data: read in English (strerror
   // included, which glibc would otherwise translate).
-  auto cg = [&] {
-    const UntranslatedScope english;
-    return JobCgroup::Create(root, fmt::format("headroom-guard-{}", ::getpid()));
-  }();
+  auto cg = JobCgroup::Create(root, fmt::format("headroom-guard-{}", ::getpid()));
   if (!cg) {
-    sum.cgroup = cg.error().message;
+    sum.cgroup = EnglishText(cg.error().what);
     // The cgroup's error text is data (the events' "cgroup" field): English.
-    AddNote(sum, Msg("{}; the kill walks the process tree instead", cg.error().message));
+    AddNote(sum, Msg("{}; the kill walks the process tree instead", cg.error().what));
     return std::nullopt;
   }
   sum.cgroup = (cg->is_v2() ? "cgroup v2 " : "cgroup v1 memory ") + cg->dir();
@@ -148,8 +144,7 @@ std::optional<JobCgroup> MakeJobCgroup(const SysRoot& root, const GuardOptions& 
 Result<Child> StartJob(const SysRoot& root, const GuardOptions& opt, GuardSummary& sum) {
   if (opt.attach_pid) {
     auto child = Child::Attach(root, *opt.attach_pid);
-    if (!child)
-      return Error{TrFormat("--pid {}: no such process (or not permitted)", *opt.attach_pid)};
+    if (!child) return Error{Msg("--pid {}: no such process (or not permitted)", *opt.attach_pid)};
     sum.cgroup = "none (--pid: the process was started elsewhere)";
     AddNote(sum, Msg("--pid: descendants that re-parent away from the process (setsid and "
                      "double fork) cannot be followed; run the job under the guard for that"));
@@ -167,9 +162,9 @@ Result<Child> StartJob(const SysRoot& root, const GuardOptions& opt, GuardSummar
   spec.kill_with_guard = opt.kill_with_guard;
   if (auto cgroup = MakeJobCgroup(root, opt, sum)) spec.cgroup.emplace(std::move(*cgroup));
   auto child = Child::Spawn(root, std::move(spec));
-  if (!child && child.error().message == kChildExecFailed) {
-    return Error{
-        TrFormat("cannot run {}: {}", opt.command[0], std::strerror(child.error().errno_value))};
+  if (!child && EnglishText(child.error().what) == kChildExecFailed) {
+    return Error{Msg("cannot run {}: {}", opt.command[0], ErrnoArg{child.error().errno_value}),
+                 child.error().errno_value};
   }
   return child;
 }

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "base/i18n.h"
+#include "base/message.h"
 
 namespace headroom {
 namespace {
@@ -24,8 +24,8 @@ Result<int64_t> ParseValue(std::string_view flag, std::string_view whole, std::s
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < 1 ||
       v > kMaxValue) {
-    return Error{TrFormat("{}: '{}': '{}' is not a whole number from 1 to {}", flag, whole, text,
-                          kMaxValue)};
+    return Error{
+        Msg("{}: '{}': '{}' is not a whole number from 1 to {}", flag, whole, text, kMaxValue)};
   }
   return v;
 }
@@ -93,10 +93,10 @@ Result<Knob> ParseKnob(std::string_view name, std::string_view flag, std::string
     if (!hi) return hi.error();
     auto step = ParseValue(flag, text, step_text);
     if (!step) return step.error();
-    if (*hi < *lo) return Error{TrFormat("{}: '{}': the range ends below its start", flag, text)};
+    if (*hi < *lo) return Error{Msg("{}: '{}': the range ends below its start", flag, text)};
     if ((*hi - *lo) % *step != 0) {
-      return Error{TrFormat("{}: '{}': {} is not {} plus a multiple of the step {}", flag, text,
-                            *hi, *lo, *step)};
+      return Error{Msg("{}: '{}': {} is not {} plus a multiple of the step {}", flag, text, *hi,
+                       *lo, *step)};
     }
     k.is_range = true;
     k.lo = *lo;
@@ -118,7 +118,7 @@ Result<Knob> ParseKnob(std::string_view name, std::string_view flag, std::string
     if (!v) return v.error();
     k.values.push_back(*v);
     if (k.values.size() > kMaxListValues) {
-      return Error{TrFormat("{}: more than {} values", flag, kMaxListValues)};
+      return Error{Msg("{}: more than {} values", flag, kMaxListValues)};
     }
     start = comma + 1;
   }
@@ -135,12 +135,12 @@ Result<Knob> ParseParamKnob(std::string_view text) {
   bool ok = !name.empty() && name.size() <= 64;
   for (size_t i = 0; ok && i < name.size(); ++i) ok = IsNameChar(name[i], i == 0);
   if (!ok) {
-    return Error{TrFormat(
-        "--param: '{}' is not NAME=VALUES (NAME: lower-case letters, digits and _)", text)};
+    return Error{
+        Msg("--param: '{}' is not NAME=VALUES (NAME: lower-case letters, digits and _)", text)};
   }
   if (name == "batch" || name == "seq" || name == "grad_accum") {
     return Error{
-        TrFormat("--param: use --{} for {{{}}}", name == "grad_accum" ? "grad-accum" : name, name)};
+        Msg("--param: use --{} for {{{}}}", name == "grad_accum" ? "grad-accum" : name, name)};
   }
   return ParseKnob(name, fmt::format("--param {}", name), text.substr(eq + 1));
 }
@@ -203,10 +203,10 @@ Result<Grid> OrderGrid(std::vector<Knob> knobs, std::string_view order) {
     const auto it =
         std::find_if(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; });
     if (it == knobs.end()) {
-      if (g.Find(name)) return Error{TrFormat("--order: '{}' is named twice", name)};
-      return Error{TrFormat(
-          "--order: '{}' is not a knob of this sweep (give its values with --{} or --param)", name,
-          name)};
+      if (g.Find(name)) return Error{Msg("--order: '{}' is named twice", name)};
+      return Error{
+          Msg("--order: '{}' is not a knob of this sweep (give its values with --{} or --param)",
+              name, name)};
     }
     g.knobs.push_back(std::move(*it));
     knobs.erase(it);
@@ -235,7 +235,7 @@ Result<bool> CheckTemplate(const Grid& grid, const std::vector<std::string>& com
   const auto names = Placeholders(command);
   for (const auto& k : grid.knobs) {
     if (std::find(names.begin(), names.end(), k.name) == names.end()) {
-      return Error{TrFormat("{} is given but the command has no {{{}}} to fill", k.flag, k.name)};
+      return Error{Msg("{} is given but the command has no {{{}}} to fill", k.flag, k.name)};
     }
   }
   for (const auto& n : names) {
@@ -243,7 +243,7 @@ Result<bool> CheckTemplate(const Grid& grid, const std::vector<std::string>& com
       const std::string flag = n == "batch" || n == "seq" ? "--" + n
                                : n == "grad_accum"        ? std::string("--grad-accum")
                                                           : fmt::format("--param {}=V1,V2", n);
-      return Error{TrFormat("the command has {{{}}} but no values for it: give {}", n, flag)};
+      return Error{Msg("the command has {{{}}} but no values for it: give {}", n, flag)};
     }
   }
   return true;

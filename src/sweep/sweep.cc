@@ -24,7 +24,6 @@
 #include <thread>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
 #include "base/message.h"
 #include "run/pidfd.h"
 #include "sweep/trial.h"
@@ -288,8 +287,7 @@ class SweepRun {
     std::error_code ec;
     fs::create_directories(res.trial_log_dir, ec);
     if (ec)
-      return Error{
-          TrFormat("sweep: cannot create {}: {}", res.trial_log_dir.string(), ec.message())};
+      return Error{Msg("sweep: cannot create {}: {}", res.trial_log_dir.string(), ec.message())};
     res.launched_total = res.reused;  // skipped rows are not replayed, so these all ran
 
     sweep_start = clock.Now();
@@ -395,7 +393,8 @@ class SweepRun {
     };
     auto run = run_trial(root, spec);
     if (!run)
-      return Error{TrFormat("sweep: trial {}: {}", step.config.ToText(), run.error().message)};
+      return Error{Msg("sweep: trial {}: {}", step.config.ToText(), run.error().what),
+                   run.error().errno_value};
     if (run->guard.forwarded_signal) {
       res.stopped_early = fmt::format("interrupted by signal {}", *run->guard.forwarded_signal);
       progress.Line(
@@ -486,7 +485,8 @@ class SweepRun {
     if (auto done = journal.FinishRun(res.run_id, status, res.exit_status, summary.dump(),
                                       std::chrono::system_clock::now());
         !done) {
-      res.warnings.push_back("the journal did not take the sweep's end: " + done.error().message);
+      res.warnings.push_back("the journal did not take the sweep's end: " +
+                             EnglishText(done.error().what));
     }
   }
 
@@ -512,14 +512,14 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
   SweepRun run(root, opt, journal, progress_out);
   const auto start_mem = ReadMemory(root, run.per_cpu);
   if (!start_mem)
-    return Error{Tr("sweep: cannot read MemTotal and MemAvailable from proc/meminfo")};
+    return Error{Msg("sweep: cannot read MemTotal and MemAvailable from proc/meminfo")};
   if (auto begun = run.Begin(start_mem->available); !begun) return begun.error();
   bool need_settle = false;
   for (;;) {
     if (need_settle) run.Settle();
     need_settle = false;
     const auto mem = ReadMemory(root, run.per_cpu);
-    if (!mem) return Error{Tr("sweep: proc/meminfo became unreadable")};
+    if (!mem) return Error{Msg("sweep: proc/meminfo became unreadable")};
     const uint64_t pool_use = mem->total > mem->available ? mem->total - mem->available : 0;
     const SearchStep step = run.search.Next(pool_use);
     if (step.kind == SearchStep::kDone) break;

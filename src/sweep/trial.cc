@@ -20,7 +20,7 @@
 #include <cstring>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
+#include "base/message.h"
 #include "base/text.h"
 #include "sys/meminfo.h"
 
@@ -127,8 +127,7 @@ std::optional<uint64_t> ParseVmstatValue(std::string_view text, std::string_view
 
 Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   const int log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0)
-    return ErrnoError(TrFormat("cannot open the trial log {}", spec.log_path.string()));
+  if (log_fd < 0) return ErrnoError(Msg("cannot open the trial log {}", spec.log_path.string()));
   GuardOptions g;
   g.command = spec.command;
   g.min_available_bytes = spec.min_available_bytes;
