@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "base/message.h"
 #include "base/csv.h"
 #include "plan/footprint.h"
 
@@ -113,8 +114,8 @@ int main(int argc, char** argv) {
       if (Has(r.model, "phi-1") || Has(r.model, "falcon")) s.norms_per_layer = 1;
     }
     s.tie_word_embeddings = Has(notes, "tied embeddings");
-    if (std::string err = CompleteAndValidate(&s); !err.empty()) {
-      std::fprintf(stderr, "planner_accuracy: %s: %s\n", r.id.c_str(), err.c_str());
+    if (const Message err = CompleteAndValidate(&s); !err.empty()) {
+      std::fprintf(stderr, "planner_accuracy: %s: %s\n", r.id.c_str(), EnglishText(err).c_str());
       return 2;
     }
 
