@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "base/message.h"
 #include "base/csv.h"
+#include "base/message.h"
 #include "plan/footprint.h"
 
 using namespace headroom;
