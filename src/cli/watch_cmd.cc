@@ -61,15 +61,6 @@ constexpr std::chrono::milliseconds kSyncPeriod{5000};
 // NVML's power is a 1 s average and its utilization a 1/6-1 s window: faster rows repeat them.
 constexpr std::chrono::milliseconds kMinInterval{100};
 
-void WriteAll(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // a closed terminal: the bytes are dropped, the log still has them
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-}
-
 // The samples header's host: this machine's name, "unknown" when it cannot be had.
 std::string HostName() {
   std::string name = LocalHostName();

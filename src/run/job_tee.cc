@@ -15,7 +15,6 @@
 #include "run/log_tee.h"
 
 namespace headroom {
-namespace {
 
 void WriteAll(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
@@ -25,8 +24,6 @@ void WriteAll(int fd, std::string_view bytes) {
     bytes.remove_prefix(static_cast<size_t>(n));
   }
 }
-
-}  // namespace
 
 void TeeJobOutput(const TeeFds& fds_in, DurableLines& log, const std::atomic<bool>& stop) {
   LogTee tees[2];

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <string_view>
 
 #include "base/durable_lines.h"
 
@@ -20,6 +21,10 @@ struct TeeFds {
   int out_write = -1;  // where its stdout bytes go (the terminal)
   int err_write = -1;  // where its stderr bytes go
 };
+
+// Writes all of `bytes` to `fd`, again after EINTR; on a closed descriptor (EPIPE) the rest
+// is dropped.
+void WriteAll(int fd, std::string_view bytes);
 
 // Runs until both pipes are at EOF, or 2 s after `stop` when one is still open.
 void TeeJobOutput(const TeeFds& fds, DurableLines& log, const std::atomic<bool>& stop);
