@@ -14,32 +14,15 @@
 #include "ladder/ladder_advice.h"
 #include "model/catalog.h"
 #include "plan/plan.h"
+#include "plan_fixtures.h"
 #include "testing_messages.h"
 
 namespace headroom {
 namespace {
 
-// A 70B full fine-tune against 100 GB: does not fit, with advice.
-PlanResult OverBudget() {
-  Workload w;
-  w.method = Method::kFull;
-  w.weight_dtype = DefaultWeightDType(Method::kFull);
-  Budget b;
-  b.budget_bytes = 100'000'000'000ULL;
-  b.source = "--budget";
-  return MakePlan(*FindModel("llama-3.1-70b"), w, b, {});
-}
+using testing::OverBudget;
 
-LadderPlanInput Over(Method method, int64_t seq, int64_t batch, uint64_t budget_bytes) {
-  LadderPlanInput in;
-  in.spec = *FindModel("llama-3.1-8b");
-  in.workload.method = method;
-  in.workload.weight_dtype = DefaultWeightDType(method);
-  in.workload.seq = seq;
-  in.workload.batch = batch;
-  in.budget_bytes = budget_bytes;
-  return in;
-}
+using testing::Over;
 
 using testing::Gb10Facts;
 using testing::Gpu;

@@ -6,6 +6,7 @@
 #include "ladder/flush.h"
 #include "ladder/ladder_advice.h"
 #include "model/catalog.h"
+#include "plan_fixtures.h"
 #include "testing_messages.h"
 
 namespace headroom {
@@ -92,16 +93,7 @@ TEST(LadderAdvice, FlushShowsCachedBuffersAndTheCommand) {
   EXPECT_NE(EnglishText(advice.lines.back()).find(kFlushCommand), std::string::npos);
 }
 
-LadderPlanInput Over(Method method, int64_t seq, int64_t batch, uint64_t budget_bytes) {
-  LadderPlanInput in;
-  in.spec = *FindModel("llama-3.1-8b");
-  in.workload.method = method;
-  in.workload.weight_dtype = DefaultWeightDType(method);
-  in.workload.seq = seq;
-  in.workload.batch = batch;
-  in.budget_bytes = budget_bytes;
-  return in;
-}
+using testing::Over;
 
 TEST(LadderAdvice, StepTwoGivesTheLargestSeqThenBatchThatFit) {
   const auto advice = PlanStepAdvice(2, Over(Method::kLora, 65536, 8, 40'000'000'000));

@@ -5,21 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "model/catalog.h"
+#include "plan_fixtures.h"
 #include "testing_messages.h"
 
 namespace headroom {
 namespace {
 
-// A 70B full fine-tune against 100 GB: does not fit, with advice.
-PlanResult OverBudget() {
-  Workload w;
-  w.method = Method::kFull;
-  w.weight_dtype = DefaultWeightDType(Method::kFull);
-  Budget b;
-  b.budget_bytes = 100'000'000'000ULL;
-  b.source = "--budget";
-  return MakePlan(*FindModel("llama-3.1-70b"), w, b, {});
-}
+using testing::OverBudget;
 
 TEST(PlanJson, AdviceInTheJsonIsTheEnglishText) {
   const PlanResult p = OverBudget();
