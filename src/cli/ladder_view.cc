@@ -45,7 +45,7 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
     LadderJournal ladders(*journal);
     auto rows = ladders.Open();
     if (!rows) {
-      PrintError(env, "ladder: " + rows.error().message);
+      PrintError(env, "ladder: " + TranslatedText(rows.error().what));
       return kExitNegative;
     }
     open = std::move(rows).value();
@@ -57,7 +57,7 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
     LadderJournal ladders(*journal);
     auto entries = ladders.Entries(l.id);
     if (!entries) {
-      PrintError(env, "ladder: " + entries.error().message);
+      PrintError(env, "ladder: " + TranslatedText(entries.error().what));
       return kExitNegative;
     }
     nlohmann::json j = {{"id", l.id},
