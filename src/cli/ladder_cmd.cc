@@ -143,12 +143,7 @@ int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   LadderJournal ladders(journal);
   const LadderStarted started =
       Take(StartLadder(ladders, row, Inputs(root, env), std::chrono::system_clock::now()));
-  // TRANSLATORS: {2} is the symptom as given to --symptom (load or step); {3} the step's title.
-  std::fprintf(env.out, "%s\n",
-               TrFormat("ladder {0} for job '{1}' (OOM at {2}): step 1 of 4: {3}", started.id,
-                        row.job, row.symptom, TrText(LadderStepTitle(1)))
-                   .c_str());
-  std::fprintf(env.out, "  %s\n", TranslatedText(started.entry.text).c_str());
+  PrintLadderStarted(env.out, row, started);
   return kExitOk;
 }
 
@@ -159,28 +154,7 @@ int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   LadderJournal ladders(journal);
   const LadderMoved moved = Take(RecordResult(ladders, fl.job, *result, fl.note, Inputs(root, env),
                                               std::chrono::system_clock::now()));
-  const LadderRow& ladder = moved.ladder;
-  const LadderState& next = moved.next;
-  const std::vector<LadderEntry>& entries = moved.entries;
-  if (next.status == LadderStatus::kSolved) {
-    // TRANSLATORS: {3} is the step's name (flush-page-cache, packing-then-batch, ...), kept as it
-    // is.
-    std::fprintf(env.out, "%s\n",
-                 TrFormat("ladder {0} for job '{1}': solved at step {2} ({3})", ladder.id, fl.job,
-                          next.step, LadderStepName(next.step))
-                     .c_str());
-  } else if (next.status == LadderStatus::kExhausted) {
-    std::fprintf(env.out, "%s\n",
-                 TrFormat("ladder {0} for job '{1}': exhausted: every step ended in an OOM",
-                          ladder.id, fl.job)
-                     .c_str());
-  } else {
-    std::fprintf(env.out, "%s\n  %s\n",
-                 TrFormat("ladder {0} for job '{1}': step {2} of 4: {3}", ladder.id, fl.job,
-                          next.step, TrText(LadderStepTitle(next.step)))
-                     .c_str(),
-                 TranslatedText(entries.back().text).c_str());
-  }
+  PrintLadderRecorded(env.out, fl.job, moved);
   return kExitOk;
 }
 
@@ -189,15 +163,7 @@ int Next(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   LadderJournal ladders(journal);
   const LadderMoved moved = Take(SkipStep(ladders, fl.job, fl.force, fl.note, Inputs(root, env),
                                           std::chrono::system_clock::now()));
-  const LadderRow& ladder = moved.ladder;
-  const LadderState& next = moved.next;
-  const std::vector<LadderEntry>& entries = moved.entries;
-  std::fprintf(
-      env.out, "%s\n  %s\n",
-      TrFormat("ladder {0} for job '{1}': step {2} skipped (recorded); step {3} of 4: {4}",
-               ladder.id, fl.job, ladder.state.step, next.step, TrText(LadderStepTitle(next.step)))
-          .c_str(),
-      TranslatedText(entries.back().text).c_str());
+  PrintLadderSkipped(env.out, fl.job, moved);
   return kExitOk;
 }
 
@@ -226,14 +192,7 @@ int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
                        }};
   const LadderFlushed done =
       Take(ApplyFlush(ladders, fl.job, fl.note, request, std::chrono::system_clock::now()));
-  const LadderRow& ladder = done.ladder;
-  const Message& flushed = done.flushed;
-  // TRANSLATORS: {2} is "flushed the page cache: ..."; keep the command as it is.
-  std::fprintf(env.out, "%s\n",
-               TrFormat("ladder {0} for job '{1}': {2}; rerun the job, then: headroom ladder "
-                        "record {1} --result ok|oom",
-                        ladder.id, fl.job, TranslatedText(flushed))
-                   .c_str());
+  PrintLadderFlushed(env.out, fl.job, done);
   return kExitOk;
 }
 
