@@ -69,33 +69,43 @@ std::unique_ptr<CommandFlags> DefineExportFlags() {
   return defined;
 }
 
+namespace {
+
+// The sampler's settings from the flags, else the configuration: --interval (or
+// HEADROOM_EXPORT_INTERVAL, [export] interval, held to the same 100ms..1h when loaded,
+// else 1s), --root, the NVML library, the journal for the guard counters.
+ExportSamplerConfig ConfigFromFlags(const CliEnv& env, ExportCommandFlags& f) {
+  if (f.interval_text.empty()) f.interval_text = ConfiguredText(env, SettingId::kExportInterval);
+  auto interval = ParseDuration(f.interval_text);
+  if (!interval) throw UsageError{"--interval: " + TranslatedText(interval.error().what)};
+  if (*interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1)) {
+    throw UsageError{TrFormat("--interval: '{}' is outside 100ms..1h", f.interval_text)};
+  }
+  ExportSamplerConfig config{
+      SysRoot(f.root_dir.empty() ? env.default_root : std::filesystem::path(f.root_dir))};
+  if (!f.root_dir.empty() && !std::filesystem::is_directory(config.root.Path("proc"))) {
+    throw UsageError{TrFormat("--root: {} has no proc/ directory", f.root_dir)};
+  }
+  config.nvml_lib = ResolveNvmlLibrary(f.nvml_lib, std::getenv);
+  config.interval = *interval;
+  config.platform = env.config.settings.platform_override();
+  if (!f.no_journal) {
+    auto path = JournalPath(env, f.journal_flag);
+    if (!path) throw UsageError{"--journal: " + TranslatedText(path.error().what)};
+    config.journal = *path;
+  }
+  return config;
+}
+
+}  // namespace
+
 int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
-  auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal] =
-      FlagsOf<ExportCommandFlags>(given_flags);
+  auto& flags = FlagsOf<ExportCommandFlags>(given_flags);
+  const std::string& interval_text = flags.interval_text;
   try {
-    auto address = ParseListenAddress(listen);
+    auto address = ParseListenAddress(flags.listen);
     if (!address) throw UsageError{TranslatedText(address.error().what)};
-    // --interval, else HEADROOM_EXPORT_INTERVAL or [export] interval (held to the same
-    // 100ms..1h when loaded), else 1s.
-    if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kExportInterval);
-    auto interval = ParseDuration(interval_text);
-    if (!interval) throw UsageError{"--interval: " + TranslatedText(interval.error().what)};
-    if (*interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1)) {
-      throw UsageError{TrFormat("--interval: '{}' is outside 100ms..1h", interval_text)};
-    }
-    ExportSamplerConfig config{
-        SysRoot(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir))};
-    if (!root_dir.empty() && !std::filesystem::is_directory(config.root.Path("proc"))) {
-      throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
-    }
-    config.nvml_lib = ResolveNvmlLibrary(nvml_lib, std::getenv);
-    config.interval = *interval;
-    config.platform = env.config.settings.platform_override();
-    if (!no_journal) {
-      auto path = JournalPath(env, journal_flag);
-      if (!path) throw UsageError{"--journal: " + TranslatedText(path.error().what)};
-      config.journal = *path;
-    }
+    const ExportSamplerConfig config = ConfigFromFlags(env, flags);
     // Signals go to the signalfd, in every thread (the sampler starts after this).
     sigset_t mask;
     sigemptyset(&mask);
