@@ -113,17 +113,7 @@ bool RoomToStart(const CliEnv& env, const SysRoot& root, const std::string& requ
   if (require_available.empty()) return true;
   const uint64_t need = SizeOrPercentFlag(require_available, total, "--require-available");
   if (available >= need) return true;
-  std::fprintf(env.err, "headroom: guard: %s\n",
-               TrFormat("refusing to start: MemAvailable {} is below --require-available {}",
-                        FormatGiB(available), FormatGiB(need))
-                   .c_str());
-  const auto leftovers = FindLeftovers(root);
-  if (leftovers.empty()) {
-    std::fprintf(env.err, "  %s\n",
-                 Tr("no known holders of the pool found (vllm, ollama, ray::, python with torch)"));
-  }
-  PrintLeftovers(env.err, leftovers);
-  std::fprintf(env.err, "  %s\n", Tr("(nothing was signalled; stop them yourself, e.g. kill PID)"));
+  PrintGuardRefusal(env.err, available, need, FindLeftovers(root));
   return false;
 }
 
