@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/message_text.h"
 #include "export/exporter.h"
 #include "export/http.h"
 #include "gpu/nvml.h"
@@ -68,33 +69,43 @@ std::unique_ptr<CommandFlags> DefineExportFlags() {
   return defined;
 }
 
+namespace {
+
+// The sampler's settings from the flags, else the configuration: --interval (or
+// HEADROOM_EXPORT_INTERVAL, [export] interval, held to the same 100ms..1h when loaded,
+// else 1s), --root, the NVML library, the journal for the guard counters.
+ExportSamplerConfig ConfigFromFlags(const CliEnv& env, ExportCommandFlags& f) {
+  if (f.interval_text.empty()) f.interval_text = ConfiguredText(env, SettingId::kExportInterval);
+  auto interval = ParseDuration(f.interval_text);
+  if (!interval) throw UsageError{"--interval: " + TranslatedText(interval.error().what)};
+  if (*interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1)) {
+    throw UsageError{TrFormat("--interval: '{}' is outside 100ms..1h", f.interval_text)};
+  }
+  ExportSamplerConfig config{
+      SysRoot(f.root_dir.empty() ? env.default_root : std::filesystem::path(f.root_dir))};
+  if (!f.root_dir.empty() && !std::filesystem::is_directory(config.root.Path("proc"))) {
+    throw UsageError{TrFormat("--root: {} has no proc/ directory", f.root_dir)};
+  }
+  config.nvml_lib = ResolveNvmlLibrary(f.nvml_lib, std::getenv);
+  config.interval = *interval;
+  config.platform = env.config.settings.platform_override();
+  if (!f.no_journal) {
+    auto path = JournalPath(env, f.journal_flag);
+    if (!path) throw UsageError{"--journal: " + TranslatedText(path.error().what)};
+    config.journal = *path;
+  }
+  return config;
+}
+
+}  // namespace
+
 int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
-  auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal] =
-      FlagsOf<ExportCommandFlags>(given_flags);
+  auto& flags = FlagsOf<ExportCommandFlags>(given_flags);
+  const std::string& interval_text = flags.interval_text;
   try {
-    auto address = ParseListenAddress(listen);
-    if (!address) throw UsageError{address.error().message};
-    // --interval, else HEADROOM_EXPORT_INTERVAL or [export] interval (held to the same
-    // 100ms..1h when loaded), else 1s.
-    if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kExportInterval);
-    auto interval = ParseDuration(interval_text);
-    if (!interval) throw UsageError{"--interval: " + interval.error().message};
-    if (*interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1)) {
-      throw UsageError{TrFormat("--interval: '{}' is outside 100ms..1h", interval_text)};
-    }
-    ExportSamplerConfig config{
-        SysRoot(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir))};
-    if (!root_dir.empty() && !std::filesystem::is_directory(config.root.Path("proc"))) {
-      throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
-    }
-    config.nvml_lib = ResolveNvmlLibrary(nvml_lib, std::getenv);
-    config.interval = *interval;
-    config.platform = env.config.settings.platform_override();
-    if (!no_journal) {
-      auto path = JournalPath(env, journal_flag);
-      if (!path) throw UsageError{"--journal: " + path.error().message};
-      config.journal = *path;
-    }
+    auto address = ParseListenAddress(flags.listen);
+    if (!address) throw UsageError{TranslatedText(address.error().what)};
+    const ExportSamplerConfig config = ConfigFromFlags(env, flags);
     // Signals go to the signalfd, in every thread (the sampler starts after this).
     sigset_t mask;
     sigemptyset(&mask);
@@ -112,7 +123,7 @@ int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
     opts.port = address->second;
     auto server = HttpServer::Listen(opts);
     if (!server) {
-      PrintError(env, "export: " + server.error().message);
+      PrintError(env, "export: " + TranslatedText(server.error().what));
       ::close(sfd);
       return kExitNegative;
     }
@@ -124,28 +135,23 @@ int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
                             opts.host));
     }
     ExportState state;
-    // NVML is opened here, so its error on stderr is in the user's language; the samples
-    // are taken untranslated (metric names, HELP text and label values are data).
+    // The sampler's metric names, HELP text and label values are data, English by
+    // construction (export/metrics.h); NVML's error is a message, shown on stderr in the
+    // user's language.
     ExportSampler sampler(config, state);
-    {
-      const UntranslatedScope english;
-      sampler.SampleOnce();  // the first scrape has data
-    }
+    sampler.SampleOnce();  // the first scrape has data
     const std::string shown_host =
         opts.host.find(':') != std::string::npos ? "[" + opts.host + "]" : opts.host;
     const std::string url = fmt::format("http://{}:{}/metrics", shown_host, server->port());
     std::fprintf(env.err, "headroom export: %s\n",
-                 (sampler.nvml_error().empty()
+                 (!sampler.nvml_error()
                       ? TrFormat("serving {}, sampling every {}", url, interval_text)
                       // TRANSLATORS: {2} says why NVML could not be used.
                       : TrFormat("serving {0}, sampling every {1} (no GPU metrics: {2})", url,
-                                 interval_text, sampler.nvml_error()))
+                                 interval_text, TranslatedText(*sampler.nvml_error())))
                      .c_str());
     std::fflush(env.err);
-    std::thread sampling([&] {
-      const UntranslatedScope english;
-      sampler.Run();
-    });
+    std::thread sampling([&] { sampler.Run(); });
     auto served = server->Serve(
         sfd, [&](const HttpRequest& req) { return ExportResponse(state, req); },
         [&](int status) { state.CountResponse(status); });
@@ -153,7 +159,7 @@ int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
     sampling.join();
     ::close(sfd);
     if (!served) {
-      PrintError(env, "export: " + served.error().message);
+      PrintError(env, "export: " + TranslatedText(served.error().what));
       return kExitNegative;
     }
     std::fprintf(env.err, "headroom export: %s\n", Tr("stopped"));

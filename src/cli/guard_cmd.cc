@@ -5,8 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <ctime>
-#include <nlohmann/json.hpp>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,8 +20,7 @@
 #include "cli/message_text.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
-#include "run/torch_cap.h"
-#include "store/journal.h"
+#include "run/guarded_run.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
 
@@ -85,144 +83,95 @@ std::unique_ptr<CommandFlags> DefineGuardFlags() {
   return defined;
 }
 
+namespace {
+
+// The flags, else the configuration (HEADROOM_KILL_LEVEL, [guard] kill_level, ...), else
+// the larger of 4 GiB and 8 % and twice that.
+GuardOptions OptionsFromFlags(const CliEnv& env, const GuardCommandFlags& f, uint64_t total) {
+  GuardOptions opt;
+  opt.min_available_bytes = KillLevelBytes(env, f.min_available, "--min-available", total);
+  opt.warn_available_bytes =
+      WarnLevelBytes(env, f.warn_available, "--warn-available", total, opt.min_available_bytes);
+  auto g = ParseDuration(f.grace, true);
+  if (!g) throw UsageError{"--grace: " + TranslatedText(g.error().what)};
+  opt.grace = std::chrono::duration_cast<std::chrono::milliseconds>(*g);
+  opt.psi_kill = f.psi_kill;
+  opt.use_cgroup = !f.no_cgroup;
+  opt.command = f.command;
+  if (!f.pid.empty()) {
+    auto p = ParsePositiveInt(f.pid);
+    if (!p || *p > (1 << 22)) throw UsageError{TrFormat("--pid: '{}' is not a process id", f.pid)};
+    opt.attach_pid = static_cast<pid_t>(*p);
+  }
+  return opt;
+}
+
+// --require-available: false when MemAvailable is below it (the refusal is printed, with
+// the usual holders of the pool).
+bool RoomToStart(const CliEnv& env, const SysRoot& root, const std::string& require_available,
+                 uint64_t total, uint64_t available) {
+  if (require_available.empty()) return true;
+  const uint64_t need = SizeOrPercentFlag(require_available, total, "--require-available");
+  if (available >= need) return true;
+  PrintGuardRefusal(env.err, available, need, FindLeftovers(root));
+  return false;
+}
+
+// The run's options beside the guard's: --events, --torch-cap, the journal's record.
+GuardedRunOptions RunOptions(const CliEnv& env, const GuardCommandFlags& f, GuardOptions guard,
+                             uint64_t available) {
+  GuardedRunOptions o;
+  if (f.torch_cap) {
+    if (guard.attach_pid)
+      throw UsageError{Tr("--torch-cap: applies to a job started by the guard, not --pid")};
+    const char* tmp = std::getenv("TMPDIR");
+    const char* pythonpath = std::getenv("PYTHONPATH");
+    o.torch_cap = GuardedRunOptions::TorchCapRequest{
+        available > guard.min_available_bytes ? available - guard.min_available_bytes : 0,
+        tmp && *tmp ? tmp : "/tmp", pythonpath ? pythonpath : ""};
+  }
+  o.events_path = f.events_path;
+  if (!f.no_journal) o.journal = JournalPath(env, f.journal_flag);
+  o.recorded_command = f.command.empty() ? std::vector<std::string>{"--pid", f.pid} : f.command;
+  // The identity is read from the real /proc, not --root's.
+  o.guard_start = ThisGuardStart(SysRoot(env.default_root), guard.min_available_bytes,
+                                 guard.warn_available_bytes);
+  o.guard = std::move(guard);
+  return o;
+}
+
+}  // namespace
+
 int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
-  auto& [app, min_available, warn_available, require_available, grace, events_path, root_dir, pid,
-         journal_flag, no_journal, json, psi_kill, no_cgroup, torch_cap, command] =
-      FlagsOf<GuardCommandFlags>(given_flags);
-  const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
+  auto& f = FlagsOf<GuardCommandFlags>(given_flags);
+  const SysRoot root(f.root_dir.empty() ? env.default_root : std::filesystem::path(f.root_dir));
   try {
-    if (command.empty() == pid.empty()) {
+    if (f.command.empty() == f.pid.empty()) {
       throw UsageError{Tr("give a command after -- or --pid PID (one of them)")};
     }
     auto info = ReadMemInfo(root);
-    if (!info) throw UsageError{info.error().message};
+    if (!info) throw UsageError{TranslatedText(info.error().what)};
     const uint64_t total = info->total_bytes().value_or(0);
     const auto available = info->available_bytes();
     if (!available)
       throw UsageError{
           Tr("proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it")};
-    GuardOptions opt;
-    // The flags, else the configuration (HEADROOM_KILL_LEVEL, [guard] kill_level, ...),
-    // else the larger of 4 GiB and 8 % and twice that.
-    opt.min_available_bytes = KillLevelBytes(env, min_available, "--min-available", total);
-    opt.warn_available_bytes =
-        WarnLevelBytes(env, warn_available, "--warn-available", total, opt.min_available_bytes);
-    auto g = ParseDuration(grace, true);
-    if (!g) throw UsageError{"--grace: " + g.error().message};
-    opt.grace = std::chrono::duration_cast<std::chrono::milliseconds>(*g);
-    opt.psi_kill = psi_kill;
-    opt.use_cgroup = !no_cgroup;
-    opt.command = command;
-    if (!pid.empty()) {
-      auto p = ParsePositiveInt(pid);
-      if (!p || *p > (1 << 22)) throw UsageError{TrFormat("--pid: '{}' is not a process id", pid)};
-      opt.attach_pid = static_cast<pid_t>(*p);
-    }
-    if (!require_available.empty()) {
-      const uint64_t need = SizeOrPercentFlag(require_available, total, "--require-available");
-      if (*available < need) {
-        std::fprintf(env.err, "headroom: guard: %s\n",
-                     TrFormat("refusing to start: MemAvailable {} is below --require-available {}",
-                              FormatGiB(*available), FormatGiB(need))
-                         .c_str());
-        const auto leftovers = FindLeftovers(root);
-        if (leftovers.empty()) {
-          std::fprintf(
-              env.err, "  %s\n",
-              Tr("no known holders of the pool found (vllm, ollama, ray::, python with torch)"));
-        }
-        PrintLeftovers(env.err, leftovers);
-        std::fprintf(env.err, "  %s\n",
-                     Tr("(nothing was signalled; stop them yourself, e.g. kill PID)"));
-        return kExitRefused;
-      }
-    }
-    std::optional<TorchCap> cap;
-    if (torch_cap) {
-      if (opt.attach_pid)
-        throw UsageError{Tr("--torch-cap: applies to a job started by the guard, not --pid")};
-      const char* tmp = std::getenv("TMPDIR");
-      const char* pythonpath = std::getenv("PYTHONPATH");
-      const uint64_t cap_bytes =
-          *available > opt.min_available_bytes ? *available - opt.min_available_bytes : 0;
-      auto installed =
-          InstallTorchCap(tmp && *tmp ? tmp : "/tmp", cap_bytes, pythonpath ? pythonpath : "");
-      if (!installed) throw UsageError{installed.error().message};
-      cap = std::move(*installed);
-      opt.extra_env = cap->env;
-    }
-    std::FILE* events_file = nullptr;
-    if (!events_path.empty()) {
-      events_file = std::fopen(events_path.c_str(), "ae");
-      if (!events_file) {
-        throw UsageError{
-            TrFormat("--events: cannot open {}: {}", events_path, std::strerror(errno))};
-      }
-    }
-    // The journal records the run; a journal that cannot be opened or written is a note,
-    // never a reason to leave the job unguarded.
-    std::optional<Journal> journal;
-    std::optional<int64_t> run_id;
-    std::string journal_note;
-    if (!no_journal) {
-      auto path = JournalPath(env, journal_flag);
-      auto opened = path ? Journal::Open(*path) : Result<Journal>(path.error());
-      if (opened) {
-        journal.emplace(std::move(*opened));
-        std::vector<std::string> recorded = command;
-        if (recorded.empty()) recorded = {"--pid", pid};
-        auto id = journal->BeginRun(RunKind::kGuard, recorded, std::chrono::system_clock::now());
-        if (id)
-          run_id = *id;
-        else
-          journal_note = id.error().message;
-        // Who guards, where, at which levels: what `headroom top` shows while the run lasts
-        // (run/guard_record.h). The identity is read from the real /proc, not --root's.
-        if (run_id) {
-          auto added =
-              RecordGuardStart(*journal, *run_id,
-                               ThisGuardStart(SysRoot(env.default_root), opt.min_available_bytes,
-                                              opt.warn_available_bytes));
-          if (!added) journal_note = added.error().message;
-        }
-      } else {
-        journal_note = opened.error().message;
-      }
-    }
-    GuardEvents events(events_file);
+    GuardOptions guard = OptionsFromFlags(env, f, total);
+    if (!RoomToStart(env, root, f.require_available, total, *available)) return kExitRefused;
+    const GuardedRunOptions o = RunOptions(env, f, std::move(guard), *available);
     // What RunGuard records is English by construction (the --events lines, the summary's
     // reasons and cgroup); its notes and warning lines are messages, rendered here for the
     // terminal and by GuardSummaryJson in English for the journal and --json.
-    auto summary = RunGuard(root, opt, events, [&](const Message& line) {
+    auto summary = RunGuardedJob(root, o, [&](const Message& line) {
       std::fprintf(env.err, "%s\n", TranslatedText(line).c_str());
     });
-    if (events_file) std::fclose(events_file);
-    if (cap) cap->Remove();
-    if (!summary) {
-      if (journal && run_id) {
-        (void)journal->FinishRun(*run_id, "error", kExitUsage, "",
-                                 std::chrono::system_clock::now());
-      }
-      throw UsageError{summary.error().message};
-    }
-    if (journal && run_id) {
-      const std::string status = summary->killed ? "killed-by-guard" : "exited";
-      auto done = journal->FinishRun(
-          *run_id, status, summary->exit_status,
-          GuardSummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes).dump(),
-          std::chrono::system_clock::now());
-      if (!done) journal_note = done.error().message;
-    }
-    if (!journal_note.empty()) {
-      // Not in the journal, by definition: the note goes to --json's notes and the screen.
-      // The journal's own message is in the user's language in both (with --json, English).
-      summary->notes.push_back(Msg("not recorded in the journal: {}", journal_note));
-    }
-    if (json) {
-      std::fprintf(env.out, "%s\n",
-                   GuardSummaryJson(*summary, opt.min_available_bytes, opt.warn_available_bytes)
-                       .dump(2)
-                       .c_str());
+    if (!summary) throw UsageError{TranslatedText(summary.error().what)};
+    if (f.json) {
+      std::fprintf(
+          env.out, "%s\n",
+          GuardSummaryJson(*summary, o.guard.min_available_bytes, o.guard.warn_available_bytes)
+              .dump(2)
+              .c_str());
     } else {
       PrintGuardSummary(env.err, *summary);
       for (const auto& n : summary->notes) {

@@ -55,4 +55,18 @@ void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers) {
   }
 }
 
+void PrintGuardRefusal(std::FILE* out, uint64_t available_bytes, uint64_t need_bytes,
+                       const std::vector<Leftover>& leftovers) {
+  std::fprintf(out, "headroom: guard: %s\n",
+               TrFormat("refusing to start: MemAvailable {} is below --require-available {}",
+                        FormatGiB(available_bytes), FormatGiB(need_bytes))
+                   .c_str());
+  if (leftovers.empty()) {
+    std::fprintf(out, "  %s\n",
+                 Tr("no known holders of the pool found (vllm, ollama, ray::, python with torch)"));
+  }
+  PrintLeftovers(out, leftovers);
+  std::fprintf(out, "  %s\n", Tr("(nothing was signalled; stop them yourself, e.g. kill PID)"));
+}
+
 }  // namespace headroom

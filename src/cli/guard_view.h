@@ -2,6 +2,7 @@
 // the user's language: the closing summary line and the list of the pool's usual holders.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -11,6 +12,11 @@ namespace headroom {
 
 // "headroom guard: <how it ended> after N s; lowest MemAvailable ...", one line.
 void PrintGuardSummary(std::FILE* out, const GuardSummary& summary);
+
+// The refusal of --require-available: MemAvailable `available_bytes` below `need_bytes`,
+// then the usual holders of the pool (or that none were found); nothing is signalled.
+void PrintGuardRefusal(std::FILE* out, uint64_t available_bytes, uint64_t need_bytes,
+                       const std::vector<Leftover>& leftovers);
 
 // One line per leftover ("  pid N  what  RSS x GiB  cmdline").
 void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers);

@@ -61,20 +61,25 @@ struct LadderFlags {
   bool yes = false;
 };
 
+// "--plan-args: <why>", kept as a message: the engine renders it in English for the
+// journal, the usage error in the user's language.
+Message PlanArgsError(const Message& why) { return MsgFrom("--plan-args: {}", why); }
+
 // The ladder's plan request: its JSON form (journal schema 5), else the old form that rows
 // written before it hold, plan's flags as words. nullopt and `*error` when it does not read.
-std::optional<PlanRequest> LadderPlanRequest(const LadderRow& ladder, std::string* error) {
+std::optional<PlanRequest> LadderPlanRequest(const LadderRow& ladder, Message* error) {
   if (!ladder.plan_request.empty()) {
     Message m;
     auto request = PlanRequestFromJson(
         nlohmann::json::parse(ladder.plan_request, nullptr, /*allow_exceptions=*/false), &m);
-    if (!request) *error = "--plan-args: " + TranslatedText(m);
+    if (!request) *error = PlanArgsError(m);
     return request;
   }
   try {
     return ParsePlanWords(SplitWords(ladder.plan_args, "--plan-args"), "--plan-args");
   } catch (const UsageError& e) {
-    *error = e.message;
+    // Rows from before schema 5 only: plan's usage errors are still finished text.
+    *error = Message::Literal(e.message);
     return std::nullopt;
   }
 }
@@ -82,30 +87,25 @@ std::optional<PlanRequest> LadderPlanRequest(const LadderRow& ladder, std::strin
 // The request resolved; without a root or a budget in it, the budget is read below the
 // ladder's --root. nullopt and `*error` ("--plan-args: ...") when it cannot be.
 std::optional<LadderPlanInput> ResolveLadderPlan(const PlanRequest& request, const SysRoot& root,
-                                                 const CliEnv& env, std::string* error) {
+                                                 const CliEnv& env, Message* error) {
   Message m;
   auto in = ResolvePlanRequest(request, CliPlanContext(env, root.root().string()), &m);
   if (!in) {
-    *error = "--plan-args: " + TranslatedText(m);
+    *error = PlanArgsError(m);
     return std::nullopt;
   }
   return LadderPlanInput{in->spec, in->workload, in->budget.budget_bytes, in->options};
 }
 
-// What the step engine reads (ladder/ladder_steps.h), read in English: a failure's text
-// becomes journal evidence (errors are still finished text, po/README.md).
+// What the step engine reads (ladder/ladder_steps.h): a failure is a message, which the
+// engine keeps as evidence in English.
 LadderInputs Inputs(const SysRoot& root, const CliEnv& env) {
-  return {
-      [&root] {
-        const UntranslatedScope english;
-        return ReadMemInfo(root);
-      },
-      [&root, &env](const LadderRow& ladder, std::string* error) -> std::optional<LadderPlanInput> {
-        const UntranslatedScope english;
-        auto request = LadderPlanRequest(ladder, error);
-        if (!request) return std::nullopt;
-        return ResolveLadderPlan(*request, root, env, error);
-      }};
+  return {[&root] { return ReadMemInfo(root); },
+          [&root, &env](const LadderRow& ladder, Message* error) -> std::optional<LadderPlanInput> {
+            auto request = LadderPlanRequest(ladder, error);
+            if (!request) return std::nullopt;
+            return ResolveLadderPlan(*request, root, env, error);
+          }};
 }
 
 // The engine's outcome, or its refusal thrown to be printed (exit 1).
@@ -118,20 +118,20 @@ T Take(LadderOutcome<T> outcome) {
 
 Journal OpenJournal(const CliEnv& env, const LadderFlags& fl, bool read_only) {
   auto path = JournalPath(env, fl.journal);
-  if (!path) throw Refusal{path.error().message};
+  if (!path) throw Refusal{TranslatedText(path.error().what)};
   auto journal = Journal::Open(*path, JournalOptions{.read_only = read_only});
-  if (!journal) throw Refusal{journal.error().message};
+  if (!journal) throw Refusal{TranslatedText(journal.error().what)};
   return std::move(journal).value();
 }
 
 int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   const auto symptom = ParseLadderSymptom(fl.symptom);
-  if (!symptom) throw UsageError{"--symptom: " + symptom.error().message};
+  if (!symptom) throw UsageError{"--symptom: " + TranslatedText(symptom.error().what)};
   std::optional<PlanRequest> request;
   if (!fl.plan_args.empty()) {
     request = ParsePlanWords(SplitWords(fl.plan_args, "--plan-args"), "--plan-args");
-    std::string error;  // usage errors now, not later
-    if (!ResolveLadderPlan(*request, root, env, &error)) throw UsageError{error};
+    Message error;  // usage errors now, not later
+    if (!ResolveLadderPlan(*request, root, env, &error)) throw UsageError{TranslatedText(error)};
   }
   LadderRow row;
   row.job = fl.job;
@@ -143,44 +143,18 @@ int Start(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   LadderJournal ladders(journal);
   const LadderStarted started =
       Take(StartLadder(ladders, row, Inputs(root, env), std::chrono::system_clock::now()));
-  // TRANSLATORS: {2} is the symptom as given to --symptom (load or step); {3} the step's title.
-  std::fprintf(env.out, "%s\n",
-               TrFormat("ladder {0} for job '{1}' (OOM at {2}): step 1 of 4: {3}", started.id,
-                        row.job, row.symptom, TrText(LadderStepTitle(1)))
-                   .c_str());
-  std::fprintf(env.out, "  %s\n", TranslatedText(started.entry.text).c_str());
+  PrintLadderStarted(env.out, row, started);
   return kExitOk;
 }
 
 int Record(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   const auto result = ParseLadderResult(fl.result);
-  if (!result) throw UsageError{"--result: " + result.error().message};
+  if (!result) throw UsageError{"--result: " + TranslatedText(result.error().what)};
   Journal journal = OpenJournal(env, fl, false);
   LadderJournal ladders(journal);
   const LadderMoved moved = Take(RecordResult(ladders, fl.job, *result, fl.note, Inputs(root, env),
                                               std::chrono::system_clock::now()));
-  const LadderRow& ladder = moved.ladder;
-  const LadderState& next = moved.next;
-  const std::vector<LadderEntry>& entries = moved.entries;
-  if (next.status == LadderStatus::kSolved) {
-    // TRANSLATORS: {3} is the step's name (flush-page-cache, packing-then-batch, ...), kept as it
-    // is.
-    std::fprintf(env.out, "%s\n",
-                 TrFormat("ladder {0} for job '{1}': solved at step {2} ({3})", ladder.id, fl.job,
-                          next.step, LadderStepName(next.step))
-                     .c_str());
-  } else if (next.status == LadderStatus::kExhausted) {
-    std::fprintf(env.out, "%s\n",
-                 TrFormat("ladder {0} for job '{1}': exhausted: every step ended in an OOM",
-                          ladder.id, fl.job)
-                     .c_str());
-  } else {
-    std::fprintf(env.out, "%s\n  %s\n",
-                 TrFormat("ladder {0} for job '{1}': step {2} of 4: {3}", ladder.id, fl.job,
-                          next.step, TrText(LadderStepTitle(next.step)))
-                     .c_str(),
-                 TranslatedText(entries.back().text).c_str());
-  }
+  PrintLadderRecorded(env.out, fl.job, moved);
   return kExitOk;
 }
 
@@ -189,15 +163,7 @@ int Next(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
   LadderJournal ladders(journal);
   const LadderMoved moved = Take(SkipStep(ladders, fl.job, fl.force, fl.note, Inputs(root, env),
                                           std::chrono::system_clock::now()));
-  const LadderRow& ladder = moved.ladder;
-  const LadderState& next = moved.next;
-  const std::vector<LadderEntry>& entries = moved.entries;
-  std::fprintf(
-      env.out, "%s\n  %s\n",
-      TrFormat("ladder {0} for job '{1}': step {2} skipped (recorded); step {3} of 4: {4}",
-               ladder.id, fl.job, ladder.state.step, next.step, TrText(LadderStepTitle(next.step)))
-          .c_str(),
-      TranslatedText(entries.back().text).c_str());
+  PrintLadderSkipped(env.out, fl.job, moved);
   return kExitOk;
 }
 
@@ -226,14 +192,7 @@ int Apply(const LadderFlags& fl, const SysRoot& root, const CliEnv& env) {
                        }};
   const LadderFlushed done =
       Take(ApplyFlush(ladders, fl.job, fl.note, request, std::chrono::system_clock::now()));
-  const LadderRow& ladder = done.ladder;
-  const Message& flushed = done.flushed;
-  // TRANSLATORS: {2} is "flushed the page cache: ..."; keep the command as it is.
-  std::fprintf(env.out, "%s\n",
-               TrFormat("ladder {0} for job '{1}': {2}; rerun the job, then: headroom ladder "
-                        "record {1} --result ok|oom",
-                        ladder.id, fl.job, TranslatedText(flushed))
-                   .c_str());
+  PrintLadderFlushed(env.out, fl.job, done);
   return kExitOk;
 }
 
@@ -314,7 +273,7 @@ int RunLadderCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (apply->parsed()) return Apply(fl, root, env);
     // Only reads: a journal that does not exist yet holds no ladders and is not created.
     auto path = JournalPath(env, fl.journal);
-    if (!path) throw Refusal{path.error().message};
+    if (!path) throw Refusal{TranslatedText(path.error().what)};
     if (!std::filesystem::exists(*path)) return ShowLadders(env, nullptr, root, fl.json);
     Journal journal = OpenJournal(env, fl, true);
     return ShowLadders(env, &journal, root, fl.json);

@@ -12,6 +12,7 @@
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
 #include "ladder/ladder_journal.h"
+#include "ladder/ladder_steps.h"
 #include "sys/meminfo.h"
 
 namespace headroom {
@@ -45,7 +46,7 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
     LadderJournal ladders(*journal);
     auto rows = ladders.Open();
     if (!rows) {
-      PrintError(env, "ladder: " + rows.error().message);
+      PrintError(env, "ladder: " + TranslatedText(rows.error().what));
       return kExitNegative;
     }
     open = std::move(rows).value();
@@ -57,7 +58,7 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
     LadderJournal ladders(*journal);
     auto entries = ladders.Entries(l.id);
     if (!entries) {
-      PrintError(env, "ladder: " + entries.error().message);
+      PrintError(env, "ladder: " + TranslatedText(entries.error().what));
       return kExitNegative;
     }
     nlohmann::json j = {{"id", l.id},
@@ -142,6 +143,63 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
   }
   if (json) std::fprintf(env.out, "%s\n", out.dump(2).c_str());
   return kExitOk;
+}
+
+void PrintLadderStarted(std::FILE* out, const LadderRow& row, const LadderStarted& started) {
+  // TRANSLATORS: {2} is the symptom as given to --symptom (load or step); {3} the step's title.
+  std::fprintf(out, "%s\n",
+               TrFormat("ladder {0} for job '{1}' (OOM at {2}): step 1 of 4: {3}", started.id,
+                        row.job, row.symptom, TrText(LadderStepTitle(1)))
+                   .c_str());
+  std::fprintf(out, "  %s\n", TranslatedText(started.entry.text).c_str());
+}
+
+void PrintLadderRecorded(std::FILE* out, const std::string& job, const LadderMoved& moved) {
+  const LadderRow& ladder = moved.ladder;
+  const LadderState& next = moved.next;
+  const std::vector<LadderEntry>& entries = moved.entries;
+  if (next.status == LadderStatus::kSolved) {
+    // TRANSLATORS: {3} is the step's name (flush-page-cache, packing-then-batch, ...), kept as it
+    // is.
+    std::fprintf(out, "%s\n",
+                 TrFormat("ladder {0} for job '{1}': solved at step {2} ({3})", ladder.id, job,
+                          next.step, LadderStepName(next.step))
+                     .c_str());
+  } else if (next.status == LadderStatus::kExhausted) {
+    std::fprintf(
+        out, "%s\n",
+        TrFormat("ladder {0} for job '{1}': exhausted: every step ended in an OOM", ladder.id, job)
+            .c_str());
+  } else {
+    std::fprintf(out, "%s\n  %s\n",
+                 TrFormat("ladder {0} for job '{1}': step {2} of 4: {3}", ladder.id, job, next.step,
+                          TrText(LadderStepTitle(next.step)))
+                     .c_str(),
+                 TranslatedText(entries.back().text).c_str());
+  }
+}
+
+void PrintLadderSkipped(std::FILE* out, const std::string& job, const LadderMoved& moved) {
+  const LadderRow& ladder = moved.ladder;
+  const LadderState& next = moved.next;
+  const std::vector<LadderEntry>& entries = moved.entries;
+  std::fprintf(
+      out, "%s\n  %s\n",
+      TrFormat("ladder {0} for job '{1}': step {2} skipped (recorded); step {3} of 4: {4}",
+               ladder.id, job, ladder.state.step, next.step, TrText(LadderStepTitle(next.step)))
+          .c_str(),
+      TranslatedText(entries.back().text).c_str());
+}
+
+void PrintLadderFlushed(std::FILE* out, const std::string& job, const LadderFlushed& done) {
+  const LadderRow& ladder = done.ladder;
+  const Message& flushed = done.flushed;
+  // TRANSLATORS: {2} is "flushed the page cache: ..."; keep the command as it is.
+  std::fprintf(out, "%s\n",
+               TrFormat("ladder {0} for job '{1}': {2}; rerun the job, then: headroom ladder "
+                        "record {1} --result ok|oom",
+                        ladder.id, job, TranslatedText(flushed))
+                   .c_str());
 }
 
 }  // namespace headroom

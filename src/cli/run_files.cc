@@ -13,6 +13,7 @@
 
 #include "base/i18n.h"
 #include "cli/config_defaults.h"
+#include "cli/message_text.h"
 #include "store/journal.h"
 
 namespace headroom {
@@ -39,13 +40,13 @@ void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag
                   std::string& samples, std::string& events, bool need_log,
                   std::string_view reader) {
   auto path = JournalPath(env, journal_flag);
-  if (!path) throw UsageError{"--run: " + path.error().message};
+  if (!path) throw UsageError{"--run: " + TranslatedText(path.error().what)};
   if (!std::filesystem::exists(*path))
     throw UsageError{TrFormat("--run {}: no journal at {}", id, path->string())};
   auto journal = Journal::Open(*path, JournalOptions{.read_only = true});
-  if (!journal) throw UsageError{"--run: " + journal.error().message};
+  if (!journal) throw UsageError{"--run: " + TranslatedText(journal.error().what)};
   auto run = journal->FindRun(id);
-  if (!run) throw UsageError{"--run: " + run.error().message};
+  if (!run) throw UsageError{"--run: " + TranslatedText(run.error().what)};
   if (!*run) throw UsageError{TrFormat("--run {}: no such run in {}", id, path->string())};
   if ((*run)->kind != "watch") {
     // TRANSLATORS: {1} is the run's kind (guard, sweep), {2} the command (explain, report).
@@ -53,7 +54,7 @@ void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag
                               (*run)->kind, reader)};
   }
   auto recorded = journal->Events(id);
-  if (!recorded) throw UsageError{"--run: " + recorded.error().message};
+  if (!recorded) throw UsageError{"--run: " + TranslatedText(recorded.error().what)};
   for (const auto& e : *recorded) {
     if (e.type != "files") continue;
     const auto j = nlohmann::json::parse(e.data_json, nullptr, false);

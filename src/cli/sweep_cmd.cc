@@ -4,11 +4,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,11 +19,10 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
-#include "cli/guard_view.h"
 #include "cli/message_text.h"
+#include "cli/sweep_view.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
-#include "store/journal.h"
 #include "sweep/policy.h"
 #include "sweep/results.h"
 #include "sweep/sweep.h"
@@ -31,58 +30,6 @@
 
 namespace headroom {
 namespace {
-
-constexpr size_t kNoteChars = 100;
-
-std::string SignedGB(std::optional<int64_t> v) {
-  if (!v) return "-";
-  return *v < 0 ? "-" + FormatGB(static_cast<uint64_t>(-*v)) : FormatGB(static_cast<uint64_t>(*v));
-}
-
-std::string Cell(std::string text) {
-  for (char& c : text) {
-    if (c == '|' || static_cast<unsigned char>(c) < 0x20) c = c == '|' ? '/' : ' ';
-  }
-  if (text.size() > kNoteChars) text = text.substr(0, kNoteChars - 3) + "...";
-  return text;
-}
-
-std::string Value(const Config& c, const std::string& name) {
-  const int64_t v = c.Get(name);
-  return v < 0 ? "-" : std::to_string(v);
-}
-
-void PrintMarkdown(std::FILE* out, const SweepOptions& o, const SweepResult& r) {
-  const auto cols = SweepColumns(o.grid);
-  std::string head = "|", rule = "|";
-  for (const auto& [name, title] : cols) {
-    head += " " + title + " |";
-    rule += "---|";
-  }
-  std::fprintf(out, "%s peak_mem | headroom | status | notes |\n%s---|---|---|---|\n", head.c_str(),
-               rule.c_str());
-  for (const auto& row : r.rows) {
-    std::string line = "|";
-    for (const auto& [name, title] : cols) line += " " + Value(row.config, name) + " |";
-    std::string notes = row.notes;
-    // TRANSLATORS: in the notes cell of a trial reused from the journal (resumed sweep).
-    if (row.from_journal)
-      notes = notes.empty() ? std::string(Tr("from the journal"))
-                            : TrFormat("from the journal; {}", notes);
-    std::fprintf(out, "%s %s | %s | %s | %s |\n", line.c_str(),
-                 row.peak_bytes ? FormatGB(*row.peak_bytes).c_str() : "-",
-                 SignedGB(row.headroom_bytes).c_str(),
-                 std::string(TrialOutcomeName(row.outcome)).c_str(), Cell(notes).c_str());
-  }
-  // TRANSLATORS: the legend under the results table; peak_mem and headroom are its column
-  // names and stay as they are.
-  std::fprintf(
-      out, "\n%s\n",
-      TrFormat("peak_mem: the trial's peak pool use above the MemAvailable it started from; "
-               "headroom: the limit {} minus the trial's pool peak (GB = 1e9 bytes)",
-               FormatGB(o.limit_bytes))
-          .c_str());
-}
 
 // sweep's flags: the app, then the variables its options write.
 struct SweepCommandFlags final : CommandFlags {
@@ -170,131 +117,102 @@ std::unique_ptr<CommandFlags> DefineSweepFlags() {
   return defined;
 }
 
+namespace {
+
+// The flags, else the defaults (sweep/policy.h, the configured kill level): the options
+// RunSweep takes, less the log folder and the guard's record, which need the journal.
+SweepOptions OptionsFromFlags(const CliEnv& env, const SweepCommandFlags& f, Grid grid,
+                              uint64_t total) {
+  SweepOptions o;
+  o.grid = std::move(grid);
+  o.command = f.command;
+  o.limit_bytes = f.limit.empty() ? DefaultSweepLimitBytes(total)
+                                  : SizeOrPercentFlag(f.limit, total, "--limit");
+  if (o.limit_bytes > total) {
+    throw UsageError{
+        TrFormat("--limit: {} is more than MemTotal {}", FormatGB(o.limit_bytes), FormatGB(total))};
+  }
+  o.margin_bytes = f.margin.empty() ? DefaultSweepMarginBytes(o.limit_bytes)
+                                    : SizeOrPercentFlag(f.margin, o.limit_bytes, "--margin");
+  o.min_available_bytes = KillLevelBytes(env, f.min_available, "--min-available", total);
+  o.bisect = !f.no_bisect;
+  o.max_trials = f.max_trials;
+  o.fresh = f.fresh;
+  o.model = f.model;
+  o.method = f.method;
+  auto duration = [](const std::string& text, const char* flag) {
+    auto d = ParseDuration(text);
+    if (!d) throw UsageError{fmt::format("{}: {}", flag, TranslatedText(d.error().what))};
+    return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+  };
+  if (!f.trial_timeout.empty()) o.trial_timeout = duration(f.trial_timeout, "--trial-timeout");
+  o.grace = duration(f.grace, "--grace");
+  o.settle_timeout = duration(f.settle_timeout, "--settle-timeout");
+  o.settle_tolerance_bytes =
+      f.settle_tolerance.empty()
+          ? DefaultSettleToleranceBytes(total)
+          : SizeOrPercentFlag(f.settle_tolerance, total, "--settle-tolerance");
+  return o;
+}
+
+// Preflight, as the owners do it: who holds the pool, and is there room to start? false:
+// refused (the lines are printed).
+bool RoomToStart(const CliEnv& env, const SysRoot& root, const SweepCommandFlags& f,
+                 const SweepOptions& o, uint64_t total, uint64_t available) {
+  const auto leftovers = FindLeftovers(root);
+  PrintSweepLeftovers(env.err, leftovers, f.kill_leftovers,
+                      f.kill_leftovers && !leftovers.empty()
+                          ? SignalLeftovers(root, leftovers, o.grace)
+                          : std::vector<Message>{});
+  const uint64_t need =
+      f.require_available.empty()
+          ? DefaultRequireAvailableBytes(o.limit_bytes, o.min_available_bytes, total)
+          : SizeOrPercentFlag(f.require_available, total, "--require-available");
+  const auto now = ReadMemInfo(root);
+  const uint64_t avail_now = now && now->available_bytes() ? *now->available_bytes() : available;
+  if (avail_now >= need) return true;
+  PrintSweepRefusal(env.err, o, avail_now, need, leftovers.empty());
+  return false;
+}
+
+void WriteCsv(const CliEnv& env, const std::string& csv, const SweepOptions& o,
+              const SweepResult& r) {
+  std::ofstream f(csv, std::ios::trunc);
+  if (!f) {
+    PrintError(env, "sweep: " + TrFormat("--csv: cannot write {}: {}", csv, std::strerror(errno)));
+  } else if (!(f << SweepResultCsv(o, r) << std::flush)) {
+    PrintError(env, "sweep: " + TrFormat("--csv: writing {} failed", csv));
+  }
+}
+
+}  // namespace
+
 int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
-  auto& [app, batch, seq, grad_accum, order, limit, margin, min_available, require_available,
-         trial_timeout, grace, settle_timeout, settle_tolerance, state, logs, csv, root_dir, model,
-         method, params, command, max_trials, no_bisect, fresh, kill_leftovers, json] =
-      FlagsOf<SweepCommandFlags>(given_flags);
-  const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
+  auto& f = FlagsOf<SweepCommandFlags>(given_flags);
+  const SysRoot root(f.root_dir.empty() ? env.default_root : std::filesystem::path(f.root_dir));
   try {
-    if (command.empty())
+    if (f.command.empty())
       throw UsageError{
           Tr("give the command template after --, e.g. -- python train.py --bs {batch}")};
-    std::vector<Knob> knobs;
-    auto add = [&](const std::string& text, const char* name, const char* flag) {
-      if (text.empty()) return;
-      auto k = ParseKnob(name, flag, text);
-      if (!k) throw UsageError{k.error().message};
-      knobs.push_back(std::move(*k));
-    };
-    add(batch, "batch", "--batch");
-    add(seq, "seq", "--seq");
-    add(grad_accum, "grad_accum", "--grad-accum");
-    for (const auto& p : params) {
-      auto k = ParseParamKnob(p);
-      if (!k) throw UsageError{k.error().message};
-      if (std::any_of(knobs.begin(), knobs.end(),
-                      [&](const Knob& o) { return o.name == k->name; })) {
-        throw UsageError{TrFormat("--param {}: given twice", k->name)};
-      }
-      knobs.push_back(std::move(*k));
-    }
-    if (knobs.empty())
-      throw UsageError{Tr("nothing to sweep: give --batch, --seq, --grad-accum or --param")};
-    auto grid = OrderGrid(std::move(knobs), order);
-    if (!grid) throw UsageError{grid.error().message};
-    if (auto ok = CheckTemplate(*grid, command); !ok) throw UsageError{ok.error().message};
-
+    auto grid = BuildSweepGrid({f.batch, f.seq, f.grad_accum, f.params, f.order}, f.command);
+    if (!grid) throw UsageError{TranslatedText(grid.error().what)};
     auto info = ReadMemInfo(root);
-    if (!info) throw UsageError{info.error().message};
+    if (!info) throw UsageError{TranslatedText(info.error().what)};
     const uint64_t total = info->total_bytes().value_or(0);
     const auto available = info->available_bytes();
     if (!available || total == 0)
       throw UsageError{Tr("proc/meminfo has no MemTotal or MemAvailable; the sweep needs both")};
-
-    SweepOptions o;
-    o.grid = std::move(*grid);
-    o.command = command;
-    o.limit_bytes =
-        limit.empty() ? DefaultSweepLimitBytes(total) : SizeOrPercentFlag(limit, total, "--limit");
-    if (o.limit_bytes > total) {
-      throw UsageError{TrFormat("--limit: {} is more than MemTotal {}", FormatGB(o.limit_bytes),
-                                FormatGB(total))};
-    }
-    o.margin_bytes = margin.empty() ? DefaultSweepMarginBytes(o.limit_bytes)
-                                    : SizeOrPercentFlag(margin, o.limit_bytes, "--margin");
-    o.min_available_bytes = KillLevelBytes(env, min_available, "--min-available", total);
-    o.bisect = !no_bisect;
-    o.max_trials = max_trials;
-    o.fresh = fresh;
-    o.model = model;
-    o.method = method;
-    auto duration = [](const std::string& text, const char* flag) {
-      auto d = ParseDuration(text);
-      if (!d) throw UsageError{fmt::format("{}: {}", flag, d.error().message)};
-      return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-    };
-    if (!trial_timeout.empty()) o.trial_timeout = duration(trial_timeout, "--trial-timeout");
-    o.grace = duration(grace, "--grace");
-    o.settle_timeout = duration(settle_timeout, "--settle-timeout");
-    o.settle_tolerance_bytes =
-        settle_tolerance.empty() ? DefaultSettleToleranceBytes(total)
-                                 : SizeOrPercentFlag(settle_tolerance, total, "--settle-tolerance");
+    SweepOptions o = OptionsFromFlags(env, f, std::move(*grid), total);
 
     // The journal holds the sweep's state: without it there is no resuming, so it is
     // required (unlike guard, which only records).
-    auto path = JournalPath(env, state);
-    if (!path) throw UsageError{"--state: " + path.error().message};
+    auto path = JournalPath(env, f.state);
+    if (!path) throw UsageError{"--state: " + TranslatedText(path.error().what)};
     auto journal = Journal::Open(*path);
-    if (!journal) throw UsageError{journal.error().message};
-    o.log_dir = logs.empty() ? path->parent_path() / "sweeps" : std::filesystem::path(logs);
-
-    // Preflight, as the owners do it: who holds the pool, and is there room to start?
-    const auto leftovers = FindLeftovers(root);
-    if (!leftovers.empty()) {
-      std::fprintf(
-          env.err, "headroom: sweep: %s\n",
-          TrFormat("{} process(es) that usually hold the pool are running:", leftovers.size())
-              .c_str());
-      PrintLeftovers(env.err, leftovers);
-      if (kill_leftovers) {
-        for (const auto& line : SignalLeftovers(root, leftovers, o.grace)) {
-          std::fprintf(env.err, "  --kill-leftovers: %s\n", TranslatedText(line).c_str());
-        }
-      } else {
-        std::fprintf(
-            env.err, "  %s\n",
-            Tr("(nothing was signalled; --kill-leftovers stops them, or stop them yourself)"));
-      }
-    }
-    const uint64_t need =
-        require_available.empty()
-            ? DefaultRequireAvailableBytes(o.limit_bytes, o.min_available_bytes, total)
-            : SizeOrPercentFlag(require_available, total, "--require-available");
-    const auto now_available = ReadMemInfo(root);
-    const uint64_t avail_now = now_available && now_available->available_bytes()
-                                   ? *now_available->available_bytes()
-                                   : *available;
-    if (avail_now < need) {
-      std::fprintf(env.err, "headroom: sweep: %s\n",
-                   TrFormat("refusing to start: MemAvailable {} is below --require-available {} "
-                            "(default: the limit {} plus the kill level {})",
-                            FormatGB(avail_now), FormatGB(need), FormatGB(o.limit_bytes),
-                            FormatGB(o.min_available_bytes))
-                       .c_str());
-      if (leftovers.empty()) {
-        std::fprintf(
-            env.err, "  %s\n",
-            Tr("no known holders of the pool found (vllm, ollama, ray::, python with torch)"));
-      }
-      return kExitRefused;
-    }
-    std::fprintf(env.err, "headroom: sweep: %s\n",
-                 TrFormat("limit {} pool use (MemTotal {}), margin {}, guard kill level {} "
-                          "MemAvailable, journal {}",
-                          FormatGB(o.limit_bytes), FormatGB(total), FormatGB(o.margin_bytes),
-                          FormatGB(o.min_available_bytes), path->string())
-                     .c_str());
+    if (!journal) throw UsageError{TranslatedText(journal.error().what)};
+    o.log_dir = f.logs.empty() ? path->parent_path() / "sweeps" : std::filesystem::path(f.logs);
+    if (!RoomToStart(env, root, f, o, total, *available)) return kExitRefused;
+    PrintSweepStart(env.err, o, total, *path);
 
     const SweepProgress progress{env.err, ::isatty(::fileno(env.err)) == 1, TranslatedText};
     // Who guards the trials, at which level, for `headroom top`: this process, whose identity
@@ -304,51 +222,14 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     // back: the trials' notes, the stop reasons and the warnings it keeps are English by
     // construction; its progress and warning lines on stderr are in the user's language.
     auto result = RunSweep(root, o, *journal, progress);
-    if (!result) throw UsageError{result.error().message};
-    const SweepResult& r = *result;
-    if (!csv.empty()) {
-      std::ofstream f(csv, std::ios::trunc);
-      if (!f) {
-        PrintError(env,
-                   "sweep: " + TrFormat("--csv: cannot write {}: {}", csv, std::strerror(errno)));
-      } else if (!(f << SweepResultCsv(o, r) << std::flush)) {
-        PrintError(env, "sweep: " + TrFormat("--csv: writing {} failed", csv));
-      }
-    }
-    if (json) {
-      std::fprintf(env.out, "%s\n", SweepResultJson(o, r).dump(2).c_str());
-      return r.exit_status;
-    }
-    PrintMarkdown(env.out, o, r);
-    std::fprintf(env.out, "\n");
-    if (r.best) {
-      // TRANSLATORS: {0} is the configuration found, e.g. "batch=16 seq=1024".
-      std::fprintf(
-          env.out, "%s\n",
-          TrFormat("answer: {0}: peak {1} above the baseline, headroom {2} to the limit {3}",
-                   r.best->ToText(), r.best_peak_bytes ? FormatGB(*r.best_peak_bytes) : Tr("n/a"),
-                   SignedGB(r.best_headroom_bytes), FormatGB(o.limit_bytes))
-              .c_str());
+    if (!result) throw UsageError{TranslatedText(result.error().what)};
+    if (!f.csv.empty()) WriteCsv(env, f.csv, o, *result);
+    if (f.json) {
+      std::fprintf(env.out, "%s\n", SweepResultJson(o, *result).dump(2).c_str());
     } else {
-      std::fprintf(
-          env.out, "%s\n",
-          TrFormat("answer: none: no config ran ok under the limit {}", FormatGB(o.limit_bytes))
-              .c_str());
+      PrintSweepResult(env.out, o, *result, *path);
     }
-    for (const auto& why : r.stop_reasons)
-      std::fprintf(env.out, "%s\n", TrFormat("stopped by: {}", why).c_str());
-    if (!r.stopped_early.empty()) {
-      std::fprintf(
-          env.out, "%s\n",
-          TrFormat("stopped early: {}; rerun the same command to resume", r.stopped_early).c_str());
-    }
-    std::fprintf(
-        env.out, "%s\n",
-        TrFormat(
-            "run {} in {} ({} trial(s) launched now, {} reused from the journal); trial logs in {}",
-            r.run_id, path->string(), r.launched, r.reused, r.trial_log_dir.string())
-            .c_str());
-    return r.exit_status;
+    return result->exit_status;
   } catch (const UsageError& e) {
     PrintError(env, "sweep: " + e.message);
     return kExitUsage;

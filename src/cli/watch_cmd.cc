@@ -3,34 +3,17 @@
 // command run through RunGuard (with its stdout and stderr teed to --log).
 //
 // Implementation notes.
-//  - Without a command the loop runs on the main thread and waits in poll() on a signalfd
-//    (INT, TERM, HUP): a signal ends the wait, never a row half-written, and watch exits 0.
-//  - With a command the main thread runs RunGuard (which owns the signals: it forwards them
-//    to the job); a sampler thread and, with --log, a tee thread run beside it. Both threads
-//    are started with INT/TERM/HUP/CHLD/PIPE blocked, so the guard's signalfd gets every
-//    signal and a closed terminal gives the tee EPIPE instead of killing watch. The main
-//    thread's own mask is left as it was: the job inherits the mask RunGuard was called with.
-//  - The sampling loop is samples/sample_loop.h, the tee run/job_tee.h (the job's bytes
-//    through unchanged, stamped segments to the log). The job holds the pipes' write ends;
-//    watch closes its copies after RunGuard returns (the job tree is then empty), so the tee
-//    reads to EOF; a straggler that escaped the tree gets 2 s before the tee stops.
-#include <fcntl.h>
+//  - Without a command the loop runs on the main thread until INT, TERM or HUP
+//    (SampleUntilSignal, samples/sample_loop.h), and watch exits 0.
+//  - With a command: RunWatchedJob (run/watched_job.h), the guard on the main thread, the
+//    sampler and the tee on threads of their own. The journal's run is run/watch_record.h.
 #include <fmt/format.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base/bytes.h"
@@ -45,11 +28,12 @@
 #include "run/guard.h"
 #include "run/guard_record.h"
 #include "run/job_tee.h"
+#include "run/watch_record.h"
+#include "run/watched_job.h"
 #include "samples/sample_events.h"
 #include "samples/sample_loop.h"
 #include "samples/sampler.h"
 #include "samples/samples_csv.h"
-#include "store/journal.h"
 #include "sys/meminfo.h"
 
 namespace headroom {
@@ -67,77 +51,24 @@ std::string HostName() {
   return name.empty() ? "unknown" : name;
 }
 
-// The run in the journal: begun with a "files" event naming the samples, log and events
-// files by absolute path (committed at once, so a run cut by a power-off still points at
-// its files), finished with the row count. A journal that cannot be opened or written is a
-// note on stderr, never a reason not to sample.
-class WatchRecord {
- public:
-  WatchRecord(const CliEnv& env, const std::string& flag, bool off,
-              const std::vector<std::string>& command,
-              const std::vector<std::pair<std::string, std::string>>& files)
-      : env_(env) {
-    if (off) return;
-    auto path = JournalPath(env, flag);
-    auto opened = path ? Journal::Open(*path) : Result<Journal>(path.error());
-    if (!opened) {
-      Note(opened.error().message);
-      return;
-    }
-    journal_.emplace(std::move(*opened));
-    const std::vector<std::string> recorded =
-        command.empty() ? std::vector<std::string>{"headroom", "watch"} : command;
-    auto id = journal_->BeginRun(RunKind::kWatch, recorded, std::chrono::system_clock::now());
-    if (!id) {
-      Note(id.error().message);
-      journal_.reset();
-      return;
-    }
-    run_id_ = *id;
-    for (const auto& [name, file] : files) {
-      std::error_code ec;
-      files_[name] = file.empty() ? nlohmann::json(nullptr)
-                                  : nlohmann::json(std::filesystem::absolute(file, ec).string());
-    }
-    if (auto added = journal_->AddEvent(*run_id_, "files", 0, std::chrono::system_clock::now(),
-                                        files_.dump());
-        !added) {
-      Note(added.error().message);
-    }
-    std::fprintf(
-        env_.err, "headroom watch: %s\n",
-        TrFormat("run {0} in {1} (headroom explain --run {0})", *run_id_, path->string()).c_str());
+// The line on stderr at the end of a job.
+std::string JobEndLine(const GuardSummary& summary, uint64_t rows, const std::string& out_path) {
+  const double seconds = summary.duration_s;
+  if (summary.killed) {
+    return TrFormat(
+        "job killed by the guard (MemAvailable below the level) after {:.1f} s; {} samples in {}",
+        seconds, rows, out_path);
   }
-  // With --guard: who guards at which levels, for `headroom top` (run/guard_record.h).
-  void Guarding(const SysRoot& real_root, uint64_t kill_below_bytes, uint64_t warn_below_bytes) {
-    if (!journal_ || !run_id_) return;
-    if (auto added = RecordGuardStart(
-            *journal_, *run_id_, ThisGuardStart(real_root, kill_below_bytes, warn_below_bytes));
-        !added) {
-      Note(added.error().message);
-    }
+  if (summary.job_exit_code) {
+    return TrFormat("job exited with status {} after {:.1f} s; {} samples in {}",
+                    *summary.job_exit_code, seconds, rows, out_path);
   }
-  void Finish(const char* status, int exit_status, uint64_t rows) {
-    if (!journal_ || !run_id_) return;
-    nlohmann::json summary = files_;
-    summary["rows"] = rows;
-    if (auto done = journal_->FinishRun(*run_id_, status, exit_status, summary.dump(),
-                                        std::chrono::system_clock::now());
-        !done) {
-      Note(done.error().message);
-    }
+  if (summary.job_signal) {
+    return TrFormat("job died of signal {} after {:.1f} s; {} samples in {}", *summary.job_signal,
+                    seconds, rows, out_path);
   }
-
- private:
-  void Note(const std::string& message) {
-    std::fprintf(env_.err, "headroom watch: %s\n",
-                 TrFormat("note: not recorded in the journal: {}", message).c_str());
-  }
-  const CliEnv& env_;
-  std::optional<Journal> journal_;
-  std::optional<int64_t> run_id_;
-  nlohmann::json files_ = nlohmann::json::object();
-};
+  return TrFormat("job ended after {:.1f} s; {} samples in {}", seconds, rows, out_path);
+}
 
 // watch's flags: the app, then the variables its options write.
 struct WatchCommandFlags final : CommandFlags {
@@ -190,184 +121,169 @@ std::unique_ptr<CommandFlags> DefineWatchFlags() {
   return defined;
 }
 
-int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
-  auto& [app, interval_text, out_path, events_path, log_path, nvml_lib, root_dir, journal_flag,
-         guard, no_journal, command] = FlagsOf<WatchCommandFlags>(given_flags);
-  const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
-  try {
-    // --interval, else HEADROOM_WATCH_INTERVAL or [watch] interval (held to the same
-    // 100ms minimum when loaded), else 30s.
-    if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kWatchInterval);
-    auto parsed = ParseDuration(interval_text);
-    if (!parsed) throw UsageError{"--interval: " + parsed.error().message};
-    const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
-    if (interval < kMinInterval) {
-      throw UsageError{TrFormat("--interval: {} is below the minimum of 100ms", interval_text)};
-    }
-    if (command.empty() && (guard || !log_path.empty())) {
-      throw UsageError{guard ? Tr("--guard: needs a command after --")
-                             : Tr("--log: needs a command after --")};
-    }
+namespace {
 
-    // The GPU: optional. Without it the GPU columns are empty and the header says why. The
-    // header's notes are data (the CSV's comment lines): NVML is opened untranslated, since
-    // its error carries dlerror()'s text, which glibc translates too (the sampler's own notes
-    // are English). The line on stderr is the same error in the user's language: a failed
-    // open is made again for it (dlopen or nvmlInit failing costs nothing), and the English
-    // text is shown should the second attempt succeed.
-    std::vector<std::string> notes;
-    std::unique_ptr<GpuBackend> gpu;
-    const std::string library = ResolveNvmlLibrary(nvml_lib, std::getenv);
-    auto nvml = [&] {
-      const UntranslatedScope english;
-      return Nvml::Open(library);
-    }();
-    if (nvml) {
-      gpu = std::move(*nvml);
-    } else {
-      notes.push_back(nvml.error().message + "; GPU columns are empty");
-      const auto shown = Nvml::Open(library);
-      PrintError(env, shown ? nvml.error().message : shown.error().message);
+// --interval, else HEADROOM_WATCH_INTERVAL or [watch] interval (held to the same 100ms
+// minimum when loaded), else 30s.
+std::chrono::milliseconds IntervalFlag(const CliEnv& env, std::string text) {
+  if (text.empty()) text = ConfiguredText(env, SettingId::kWatchInterval);
+  auto parsed = ParseDuration(text);
+  if (!parsed) throw UsageError{"--interval: " + TranslatedText(parsed.error().what)};
+  const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+  if (interval < kMinInterval) {
+    throw UsageError{TrFormat("--interval: {} is below the minimum of 100ms", text)};
+  }
+  return interval;
+}
+
+// The GPU: optional. Without it the GPU columns are empty and the header says why. The
+// header's notes are data (the CSV's comment lines): NVML is opened untranslated, since
+// its error carries dlerror()'s text, which glibc translates too (the sampler's own notes
+// are English). The line on stderr is the same error in the user's language: a failed
+// open is made again for it (dlopen or nvmlInit failing costs nothing), and the English
+// text is shown should the second attempt succeed.
+std::unique_ptr<GpuBackend> OpenGpu(const CliEnv& env, const std::string& nvml_lib,
+                                    std::vector<std::string>& notes) {
+  const std::string library = ResolveNvmlLibrary(nvml_lib, std::getenv);
+  auto nvml = [&] {
+    const UntranslatedScope english;
+    return Nvml::Open(library);
+  }();
+  if (nvml) return std::move(*nvml);
+  notes.push_back(EnglishText(nvml.error().what) + "; GPU columns are empty");
+  const auto shown = Nvml::Open(library);
+  PrintError(env, shown ? nvml.error() : shown.error());
+  return nullptr;
+}
+
+SamplesHeader HeaderOf(const Sampler& sampler, std::chrono::milliseconds interval,
+                       std::vector<std::string> notes) {
+  SamplesHeader header;
+  header.host = HostName();
+  header.device = sampler.platform().gpu_name.empty() ? "none" : sampler.platform().gpu_name;
+  header.platform = std::string(PlatformKindName(sampler.platform().kind));
+  header.interval_ms = interval.count();
+  header.started = std::chrono::system_clock::now();
+  header.extra_columns = sampler.extra_columns();
+  header.notes = std::move(notes);
+  return header;
+}
+
+// --events or --log: a DurableLines file, none for "".
+std::optional<DurableLines> LinesFlag(const std::string& path, const char* flag) {
+  if (path.empty()) return std::nullopt;
+  auto lines = DurableLines::Create(path, kSyncPeriod);
+  if (!lines) throw UsageError{std::string(flag) + ": " + TranslatedText(lines.error().what)};
+  return std::move(*lines);
+}
+
+// The run in the journal, unless --no-journal; its place on stderr.
+WatchRecord Record(const CliEnv& env, const WatchCommandFlags& f) {
+  if (f.no_journal) return {};
+  const auto path = JournalPath(env, f.journal_flag);
+  WatchRecord record(
+      path, f.command, {{"samples", f.out_path}, {"log", f.log_path}, {"events", f.events_path}},
+      [&env](const Error& e) {
+        std::fprintf(
+            env.err, "headroom watch: %s\n",
+            TrFormat("note: not recorded in the journal: {}", TranslatedText(e.what)).c_str());
+      });
+  if (record.id()) {
+    std::fprintf(
+        env.err, "headroom watch: %s\n",
+        TrFormat("run {0} in {1} (headroom explain --run {0})", *record.id(), path->string())
+            .c_str());
+  }
+  return record;
+}
+
+// What a run with a command writes into: the loop (and its CSV and events) and the log.
+struct WatchFiles {
+  SampleLoop& loop;
+  SamplesCsvWriter& csv;
+  DurableLines* events;
+  DurableLines* log;
+};
+
+// With a command: the job under the guard (with --guard at its levels), sampled, teed.
+int RunJob(const CliEnv& env, const SysRoot& root, const WatchCommandFlags& f,
+           const WatchFiles& files, std::chrono::milliseconds interval, WatchRecord& record) {
+  auto info = ReadMemInfo(root);
+  if (!info) throw UsageError{TranslatedText(info.error().what)};
+  GuardOptions opt;
+  opt.command = f.command;
+  if (f.guard) {
+    const uint64_t total = info->total_bytes().value_or(0);
+    opt.min_available_bytes = KillLevelBytes(env, "", "--guard", total);
+    opt.warn_available_bytes = WarnLevelBytes(env, "", "--guard", total, opt.min_available_bytes);
+    // The identity is read from the real /proc, not --root's.
+    record.Guarding(SysRoot(env.default_root), opt.min_available_bytes, opt.warn_available_bytes);
+  }
+  // As in `headroom guard`: the --events lines RunGuard writes are English by construction;
+  // its warning lines on stderr are in the user's language.
+  auto summary = RunWatchedJob(
+      root, opt, files.loop, interval, files.log, {fileno(env.out), fileno(env.err), f.events_path},
+      [&](const Message& line) { std::fprintf(env.err, "%s\n", TranslatedText(line).c_str()); });
+  (void)files.csv.Sync();
+  if (files.events) (void)files.events->Sync();
+  if (files.log) (void)files.log->Sync();
+  if (!summary) throw UsageError{TranslatedText(summary.error().what)};
+  std::fprintf(env.err, "headroom watch: %s\n",
+               JobEndLine(*summary, files.csv.rows(), f.out_path).c_str());
+  record.Finish(summary->killed ? "killed-by-guard" : "exited", summary->exit_status,
+                files.csv.rows());
+  return summary->exit_status;
+}
+
+}  // namespace
+
+int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
+  auto& f = FlagsOf<WatchCommandFlags>(given_flags);
+  const SysRoot root(f.root_dir.empty() ? env.default_root : std::filesystem::path(f.root_dir));
+  try {
+    const auto interval = IntervalFlag(env, f.interval_text);
+    if (f.command.empty() && (f.guard || !f.log_path.empty())) {
+      throw UsageError{f.guard ? Tr("--guard: needs a command after --")
+                               : Tr("--log: needs a command after --")};
     }
-    Sampler sampler(root, std::move(gpu));
+    std::vector<std::string> notes;
+    Sampler sampler(root, OpenGpu(env, f.nvml_lib, notes));
     sampler.OverridePlatform(env.config.settings.platform_override());
     for (const auto& n : sampler.notes()) notes.push_back(n);
-
-    SamplesHeader header;
-    header.host = HostName();
-    header.device = sampler.platform().gpu_name.empty() ? "none" : sampler.platform().gpu_name;
-    header.platform = std::string(PlatformKindName(sampler.platform().kind));
-    header.interval_ms = interval.count();
-    header.started = std::chrono::system_clock::now();
-    header.extra_columns = sampler.extra_columns();
-    header.notes = notes;
-    auto csv = SamplesCsvWriter::Create(out_path, header, kSyncPeriod);
-    if (!csv) throw UsageError{"--out: " + csv.error().message};
-    std::optional<DurableLines> events, log;
-    if (!events_path.empty()) {
-      auto e = DurableLines::Create(events_path, kSyncPeriod);
-      if (!e) throw UsageError{"--events: " + e.error().message};
-      events.emplace(std::move(*e));
-    }
-    if (!log_path.empty()) {
-      auto l = DurableLines::Create(log_path, kSyncPeriod);
-      if (!l) throw UsageError{"--log: " + l.error().message};
-      log.emplace(std::move(*l));
-    }
+    auto csv =
+        SamplesCsvWriter::Create(f.out_path, HeaderOf(sampler, interval, notes), kSyncPeriod);
+    if (!csv) throw UsageError{"--out: " + TranslatedText(csv.error().what)};
+    auto events = LinesFlag(f.events_path, "--events");
+    auto log = LinesFlag(f.log_path, "--log");
     // The rows and the events' JSON are data, English by construction; an event's message is
     // the line on stderr, in the user's language.
     const int err_fd = fileno(env.err);
-    SampleLoop loop(
-        sampler, *csv, events ? &*events : nullptr,
-        {[err_fd](const SampleEvent& e) {
-           WriteAll(err_fd, fmt::format("headroom watch: {} {}: {}\n", FormatUtcIso8601(e.time),
-                                        e.type, TranslatedText(e.message)));
-         },
-         [err_fd](const Error& e) { WriteAll(err_fd, "headroom: watch: " + e.message + "\n"); }});
-    WatchRecord record(env, journal_flag, no_journal, command,
-                       {{"samples", out_path}, {"log", log_path}, {"events", events_path}});
+    SampleLoop loop(sampler, *csv, events ? &*events : nullptr,
+                    {[err_fd](const SampleEvent& e) {
+                       WriteAll(err_fd,
+                                fmt::format("headroom watch: {} {}: {}\n", FormatUtcIso8601(e.time),
+                                            e.type, TranslatedText(e.message)));
+                     },
+                     [err_fd](const Error& e) {
+                       WriteAll(err_fd, "headroom: watch: " + TranslatedText(e.what) + "\n");
+                     }});
+    WatchRecord record = Record(env, f);
 
-    if (command.empty()) {
-      sigset_t mask;
-      sigemptyset(&mask);
-      for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
-      ::sigprocmask(SIG_BLOCK, &mask, nullptr);
-      const int sig_fd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-      if (sig_fd < 0) throw UsageError{TrFormat("signalfd: {}", std::strerror(errno))};
-      loop.Run(interval, sig_fd);
-      signalfd_siginfo si{};
-      const bool got = ::read(sig_fd, &si, sizeof si) == sizeof si;
-      ::close(sig_fd);
+    if (f.command.empty()) {
+      auto signal = SampleUntilSignal(loop, interval);
+      if (!signal) throw UsageError{TranslatedText(signal.error().what)};
       (void)csv->Sync();
       std::fprintf(env.err, "headroom watch: %s\n",
-                   (got ? TrFormat("stopped by signal {}; {} samples in {}", si.ssi_signo,
-                                   csv->rows(), out_path)
-                        : TrFormat("stopped; {} samples in {}", csv->rows(), out_path))
+                   (*signal ? TrFormat("stopped by signal {}; {} samples in {}", *signal,
+                                       csv->rows(), f.out_path)
+                            : TrFormat("stopped; {} samples in {}", csv->rows(), f.out_path))
                        .c_str());
       record.Finish("stopped", kExitOk, csv->rows());
       return kExitOk;
     }
 
-    // With a command.
-    auto info = ReadMemInfo(root);
-    if (!info) throw UsageError{info.error().message};
-    GuardOptions opt;
-    opt.command = command;
-    if (guard) {
-      const uint64_t total = info->total_bytes().value_or(0);
-      opt.min_available_bytes = KillLevelBytes(env, "", "--guard", total);
-      opt.warn_available_bytes = WarnLevelBytes(env, "", "--guard", total, opt.min_available_bytes);
-      // The identity is read from the real /proc, not --root's.
-      record.Guarding(SysRoot(env.default_root), opt.min_available_bytes, opt.warn_available_bytes);
-    }
-    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-    if (log && (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)) {
-      throw UsageError{TrFormat("pipe: {}", std::strerror(errno))};
-    }
-    opt.stdout_fd = out_pipe[1];
-    opt.stderr_fd = err_pipe[1];
-    int stop_pipe[2];
-    if (::pipe2(stop_pipe, O_CLOEXEC) != 0)
-      throw UsageError{TrFormat("pipe: {}", std::strerror(errno))};
-    std::atomic<bool> stop_tee{false};
-
-    // Threads start with the signals blocked (see the notes above), then the main thread's
-    // mask goes back to what it was.
-    sigset_t block, old;
-    sigemptyset(&block);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) sigaddset(&block, s);
-    ::pthread_sigmask(SIG_BLOCK, &block, &old);
-    std::thread sampler_thread([&] { loop.Run(interval, stop_pipe[0]); });
-    std::thread tee_thread;
-    if (log) {
-      const TeeFds fds{out_pipe[0], err_pipe[0], fileno(env.out), fileno(env.err)};
-      tee_thread = std::thread([fds, &log, &stop_tee] { TeeJobOutput(fds, *log, stop_tee); });
-    }
-    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-
-    std::FILE* guard_events_file =
-        events_path.empty() ? nullptr : std::fopen(events_path.c_str(), "ae");
-    GuardEvents guard_events(guard_events_file);
-    // As in `headroom guard`: the --events lines RunGuard writes are English by construction;
-    // its warning lines on stderr are in the user's language.
-    auto summary = RunGuard(root, opt, guard_events, [&](const Message& line) {
-      std::fprintf(env.err, "%s\n", TranslatedText(line).c_str());
-    });
-    if (guard_events_file) std::fclose(guard_events_file);
-
-    // The job tree is empty: stop sampling after one last row, then drain the tee.
-    WriteAll(stop_pipe[1], "x");
-    sampler_thread.join();
-    loop.SampleOnce();
-    ::close(stop_pipe[0]);
-    ::close(stop_pipe[1]);
-    for (int fd : {out_pipe[1], err_pipe[1]}) {
-      if (fd >= 0) ::close(fd);
-    }
-    stop_tee = true;
-    if (tee_thread.joinable()) tee_thread.join();
-    (void)csv->Sync();
-    if (events) (void)events->Sync();
-    if (log) (void)log->Sync();
-    if (!summary) throw UsageError{summary.error().message};
-    const double seconds = summary->duration_s;
-    const uint64_t rows = csv->rows();
-    const std::string line =
-        summary->killed ? TrFormat(
-                              "job killed by the guard (MemAvailable below the level) after {:.1f} "
-                              "s; {} samples in {}",
-                              seconds, rows, out_path)
-        : summary->job_exit_code
-            ? TrFormat("job exited with status {} after {:.1f} s; {} samples in {}",
-                       *summary->job_exit_code, seconds, rows, out_path)
-        : summary->job_signal
-            ? TrFormat("job died of signal {} after {:.1f} s; {} samples in {}",
-                       *summary->job_signal, seconds, rows, out_path)
-            : TrFormat("job ended after {:.1f} s; {} samples in {}", seconds, rows, out_path);
-    std::fprintf(env.err, "headroom watch: %s\n", line.c_str());
-    record.Finish(summary->killed ? "killed-by-guard" : "exited", summary->exit_status,
-                  csv->rows());
-    return summary->exit_status;
+    return RunJob(env, root, f, {loop, *csv, events ? &*events : nullptr, log ? &*log : nullptr},
+                  interval, record);
   } catch (const UsageError& e) {
     PrintError(env, "watch: " + e.message);
     return kExitUsage;

@@ -52,7 +52,7 @@ ExportSampler::ExportSampler(ExportSamplerConfig config, ExportState& state)
   if (nvml)
     nvml_ = std::move(*nvml);
   else
-    nvml_error_ = nvml.error().message;
+    nvml_error_ = nvml.error().what;
   arch_ = MachineArch(config_.root);
 }
 

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 
+#include "base/message.h"
 #include "export/http.h"
 #include "export/metrics.h"
 #include "gpu/nvml.h"
@@ -67,7 +68,7 @@ class ExportSampler {
  public:
   // Opens NVML; without it the GPU families are left out and nvml_error() says why.
   ExportSampler(ExportSamplerConfig config, ExportState& state);
-  const std::string& nvml_error() const { return nvml_error_; }
+  const std::optional<Message>& nvml_error() const { return nvml_error_; }
 
   // One reading, rendered and published.
   void SampleOnce();
@@ -79,7 +80,7 @@ class ExportSampler {
   ExportSamplerConfig config_;
   ExportState& state_;
   std::unique_ptr<Nvml> nvml_;
-  std::string nvml_error_;
+  std::optional<Message> nvml_error_;
   std::optional<Journal> journal_;
   ThrottleAccumulator throttle_;
   std::string arch_;

@@ -49,11 +49,11 @@ StepAdvice AdviseStep(int step, const LadderRow& ladder, const LadderInputs& inp
     return advice;
   }
   if (ladder.plan_args.empty() && ladder.plan_request.empty()) return UnplannedStepAdvice(step);
-  std::string error;
+  Message error;
   if (auto in = inputs.plan(ladder, &error)) return PlanStepAdvice(step, *in);
   // Validated at start; a budget that cannot be read now is evidence, not a failure.
   StepAdvice advice = UnplannedStepAdvice(step);
-  advice.evidence["error"] = error;
+  advice.evidence["error"] = EnglishText(error);
   return advice;
 }
 

@@ -33,8 +33,9 @@ struct LadderInputs {
   // proc/meminfo now (step 1's advice); an error's text is evidence.
   std::function<Result<MemInfo>()> meminfo;
   // The ladder's plan for steps 2 to 4 (its plan request resolved); nullopt and `*error`
-  // when it cannot be had now. Called only for a ladder with a plan request.
-  std::function<std::optional<LadderPlanInput>(const LadderRow& ladder, std::string* error)> plan;
+  // when it cannot be had now (evidence, rendered in English). Called only for a ladder
+  // with a plan request.
+  std::function<std::optional<LadderPlanInput>(const LadderRow& ladder, Message* error)> plan;
 };
 
 // What `step` proposes for `ladder`, now.

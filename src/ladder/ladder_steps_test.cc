@@ -34,9 +34,9 @@ class LadderSteps : public ::testing::Test {
   SysRoot Root() const { return SysRoot(dir_ / "root"); }
   LadderInputs Inputs(std::string plan_error = "the budget: gone") {
     return {[this] { return ReadMemInfo(Root()); },
-            [this, plan_error](const LadderRow&, std::string* error) {
+            [this, plan_error](const LadderRow&, Message* error) {
               ++plan_calls_;
-              *error = plan_error;
+              *error = Message::Literal(plan_error);
               return std::optional<LadderPlanInput>{};
             }};
   }

@@ -65,13 +65,11 @@ GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_by
   return r;
 }
 
-Result<int64_t> RecordGuardStart(Journal& journal, int64_t run_id, const GuardStartRecord& record) {
+Result<int64_t> RecordGuardStart(RecordedRun& run, const GuardStartRecord& record) {
   timespec mono{};
   ::clock_gettime(CLOCK_MONOTONIC, &mono);
-  return journal.AddEvent(
-      run_id, kGuardStartEvent,
-      static_cast<double>(mono.tv_sec) + static_cast<double>(mono.tv_nsec) * 1e-9,
-      std::chrono::system_clock::now(), GuardStartJson(record));
+  return run.AddEvent(kGuardStartEvent, GuardStartJson(record),
+                      static_cast<double>(mono.tv_sec) + static_cast<double>(mono.tv_nsec) * 1e-9);
 }
 
 }  // namespace headroom

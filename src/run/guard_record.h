@@ -23,7 +23,7 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "store/journal.h"
+#include "store/recorded_run.h"
 #include "sys/sysroot.h"
 
 namespace headroom {
@@ -55,8 +55,8 @@ std::string LocalHostName();
 GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_bytes,
                                 uint64_t warn_below_bytes);
 
-// Adds `record` to run `run_id` as its "start" event. A reader takes a run's newest record
-// (a resumed sweep writes another, from its new process).
-Result<int64_t> RecordGuardStart(Journal& journal, int64_t run_id, const GuardStartRecord& record);
+// Adds `record` to `run` as its "start" event. A reader takes a run's newest record (a
+// resumed sweep writes another, from its new process).
+Result<int64_t> RecordGuardStart(RecordedRun& run, const GuardStartRecord& record);
 
 }  // namespace headroom

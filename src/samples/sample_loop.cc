@@ -3,8 +3,14 @@
 #include "samples/sample_loop.h"
 
 #include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <utility>
+
+#include "base/message.h"
 
 namespace headroom {
 
@@ -39,6 +45,20 @@ void SampleLoop::Run(std::chrono::milliseconds interval, int stop_fd) {
     pollfd pfd{stop_fd, POLLIN, 0};
     if (::poll(&pfd, 1, static_cast<int>(wait)) > 0) return;
   }
+}
+
+Result<int> SampleUntilSignal(SampleLoop& loop, std::chrono::milliseconds interval) {
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
+  ::sigprocmask(SIG_BLOCK, &mask, nullptr);
+  const int sig_fd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sig_fd < 0) return Error{Msg("signalfd: {}", ErrnoArg{errno})};
+  loop.Run(interval, sig_fd);
+  signalfd_siginfo si{};
+  const bool got = ::read(sig_fd, &si, sizeof si) == sizeof si;
+  ::close(sig_fd);
+  return got ? static_cast<int>(si.ssi_signo) : 0;
 }
 
 }  // namespace headroom

@@ -44,4 +44,9 @@ class SampleLoop {
   bool write_failed_ = false;
 };
 
+// Samples every `interval` until SIGINT, SIGTERM or SIGHUP: they are blocked in the calling
+// thread (and stay so) and waited for on a signalfd, so a signal ends the wait, never a row
+// half-written. The signal's number, 0 when the wait ended without one. Error: no signalfd.
+Result<int> SampleUntilSignal(SampleLoop& loop, std::chrono::milliseconds interval);
+
 }  // namespace headroom

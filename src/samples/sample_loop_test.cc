@@ -1,8 +1,11 @@
 #include "samples/sample_loop.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -84,6 +87,33 @@ TEST(SampleLoop, RunStopsWhenTheStopFdIsReadable) {
   EXPECT_GE(csv->rows(), 4u);
   ::close(stop[0]);
   ::close(stop[1]);
+}
+
+TEST(SampleLoop, SampleUntilSignalEndsAtTheSignalWithItsNumber) {
+  TempDir dir;
+  Sampler sampler(kGb10Idle, nullptr);
+  auto csv = SamplesCsvWriter::Create(dir / "samples.csv", HeaderFor(sampler),
+                                      std::chrono::milliseconds(0));
+  ASSERT_TRUE(csv) << csv.error().message;
+  SampleLoop loop(sampler, *csv, nullptr, {nullptr, nullptr});
+  std::atomic<bool> blocked{false};
+  Result<int> got = 0;
+  // The signal goes to the sampling thread alone, which has it blocked before it is sent.
+  std::thread sampling([&] {
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGHUP);
+    ::pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+    blocked = true;
+    got = SampleUntilSignal(loop, std::chrono::milliseconds(10));
+  });
+  while (!blocked) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ::pthread_kill(sampling.native_handle(), SIGHUP);
+  sampling.join();
+  ASSERT_TRUE(got) << got.error().message;
+  EXPECT_EQ(*got, SIGHUP);
+  EXPECT_GE(csv->rows(), 1u);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <tuple>
 
 #include "base/message.h"
 
@@ -265,6 +266,31 @@ std::vector<std::string> FillTemplate(const std::vector<std::string>& command,
     out.push_back(std::move(arg));
   }
   return out;
+}
+
+Result<Grid> BuildSweepGrid(const SweepGridFlags& flags, const std::vector<std::string>& command) {
+  std::vector<Knob> knobs;
+  for (const auto& [text, name, flag] :
+       {std::tuple{&flags.batch, "batch", "--batch"}, std::tuple{&flags.seq, "seq", "--seq"},
+        std::tuple{&flags.grad_accum, "grad_accum", "--grad-accum"}}) {
+    if (text->empty()) continue;
+    auto k = ParseKnob(name, flag, *text);
+    if (!k) return k.error();
+    knobs.push_back(std::move(*k));
+  }
+  for (const auto& p : flags.params) {
+    auto k = ParseParamKnob(p);
+    if (!k) return k.error();
+    if (std::any_of(knobs.begin(), knobs.end(), [&](const Knob& o) { return o.name == k->name; }))
+      return Error{Msg("--param {}: given twice", k->name)};
+    knobs.push_back(std::move(*k));
+  }
+  if (knobs.empty())
+    return Error{Msg("nothing to sweep: give --batch, --seq, --grad-accum or --param")};
+  auto grid = OrderGrid(std::move(knobs), flags.order);
+  if (!grid) return grid.error();
+  if (auto ok = CheckTemplate(*grid, command); !ok) return ok.error();
+  return grid;
 }
 
 }  // namespace headroom

@@ -94,6 +94,18 @@ Result<Grid> OrderGrid(std::vector<Knob> knobs, std::string_view order);
 std::vector<std::string> Placeholders(const std::vector<std::string>& command);
 // Checks that every knob appears in the template and every placeholder is a knob.
 Result<bool> CheckTemplate(const Grid& grid, const std::vector<std::string>& command);
+// What the flags say about the grid: each built-in knob's values ("" when its flag is not
+// given), the --param NAME=VALUES words, and --order.
+struct SweepGridFlags {
+  std::string batch, seq, grad_accum;
+  std::vector<std::string> params;
+  std::string order;
+};
+// The grid the flags give, checked against the template: the knobs parsed (batch, seq,
+// grad_accum, then the --param ones), ordered (--order), every one in the template and
+// every placeholder a knob. Error on a bad value, a --param given twice, or no knob at all.
+Result<Grid> BuildSweepGrid(const SweepGridFlags& flags, const std::vector<std::string>& command);
+
 // The command with each {name} replaced by the config's value.
 std::vector<std::string> FillTemplate(const std::vector<std::string>& command,
                                       const Config& config);

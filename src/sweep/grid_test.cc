@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/message.h"
+
 namespace headroom {
 namespace {
 
@@ -72,6 +74,45 @@ TEST(SweepGrid, TemplatesAreFilledAndChecked) {
   EXPECT_EQ(extra.error().message,
             "the command has {grad_accum} but no values for it: give --grad-accum");
   EXPECT_FALSE(OrderGrid({*b}, "seq").ok());
+}
+
+// The flags, the rest not given (grad_accum is never given here).
+SweepGridFlags Flags(std::string batch, std::string seq = "", std::vector<std::string> params = {},
+                     std::string order = "") {
+  SweepGridFlags f;
+  f.batch = std::move(batch);
+  f.seq = std::move(seq);
+  f.params = std::move(params);
+  f.order = std::move(order);
+  return f;
+}
+
+TEST(SweepGrid, FlagsBuildTheGridInFlagOrderThenOrderAndCheckIt) {
+  const std::vector<std::string> cmd = {"train", "{batch}", "{seq}", "{lora_r}"};
+  auto g = BuildSweepGrid(Flags("1..4", "1024", {"lora_r=8,16"}), cmd);
+  ASSERT_TRUE(g.ok()) << EnglishText(g.error().what);
+  ASSERT_EQ(g->knobs.size(), 3u);
+  EXPECT_EQ(g->knobs[0].name, "batch");
+  EXPECT_EQ(g->knobs[1].name, "seq");
+  EXPECT_EQ(g->knobs[2].name, "lora_r");
+  auto ordered = BuildSweepGrid(Flags("1..4", "1024", {"lora_r=8,16"}, "lora_r"), cmd);
+  ASSERT_TRUE(ordered.ok());
+  EXPECT_EQ(ordered->knobs[0].name, "lora_r");
+
+  auto none = BuildSweepGrid(Flags(""), cmd);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(EnglishText(none.error().what),
+            "nothing to sweep: give --batch, --seq, --grad-accum or --param");
+  auto twice = BuildSweepGrid(Flags("1..4", "", {"x=1,2", "x=3"}), {"t", "{batch}", "{x}"});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(EnglishText(twice.error().what), "--param x: given twice");
+  auto bad = BuildSweepGrid(Flags("0..4"), {"t", "{batch}"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(EnglishText(bad.error().what).rfind("--batch: ", 0), 0u);
+  auto unfilled = BuildSweepGrid(Flags("1..4", "8"), {"t", "{batch}"});
+  ASSERT_FALSE(unfilled.ok());
+  EXPECT_EQ(EnglishText(unfilled.error().what),
+            "--seq is given but the command has no {seq} to fill");
 }
 
 }  // namespace

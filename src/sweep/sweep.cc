@@ -26,6 +26,7 @@
 #include "base/bytes.h"
 #include "base/message.h"
 #include "run/pidfd.h"
+#include "store/recorded_run.h"
 #include "sweep/trial.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
@@ -230,8 +231,9 @@ class SweepRun {
     if (previous) {
       res.run_id = *previous;
       res.resumed = true;
-      auto reopened = journal.ReopenRun(*previous);
+      auto reopened = RecordedRun::Reopen(journal, *previous);
       if (!reopened) return reopened.error();
+      recording.emplace(std::move(*reopened));
       auto trials = journal.Trials(*previous);
       if (!trials) return trials.error();
       std::vector<std::string> finished;
@@ -273,14 +275,13 @@ class SweepRun {
           Msg("sweep: resuming run {}: {} finished trial(s) from the journal, not repeated",
               res.run_id, res.reused));
     } else {
-      auto id =
-          journal.BeginRun(RunKind::kSweep, opt.command, std::chrono::system_clock::now(), "", key);
-      if (!id) return id.error();
-      res.run_id = *id;
+      auto begun = RecordedRun::Begin(journal, RunKind::kSweep, opt.command, key);
+      if (!begun) return begun.error();
+      recording.emplace(std::move(*begun));
+      res.run_id = recording->id();
     }
     if (opt.guard_start) {
-      if (auto added = RecordGuardStart(journal, res.run_id, *opt.guard_start); !added)
-        return added.error();
+      if (auto added = RecordGuardStart(*recording, *opt.guard_start); !added) return added.error();
     }
     for (const auto& w : resume_warnings) progress.Warn(w, res.warnings);
     res.trial_log_dir = opt.log_dir / std::to_string(res.run_id);
@@ -340,7 +341,7 @@ class SweepRun {
       t.outcome = TrialOutcome::kSkipped;
       t.notes = step.reason;
       t.started_at = t.ended_at = std::chrono::system_clock::now();
-      if (auto added = journal.AddTrial(res.run_id, t); !added) return added.error();
+      if (auto added = recording->AddTrial(t); !added) return added.error();
       written_skips.push_back(config_json);
     }
     res.rows.push_back(row);
@@ -362,9 +363,9 @@ class SweepRun {
                                  {"log", log.string()}};
     if (step.predicted_peak_bytes) start_data["predicted_peak_bytes"] = *step.predicted_peak_bytes;
     const auto started_at = std::chrono::system_clock::now();
-    (void)journal.AddEvent(res.run_id, "trial-start",
-                           std::chrono::duration<double>(clock.Now().time_since_epoch()).count(),
-                           started_at, start_data.dump());
+    (void)recording->AddEvent("trial-start", start_data.dump(),
+                              std::chrono::duration<double>(clock.Now().time_since_epoch()).count(),
+                              started_at);
     progress.ResetTrial();
     const Message head =
         Msg("sweep: trial {} of at most {}: {}", number, opt.max_trials, step.config.ToText());
@@ -426,7 +427,7 @@ class SweepRun {
     t.ended_at = std::chrono::system_clock::now();
     Trial recorded = t;
     recorded.notes += (recorded.notes.empty() ? "" : "; ") + measures;
-    if (auto added = journal.AddTrial(res.run_id, recorded); !added) return added.error();
+    if (auto added = recording->AddTrial(recorded); !added) return added.error();
     search.Report(step.config, report);
     SweepRow row =
         Row(step.config, run->outcome, run->peak_bytes, t.headroom_bytes, t.notes, false);
@@ -482,9 +483,7 @@ class SweepRun {
                                : !res.stopped_early.empty()             ? "incomplete"
                                : res.best                               ? "done"
                                                                         : "no-fit";
-    if (auto done = journal.FinishRun(res.run_id, status, res.exit_status, summary.dump(),
-                                      std::chrono::system_clock::now());
-        !done) {
+    if (auto done = recording->Finish(status, res.exit_status, summary.dump()); !done) {
       res.warnings.push_back("the journal did not take the sweep's end: " +
                              EnglishText(done.error().what));
     }
@@ -493,6 +492,7 @@ class SweepRun {
   const SysRoot& root;
   const SweepOptions& opt;
   Journal& journal;
+  std::optional<RecordedRun> recording;  // set by Begin
   Progress progress;
   SteadySweepClock steady;
   SweepClock& clock;

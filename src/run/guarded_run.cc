@@ -1,0 +1,90 @@
+// guard's run: the cap, the events file and the journal's record around RunGuard.
+//
+// Implementation notes.
+//  - The order is the one `headroom guard` always had: the cap, then the events file (both
+//    a usage error when they fail, before anything is recorded), then the journal, whose
+//    failure is only a note.
+//  - The events file and the cap are released on every path (Scoped below).
+#include "run/guarded_run.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <utility>
+
+#include "base/exit_status.h"
+#include "base/message.h"
+#include "run/torch_cap.h"
+#include "store/recorded_run.h"
+
+namespace headroom {
+namespace {
+
+// The events file and the cap, closed and removed when the run ends.
+struct Scoped {
+  std::FILE* events = nullptr;
+  std::optional<TorchCap> cap;
+  Scoped() = default;
+  Scoped(const Scoped&) = delete;
+  Scoped& operator=(const Scoped&) = delete;
+  ~Scoped() {
+    if (events) std::fclose(events);
+    if (cap) cap->Remove();
+  }
+};
+
+// The run begun in the journal, with the guard's record; an error is kept as the note.
+std::optional<RecordedRun> Record(const GuardedRunOptions& o, std::optional<Error>& failed) {
+  if (!o.journal) return std::nullopt;
+  if (!*o.journal) {
+    failed = o.journal->error();
+    return std::nullopt;
+  }
+  auto begun = RecordedRun::Open(**o.journal, RunKind::kGuard, o.recorded_command);
+  if (!begun) {
+    failed = begun.error();
+    return std::nullopt;
+  }
+  // Who guards, where, at which levels: what `headroom top` shows while the run lasts.
+  if (auto added = RecordGuardStart(*begun, o.guard_start); !added) failed = added.error();
+  return std::move(*begun);
+}
+
+}  // namespace
+
+Result<GuardSummary> RunGuardedJob(const SysRoot& root, const GuardedRunOptions& o,
+                                   const GuardSay& say) {
+  Scoped scoped;
+  GuardOptions guard = o.guard;
+  if (o.torch_cap) {
+    auto installed =
+        InstallTorchCap(o.torch_cap->tmp_dir, o.torch_cap->cap_bytes, o.torch_cap->pythonpath);
+    if (!installed) return installed.error();
+    scoped.cap = std::move(*installed);
+    guard.extra_env = scoped.cap->env;
+  }
+  if (!o.events_path.empty()) {
+    scoped.events = std::fopen(o.events_path.c_str(), "ae");
+    if (!scoped.events)
+      return Error{Msg("--events: cannot open {}: {}", o.events_path, ErrnoArg{errno})};
+  }
+  std::optional<Error> journal_error;
+  auto record = Record(o, journal_error);
+  GuardEvents events(scoped.events);
+  auto summary = RunGuard(root, guard, events, say);
+  if (!summary) {
+    if (record) (void)record->Finish("error", kExitUsage, "");
+    return summary;
+  }
+  if (record) {
+    auto done = record->Finish(
+        summary->killed ? "killed-by-guard" : "exited", summary->exit_status,
+        GuardSummaryJson(*summary, guard.min_available_bytes, guard.warn_available_bytes).dump());
+    if (!done) journal_error = done.error();
+  }
+  // Not in the journal, by definition: the note goes to --json's notes and the screen.
+  if (journal_error)
+    summary->notes.push_back(Msg("not recorded in the journal: {}", journal_error->what));
+  return summary;
+}
+
+}  // namespace headroom
