@@ -6,6 +6,7 @@
 
 #include <utility>
 
+#include "base/message.h"
 #include "base/text.h"
 #include "sys/machine_arch.h"
 #include "sys/meminfo.h"
@@ -52,7 +53,7 @@ ExportSampler::ExportSampler(ExportSamplerConfig config, ExportState& state)
   if (nvml)
     nvml_ = std::move(*nvml);
   else
-    nvml_error_ = nvml.error().message;
+    nvml_error_ = EnglishText(nvml.error().what);
   arch_ = MachineArch(config_.root);
 }
 

@@ -466,7 +466,7 @@ Result<SampleSeries> ReadSamplesCsv(const std::filesystem::path& path, size_t ma
     }
   }
   auto series = ParseSamplesCsv(text);
-  if (!series) return Error{path.string() + ": " + series.error().message};
+  if (!series) return InContext(path.string(), series.error());
   return series;
 }
 
