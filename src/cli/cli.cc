@@ -99,7 +99,7 @@ uint64_t SizeOrPercentFlag(const std::string& text, uint64_t total, std::string_
     return static_cast<uint64_t>(pct / 100.0 * static_cast<double>(total));
   }
   auto r = ParseBytes(text);
-  if (!r) throw UsageError{fmt::format("{}: {}", flag, r.error().message)};
+  if (!r) throw UsageError{fmt::format("{}: {}", flag, TranslatedText(r.error().what))};
   return *r;
 }
 

@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/message_text.h"
 #include "store/journal.h"
 
 namespace headroom {
@@ -94,6 +95,12 @@ std::string ShowStarted(const std::string& started_at) {
   return shown;
 }
 
+// A recorded note under its run's line, in the reader's language (the journal stores it as a
+// message; rows from before schema version 6 hold English, shown as it is).
+void PrintNote(const CliEnv& env, const Message& note) {
+  std::fprintf(env.out, "    %s\n", TrFormat("note: {}", Printable(TranslatedText(note))).c_str());
+}
+
 void PrintTable(const CliEnv& env, const std::filesystem::path& path,
                 const std::vector<RunRow>& runs) {
   using A = TextTable::Align;
@@ -110,7 +117,17 @@ void PrintTable(const CliEnv& env, const std::filesystem::path& path,
                   Shorten(JoinCommand(run.command), kCommandColumnChars)});
   }
   std::fprintf(env.out, "%s\n", TrFormat("journal: {}", path.string()).c_str());
-  std::fputs(table.Render(0).c_str(), env.out);
+  // The table's lines are its heading, then one per run: each run's notes follow its line.
+  const std::string rendered = table.Render(0);
+  size_t line_start = 0;
+  for (size_t line = 0; line_start < rendered.size(); ++line) {
+    size_t end = rendered.find('\n', line_start);
+    end = end == std::string::npos ? rendered.size() : end + 1;
+    std::fwrite(rendered.data() + line_start, 1, end - line_start, env.out);
+    line_start = end;
+    if (line == 0 || line > runs.size()) continue;
+    for (const Message& note : runs[line - 1].notes) PrintNote(env, note);
+  }
 }
 
 nlohmann::ordered_json RunJson(const RunRow& run) {
@@ -177,19 +194,19 @@ int RunHistory(const CliEnv& env, CommandFlags& given_flags) {
   auto& [app, journal_flag, limit_text, json] = FlagsOf<HistoryCommandFlags>(given_flags);
   try {
     const auto limit = ParsePositiveInt(limit_text);
-    if (!limit) throw UsageError{"--limit: " + limit.error().message};
+    if (!limit) throw UsageError{"--limit: " + TranslatedText(limit.error().what)};
     // More than an int can hold is as good as "all of them".
     const int max_runs = static_cast<int>(std::min<int64_t>(*limit, 1'000'000'000));
     auto path = JournalPath(env, journal_flag);
-    if (!path) throw UsageError{path.error().message};
+    if (!path) throw UsageError{TranslatedText(path.error().what)};
 
     std::vector<RunRow> runs;
     std::error_code ec;
     if (std::filesystem::exists(*path, ec)) {
       auto journal = Journal::Open(*path, JournalOptions{.read_only = true});
-      if (!journal) throw UsageError{journal.error().message};
+      if (!journal) throw UsageError{TranslatedText(journal.error().what)};
       auto recent = journal->RecentRuns(max_runs);
-      if (!recent) throw UsageError{recent.error().message};
+      if (!recent) throw UsageError{TranslatedText(recent.error().what)};
       runs = std::move(*recent);
     } else if (ec) {
       throw UsageError{TrFormat("journal: stat({}): {}", path->string(), ec.message())};

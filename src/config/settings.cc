@@ -398,7 +398,7 @@ Message ErrorLine(const Error& e) {
     return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
   });
   if (english.size() <= 300 && plain) return e.what;
-  return Message::Literal(OneLineText(e.message, 300));
+  return Message::Literal(OneLineText(english, 300));
 }
 
 }  // namespace headroom

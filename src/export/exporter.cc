@@ -6,6 +6,7 @@
 
 #include <utility>
 
+#include "base/message.h"
 #include "base/text.h"
 #include "sys/machine_arch.h"
 #include "sys/meminfo.h"

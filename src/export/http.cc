@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/message.h"
 #include "base/text.h"
 
 namespace headroom {
@@ -257,7 +258,9 @@ Result<bool> HttpServer::Serve(int stop_fd,
             int status = 400;
             auto req = ParseRequestHead(std::string_view(c.in).substr(0, end + 4), &status);
             if (!req) {
-              respond(c, {status, "text/plain; charset=utf-8", req.error().message + "\n"}, false);
+              respond(c,
+                      {status, "text/plain; charset=utf-8", EnglishText(req.error().what) + "\n"},
+                      false);
             } else if (req->method != "GET" && req->method != "HEAD") {
               respond(c, {405, "text/plain; charset=utf-8", "only GET and HEAD\n"},
                       req->method == "HEAD");

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/message.h"
+#include "base/stored_message.h"
 
 namespace headroom {
 
@@ -16,16 +17,6 @@ namespace {
 
 bool IsJsonObject(const std::string& text) {
   return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false).is_object();
-}
-
-// The stored message when there is one that parses, else the English text as it was
-// written (rows from before schema version 4, or a message column edited by hand).
-Message ReadEntryText(std::string english, const std::optional<std::string>& message_json) {
-  if (message_json) {
-    const auto j = nlohmann::json::parse(*message_json, nullptr, /*allow_exceptions=*/false);
-    if (auto m = MessageFromJson(j)) return std::move(*m);
-  }
-  return Message::Literal(std::move(english));
 }
 
 }  // namespace
@@ -49,7 +40,7 @@ std::optional<Error> LadderJournal::Append(int64_t ladder_id,
     insert->Bind(6, e.note);
     insert->Bind(7, e.evidence_json);
     insert->Bind(8, e.at.empty() ? FormatUtcIso8601(now) : e.at);
-    insert->Bind(9, MessageToJson(e.text).dump());
+    insert->Bind(9, MessageToJsonText(e.text));
     if (insert->Step() != SqliteStatement::StepResult::kDone) return journal_.Fail("ladder entry");
   }
   return std::nullopt;
@@ -141,7 +132,7 @@ Result<std::vector<LadderRow>> LadderJournal::Select(const char* where, const st
     row.plan_args = s.Text(4);
     auto status = ParseLadderStatus(s.Text(5));
     if (!status) {
-      bad_status = journal_.Refuse("read ladders", "status " + status.error().message);
+      bad_status = journal_.Refuse("read ladders", "status " + EnglishText(status.error().what));
       return false;
     }
     row.state = LadderState{static_cast<int>(s.Int(6)), *status};
@@ -180,7 +171,8 @@ Result<std::vector<LadderEntryRow>> LadderJournal::Entries(int64_t ladder_id) {
         row.ladder_id = s.Int(1);
         row.step = static_cast<int>(s.Int(2));
         row.kind = s.Text(3);
-        row.text = ReadEntryText(s.Text(4), s.OptionalText(9));
+        // Rows from before schema version 4 have no stored message: their English text.
+        row.text = StoredMessageOr(s.OptionalText(9), s.Text(4));
         row.result = s.OptionalText(5);
         row.note = s.Text(6);
         row.evidence_json = s.Text(7);

@@ -295,6 +295,58 @@ bool PacksWeights(const ConfigFields& c) {
 // The largest dimension CompleteAndValidate accepts; products below stay inside int64.
 constexpr int64_t kMaxDim = int64_t{1} << 24;
 
+// Mixture-of-experts fields: the experts, their width, shared and dense layers (DeepSeek,
+// Qwen2-MoE, Llama 4 name them differently). Nothing for a dense model.
+void ReadExperts(Lookup& f, const std::string& text_type, ModelSpec& s) {
+  s.num_experts = f.Int({"num_local_experts", "num_experts", "n_routed_experts"}, 0, 0);
+  if (s.num_experts > 0) {
+    s.experts_per_token = f.Int({"num_experts_per_tok"}, 0, 0);
+    s.moe_intermediate_size = f.Int({"moe_intermediate_size"}, 0, 0);
+    s.num_shared_experts = f.Int({"n_shared_experts"}, 0, 0);     // DeepSeek
+    s.num_dense_layers = f.Int({"first_k_dense_replace"}, 0, 0);  // DeepSeek
+    // Qwen2-MoE gives one shared expert's width; the spec counts experts of the routed
+    // width (5632 / 1408 = 4 for Qwen1.5-MoE-A2.7B).
+    const int64_t shared_width = f.Int({"shared_expert_intermediate_size"}, 0, 0);
+    const int64_t unit =
+        s.moe_intermediate_size > 0 ? s.moe_intermediate_size : s.intermediate_size;
+    if (shared_width > 0 && s.num_shared_experts == 0 && unit > 0) {
+      const int64_t rounded = shared_width / unit + (shared_width % unit >= unit - unit / 2);
+      s.num_shared_experts = std::max<int64_t>(1, rounded);
+    }
+    if (text_type == "llama4_text" || text_type == "llama4") {
+      // Llama 4: intermediate_size is the expert width, intermediate_size_mlp the dense
+      // layers'; every MoE layer adds one shared expert; one layer in
+      // interleave_moe_layer_step is MoE.
+      s.moe_intermediate_size = s.intermediate_size;
+      s.intermediate_size = f.Int({"intermediate_size_mlp"}, s.intermediate_size);
+      s.num_shared_experts = 1;
+      const int64_t step = f.Int({"interleave_moe_layer_step"}, 1);
+      if (step > 0) s.num_dense_layers = s.num_layers - s.num_layers / step;
+    }
+  }
+}
+
+// Learned position tables and BLOOM's embedding LayerNorm (see the notes at the top), in
+// s.extra_params.
+void ReadExtraParams(Lookup& f, const std::string& text_type, ModelSpec& s) {
+  if (s.hidden_size > 0 && s.hidden_size <= kMaxDim) {
+    constexpr int64_t kMaxPositions = int64_t{1} << 26;
+    int64_t positions = 0;
+    if (text_type == "gpt2" || text_type == "gpt_bigcode") {
+      positions = f.Int({"n_positions"}, 1024);  // GPT2Config default
+    } else if (text_type == "opt") {
+      positions = f.Int({"max_position_embeddings"}, 2048);
+      if (positions <= kMaxPositions) positions += 2;  // OPT offsets positions by 2
+    }
+    if (positions > kMaxPositions) {
+      f.Fail(fmt::format("{} learned positions is absurdly many", positions));
+    } else {
+      s.extra_params = positions * s.hidden_size;
+    }
+    if (text_type == "bloom") s.extra_params = 2 * s.hidden_size;
+  }
+}
+
 Result<ModelSpec> BuildSpec(const ConfigFields& c, std::string_view source) {
   Lookup f(c, source);
   ModelSpec s;
@@ -361,50 +413,8 @@ Result<ModelSpec> BuildSpec(const ConfigFields& c, std::string_view source) {
     s.num_kv_heads = 1;
   }
 
-  s.num_experts = f.Int({"num_local_experts", "num_experts", "n_routed_experts"}, 0, 0);
-  if (s.num_experts > 0) {
-    s.experts_per_token = f.Int({"num_experts_per_tok"}, 0, 0);
-    s.moe_intermediate_size = f.Int({"moe_intermediate_size"}, 0, 0);
-    s.num_shared_experts = f.Int({"n_shared_experts"}, 0, 0);     // DeepSeek
-    s.num_dense_layers = f.Int({"first_k_dense_replace"}, 0, 0);  // DeepSeek
-    // Qwen2-MoE gives one shared expert's width; the spec counts experts of the routed
-    // width (5632 / 1408 = 4 for Qwen1.5-MoE-A2.7B).
-    const int64_t shared_width = f.Int({"shared_expert_intermediate_size"}, 0, 0);
-    const int64_t unit =
-        s.moe_intermediate_size > 0 ? s.moe_intermediate_size : s.intermediate_size;
-    if (shared_width > 0 && s.num_shared_experts == 0 && unit > 0) {
-      const int64_t rounded = shared_width / unit + (shared_width % unit >= unit - unit / 2);
-      s.num_shared_experts = std::max<int64_t>(1, rounded);
-    }
-    if (text_type == "llama4_text" || text_type == "llama4") {
-      // Llama 4: intermediate_size is the expert width, intermediate_size_mlp the dense
-      // layers'; every MoE layer adds one shared expert; one layer in
-      // interleave_moe_layer_step is MoE.
-      s.moe_intermediate_size = s.intermediate_size;
-      s.intermediate_size = f.Int({"intermediate_size_mlp"}, s.intermediate_size);
-      s.num_shared_experts = 1;
-      const int64_t step = f.Int({"interleave_moe_layer_step"}, 1);
-      if (step > 0) s.num_dense_layers = s.num_layers - s.num_layers / step;
-    }
-  }
-
-  // Learned position tables and BLOOM's embedding LayerNorm (see the notes at the top).
-  if (s.hidden_size > 0 && s.hidden_size <= kMaxDim) {
-    constexpr int64_t kMaxPositions = int64_t{1} << 26;
-    int64_t positions = 0;
-    if (text_type == "gpt2" || text_type == "gpt_bigcode") {
-      positions = f.Int({"n_positions"}, 1024);  // GPT2Config default
-    } else if (text_type == "opt") {
-      positions = f.Int({"max_position_embeddings"}, 2048);
-      if (positions <= kMaxPositions) positions += 2;  // OPT offsets positions by 2
-    }
-    if (positions > kMaxPositions) {
-      f.Fail(fmt::format("{} learned positions is absurdly many", positions));
-    } else {
-      s.extra_params = positions * s.hidden_size;
-    }
-    if (text_type == "bloom") s.extra_params = 2 * s.hidden_size;
-  }
+  ReadExperts(f, text_type, s);
+  ReadExtraParams(f, text_type, s);
 
   if (!f.error().empty()) return Error{f.error()};
   if (s.intermediate_size == 0 && s.moe_intermediate_size == 0) {

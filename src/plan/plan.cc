@@ -20,6 +20,72 @@ std::string VerdictKey(Verdict v) {
   return "?";
 }
 
+nlohmann::json ModelJson(const PlanResult& p) {
+  const Footprint& f = p.footprint;
+  return {
+      {"name", p.spec.name},
+      {"source", p.model_source},
+      {"family", p.spec.family},
+      {"total_params", f.total_params},
+      {"trainable_params", f.trainable_params},
+      {"quantized_params", f.quantized_params},
+      {"exact_params_from_safetensors", p.spec.exact_params.has_value()},
+      {"architecture",
+       {{"hidden_size", p.spec.hidden_size},
+        {"num_hidden_layers", p.spec.num_layers},
+        {"num_attention_heads", p.spec.num_heads},
+        {"num_key_value_heads", p.spec.num_kv_heads},
+        {"head_dim", p.spec.head_dim},
+        {"intermediate_size", p.spec.intermediate_size},
+        {"vocab_size", p.spec.vocab_size},
+        {"tie_word_embeddings", p.spec.tie_word_embeddings},
+        {"num_experts", p.spec.num_experts},
+        {"num_experts_per_tok", p.spec.experts_per_token},
+        {"moe_intermediate_size", p.spec.moe_intermediate_size}}},
+      {"notes", p.model_notes},
+  };
+}
+
+nlohmann::json WorkloadJson(const Workload& w) {
+  using nlohmann::json;
+  return {
+      {"method", Name(w.method)},
+      {"lora_rank", IsLora(w.method) ? json(w.lora_rank) : json(nullptr)},
+      {"lora_targets", IsLora(w.method) ? json(w.lora_targets) : json(nullptr)},
+      {"weight_dtype", Name(w.weight_dtype)},
+      {"compute_dtype", Name(w.compute_dtype)},
+      {"optimizer", Name(w.optimizer)},
+      {"optimizer_step", Name(w.optimizer_step)},
+      {"master_weights", w.master_weights},
+      {"batch", w.batch},
+      {"seq", w.seq},
+      {"grad_ckpt", w.grad_ckpt},
+      {"attention", Name(w.attention)},
+      {"loss", Name(w.loss)},
+      {"workload", Name(w.kind)},
+      {"rollout_fraction", w.rollout_fraction},
+  };
+}
+
+// The published measurement closest to the plan (ClosestAnchor, plan/verdict.h), or null.
+nlohmann::json AnchorJson(const AnchorMatch& m) {
+  using nlohmann::json;
+  if (!m.anchor) return nullptr;
+  const Anchor& a = *m.anchor;
+  return {
+      {"id", a.id},
+      {"statement", a.statement},
+      {"model", a.model},
+      {"method", Name(a.method)},
+      {"seq", a.seq},
+      {"reported_bytes", Opt(a.reported_bytes)},
+      {"estimate_bytes", m.anchor_estimate_bytes},
+      {"estimate_to_reported_ratio", a.reported_bytes ? json(m.ratio) : json(nullptr)},
+      {"plan_to_anchor_ratio", m.plan_ratio},
+      {"source", a.source},
+  };
+}
+
 }  // namespace
 
 PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budget& budget,
@@ -46,45 +112,8 @@ nlohmann::json PlanToJson(const PlanResult& p) {
   const Workload& w = p.workload;
   json j;
   j["schema_version"] = kPlanSchemaVersion;
-  j["model"] = {
-      {"name", p.spec.name},
-      {"source", p.model_source},
-      {"family", p.spec.family},
-      {"total_params", f.total_params},
-      {"trainable_params", f.trainable_params},
-      {"quantized_params", f.quantized_params},
-      {"exact_params_from_safetensors", p.spec.exact_params.has_value()},
-      {"architecture",
-       {{"hidden_size", p.spec.hidden_size},
-        {"num_hidden_layers", p.spec.num_layers},
-        {"num_attention_heads", p.spec.num_heads},
-        {"num_key_value_heads", p.spec.num_kv_heads},
-        {"head_dim", p.spec.head_dim},
-        {"intermediate_size", p.spec.intermediate_size},
-        {"vocab_size", p.spec.vocab_size},
-        {"tie_word_embeddings", p.spec.tie_word_embeddings},
-        {"num_experts", p.spec.num_experts},
-        {"num_experts_per_tok", p.spec.experts_per_token},
-        {"moe_intermediate_size", p.spec.moe_intermediate_size}}},
-      {"notes", p.model_notes},
-  };
-  j["workload"] = {
-      {"method", Name(w.method)},
-      {"lora_rank", IsLora(w.method) ? json(w.lora_rank) : json(nullptr)},
-      {"lora_targets", IsLora(w.method) ? json(w.lora_targets) : json(nullptr)},
-      {"weight_dtype", Name(w.weight_dtype)},
-      {"compute_dtype", Name(w.compute_dtype)},
-      {"optimizer", Name(w.optimizer)},
-      {"optimizer_step", Name(w.optimizer_step)},
-      {"master_weights", w.master_weights},
-      {"batch", w.batch},
-      {"seq", w.seq},
-      {"grad_ckpt", w.grad_ckpt},
-      {"attention", Name(w.attention)},
-      {"loss", Name(w.loss)},
-      {"workload", Name(w.kind)},
-      {"rollout_fraction", w.rollout_fraction},
-  };
+  j["model"] = ModelJson(p);
+  j["workload"] = WorkloadJson(w);
   j["terms"] = {
       {"weights", f.weights_bytes},
       {"gradients", f.gradients_bytes},
@@ -126,23 +155,7 @@ nlohmann::json PlanToJson(const PlanResult& p) {
       {"reserve_bytes", p.budget.reserve_bytes},
   };
   j["verdict"] = VerdictKey(p.verdict);
-  if (p.anchor.anchor) {
-    const Anchor& a = *p.anchor.anchor;
-    j["anchor"] = {
-        {"id", a.id},
-        {"statement", a.statement},
-        {"model", a.model},
-        {"method", Name(a.method)},
-        {"seq", a.seq},
-        {"reported_bytes", Opt(a.reported_bytes)},
-        {"estimate_bytes", p.anchor.anchor_estimate_bytes},
-        {"estimate_to_reported_ratio", a.reported_bytes ? json(p.anchor.ratio) : json(nullptr)},
-        {"plan_to_anchor_ratio", p.anchor.plan_ratio},
-        {"source", a.source},
-    };
-  } else {
-    j["anchor"] = nullptr;
-  }
+  j["anchor"] = AnchorJson(p.anchor);
   json advice = json::array();
   for (const auto& a : p.advice) {
     json item = {{"step", a.step}, {"text", EnglishText(a.text)}, {"peak_bytes", a.peak_bytes}};

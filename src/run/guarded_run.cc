@@ -78,7 +78,8 @@ Result<GuardSummary> RunGuardedJob(const SysRoot& root, const GuardedRunOptions&
   if (record) {
     auto done = record->Finish(
         summary->killed ? "killed-by-guard" : "exited", summary->exit_status,
-        GuardSummaryJson(*summary, guard.min_available_bytes, guard.warn_available_bytes).dump());
+        GuardSummaryJson(*summary, guard.min_available_bytes, guard.warn_available_bytes).dump(),
+        summary->notes);
     if (!done) journal_error = done.error();
   }
   // Not in the journal, by definition: the note goes to --json's notes and the screen.

@@ -325,13 +325,128 @@ Result<size_t> SamplesCsvWriter::Append(const Sample& s) {
   return wrote;
 }
 
+namespace {
+
+// Where each column of the file goes: a fixed column's index, or kFixedColumns + the index of
+// an extra column; and which column is the timestamp.
+struct ColumnMap {
+  std::vector<size_t> index;
+  size_t timestamp = 0;
+};
+
+// "# units: a=W, b=C": each pair into series.units.
+void ParseUnitsLine(std::string_view rest, SampleSeries& series) {
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view pair = Trim(rest.substr(0, comma));
+    const size_t eq = pair.find('=');
+    if (eq != std::string_view::npos && eq > 0) {
+      series.units.emplace(std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)));
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
+// A comment before the column row (`body`: after the '#'): the "headroom samples" header,
+// units or a note; others are ignored. An error for a header without a known schema_version.
+std::optional<Error> ParseCommentLine(std::string_view body, size_t line_no, SampleSeries& series,
+                                      bool& have_header) {
+  if (body.starts_with("headroom samples")) {
+    have_header = true;
+    series.header = ParseHeaderPairs(body.substr(16));
+    auto it = series.header.find("schema_version");
+    auto v = it == series.header.end() ? std::nullopt : ParseNumber<int>(it->second);
+    if (!v || *v < 1)
+      return Error{Msg("samples: line {}: no schema_version in the header", line_no)};
+    if (*v > kSamplesSchemaVersion) {
+      return Error{
+          Msg("samples: schema_version {} is newer than this reader's ({}); update headroom", *v,
+              kSamplesSchemaVersion)};
+    }
+    series.schema_version = *v;
+  } else if (body.starts_with("units:")) {
+    ParseUnitsLine(body.substr(6), series);
+  } else if (body.starts_with("note:")) {
+    series.notes.emplace_back(Trim(body.substr(5)));
+  }
+  return std::nullopt;
+}
+
+// The column row: series.columns and extra_columns (with their units), and the map from the
+// file's columns. Errors: a name twice, no timestamp column.
+std::optional<Error> ParseColumnRow(std::string_view line, size_t line_no, std::string& scratch,
+                                    SampleSeries& series, ColumnMap& map) {
+  std::set<std::string, std::less<>> seen;
+  bool have_timestamp = false;
+  for (std::string_view f : SplitFields(line, scratch)) {
+    std::string name(Trim(f));
+    if (!seen.insert(name).second) {
+      return Error{Msg("samples: line {}: column '{}' appears twice", line_no, name.substr(0, 64))};
+    }
+    size_t index = kFixedColumns;
+    for (size_t i = 0; i < kFixedColumns; ++i) {
+      if (kSampleColumns[i].name == name) index = i;
+    }
+    if (index == 0) {
+      have_timestamp = true;
+      map.timestamp = series.columns.size();
+    }
+    if (index == kFixedColumns) {
+      index = kFixedColumns + series.extra_columns.size();
+      auto unit = series.units.find(name);
+      series.extra_columns.push_back(
+          {name, unit == series.units.end() ? std::string() : unit->second});
+    }
+    map.index.push_back(index);
+    series.columns.push_back(std::move(name));
+  }
+  if (!have_timestamp) return Error{Msg("samples: line {}: no 'timestamp' column", line_no)};
+  return std::nullopt;
+}
+
+// A data row into series.samples; a row with NUL bytes, the wrong number of fields or no
+// timestamp is counted in skipped_rows, a field that does not parse in bad_fields.
+void ParseDataRow(std::string_view line, const ColumnMap& map, std::string& scratch,
+                  SampleSeries& series) {
+  if (line.find('\0') != std::string_view::npos) {
+    ++series.skipped_rows;
+    return;
+  }
+  const auto fields = SplitFields(line, scratch);
+  if (fields.size() != map.index.size()) {
+    ++series.skipped_rows;
+    return;
+  }
+  auto when = ParseIso8601WithOffset(Trim(fields[map.timestamp]));
+  if (!when) {
+    ++series.skipped_rows;
+    return;
+  }
+  Sample s;
+  s.time = *when;
+  s.extra.resize(series.extra_columns.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i == map.timestamp) continue;
+    const std::string_view f = Trim(fields[i]);
+    if (map.index[i] < kFixedColumns) {
+      if (!SetFixed(s, map.index[i], f)) ++series.bad_fields;
+    } else if (!f.empty()) {
+      auto v = ParseNumber<double>(f);
+      if (!v) ++series.bad_fields;
+      s.extra[map.index[i] - kFixedColumns] = v;
+    }
+  }
+  series.samples.push_back(std::move(s));
+}
+
+}  // namespace
+
 Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
   SampleSeries series;
   bool have_header = false;
   bool have_columns = false;
-  // Column index in the file -> fixed column index, or kFixedColumns + extra index.
-  std::vector<size_t> map;
-  size_t timestamp_col = 0;
+  ColumnMap map;
   std::string scratch;
   size_t pos = 0;
   size_t line_no = 0;
@@ -348,105 +463,20 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
     if (line.empty()) continue;
     if (line.front() == '#') {
       if (have_columns) continue;  // a comment among the rows: ignored
-      std::string_view body = Trim(line.substr(1));
-      if (body.starts_with("headroom samples")) {
-        have_header = true;
-        series.header = ParseHeaderPairs(body.substr(16));
-        auto it = series.header.find("schema_version");
-        auto v = it == series.header.end() ? std::nullopt : ParseNumber<int>(it->second);
-        if (!v || *v < 1) {
-          return Error{Msg("samples: line {}: no schema_version in the header", line_no)};
-        }
-        if (*v > kSamplesSchemaVersion) {
-          return Error{
-              Msg("samples: schema_version {} is newer than this reader's ({}); update headroom",
-                  *v, kSamplesSchemaVersion)};
-        }
-        series.schema_version = *v;
-      } else if (body.starts_with("units:")) {
-        std::string_view rest = body.substr(6);
-        while (!rest.empty()) {
-          const size_t comma = rest.find(',');
-          const std::string_view pair = Trim(rest.substr(0, comma));
-          const size_t eq = pair.find('=');
-          if (eq != std::string_view::npos && eq > 0) {
-            series.units.emplace(std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)));
-          }
-          if (comma == std::string_view::npos) break;
-          rest.remove_prefix(comma + 1);
-        }
-      } else if (body.starts_with("note:")) {
-        series.notes.emplace_back(Trim(body.substr(5)));
+      if (auto error = ParseCommentLine(Trim(line.substr(1)), line_no, series, have_header)) {
+        return *error;
       }
-      continue;
-    }
-    if (!have_columns) {
+    } else if (!have_columns) {
       if (!have_header) {
         return Error{
             Msg("samples: not a headroom samples file (no '# headroom samples' line before "
                 "the columns)")};
       }
       have_columns = true;
-      std::set<std::string, std::less<>> seen;
-      bool have_timestamp = false;
-      for (std::string_view f : SplitFields(line, scratch)) {
-        std::string name(Trim(f));
-        if (!seen.insert(name).second) {
-          return Error{
-              Msg("samples: line {}: column '{}' appears twice", line_no, name.substr(0, 64))};
-        }
-        size_t index = kFixedColumns;
-        for (size_t i = 0; i < kFixedColumns; ++i) {
-          if (kSampleColumns[i].name == name) index = i;
-        }
-        if (index == 0) {
-          have_timestamp = true;
-          timestamp_col = series.columns.size();
-        }
-        if (index == kFixedColumns) {
-          index = kFixedColumns + series.extra_columns.size();
-          auto unit = series.units.find(name);
-          series.extra_columns.push_back(
-              {name, unit == series.units.end() ? std::string() : unit->second});
-        }
-        map.push_back(index);
-        series.columns.push_back(std::move(name));
-      }
-      if (!have_timestamp) {
-        return Error{Msg("samples: line {}: no 'timestamp' column", line_no)};
-      }
-      continue;
+      if (auto error = ParseColumnRow(line, line_no, scratch, series, map)) return *error;
+    } else {
+      ParseDataRow(line, map, scratch, series);
     }
-    // A data row.
-    if (line.find('\0') != std::string_view::npos) {
-      ++series.skipped_rows;
-      continue;
-    }
-    const auto fields = SplitFields(line, scratch);
-    if (fields.size() != map.size()) {
-      ++series.skipped_rows;
-      continue;
-    }
-    auto when = ParseIso8601WithOffset(Trim(fields[timestamp_col]));
-    if (!when) {
-      ++series.skipped_rows;
-      continue;
-    }
-    Sample s;
-    s.time = *when;
-    s.extra.resize(series.extra_columns.size());
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (i == timestamp_col) continue;
-      const std::string_view f = Trim(fields[i]);
-      if (map[i] < kFixedColumns) {
-        if (!SetFixed(s, map[i], f)) ++series.bad_fields;
-      } else if (!f.empty()) {
-        auto v = ParseNumber<double>(f);
-        if (!v) ++series.bad_fields;
-        s.extra[map[i] - kFixedColumns] = v;
-      }
-    }
-    series.samples.push_back(std::move(s));
   }
   if (!have_header)
     return Error{Msg("samples: not a headroom samples file (no '# headroom samples' line)")};
@@ -466,7 +496,7 @@ Result<SampleSeries> ReadSamplesCsv(const std::filesystem::path& path, size_t ma
     }
   }
   auto series = ParseSamplesCsv(text);
-  if (!series) return Error{path.string() + ": " + series.error().message};
+  if (!series) return InContext(path.string(), series.error());
   return series;
 }
 

@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "base/message.h"
+#include "base/stored_message.h"
 
 namespace headroom {
 namespace {
@@ -129,7 +130,16 @@ constexpr const char* kSchemaV5 = R"sql(
 ALTER TABLE ladders ADD COLUMN plan_request TEXT;
 )sql";
 
-constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5};
+// Version 6: a run's notes and a trial's notes as message values (base/message.h), so
+// `history` shows them in its reader's language; the English stays where it was (the
+// summary's "notes", trials.notes). NULL in older rows, which are shown as that English.
+constexpr const char* kSchemaV6 = R"sql(
+ALTER TABLE runs ADD COLUMN notes_json TEXT;
+ALTER TABLE trials ADD COLUMN notes_message TEXT;
+)sql";
+
+constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3,
+                                       kSchemaV4, kSchemaV5, kSchemaV6};
 static_assert(std::size(kMigrations) == kJournalSchemaVersion, "one migration per schema version");
 
 // Creates the missing directories above `file`, each mode 0700. Existing ones are left as
@@ -193,6 +203,25 @@ std::vector<std::string> ParseCommand(const std::string& text) {
     argv.push_back(arg.get<std::string>());
   }
   return argv;
+}
+
+// A run's notes: the stored messages, else (rows from before version 6, or a column edited
+// by hand) the English texts of the summary's "notes" as literal text.
+std::vector<Message> ReadRunNotes(const std::optional<std::string>& notes_json,
+                                  const std::optional<std::string>& summary_json) {
+  if (notes_json) {
+    if (auto notes = MessagesFromJsonText(*notes_json)) return std::move(*notes);
+  }
+  std::vector<Message> notes;
+  if (!summary_json) return notes;
+  const auto summary = nlohmann::json::parse(*summary_json, nullptr, /*allow_exceptions=*/false);
+  if (!summary.is_object() || !summary.contains("notes") || !summary["notes"].is_array()) {
+    return notes;
+  }
+  for (const auto& note : summary["notes"]) {
+    if (note.is_string()) notes.push_back(Message::Literal(note.get<std::string>()));
+  }
+  return notes;
 }
 
 }  // namespace
@@ -427,7 +456,8 @@ Result<bool> Journal::ReopenRun(int64_t run_id) {
 }
 
 Result<bool> Journal::FinishRun(int64_t run_id, std::string_view status, int exit_status,
-                                std::string_view summary_json, WallTime ended_at) {
+                                std::string_view summary_json, WallTime ended_at,
+                                const std::vector<Message>& notes) {
   if (auto error = CheckWritable("finish run")) return *error;
   if (status.empty()) return Refuse("finish run", "empty status");
   if (!summary_json.empty() && !IsJsonObject(summary_json)) {
@@ -435,8 +465,8 @@ Result<bool> Journal::FinishRun(int64_t run_id, std::string_view status, int exi
   }
   auto update = SqliteStatement::Prepare(
       db_,
-      "UPDATE runs SET ended_at = ?2, status = ?3, exit_status = ?4, summary_json = ?5 "
-      "WHERE id = ?1");
+      "UPDATE runs SET ended_at = ?2, status = ?3, exit_status = ?4, summary_json = ?5, "
+      "notes_json = ?6 WHERE id = ?1");
   if (!update) return Fail("finish run");
   update->Bind(1, run_id);
   update->Bind(2, FormatUtcIso8601(ended_at));
@@ -446,6 +476,11 @@ Result<bool> Journal::FinishRun(int64_t run_id, std::string_view status, int exi
     update->BindNull(5);
   } else {
     update->Bind(5, summary_json);
+  }
+  if (notes.empty()) {
+    update->BindNull(6);
+  } else {
+    update->Bind(6, MessagesToJsonText(notes));
   }
   SqliteTransaction tx(db_);
   if (!tx.begun() || update->Step() != SqliteStatement::StepResult::kDone) {
@@ -468,7 +503,7 @@ Result<int64_t> Journal::AddTrial(int64_t run_id, const Trial& trial) {
   auto insert = SqliteStatement::Prepare(
       db_,
       "INSERT INTO trials (run_id, config_json, outcome, peak_bytes, headroom_bytes, "
-      "notes, started_at, ended_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+      "notes, started_at, ended_at, notes_message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   if (!insert) return Fail("add trial");
   insert->Bind(1, run_id);
   insert->Bind(2, trial.config_json);
@@ -482,6 +517,11 @@ Result<int64_t> Journal::AddTrial(int64_t run_id, const Trial& trial) {
   insert->Bind(6, trial.notes);
   insert->Bind(7, FormatUtcIso8601(trial.started_at));
   insert->Bind(8, FormatUtcIso8601(trial.ended_at));
+  if (trial.notes_message.empty()) {
+    insert->BindNull(9);
+  } else {
+    insert->Bind(9, MessageToJsonText(trial.notes_message));
+  }
   return InsertOne("add trial", *insert);
 }
 
@@ -513,11 +553,12 @@ Result<std::vector<RunRow>> Journal::RunningRuns(int limit) {
 Result<std::vector<RunRow>> Journal::ReadRuns(std::string_view where, int limit) {
   if (limit < 1) return Refuse("read runs", fmt::format("limit {} is below 1", limit));
   if (schema_version_ == 0) return std::vector<RunRow>{};  // an empty file: nothing yet
+  // A read-only reader of a file from before version 6 reads NULL for notes_json.
   auto select = SqliteStatement::Prepare(
       db_, fmt::format(
                "SELECT id, kind, started_at, ended_at, command, status, exit_status, summary_json, "
-               "host FROM runs {}ORDER BY id DESC LIMIT ?1",
-               where));
+               "host, {} FROM runs {}ORDER BY id DESC LIMIT ?1",
+               schema_version_ >= 6 ? "notes_json" : "NULL", where));
   if (!select) return Fail("read runs");
   select->Bind(1, int64_t{limit});
   auto rows = ReadAllRows<RunRow>(*select, [](const SqliteStatement& s, RunRow& row) {
@@ -530,6 +571,7 @@ Result<std::vector<RunRow>> Journal::ReadRuns(std::string_view where, int limit)
     if (auto exit = s.OptionalInt(6)) row.exit_status = static_cast<int>(*exit);
     row.summary_json = s.OptionalText(7);
     row.host = s.Text(8);
+    row.notes = ReadRunNotes(s.OptionalText(9), row.summary_json);
   });
   if (!rows) return Fail("read runs");
   return std::move(*rows);
@@ -567,10 +609,12 @@ Result<std::optional<RunRow>> Journal::FindRun(int64_t run_id) {
 
 Result<std::vector<TrialRow>> Journal::Trials(int64_t run_id) {
   if (schema_version_ == 0) return std::vector<TrialRow>{};
+  // A read-only reader of a file from before version 6 reads NULL for notes_message.
   auto select = SqliteStatement::Prepare(
       db_,
-      "SELECT id, run_id, config_json, outcome, peak_bytes, headroom_bytes, notes, "
-      "started_at, ended_at FROM trials WHERE run_id = ?1 ORDER BY id");
+      fmt::format("SELECT id, run_id, config_json, outcome, peak_bytes, headroom_bytes, notes, "
+                  "started_at, ended_at, {} FROM trials WHERE run_id = ?1 ORDER BY id",
+                  schema_version_ >= 6 ? "notes_message" : "NULL"));
   if (!select) return Fail("read trials");
   select->Bind(1, run_id);
   auto rows = ReadAllRows<TrialRow>(*select, [](const SqliteStatement& s, TrialRow& row) {
@@ -583,6 +627,7 @@ Result<std::vector<TrialRow>> Journal::Trials(int64_t run_id) {
     row.notes = s.Text(6);
     row.started_at = s.Text(7);
     row.ended_at = s.OptionalText(8);
+    row.notes_message = StoredMessageOr(s.OptionalText(9), row.notes);
   });
   if (!rows) return Fail("read trials");
   return std::move(*rows);

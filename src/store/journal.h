@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/message.h"
 #include "base/result.h"
 #include "base/wall_time.h"
 #include "store/sqlite.h"
@@ -24,11 +25,11 @@
 namespace headroom {
 
 // The schema this binary writes: the number of migrations it knows (journal.cc).
-inline constexpr int kJournalSchemaVersion = 5;
-// The oldest schema a read-only open accepts without a migration: versions 4 and 5 only
-// added nullable columns (ladder_entries.text_message, ladders.plan_request), which readers
-// of an older file read as NULL. Older files are refused read-only, as before (a recording command
-// upgrades them).
+inline constexpr int kJournalSchemaVersion = 6;
+// The oldest schema a read-only open accepts without a migration: versions 4 to 6 only
+// added nullable columns (ladder_entries.text_message, ladders.plan_request, runs.notes_json,
+// trials.notes_message), which readers of an older file read as NULL. Older files are refused
+// read-only, as before (a recording command upgrades them).
 inline constexpr int kJournalOldestReadableVersion = 3;
 
 // Where the journal lives: `flag` (--journal) if given, else $HEADROOM_JOURNAL, else
@@ -57,6 +58,10 @@ struct RunRow {
   std::optional<int> exit_status;           // what headroom exited with
   std::optional<std::string> summary_json;  // a JSON object, nullopt until FinishRun
   std::string host;
+  // The run's notes (a guard's: privileges it lacked, degradations), to be rendered in the
+  // reader's language: the stored messages (runs.notes_json, schema version 6), else, in
+  // rows written before, the English texts of the summary's "notes" as literal text.
+  std::vector<Message> notes;
 };
 
 // What a sweep records about one trial.
@@ -65,7 +70,9 @@ struct Trial {
   TrialOutcome outcome = TrialOutcome::kOk;
   std::optional<uint64_t> peak_bytes;     // peak pool use, when measured
   std::optional<int64_t> headroom_bytes;  // budget minus peak: negative when over
-  std::string notes;
+  std::string notes;                      // English, as the notes column holds it
+  // The notes as a message value, stored beside them (trials.notes_message); empty: none.
+  Message notes_message;
   WallTime started_at;
   WallTime ended_at;
 };
@@ -77,7 +84,10 @@ struct TrialRow {
   std::string outcome;
   std::optional<int64_t> peak_bytes;
   std::optional<int64_t> headroom_bytes;
-  std::string notes;
+  std::string notes;  // English, as written
+  // The notes to be rendered in the reader's language: the stored message, else (rows
+  // written before schema version 6, or with none) `notes` as literal text.
+  Message notes_message;
   std::string started_at;
   std::optional<std::string> ended_at;
 };
@@ -139,9 +149,12 @@ class Journal {
   Result<std::optional<int64_t>> FindSweep(std::string_view sweep_key);
   // Marks a finished (or interrupted) run as running again, for a resumed sweep.
   Result<bool> ReopenRun(int64_t run_id);
-  // Closes a run. `summary_json` must be a JSON object (or "" for none). true when done.
+  // Closes a run. `summary_json` must be a JSON object (or "" for none); `notes` are stored
+  // as messages (runs.notes_json), so `history` shows them in its reader's language. true
+  // when done.
   Result<bool> FinishRun(int64_t run_id, std::string_view status, int exit_status,
-                         std::string_view summary_json, WallTime ended_at);
+                         std::string_view summary_json, WallTime ended_at,
+                         const std::vector<Message>& notes = {});
   Result<int64_t> AddTrial(int64_t run_id, const Trial& trial);
   // `data_json`: a JSON object.
   Result<int64_t> AddEvent(int64_t run_id, std::string_view type, double monotonic_s,

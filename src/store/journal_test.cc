@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "base/message.h"
 #include "ladder/ladder_journal.h"
 #include "testing_files.h"
 
@@ -71,9 +73,9 @@ TEST(JournalPath, FlagThenEnvThenXdgThenHome) {
     SCOPED_TRACE(c.want);
     if (c.want.empty()) {
       ASSERT_FALSE(path);
-      EXPECT_NE(path.error().message.find("--journal"), std::string::npos);
+      EXPECT_NE(EnglishText(path.error().what).find("--journal"), std::string::npos);
     } else {
-      ASSERT_TRUE(path) << path.error().message;
+      ASSERT_TRUE(path) << EnglishText(path.error().what);
       EXPECT_EQ(path->string(), c.want);
     }
   }
@@ -84,7 +86,7 @@ TEST(Journal, CreatesParentsPrivatelyAndReopens) {
   const fs::path path = tmp / "state/headroom/journal.db";
   {
     auto journal = Journal::Open(path);
-    ASSERT_TRUE(journal) << journal.error().message;
+    ASSERT_TRUE(journal) << EnglishText(journal.error().what);
     EXPECT_EQ(journal->schema_version(), kJournalSchemaVersion);
     ASSERT_TRUE(journal->BeginRun(RunKind::kGuard, {"true"}, kT0));
   }
@@ -96,7 +98,7 @@ TEST(Journal, CreatesParentsPrivatelyAndReopens) {
   // Reopening runs no migration twice and keeps what was there.
   for (int i = 0; i < 2; ++i) {
     auto journal = Journal::Open(path);
-    ASSERT_TRUE(journal) << journal.error().message;
+    ASSERT_TRUE(journal) << EnglishText(journal.error().what);
     EXPECT_EQ(journal->schema_version(), kJournalSchemaVersion);
     auto runs = journal->RecentRuns(10);
     ASSERT_TRUE(runs);
@@ -115,7 +117,7 @@ TEST(Journal, CreatesParentsPrivatelyAndReopens) {
 TEST(Journal, RoundTripsRunsTrialsAndEvents) {
   TempDir tmp;
   auto journal = Journal::Open(tmp / "journal.db");
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   // An argument with spaces, a quote and bytes that are not UTF-8 (a file name can be).
   const std::vector<std::string> argv = {"python", "train.py", "--name", "it's a run", "\xff"};
   auto guard = journal->BeginRun(RunKind::kGuard, argv, kT0, "spark-1");
@@ -139,7 +141,7 @@ TEST(Journal, RoundTripsRunsTrialsAndEvents) {
   ASSERT_TRUE(journal->AddEvent(*guard, "trigger", 12.5, kT0 + seconds(12), R"({"avail":1})"));
 
   auto runs = journal->RecentRuns(10);
-  ASSERT_TRUE(runs) << runs.error().message;
+  ASSERT_TRUE(runs) << EnglishText(runs.error().what);
   ASSERT_EQ(runs->size(), 2u);
   const RunRow& s = (*runs)[0];  // newest first
   EXPECT_EQ(s.kind, "sweep");
@@ -165,14 +167,14 @@ TEST(Journal, RoundTripsRunsTrialsAndEvents) {
 
   // Only the sweep is still running.
   auto running = journal->RunningRuns(10);
-  ASSERT_TRUE(running) << running.error().message;
+  ASSERT_TRUE(running) << EnglishText(running.error().what);
   ASSERT_EQ(running->size(), 1u);
   EXPECT_EQ((*running)[0].id, *sweep);
   EXPECT_EQ((*running)[0].command, (*runs)[0].command);
   EXPECT_FALSE(journal->RunningRuns(0));
 
   auto trials = journal->Trials(*sweep);
-  ASSERT_TRUE(trials) << trials.error().message;
+  ASSERT_TRUE(trials) << EnglishText(trials.error().what);
   ASSERT_EQ(trials->size(), 2u);
   EXPECT_EQ((*trials)[0].outcome, "killed-by-guard");
   EXPECT_EQ((*trials)[0].peak_bytes, 120'000'000'000);
@@ -201,7 +203,7 @@ TEST(Journal, RejectsBadWrites) {
   ASSERT_TRUE(run);
   auto missing = journal->FinishRun(*run + 100, "ok", 0, "", kT0);
   ASSERT_FALSE(missing);
-  EXPECT_NE(missing.error().message.find("no run"), std::string::npos);
+  EXPECT_NE(EnglishText(missing.error().what).find("no run"), std::string::npos);
   EXPECT_FALSE(journal->FinishRun(*run, "ok", 0, "[1,2]", kT0));    // not an object
   EXPECT_FALSE(journal->FinishRun(*run, "ok", 0, "{\"a\":", kT0));  // not JSON
   EXPECT_FALSE(journal->FinishRun(*run, "", 0, "{}", kT0));
@@ -212,8 +214,8 @@ TEST(Journal, RejectsBadWrites) {
   // The foreign key: a trial of a run that does not exist.
   auto orphan = journal->AddTrial(*run + 100, Trial{});
   ASSERT_FALSE(orphan);
-  EXPECT_NE(orphan.error().message.find("FOREIGN KEY"), std::string::npos)
-      << orphan.error().message;
+  EXPECT_NE(EnglishText(orphan.error().what).find("FOREIGN KEY"), std::string::npos)
+      << EnglishText(orphan.error().what);
   EXPECT_FALSE(journal->RecentRuns(0));
   // Nothing above left a row or an open transaction behind.
   ASSERT_TRUE(journal->FinishRun(*run, "ok", 0, "{}", kT0));
@@ -237,7 +239,7 @@ TEST(Journal, ConcurrentWritersBothSucceed) {
       (void)!read(go[0], &c, 1);  // returns 0 when the parent closes its end: go
       auto journal = Journal::Open(path);
       if (!journal) {
-        std::fprintf(stderr, "child %d: %s\n", child, journal.error().message.c_str());
+        std::fprintf(stderr, "child %d: %s\n", child, EnglishText(journal.error().what).c_str());
         _exit(1);
       }
       for (int i = 0; i < kRunsEach; ++i) {
@@ -259,7 +261,7 @@ TEST(Journal, ConcurrentWritersBothSucceed) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   }
   auto journal = Journal::Open(path);
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   auto runs = journal->RecentRuns(10 * kRunsEach);
   ASSERT_TRUE(runs);
   ASSERT_EQ(runs->size(), 2u * kRunsEach);
@@ -284,7 +286,7 @@ TEST(Journal, CorruptFileIsAnErrorNamingThePath) {
   for (bool read_only : {false, true}) {
     auto journal = Journal::Open(path, JournalOptions{.read_only = read_only});
     ASSERT_FALSE(journal);
-    const std::string& m = journal.error().message;
+    const std::string& m = EnglishText(journal.error().what);
     EXPECT_NE(m.find(path.string()), std::string::npos) << m;
     EXPECT_NE(m.find("not a database"), std::string::npos) << m;
     EXPECT_EQ(m.find('\n'), std::string::npos);
@@ -300,10 +302,10 @@ TEST(Journal, NewerSchemaIsRefusedWithoutWriting) {
   for (bool read_only : {false, true}) {
     auto journal = Journal::Open(path, JournalOptions{.read_only = read_only});
     ASSERT_FALSE(journal);
-    EXPECT_EQ(journal.error().message, "journal: open(" + path.string() +
-                                           "): schema version 9 is newer than this headroom (" +
-                                           std::to_string(kJournalSchemaVersion) +
-                                           "); upgrade headroom");
+    EXPECT_EQ(EnglishText(journal.error().what),
+              "journal: open(" + path.string() +
+                  "): schema version 9 is newer than this headroom (" +
+                  std::to_string(kJournalSchemaVersion) + "); upgrade headroom");
   }
   EXPECT_EQ(ReadBytes(path), before);
 }
@@ -327,7 +329,7 @@ TEST(Journal, VersionOneFileIsMigratedKeepingItsRuns) {
           "('guard', '2026-11-28T10:00:00.000Z', '[\"python\",\"train.py\"]', 'exited', 'spark');"
           "PRAGMA user_version = 1;");
   auto journal = Journal::Open(path);
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   EXPECT_EQ(journal->schema_version(), kJournalSchemaVersion);
   auto runs = journal->RecentRuns(10);
   ASSERT_TRUE(runs);
@@ -358,13 +360,13 @@ TEST(Journal, AnotherProgramsDatabaseIsRefused) {
   RawExec(other, "CREATE TABLE notes (text TEXT);");
   auto journal = Journal::Open(other);
   ASSERT_FALSE(journal);
-  EXPECT_NE(journal.error().message.find("not a headroom journal"), std::string::npos);
+  EXPECT_NE(EnglishText(journal.error().what).find("not a headroom journal"), std::string::npos);
   const fs::path tagged = tmp / "tagged.db";
   RawExec(tagged, "PRAGMA application_id = 42; CREATE TABLE t (x);");
   auto j2 = Journal::Open(tagged);
   ASSERT_FALSE(j2);
-  EXPECT_NE(j2.error().message.find("application_id 0x2a"), std::string::npos)
-      << j2.error().message;
+  EXPECT_NE(EnglishText(j2.error().what).find("application_id 0x2a"), std::string::npos)
+      << EnglishText(j2.error().what);
 }
 
 TEST(Journal, UnwritablePlaceIsAnErrorNamingThePath) {
@@ -373,27 +375,29 @@ TEST(Journal, UnwritablePlaceIsAnErrorNamingThePath) {
   std::ofstream(tmp / "plain-file") << "x";
   auto journal = Journal::Open(tmp / "plain-file/headroom/journal.db");
   ASSERT_FALSE(journal);
-  EXPECT_NE(journal.error().message.find((tmp / "plain-file").string()), std::string::npos);
-  EXPECT_NE(journal.error().message.find("Not a directory"), std::string::npos)
-      << journal.error().message;
+  EXPECT_NE(EnglishText(journal.error().what).find((tmp / "plain-file").string()),
+            std::string::npos);
+  EXPECT_NE(EnglishText(journal.error().what).find("Not a directory"), std::string::npos)
+      << EnglishText(journal.error().what);
   // A directory without write permission; root writes anyway, so only checked as a user.
   if (geteuid() != 0) {
     fs::create_directories(tmp / "locked");
     fs::permissions(tmp / "locked", fs::perms::owner_read | fs::perms::owner_exec);
     auto denied = Journal::Open(tmp / "locked/journal.db");
     ASSERT_FALSE(denied);
-    EXPECT_NE(denied.error().message.find((tmp / "locked/journal.db").string()), std::string::npos);
-    EXPECT_NE(denied.error().message.find("Permission denied"), std::string::npos)
-        << denied.error().message;
+    EXPECT_NE(EnglishText(denied.error().what).find((tmp / "locked/journal.db").string()),
+              std::string::npos);
+    EXPECT_NE(EnglishText(denied.error().what).find("Permission denied"), std::string::npos)
+        << EnglishText(denied.error().what);
     auto nested = Journal::Open(tmp / "locked/sub/journal.db");
     ASSERT_FALSE(nested);
-    EXPECT_NE(nested.error().message.find("mkdir"), std::string::npos);
+    EXPECT_NE(EnglishText(nested.error().what).find("mkdir"), std::string::npos);
   }
   // A directory given as the journal itself.
   fs::create_directories(tmp / "a-dir");
   auto is_dir = Journal::Open(tmp / "a-dir");
   ASSERT_FALSE(is_dir);
-  EXPECT_NE(is_dir.error().message.find((tmp / "a-dir").string()), std::string::npos);
+  EXPECT_NE(EnglishText(is_dir.error().what).find((tmp / "a-dir").string()), std::string::npos);
 }
 
 TEST(Journal, LockHeldPastTheTimeoutIsAnError) {
@@ -408,8 +412,9 @@ TEST(Journal, LockHeldPastTheTimeoutIsAnError) {
   auto run = journal->BeginRun(RunKind::kGuard, {"true"}, kT0);
   const auto waited = std::chrono::steady_clock::now() - start;
   ASSERT_FALSE(run);
-  EXPECT_NE(run.error().message.find(path.string()), std::string::npos);
-  EXPECT_NE(run.error().message.find("locked"), std::string::npos) << run.error().message;
+  EXPECT_NE(EnglishText(run.error().what).find(path.string()), std::string::npos);
+  EXPECT_NE(EnglishText(run.error().what).find("locked"), std::string::npos)
+      << EnglishText(run.error().what);
   EXPECT_GE(waited, milliseconds(90));
   sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(holder);
@@ -420,18 +425,27 @@ TEST(Journal, ReadOnlyNeverCreatesOrWrites) {
   TempDir tmp;
   auto missing = Journal::Open(tmp / "nope.db", JournalOptions{.read_only = true});
   ASSERT_FALSE(missing);
-  EXPECT_NE(missing.error().message.find((tmp / "nope.db").string()), std::string::npos);
+  EXPECT_NE(EnglishText(missing.error().what).find((tmp / "nope.db").string()), std::string::npos);
   EXPECT_FALSE(fs::exists(tmp / "nope.db"));
   // An empty file (SQLite's empty database) reads as no runs and stays empty.
   std::ofstream(tmp / "empty.db").close();
   auto empty = Journal::Open(tmp / "empty.db", JournalOptions{.read_only = true});
-  ASSERT_TRUE(empty) << empty.error().message;
+  ASSERT_TRUE(empty) << EnglishText(empty.error().what);
   EXPECT_EQ(empty->schema_version(), 0);
   EXPECT_TRUE(empty->RecentRuns(5)->empty());
   auto refused = empty->BeginRun(RunKind::kGuard, {"true"}, kT0);
   ASSERT_FALSE(refused);
-  EXPECT_NE(refused.error().message.find("read-only"), std::string::npos);
+  EXPECT_NE(EnglishText(refused.error().what).find("read-only"), std::string::npos);
   EXPECT_EQ(fs::file_size(tmp / "empty.db"), 0u);
+}
+
+// A ladder for `job` (matched by its name) with `symptom`, as `ladder start` makes one.
+LadderRow NewLadder(const std::string& job, const std::string& symptom) {
+  LadderRow row;
+  row.job = job;
+  row.symptom = symptom;
+  row.match_text = job;
+  return row;
 }
 
 // A ladder entry's text is stored as a message value (id and arguments) beside its English:
@@ -440,12 +454,9 @@ TEST(Journal, LadderEntryTextRoundTripsAsAMessage) {
   TempDir dir;
   const auto path = dir / "journal.db";
   auto journal = Journal::Open(path);
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   LadderJournal ladders(*journal);
-  LadderRow row;
-  row.job = "myjob";
-  row.symptom = "load";
-  row.match_text = "myjob";
+  const LadderRow row = NewLadder("myjob", "load");
   const Message text = JoinMessages(
       {Msg("between runs, as root: {} (or: headroom ladder apply JOB)", "sync"),
        Msg("plan: {0} {1}, batch {2} x seq {3}: peak {4} of a {5} budget ({6})", "llama-3.1-8b",
@@ -453,7 +464,7 @@ TEST(Journal, LadderEntryTextRoundTripsAsAMessage) {
       "; ");
   auto id = ladders.Start(row, {{1, "entered", text, std::nullopt, "", "{}", ""}},
                           std::chrono::system_clock::now());
-  ASSERT_TRUE(id) << id.error().message;
+  ASSERT_TRUE(id) << EnglishText(id.error().what);
   auto entries = ladders.Entries(*id);
   ASSERT_TRUE(entries);
   ASSERT_EQ(entries->size(), 1u);
@@ -478,40 +489,125 @@ TEST(Journal, LadderEntriesOfAVersionThreeFileReadAsLiteralText) {
   const auto path = dir / "journal.db";
   {
     auto journal = Journal::Open(path);
-    ASSERT_TRUE(journal) << journal.error().message;
+    ASSERT_TRUE(journal) << EnglishText(journal.error().what);
     LadderJournal ladders(*journal);
-    LadderRow row;
-    row.job = "old";
-    row.symptom = "step";
-    row.match_text = "old";
-    ASSERT_TRUE(ladders.Start(row, {{1, "entered", Msg("x"), std::nullopt, "", "{}", ""}},
+    ASSERT_TRUE(ladders.Start(NewLadder("old", "step"),
+                              {{1, "entered", Msg("x"), std::nullopt, "", "{}", ""}},
                               std::chrono::system_clock::now()));
   }
   // What a version 3 headroom left: the English text and no message column.
   RawExec(path,
           "UPDATE ladder_entries SET text = 'Cached 1.00 GB: a flush would free up to 1.00 GB';"
           "ALTER TABLE ladder_entries DROP COLUMN text_message;"
-          "ALTER TABLE ladders DROP COLUMN plan_request; PRAGMA user_version = 3;");
+          "ALTER TABLE ladders DROP COLUMN plan_request;"
+          "ALTER TABLE runs DROP COLUMN notes_json; ALTER TABLE trials DROP COLUMN notes_message;"
+          "PRAGMA user_version = 3;");
   auto reader = Journal::Open(path, JournalOptions{.read_only = true});
-  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_TRUE(reader) << EnglishText(reader.error().what);
   EXPECT_EQ(reader->schema_version(), 3);
   LadderJournal ladders(*reader);
   auto open = ladders.Open();
   ASSERT_TRUE(open);
   ASSERT_EQ(open->size(), 1u);
   auto entries = ladders.Entries(open->front().id);
-  ASSERT_TRUE(entries) << entries.error().message;
+  ASSERT_TRUE(entries) << EnglishText(entries.error().what);
   ASSERT_EQ(entries->size(), 1u);
   EXPECT_EQ((*entries)[0].text,
             Message::Literal("Cached 1.00 GB: a flush would free up to 1.00 GB"));
   // A recording open migrates it; the old row still reads as its text.
   auto writer = Journal::Open(path);
-  ASSERT_TRUE(writer) << writer.error().message;
+  ASSERT_TRUE(writer) << EnglishText(writer.error().what);
   EXPECT_EQ(writer->schema_version(), kJournalSchemaVersion);
   LadderJournal migrated(*writer);
   entries = migrated.Entries(open->front().id);
   ASSERT_TRUE(entries);
   EXPECT_EQ(EnglishText((*entries)[0].text), "Cached 1.00 GB: a flush would free up to 1.00 GB");
+}
+
+// A guard's notes and a trial's notes are stored as messages (schema version 6), so a reader
+// renders them in its own language; the English stays where it always was.
+TEST(Journal, RunAndTrialNotesRoundTripAsMessages) {
+  TempDir dir;
+  const auto path = dir / "journal.db";
+  auto journal = Journal::Open(path);
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
+  auto run = journal->BeginRun(RunKind::kGuard, {"python", "train.py"}, kT0);
+  ASSERT_TRUE(run);
+  const std::vector<Message> notes = {
+      Msg("no cgroup: {}", Msg("open({}): {}", "cgroup.procs", ErrnoArg{EACCES})),
+      MsgPlural("{} warning", "{} warnings", 2, 2)};
+  ASSERT_TRUE(journal->FinishRun(*run, "ok", 0, R"({"notes":["ignored: the messages win"]})",
+                                 kT0 + seconds(1), notes));
+  Trial trial;
+  trial.notes = "pool peak 9.00 GB is over the limit 8.00 GB";
+  trial.notes_message =
+      Msg("pool peak {} is over the limit {}", GB(9'000'000'000), GB(8'000'000'000));
+  trial.started_at = kT0;
+  trial.ended_at = kT0 + seconds(1);
+  ASSERT_TRUE(journal->AddTrial(*run, trial));
+  Trial plain;  // no message: the text is shown as it is
+  plain.notes = "exit status 1";
+  ASSERT_TRUE(journal->AddTrial(*run, plain));
+
+  auto runs = journal->RecentRuns(1);
+  ASSERT_TRUE(runs);
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].notes, notes);
+  EXPECT_EQ((*runs)[0].summary_json, R"({"notes":["ignored: the messages win"]})");
+  auto trials = journal->Trials(*run);
+  ASSERT_TRUE(trials);
+  ASSERT_EQ(trials->size(), 2u);
+  EXPECT_EQ((*trials)[0].notes, "pool peak 9.00 GB is over the limit 8.00 GB");
+  EXPECT_EQ((*trials)[0].notes_message, trial.notes_message);
+  EXPECT_EQ((*trials)[1].notes_message, Message::Literal("exit status 1"));
+}
+
+// Rows written before schema version 6 have no stored notes: a run's notes read as the
+// English texts of its summary's "notes", a trial's as its notes text, and a version 5 file
+// is read (read-only) without a migration.
+TEST(Journal, NotesOfAVersionFiveFileReadAsLiteralText) {
+  TempDir dir;
+  const auto path = dir / "journal.db";
+  int64_t run_id = 0;
+  {
+    auto journal = Journal::Open(path);
+    ASSERT_TRUE(journal) << EnglishText(journal.error().what);
+    auto run = journal->BeginRun(RunKind::kGuard, {"true"}, kT0);
+    ASSERT_TRUE(run);
+    run_id = *run;
+    Trial trial;
+    trial.notes = "exit status 1";
+    ASSERT_TRUE(journal->AddTrial(run_id, trial));
+  }
+  // What a version 5 headroom left: the notes in English only.
+  RawExec(path,
+          "UPDATE runs SET status = 'ok', summary_json = "
+          "'{\"notes\":[\"no cgroup: permission denied\",7,\"ran as root\"]}';"
+          "ALTER TABLE runs DROP COLUMN notes_json; ALTER TABLE trials DROP COLUMN notes_message;"
+          "PRAGMA user_version = 5;");
+  const std::vector<Message> expected = {Message::Literal("no cgroup: permission denied"),
+                                         Message::Literal("ran as root")};
+  auto reader = Journal::Open(path, JournalOptions{.read_only = true});
+  ASSERT_TRUE(reader) << EnglishText(reader.error().what);
+  EXPECT_EQ(reader->schema_version(), 5);
+  auto runs = reader->RecentRuns(1);
+  ASSERT_TRUE(runs) << EnglishText(runs.error().what);
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].notes, expected);
+  auto trials = reader->Trials(run_id);
+  ASSERT_TRUE(trials) << EnglishText(trials.error().what);
+  ASSERT_EQ(trials->size(), 1u);
+  EXPECT_EQ((*trials)[0].notes_message, Message::Literal("exit status 1"));
+  // A recording open migrates it; the old rows still read as their text.
+  auto writer = Journal::Open(path);
+  ASSERT_TRUE(writer) << EnglishText(writer.error().what);
+  EXPECT_EQ(writer->schema_version(), kJournalSchemaVersion);
+  runs = writer->RecentRuns(1);
+  ASSERT_TRUE(runs);
+  EXPECT_EQ((*runs)[0].notes, expected);
+  trials = writer->Trials(run_id);
+  ASSERT_TRUE(trials);
+  EXPECT_EQ((*trials)[0].notes_message, Message::Literal("exit status 1"));
 }
 
 }  // namespace

@@ -54,8 +54,9 @@ class RecordedRun {
                            WallTime wall_time = std::chrono::system_clock::now());
   Result<int64_t> AddTrial(const Trial& trial);
   // Closes the run (once; a second call changes nothing and answers false). `summary_json`:
-  // a JSON object, or "" for none.
+  // a JSON object, or "" for none; `notes` stored as messages (Journal::FinishRun).
   Result<bool> Finish(std::string_view status, int exit_status, std::string_view summary_json,
+                      const std::vector<Message>& notes = {},
                       WallTime ended_at = std::chrono::system_clock::now());
 
  private:

@@ -339,7 +339,7 @@ class SweepRun {
       Trial t;
       t.config_json = config_json;
       t.outcome = TrialOutcome::kSkipped;
-      t.notes = step.reason;
+      t.notes = step.reason;  // the search's words, English (sweep/search.h)
       t.started_at = t.ended_at = std::chrono::system_clock::now();
       if (auto added = recording->AddTrial(t); !added) return added.error();
       written_skips.push_back(config_json);
@@ -408,25 +408,28 @@ class SweepRun {
     TrialReport report;
     report.outcome = run->outcome;
     report.peak_bytes = run->peak_bytes;
-    report.summary = run->notes.empty() ? std::string(TrialOutcomeName(run->outcome)) : run->notes;
+    const std::string notes = EnglishText(run->notes);
+    report.summary = notes.empty() ? std::string(TrialOutcomeName(run->outcome)) : notes;
     Trial t;
     t.config_json = config_json;
     t.outcome = run->outcome;
     t.peak_bytes = run->peak_bytes;
     t.headroom_bytes =
         static_cast<int64_t>(opt.limit_bytes) - static_cast<int64_t>(run->peak_pool_bytes);
-    t.notes = run->notes;
-    if (run->outcome != TrialOutcome::kOk)
-      t.notes += (t.notes.empty() ? "" : "; ") + ("log: " + log.string());
+    // The notes, in English for the results and as a message for the journal's readers.
+    std::vector<Message> parts;
+    if (!run->notes.empty()) parts.push_back(run->notes);
+    if (run->outcome != TrialOutcome::kOk) parts.push_back(Msg("log: {}", log.string()));
+    t.notes = EnglishText(JoinMessages(parts, "; "));
     // The journal keeps the other two measures in the notes (no column of their own).
-    const std::string measures =
-        fmt::format("tree RSS peak {}; cgroup peak {}", FormatGB(run->guard.peak_tree_rss_bytes),
-                    run->guard.cgroup_peak_bytes ? FormatGB(*run->guard.cgroup_peak_bytes)
-                                                 : std::string("n/a"));
+    parts.push_back(Msg("tree RSS peak {}; cgroup peak {}", GB(run->guard.peak_tree_rss_bytes),
+                        run->guard.cgroup_peak_bytes ? MessageArg(GB(*run->guard.cgroup_peak_bytes))
+                                                     : MessageArg(std::string("n/a"))));
     t.started_at = started_at;
     t.ended_at = std::chrono::system_clock::now();
     Trial recorded = t;
-    recorded.notes += (recorded.notes.empty() ? "" : "; ") + measures;
+    recorded.notes_message = JoinMessages(parts, "; ");
+    recorded.notes = EnglishText(recorded.notes_message);
     if (auto added = recording->AddTrial(recorded); !added) return added.error();
     search.Report(step.config, report);
     SweepRow row =

@@ -171,37 +171,35 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
     facts.kernel_oom_kills = *oom_after - *oom_before;
   run.outcome = ClassifyTrial(facts);
 
-  const std::string status = guard->job_exit_code
-                                 ? fmt::format("exit status {}", *guard->job_exit_code)
-                             : guard->job_signal ? fmt::format("signal {}", *guard->job_signal)
-                                                 : std::string("ended");
+  const Message status = guard->job_exit_code ? Msg("exit status {}", *guard->job_exit_code)
+                         : guard->job_signal  ? Msg("signal {}", *guard->job_signal)
+                                              : Msg("ended");
   switch (run.outcome) {
     case TrialOutcome::kOk:
       break;
     case TrialOutcome::kOverLimit:
-      run.notes = fmt::format("pool peak {} is over the limit {}", FormatGB(run.peak_pool_bytes),
-                              FormatGB(spec.limit_bytes));
+      run.notes =
+          Msg("pool peak {} is over the limit {}", GB(run.peak_pool_bytes), GB(spec.limit_bytes));
       break;
     case TrialOutcome::kKilledByGuard:
-      run.notes = fmt::format(
-          "killed by the guard ({}): MemAvailable {} below the kill level {}", guard->kill_reason,
-          FormatGB(guard->trigger_available_bytes.value_or(0)), FormatGB(spec.min_available_bytes));
+      run.notes = Msg("killed by the guard ({}): MemAvailable {} below the kill level {}",
+                      guard->kill_reason, GB(guard->trigger_available_bytes.value_or(0)),
+                      GB(spec.min_available_bytes));
       break;
     case TrialOutcome::kTimeout:
-      run.notes =
-          fmt::format("still running after the trial timeout ({:.0f} s); ended", guard->duration_s);
+      run.notes = Msg("still running after the trial timeout ({:.0f} s); ended", guard->duration_s);
       break;
     case TrialOutcome::kOom:
-      run.notes =
-          facts.oom_message
-              ? fmt::format("{}: {}", status, *facts.oom_message)
-              : fmt::format("{} while the kernel's OOM killer fired ({} kill(s) in /proc/vmstat)",
+      // The kernel's and the job's own words (an OOM line, the log's last line) stay as written.
+      run.notes = facts.oom_message
+                      ? JoinMessages({status, Message::Literal(*facts.oom_message)}, ": ")
+                      : Msg("{} while the kernel's OOM killer fired ({} kill(s) in /proc/vmstat)",
                             status, facts.kernel_oom_kills);
       break;
     case TrialOutcome::kError:
     case TrialOutcome::kSkipped: {
       const std::string last = LastLine(tail);
-      run.notes = last.empty() ? status : fmt::format("{}: {}", status, last);
+      run.notes = last.empty() ? status : JoinMessages({status, Message::Literal(last)}, ": ");
       break;
     }
   }

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/message.h"
 #include "base/result.h"
 #include "run/guard.h"
 #include "store/journal.h"
@@ -59,7 +60,7 @@ struct TrialRun {
   uint64_t baseline_available_bytes = 0;  // MemAvailable just before the launch
   uint64_t peak_bytes = 0;                // the trial's own: baseline - lowest MemAvailable
   uint64_t peak_pool_bytes = 0;           // MemTotal - lowest MemAvailable
-  std::string notes;                      // why, in a phrase: "exit status 1: ValueError: ..."
+  Message notes;  // why, in a phrase: "exit status 1: ValueError: ..."; empty when ok
 };
 
 // Runs one trial to its end. Error: the command cannot be started or the log not opened.

@@ -7,6 +7,7 @@
 // a millisecond on a journal of thousands of runs (bench/top_cost.py measures top as a whole).
 #include "top/running_guards.h"
 
+#include "base/message.h"
 #include "run/guard_record.h"
 #include "sys/processes.h"
 
@@ -66,7 +67,7 @@ std::vector<RunningGuard> RunningGuardReader::Read(std::string& note) {
     auto opened = Journal::Open(
         path_, JournalOptions{.read_only = true, .busy_timeout = std::chrono::milliseconds(200)});
     if (!opened) {
-      note = opened.error().message;
+      note = EnglishText(opened.error().what);
       return {};
     }
     // A file another process is creating has no schema yet: read as empty, opened again
@@ -76,7 +77,7 @@ std::vector<RunningGuard> RunningGuardReader::Read(std::string& note) {
   }
   auto runs = journal_->RunningRuns(kRunsScanned);
   if (!runs) {
-    note = runs.error().message;
+    note = EnglishText(runs.error().what);
     journal_.reset();  // reopened on the next read: the file may have been replaced
     return {};
   }

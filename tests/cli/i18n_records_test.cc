@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -16,7 +17,9 @@
 #include <vector>
 
 #include "../explain/synthetic_run.h"
+#include "base/message.h"
 #include "i18n_cli.h"
+#include "store/journal.h"
 #include "testing_files.h"
 
 namespace headroom {
@@ -269,6 +272,45 @@ TEST_F(I18nRecords, LadderShowsRecordedEntriesInTheReadersLanguage) {
   EXPECT_TRUE(Contains(r.out, ZhFormat("between runs, as root: {} (or: headroom ladder apply JOB)",
                                        "sync; echo 3 > /proc/sys/vm/drop_caches")))
       << r.out;
+}
+
+// A guarded run's notes are stored as messages (journal schema version 6): `history` shows
+// them in the reader's language, a run recorded before shows the English its summary holds,
+// and `history --json` is the same in every language.
+TEST_F(I18nRecords, HistoryShowsRecordedNotesInTheReadersLanguage) {
+  testing::TempDir dir("i18n-history");
+  const std::string journal = (dir / "journal.db").string();
+  {
+    auto j = Journal::Open(journal);
+    ASSERT_TRUE(j) << EnglishText(j.error().what);
+    const WallTime t0 = std::chrono::system_clock::now();
+    auto old = j->BeginRun(RunKind::kGuard, {"python", "old.py"}, t0);
+    ASSERT_TRUE(old);  // as an older headroom recorded it: the English only
+    ASSERT_TRUE(j->FinishRun(*old, "ok", 0, R"({"notes":["nice -10: recorded in English"]})", t0));
+    auto run = j->BeginRun(RunKind::kGuard, {"python", "train.py"}, t0);
+    ASSERT_TRUE(run);
+    const Message note = Msg("oom_score_adj -500 for the guard: not permitted");
+    ASSERT_TRUE(j->FinishRun(*run, "ok", 0, nlohmann::json{{"notes", {EnglishText(note)}}}.dump(),
+                             t0, {note}));
+  }
+  const auto zh = Headroom({"history", "--journal", journal}, kChinese);
+  ASSERT_EQ(zh.status, 0) << zh.err;
+  EXPECT_TRUE(Contains(zh.out, ZhFormat("note: {}", Zh("oom_score_adj -500 for the guard: "
+                                                       "not permitted"))))
+      << zh.out;
+  EXPECT_FALSE(Contains(zh.out, "oom_score_adj -500 for the guard: not permitted")) << zh.out;
+  EXPECT_TRUE(Contains(zh.out, ZhFormat("note: {}", "nice -10: recorded in English"))) << zh.out;
+  const auto en = Headroom({"history", "--journal", journal}, kEnglish);
+  ASSERT_EQ(en.status, 0) << en.err;
+  EXPECT_TRUE(Contains(en.out, "    note: oom_score_adj -500 for the guard: not permitted\n"))
+      << en.out;
+  // --json: the summaries as recorded, in English, whatever the reader's language.
+  const auto zh_json = Headroom({"history", "--journal", journal, "--json"}, kChinese);
+  const auto en_json = Headroom({"history", "--journal", journal, "--json"}, kEnglish);
+  ASSERT_EQ(zh_json.status, 0) << zh_json.err;
+  EXPECT_EQ(zh_json.out, en_json.out);
+  EXPECT_FALSE(HasCjk(zh_json.out)) << zh_json.out;
+  EXPECT_TRUE(Contains(zh_json.out, "oom_score_adj -500 for the guard: not permitted"));
 }
 
 TEST_F(I18nRecords, ReportPageDataIsEnglishWhileItsLineIsChinese) {
