@@ -96,6 +96,8 @@ class Child {
   bool attached() const { return attached_; }
   const JobCgroup* cgroup() const { return cgroup_ ? &*cgroup_ : nullptr; }
   SignalScope& signals() { return signals_; }
+  // Readable (POLLIN) once the job's own process has exited; -1 without a pidfd.
+  int pidfd() const { return pidfd_.get(); }
 
   // The job itself: a spawned one runs until the guard reaps it (MarkReaped); an attached
   // one while its pidfd is not readable.

@@ -51,10 +51,11 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // Summing the tree's RSS walks the tree's /proc files (about 10 us per process): every
-// 250 ms near the level, every 2 s far from it, where idle CPU matters more than a finer
-// peak.
+// 250 ms near the level, every 10 s far from it, where idle CPU matters more than a finer
+// peak (far from the level the pool is not the tree's to fill; the exit's rusage adds each
+// reaped process's own peak).
 constexpr double kRssSampleNearSeconds = 0.25;
-constexpr double kRssSampleFarSeconds = 2.0;
+constexpr double kRssSampleFarSeconds = 10.0;
 constexpr double kFastFallBytesPerSecond = 1e9;
 
 double MonoSeconds() {
@@ -222,14 +223,21 @@ void RecordWarning(const GuardOptions& opt, uint64_t available, bool& warned, Gu
 // Signals to the guard go to the job tree; every exited process is reaped, and its own peak
 // RSS comes with it (wait4's ru_maxrss, KiB), exact where the sampled tree sum can miss a
 // short peak.
-void ForwardAndReap(Child& child, bool signals_ready, GuardSummary& sum, GuardEvents& events) {
+// Reaps after a SIGCHLD or once the job's pidfd is readable (a thread of the caller that
+// does not block SIGCHLD can take the signal), so an idle wakeup costs a poll and a pread.
+void ForwardAndReap(Child& child, bool signals_ready, bool job_exited, GuardSummary& sum,
+                    GuardEvents& events) {
+  bool reap = job_exited || child.pidfd() < 0;
   while (auto s = signals_ready ? child.signals().Next() : std::nullopt) {
-    if (*s == SIGCHLD) continue;
+    if (*s == SIGCHLD) {
+      reap = true;
+      continue;
+    }
     if (!sum.forwarded_signal) sum.forwarded_signal = *s;
     const int n = child.Signal(*s);
     events.Emit("forward", {{"signal", *s}, {"processes", n}});
   }
-  for (;;) {
+  while (reap) {
     int status = 0;
     rusage usage{};
     const pid_t p = ::wait4(-1, &status, WNOHANG, &usage);
@@ -366,14 +374,17 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
   double crossing_s = 0, last_rss_s = -1, last_tick_s = state.start_s;
   const double tick_s = std::chrono::duration<double>(opt.tick_period).count();
   for (;;) {
-    pollfd fds[3] = {{child->signals().fd(), POLLIN, 0},
+    // The job's pidfd only while it runs: an exited process's pidfd stays readable.
+    pollfd fds[4] = {{child->signals().fd(), POLLIN, 0},
                      {psi.some.get(), POLLPRI, 0},
-                     {psi.full.get(), POLLPRI, 0}};
-    ::poll(fds, 3, static_cast<int>(state.period.count()));
+                     {psi.full.get(), POLLPRI, 0},
+                     {child->running() ? child->pidfd() : -1, POLLIN, 0}};
+    ::poll(fds, 4, static_cast<int>(state.period.count()));
     // Read.
     GuardReading r;
     r.now_s = MonoSeconds();
-    ForwardAndReap(*child, (fds[0].revents & POLLIN) != 0, sum, events);
+    ForwardAndReap(*child, (fds[0].revents & POLLIN) != 0, (fds[3].revents & POLLIN) != 0, sum,
+                   events);
     if (fds[1].revents & POLLPRI)
       events.Emit("pressure", {{"kind", "some"}, {"stall_ms_per_s", 150}});
     r.psi_full = (fds[2].revents & POLLPRI) != 0;

@@ -9,11 +9,15 @@
 //    falls faster than 1 GB/s.
 //  - Period: 10 ms near the level (within twice it), when memory falls faster than 1 GB/s, or
 //    once a signal went out (guard_peers.md section 6: a 10 ms poller fired 2-14 ms after the
-//    crossing at up to 20 GB/s). Farther away, half the time a fill at
-//    kCredibleFillBytesPerSecond needs to reach the level, capped at 1 s: a sleep ends before
-//    any fill of up to 40 GB/s that began with it has crossed, and the wakeup after it sees
-//    the fall (over 1 GB/s) and switches to 10 ms. earlyoom sleeps the whole time a 6 GB/s
-//    fill would need, capped at 1 s (main.c sleep_time_ms).
+//    crossing at up to 20 GB/s). Farther away, the time a fill at kCredibleFillBytesPerSecond
+//    needs to reach the level, capped at 1 s: a sleep ends no later than any fill of up to
+//    20 GB/s that began with it reaches the level, and the wakeup after it sees the fall (over
+//    1 GB/s), projects the crossing and switches to 10 ms. A fill at the fastest rate measured
+//    here (16.6 GB/s) is seen with a sixth of the distance still to go. It was half that time
+//    until 2026-12-02, which doubled the wakeups of an idle guard for a margin (fills of 20-40
+//    GB/s) that no measurement here or published for the GB10 needs (docs/guard-benchmark.md).
+//    earlyoom sleeps the whole time a 6 GB/s fill would need, capped at 1 s (main.c
+//    sleep_time_ms).
 #include "run/kill_policy.h"
 
 #include <algorithm>
@@ -28,7 +32,6 @@ using std::chrono::milliseconds;
 constexpr double kFastFallBytesPerSecond = 1e9;
 constexpr milliseconds kMinPeriod{10};
 constexpr milliseconds kMaxFarPeriod{1000};
-constexpr double kFarSleepFraction = 0.5;
 constexpr double kMaxProjectionSeconds = 0.2;
 
 double Seconds(milliseconds d) { return std::chrono::duration<double>(d).count(); }
@@ -65,7 +68,7 @@ milliseconds KillPolicy::NextPeriod(const GuardState& s, const GuardReading& r,
     const auto left = milliseconds(static_cast<int64_t>(std::ceil(std::max(0.0, left_s) * 1000)));
     cap = std::min(cap, std::max(left, kMinPeriod));
   }
-  const auto far = milliseconds(static_cast<int64_t>(kFarSleepFraction * to_level_s * 1000));
+  const auto far = milliseconds(static_cast<int64_t>(to_level_s * 1000));
   return std::clamp(far, kMinPeriod, cap);
 }
 

@@ -252,21 +252,47 @@ TEST(KillPolicy, TheNearPeriodIs10Ms) {
   EXPECT_EQ(KillPolicy::NextPeriod(c, Reading(100, 100 * kGiB), Options()), milliseconds(10));
 }
 
-TEST(KillPolicy, TheFarPeriodIsHalfTheTimeA20GBpsFillNeedsCappedAt1s) {
+TEST(KillPolicy, TheFarPeriodIsTheTimeA20GBpsFillNeedsCappedAt1s) {
   const GuardState s = State();
-  // 10 GiB available, a 4 GiB level: 6 GiB to go, 322 ms at 20 GB/s; half of it.
+  // 10 GiB available, a 4 GiB level: 6 GiB to go, 322 ms at 20 GB/s.
   const uint64_t available = 10 * kGiB;
   const double to_level_s = static_cast<double>(6 * kGiB) / kCredibleFillBytesPerSecond;
   EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, available), Options()),
-            milliseconds(static_cast<int64_t>(0.5 * to_level_s * 1000)));
-  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, available), Options()), milliseconds(161));
-  // 100 GiB away: 2.7 s, capped at 1 s.
+            milliseconds(static_cast<int64_t>(to_level_s * 1000)));
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, available), Options()), milliseconds(322));
+  // 100 GiB away: 5.4 s, capped at 1 s; 18 GiB away (an idle 24 GiB box): 966 ms.
   EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 104 * kGiB), Options()), milliseconds(1000));
-  // Just past twice the level: never under 10 ms.
-  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 8 * kGiB), Options()), milliseconds(107));
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 22 * kGiB), Options()), milliseconds(966));
+  // Just past twice the level: 4 GiB to go, 214 ms.
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 8 * kGiB), Options()), milliseconds(214));
   KillPolicyOptions tiny = Options();
   tiny.min_available_bytes = 1;
   EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 1000), tiny), milliseconds(10));
+}
+
+// The far period's promise, end to end: a fill at the fastest rate measured here (16.6 GB/s)
+// that starts right after a far reading is projected, and acted on, at the next wakeup,
+// before MemAvailable reaches the level.
+TEST(KillPolicy, AFillAtTheFastestMeasuredRateIsCaughtAtTheWakeupAfterAFarSleep) {
+  GuardState s = State(10 * kGiB);
+  const GuardReading far = Reading(100, 10 * kGiB);
+  KillPolicy::Observe(s, far);
+  KillDecision d = KillPolicy::Decide(s, far, Options());
+  ASSERT_EQ(d.action, GuardAction::kNone);
+  KillPolicy::Apply(s, d, far, Options());
+  ASSERT_EQ(s.period, milliseconds(322));
+  constexpr double kRate = 16.6e9;
+  const double slept_s = 0.322;
+  const auto filled = static_cast<uint64_t>(kRate * slept_s);
+  const GuardReading wake = Reading(100 + slept_s, 10 * kGiB - filled);
+  ASSERT_GT(wake.available_bytes, Options().min_available_bytes);  // not crossed yet
+  KillPolicy::Observe(s, wake);
+  d = KillPolicy::Decide(s, wake, Options());
+  EXPECT_EQ(d.action, GuardAction::kTrigger);
+  EXPECT_EQ(d.reason, "projected");
+  // What was left at the signal: the crossing was still over 60 ms away at that rate.
+  EXPECT_GT(static_cast<double>(wake.available_bytes - Options().min_available_bytes) / kRate,
+            0.060);
 }
 
 TEST(KillPolicy, TheCallersMaxPeriodBoundsTheFarPeriod) {
