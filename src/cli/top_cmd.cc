@@ -37,10 +37,12 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/message_text.h"
 #include "cli/top/top_view.h"
 #include "gpu/nvml.h"
 #include "run/guard_record.h"
 #include "store/journal.h"
+#include "top/cadence.h"
 #include "top/collector.h"
 #include "top/terminal.h"
 #include "top/top_json.h"
@@ -93,11 +95,11 @@ int RunBatch(const CliEnv& env, TopCollector& collector, const TopFlags& flags,
   UiState ui;
   ui.sort = flags.sort;
   const int64_t n = flags.iterations.value_or(1);
-  auto next = std::chrono::steady_clock::now();
+  SampleCadence cadence(flags.interval, std::chrono::steady_clock::now());
   for (int64_t i = 0; i < n; ++i) {
     if (i > 0) {
-      next += flags.interval;
-      std::this_thread::sleep_until(next);
+      cadence.Advance(std::chrono::steady_clock::now(), /*skip_overrun=*/false);
+      std::this_thread::sleep_until(cadence.next());
     }
     const TopSnapshot& s =
         collector.Refresh(std::chrono::system_clock::now(), std::chrono::steady_clock::now());
@@ -127,7 +129,7 @@ int RunInteractive(TopCollector& collector, const TopFlags& flags, const std::st
   auto terminal = Terminal::Open(flags.no_color);
   if (!terminal) {
     ::close(sig_fd);
-    throw UsageError{terminal.error().message};
+    throw UsageError{TranslatedText(terminal.error().what)};
   }
   Terminal& term = **terminal;
   ViewOptions view;
@@ -140,14 +142,13 @@ int RunInteractive(TopCollector& collector, const TopFlags& flags, const std::st
   std::optional<TopSnapshot> frozen;
   std::optional<History> frozen_history;
 
-  auto next = std::chrono::steady_clock::now();
+  SampleCadence cadence(flags.interval, std::chrono::steady_clock::now());
   bool draw = true;
   for (bool quit = false; !quit;) {
     const auto now = std::chrono::steady_clock::now();
-    if (now >= next) {
+    if (cadence.Due(now)) {
       collector.Refresh(std::chrono::system_clock::now(), now);
-      next += flags.interval;
-      if (next < now) next = now + flags.interval;  // overran (a stopped terminal): skip slots
+      cadence.Advance(now, /*skip_overrun=*/true);  // a stopped terminal: skip the slots
       draw = draw || !ui.paused;
     }
     if (draw) {
@@ -158,10 +159,9 @@ int RunInteractive(TopCollector& collector, const TopFlags& flags, const std::st
                           use_frozen ? *frozen_history : collector.history(), ui, view));
       draw = false;
     }
-    const auto wait =
-        std::chrono::ceil<std::chrono::milliseconds>(next - std::chrono::steady_clock::now());
     bool signalled = false;
-    for (TopKey key : term.Wait(std::max(wait, std::chrono::milliseconds(0)), sig_fd, signalled)) {
+    for (TopKey key :
+         term.Wait(cadence.WaitFrom(std::chrono::steady_clock::now()), sig_fd, signalled)) {
       switch (ApplyKey(ui, key)) {
         case KeyAction::kQuit:
           quit = true;
@@ -223,30 +223,41 @@ std::unique_ptr<CommandFlags> DefineTopFlags() {
   return defined;
 }
 
+namespace {
+
+// --interval (else [top] interval), --sort, --once and --iterations into `flags`.
+void ReadTopFlags(const CliEnv& env, TopCommandFlags& f) {
+  auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
+         flags] = f;
+  // --interval, else HEADROOM_TOP_INTERVAL or [top] interval, else 1s.
+  if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kTopInterval);
+  auto parsed = ParseDuration(interval_text);
+  if (!parsed) throw UsageError{"--interval: " + TranslatedText(parsed.error().what)};
+  flags.interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+  if (flags.interval < kMinInterval) {
+    throw UsageError{TrFormat("--interval: {} is below the minimum of 100ms", interval_text)};
+  }
+  auto sort = ParseSortOrder(sort_text);
+  if (!sort) throw UsageError{TrFormat("--sort: '{}' is not one of mem, pid, name", sort_text)};
+  flags.sort = *sort;
+  if (once && !iterations_text.empty())
+    throw UsageError{Tr("--once and --iterations: give one of them")};
+  if (!iterations_text.empty()) {
+    auto n = ParsePositiveInt(iterations_text);
+    if (!n) throw UsageError{"--iterations: " + TranslatedText(n.error().what)};
+    flags.iterations = *n;
+  }
+  if (once || flags.json) flags.iterations = flags.iterations.value_or(1);
+}
+
+}  // namespace
+
 int RunTopCommand(const CliEnv& env, CommandFlags& given_flags) {
   auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
          flags] = FlagsOf<TopCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
-    // --interval, else HEADROOM_TOP_INTERVAL or [top] interval, else 1s.
-    if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kTopInterval);
-    auto parsed = ParseDuration(interval_text);
-    if (!parsed) throw UsageError{"--interval: " + parsed.error().message};
-    flags.interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
-    if (flags.interval < kMinInterval) {
-      throw UsageError{TrFormat("--interval: {} is below the minimum of 100ms", interval_text)};
-    }
-    auto sort = ParseSortOrder(sort_text);
-    if (!sort) throw UsageError{TrFormat("--sort: '{}' is not one of mem, pid, name", sort_text)};
-    flags.sort = *sort;
-    if (once && !iterations_text.empty())
-      throw UsageError{Tr("--once and --iterations: give one of them")};
-    if (!iterations_text.empty()) {
-      auto n = ParsePositiveInt(iterations_text);
-      if (!n) throw UsageError{"--iterations: " + n.error().message};
-      flags.iterations = *n;
-    }
-    if (once || flags.json) flags.iterations = flags.iterations.value_or(1);
+    ReadTopFlags(env, FlagsOf<TopCommandFlags>(given_flags));
     if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
       throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
     }
@@ -265,7 +276,7 @@ int RunTopCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (auto nvml = Nvml::Open(library)) {
       gpu = std::move(*nvml);
     } else {
-      gpu_note = nvml.error().message;
+      gpu_note = TranslatedText(nvml.error().what);
       // Asked for by name (as ps does): worth a line, where a line does not garble a screen.
       if (!library.empty() && flags.iterations) PrintError(env, gpu_note);
     }
@@ -276,7 +287,7 @@ int RunTopCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (auto path = JournalPath(env, journal_flag)) {
       options.journal = *path;
     } else {
-      options.journal_note = path.error().message;
+      options.journal_note = TranslatedText(path.error().what);
     }
     const std::string host = options.host;
     TopCollector collector(root, std::move(gpu), gpu_note, std::move(options));
