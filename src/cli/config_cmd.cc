@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "base/i18n.h"
-#include "base/table.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
+#include "cli/config_view.h"
 #include "cli/message_text.h"
 #include "config/config_file.h"
 #include "config/config_json.h"
@@ -32,37 +32,6 @@
 namespace headroom {
 namespace {
 
-// The origins as `show` prints them, translated (SettingOriginName's words; JSON keeps them).
-[[maybe_unused]] constexpr const char* kOriginWords[] = {N_("default"), N_("file"),
-                                                         N_("environment"), N_("flag")};
-
-// Control bytes from a file or a variable would garble the terminal: shown as '?'.
-std::string Printable(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-  }
-  return out;
-}
-
-// The value a setting has, as `show` prints it: as written, or the default's description.
-std::string ShownValue(const Settings& s, const SettingInfo& info) {
-  if (info.id == SettingId::kJournal) {
-    if (s.journal.value.empty()) return TrFormat("(none: {})", TranslatedText(s.journal_error));
-    return s.journal.value;  // "~" expanded: the path commands open
-  }
-  if (s.OriginOf(info.id) != SettingOrigin::kDefault) return s.TextOf(info.id);
-  return Tr(info.default_text);
-}
-
-std::string FileLine(const LoadedConfig& c) {
-  if (c.location.path.empty()) {
-    return Tr("configuration file: none (HOME, XDG_CONFIG_HOME and HEADROOM_CONFIG are unset)");
-  }
-  return TrFormat("configuration file: {} ({}; named by {})", Printable(c.location.path),
-                  c.exists ? Tr("found") : Tr("not found"), c.location.named_by);
-}
-
 int Show(const CliEnv& env, const std::vector<FlagSetting>& flags, bool json) {
   const LoadedConfig c = LoadConfig(std::getenv, flags);
   if (json) {
@@ -71,28 +40,7 @@ int Show(const CliEnv& env, const std::vector<FlagSetting>& flags, bool json) {
                      .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
                      .c_str());
   } else {
-    using A = TextTable::Align;
-    TextTable table({A::kLeft, A::kLeft, A::kLeft, A::kLeft});
-    table.AddRow({Tr("SETTING"), Tr("VALUE"), Tr("ORIGIN"), Tr("WHERE")});
-    for (const SettingInfo& info : AllSettings()) {
-      const std::string& where = c.settings.WhereOf(info.id);
-      table.AddRow({SettingKey(info), Printable(ShownValue(c.settings, info)),
-                    Tr(SettingOriginName(c.settings.OriginOf(info.id)).data()),
-                    where.empty() ? "-" : Printable(where)});
-    }
-    std::fprintf(
-        env.out, "%s\n\n%s\n%s\n", FileLine(c).c_str(), table.Render(0).c_str(),
-        Tr("precedence: flag > environment (HEADROOM_*) > file > default; docs/config.md lists "
-           "every key and variable"));
-    if (!c.errors.empty()) {
-      std::fprintf(
-          env.out, "\n%s\n",
-          TrFormat(
-              "{} error(s) on stderr: commands other than `headroom config` refuse to run until "
-              "they are fixed",
-              c.errors.size())
-              .c_str());
-    }
+    PrintConfigTable(env, c);
   }
   for (const auto& e : c.errors) PrintError(env, e);
   return c.errors.empty() ? kExitOk : kExitUsage;
@@ -103,7 +51,7 @@ int Check(const CliEnv& env, const std::string& file) {
     // What commands would see: the file named by the environment, and the variables.
     for (const auto& e : env.config.errors) PrintError(env, e);
     if (!env.config.errors.empty()) return kExitUsage;
-    std::fprintf(env.out, "%s\n%s\n", FileLine(env.config).c_str(),
+    std::fprintf(env.out, "%s\n%s\n", ConfigFileLine(env.config).c_str(),
                  Tr("ok: the configuration file and the environment are valid"));
     return kExitOk;
   }
@@ -127,8 +75,8 @@ int Check(const CliEnv& env, const std::string& file) {
   if (!resolved.errors.empty()) return kExitUsage;
   std::fprintf(
       env.out, "%s\n",
-      TrFormat("{}: ok: {} settings (schema_version {})", Printable(file), (*read)->settings.size(),
-               (*read)->schema_version.value_or(kConfigSchemaVersion))
+      TrFormat("{}: ok: {} settings (schema_version {})", PrintableText(file),
+               (*read)->settings.size(), (*read)->schema_version.value_or(kConfigSchemaVersion))
           .c_str());
   return kExitOk;
 }
