@@ -125,11 +125,7 @@ void GatherHolders(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) 
     }
   }
   f.holders = FindPoolHolders(root, gpu, o.self);
-  for (const auto& h : f.holders) {
-    f.caps.push_back(h.part_of
-                         ? HolderCap{}
-                         : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
-  }
+  f.caps = HolderCaps(f.holders);
 }
 
 }  // namespace

@@ -38,15 +38,6 @@ GpuProcessList ReadGpuProcesses(const std::string& library) {
   return ReadGpuProcesses(**nvml);
 }
 
-std::vector<HolderCap> HolderCaps(const std::vector<PoolHolder>& holders) {
-  std::vector<HolderCap> caps;
-  for (const auto& h : holders) {
-    caps.push_back(h.part_of ? HolderCap{}
-                             : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
-  }
-  return caps;
-}
-
 PoolSurvey SurveyPool(const SysRoot& root, GpuProcessList gpu, pid_t self,
                       std::optional<uint64_t> mem_total_bytes, std::optional<uint64_t> need_bytes,
                       std::optional<uint64_t> reserve_bytes) {

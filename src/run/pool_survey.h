@@ -32,10 +32,6 @@ GpuProcessList ReadGpuProcesses(GpuBackend& gpu);
 // NVML's, loaded from `library` ("" = the default name); the load error as the note.
 GpuProcessList ReadGpuProcesses(const std::string& library);
 
-// The caps of `holders`, in order; a part (a server's worker) has no flags of its own, so
-// its cap is empty: its holder's is the one that counts.
-std::vector<HolderCap> HolderCaps(const std::vector<PoolHolder>& holders);
-
 struct PoolSurvey {
   std::optional<uint64_t> mem_total_bytes;
   GpuProcessList gpu;
