@@ -26,7 +26,6 @@
 #include "doctor/workload.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/nvml.h"
-#include "plan/plan_words.h"
 
 namespace headroom {
 namespace {
@@ -37,18 +36,11 @@ std::optional<std::string> Env(const char* name) {
   return v != nullptr && *v != '\0' ? std::optional<std::string>(v) : std::nullopt;
 }
 
-// --workload's words (plan/plan_words.h), plan's flags among them read by plan's
-// definitions, resolved below --root: the workload planned once.
+// The workload planned once, its budget read below --root.
 WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
                            const CliEnv& env) {
-  std::vector<std::string> flags;
-  Message error;
-  auto fields = ParseWorkloadWords(SplitWords(text, "--workload"), &flags, &error);
-  if (!fields) throw UsageError{TranslatedText(error)};
-  PlanFlags fl;
-  static_cast<PlanFlagText&>(fl) = std::move(*fields);
-  const PlanRequest request = ParsePlanWords(flags, "--workload", std::move(fl));
-  return PlanWorkloadFacts(text, ResolveRequest(request, "--workload", root_dir, env));
+  return PlanWorkloadFacts(text,
+                           ResolveRequest(ParseWorkloadRequest(text), "--workload", root_dir, env));
 }
 
 // doctor's flags: the app, then the variables its options write.

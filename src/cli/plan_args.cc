@@ -104,6 +104,16 @@ PlanRequest ParsePlanWords(const std::vector<std::string>& words, std::string_vi
   return std::move(*request);
 }
 
+PlanRequest ParseWorkloadRequest(const std::string& text) {
+  std::vector<std::string> flags;
+  Message error;
+  auto fields = ParseWorkloadWords(SplitWords(text, "--workload"), &flags, &error);
+  if (!fields) throw UsageError{TranslatedText(error)};
+  PlanFlags fl;
+  static_cast<PlanFlagText&>(fl) = std::move(*fields);
+  return ParsePlanWords(flags, "--workload", std::move(fl));
+}
+
 PlanInputs ResolvePlanWords(const std::vector<std::string>& words, std::string_view flag,
                             const std::string& default_root, const CliEnv& env) {
   return ResolveRequest(ParsePlanWords(words, flag), flag, default_root, env);
