@@ -7,7 +7,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,38 +23,49 @@
 namespace headroom {
 namespace {
 
-nlohmann::ordered_json CopyJson(const CopyMeasurement& m) {
-  const std::string what = EnglishText(m.what);
-  return {{"what", what},
-          {"bytes", m.bytes},
-          {"threads", m.threads},
-          {"seconds", m.seconds},
-          {"median_gbps", m.median_gbps},
-          {"best_gbps", m.best_gbps},
-          {"worst_gbps", m.worst_gbps}};
+// The measurements on the terminal, in the order they were taken; failures on stderr.
+void PrintReport(const CliEnv& env, const BandwidthReport& r, bool device_only) {
+  if (r.host && r.host->copy) {
+    const CopyMeasurement& m = *r.host->copy;
+    std::fprintf(
+        env.out, "%s\n",
+        TrFormat("host copy, {}: {}", TranslatedText(m.what), TranslatedText(DescribeCopy(m)))
+            .c_str());
+  }
+  for (const auto& d : r.devices) {
+    if (!d.outcome.copy) continue;
+    const CopyMeasurement& m = *d.outcome.copy;
+    std::fprintf(
+        env.out, "%s\n",
+        TrFormat("device copy, {}: {}", TranslatedText(m.what), TranslatedText(DescribeCopy(m)))
+            .c_str());
+    if (d.gb10) std::fprintf(env.out, "  %s\n", TranslatedText(Gb10BandText(m)).c_str());
+  }
+  if (!r.device_error.empty() && !device_only) {
+    std::fprintf(
+        env.out, "%s\n",
+        TrFormat("device copy: not measured ({})", TranslatedText(r.device_error)).c_str());
+  }
+  std::fprintf(env.out, "%s\n", Tr("GB/s: GB = 1e9 bytes, counting bytes read + bytes written"));
 }
 
-// The device figure against GB10's measured range: shown, and --json's "gb10_band" (English
-// there: --json loads no messages).
-std::string Gb10Line(const CopyMeasurement& m) {
-  switch (CompareWithGb10(m.median_gbps)) {
-    case Gb10Band::kBelow:
-      return TrFormat(
-          "below GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by "
-          "copies)",
-          kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
-    case Gb10Band::kWithin:
-      return TrFormat(
-          "within GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by "
-          "copies)",
-          kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
-    case Gb10Band::kAbove:
-      return TrFormat(
-          "above GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by "
-          "copies)",
-          kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
+// Each failure on stderr; whether any counts (a device error only with --device-only).
+bool PrintFailures(const CliEnv& env, const BandwidthReport& r, bool device_only) {
+  bool failed = false;
+  if (r.host && !r.host->copy) {
+    failed = true;
+    PrintError(env, "bandwidth: " + TranslatedText(r.host->error));
   }
-  return "";
+  for (const auto& d : r.devices) {
+    if (d.outcome.copy) continue;
+    failed = true;
+    PrintError(env, "bandwidth: " + TranslatedText(d.outcome.error));
+  }
+  if (!r.device_error.empty() && device_only) {
+    failed = true;
+    PrintError(env, "bandwidth: " + TranslatedText(r.device_error));
+  }
+  return failed;
 }
 
 // bandwidth's flags: the app, then the variables its options write.
@@ -126,74 +136,22 @@ int RunBandwidthCommand(const CliEnv& env, CommandFlags& given_flags) {
       host_note = TrFormat("--size lowered to {} (1/8 of MemAvailable {})", FormatGiB(host_bytes),
                            FormatGiB(avail));
     }
-    bool failed = false;
-    nlohmann::ordered_json out = {{"schema_version", 1},
-                                  {"unit", "GB/s, GB = 1e9 bytes, bytes read + bytes written"}};
-    if (!device_only) {
-      if (!host_note.empty() && !json) std::fprintf(env.out, "%s\n", host_note.c_str());
-      auto host = MeasureHostCopy({host_bytes, threads, repeats});
-      if (host) {
-        out["host"] = CopyJson(*host);
-        if (!json) {
-          std::fprintf(env.out, "%s\n",
-                       TrFormat("host copy, {}: {}", TranslatedText(host->what),
-                                TranslatedText(DescribeCopy(*host)))
-                           .c_str());
-        }
-      } else {
-        failed = true;
-        out["host"] = {{"error", host.error().message}};
-        PrintError(env, "bandwidth: " + host.error().message);
-      }
+    if (!host_note.empty() && !json && !device_only)
+      std::fprintf(env.out, "%s\n", host_note.c_str());
+    BandwidthOptions o;
+    o.host = !device_only;
+    o.host_copy = {host_bytes, threads, repeats};
+    o.device = !host_only;
+    o.cuda_lib = ResolveCudaLibrary(cuda_lib, std::getenv);
+    o.device_bytes = device_bytes;
+    o.repeats = repeats;
+    const BandwidthReport report = MeasureBandwidth(o);
+    if (json) {
+      std::fprintf(env.out, "%s\n", BandwidthToJson(report).dump(2).c_str());
+    } else {
+      PrintReport(env, report, device_only);
     }
-    if (!host_only) {
-      auto cuda = CudaDriver::Open(ResolveCudaLibrary(cuda_lib, std::getenv));
-      std::string error;
-      if (!cuda) {
-        error = cuda.error().message;
-      } else if ((*cuda)->device_count() == 0) {
-        error = Tr("cuda: no device");
-      } else {
-        out["device"] = nlohmann::ordered_json::array();
-        for (int i = 0; i < (*cuda)->device_count(); ++i) {
-          auto m = MeasureDeviceCopy(**cuda, i, device_bytes, repeats);
-          if (!m) {
-            failed = true;
-            out["device"].push_back({{"index", i}, {"error", m.error().message}});
-            PrintError(env, "bandwidth: " + m.error().message);
-            continue;
-          }
-          auto j = CopyJson(*m);
-          j["index"] = i;
-          const auto info = (*cuda)->Device(i);
-          const bool gb10 = info && info->name.find("GB10") != std::string::npos;
-          j["gb10_band"] =
-              gb10 ? nlohmann::ordered_json(Gb10Line(*m)) : nlohmann::ordered_json(nullptr);
-          out["device"].push_back(j);
-          if (!json) {
-            std::fprintf(env.out, "%s\n",
-                         TrFormat("device copy, {}: {}", TranslatedText(m->what),
-                                  TranslatedText(DescribeCopy(*m)))
-                             .c_str());
-            if (gb10) std::fprintf(env.out, "  %s\n", Gb10Line(*m).c_str());
-          }
-        }
-      }
-      if (!error.empty()) {
-        out["device_error"] = error;
-        if (device_only) {
-          failed = true;
-          PrintError(env, "bandwidth: " + error);
-        } else if (!json) {
-          std::fprintf(env.out, "%s\n", TrFormat("device copy: not measured ({})", error).c_str());
-        }
-      }
-    }
-    if (json)
-      std::fprintf(env.out, "%s\n", out.dump(2).c_str());
-    else
-      std::fprintf(env.out, "%s\n",
-                   Tr("GB/s: GB = 1e9 bytes, counting bytes read + bytes written"));
+    const bool failed = PrintFailures(env, report, device_only);
     return failed ? kExitNegative : kExitOk;
   } catch (const UsageError& e) {
     PrintError(env, "bandwidth: " + e.message);

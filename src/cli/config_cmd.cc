@@ -20,150 +20,27 @@
 #include <vector>
 
 #include "base/i18n.h"
-#include "base/table.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
+#include "cli/config_view.h"
 #include "cli/message_text.h"
 #include "config/config_file.h"
+#include "config/config_json.h"
 #include "config/config_toml.h"
 #include "config/settings.h"
 
 namespace headroom {
 namespace {
 
-constexpr int kConfigShowSchemaVersion = 1;
-
-// The origins as `show` prints them, translated (SettingOriginName's words; JSON keeps them).
-[[maybe_unused]] constexpr const char* kOriginWords[] = {N_("default"), N_("file"),
-                                                         N_("environment"), N_("flag")};
-
-// Control bytes from a file or a variable would garble the terminal: shown as '?'.
-std::string Printable(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-  }
-  return out;
-}
-
-// The value a setting has, as `show` prints it: as written, or the default's description.
-std::string ShownValue(const Settings& s, const SettingInfo& info) {
-  if (info.id == SettingId::kJournal) {
-    if (s.journal.value.empty()) return TrFormat("(none: {})", TranslatedText(s.journal_error));
-    return s.journal.value;  // "~" expanded: the path commands open
-  }
-  if (s.OriginOf(info.id) != SettingOrigin::kDefault) return s.TextOf(info.id);
-  return Tr(info.default_text);
-}
-
-nlohmann::ordered_json SettingJson(const Settings& s, const SettingInfo& info) {
-  using Json = nlohmann::ordered_json;
-  const bool is_default = s.OriginOf(info.id) == SettingOrigin::kDefault;
-  const std::string& where = s.WhereOf(info.id);
-  Json j = {{"key", SettingKey(info)},
-            {"value", nullptr},
-            {"origin", std::string(SettingOriginName(s.OriginOf(info.id)))},
-            {"where", where.empty() ? Json(nullptr) : Json(where)},
-            {"env", std::string(info.env)},
-            {"flag", std::string(info.flag)},
-            {"default", info.default_text},
-            {"used_by", info.used_by}};
-  auto level = [&](const std::optional<MemLevel>& l) {
-    j["bytes"] = l && !l->is_percent ? Json(l->bytes) : Json(nullptr);
-    j["percent_of_mem_total"] = l && l->is_percent ? Json(l->percent) : Json(nullptr);
-  };
-  auto watts = [&](const std::optional<uint32_t>& mw) {
-    j["watts"] = mw ? Json(static_cast<double>(*mw) / 1000.0) : Json(nullptr);
-  };
-  if (!is_default) j["value"] = s.TextOf(info.id);
-  switch (info.id) {
-    case SettingId::kJournal:
-      j["value"] = s.journal.value.empty() ? Json(nullptr) : Json(s.journal.value);
-      j["as_written"] = is_default ? Json(nullptr) : Json(s.journal.text);
-      if (s.journal.value.empty()) j["error"] = EnglishText(s.journal_error);
-      break;
-    case SettingId::kReserve:
-      if (is_default) j["value"] = info.default_text;
-      j["bytes"] = s.reserve_bytes.value;
-      break;
-    case SettingId::kKillLevel:
-      level(s.kill_level.value);
-      break;
-    case SettingId::kWarnLevel:
-      level(s.warn_level.value);
-      break;
-    case SettingId::kWatchInterval:
-    case SettingId::kTopInterval:
-    case SettingId::kExportInterval: {
-      const auto& ms = info.id == SettingId::kWatchInterval ? s.watch_interval.value
-                       : info.id == SettingId::kTopInterval ? s.top_interval.value
-                                                            : s.export_interval.value;
-      if (is_default) j["value"] = info.default_text;
-      j["milliseconds"] = ms.count();
-      break;
-    }
-    case SettingId::kPlatformKind:
-      if (is_default) j["value"] = "auto";
-      break;
-    case SettingId::kSustainedPower:
-      watts(s.sustained_power_mw.value);
-      break;
-    case SettingId::kRatedPower:
-      watts(s.rated_power_mw.value);
-      break;
-  }
-  return j;
-}
-
-std::string FileLine(const LoadedConfig& c) {
-  if (c.location.path.empty()) {
-    return Tr("configuration file: none (HOME, XDG_CONFIG_HOME and HEADROOM_CONFIG are unset)");
-  }
-  return TrFormat("configuration file: {} ({}; named by {})", Printable(c.location.path),
-                  c.exists ? Tr("found") : Tr("not found"), c.location.named_by);
-}
-
 int Show(const CliEnv& env, const std::vector<FlagSetting>& flags, bool json) {
   const LoadedConfig c = LoadConfig(std::getenv, flags);
   if (json) {
-    using Json = nlohmann::ordered_json;
-    Json settings = Json::array();
-    for (const SettingInfo& info : AllSettings()) settings.push_back(SettingJson(c.settings, info));
-    const Json out = {
-        {"schema_version", kConfigShowSchemaVersion},
-        {"file",
-         {{"path", c.location.path.empty() ? Json(nullptr) : Json(c.location.path)},
-          {"named_by", c.location.named_by.empty() ? Json(nullptr) : Json(c.location.named_by)},
-          {"explicit", c.location.explicit_path},
-          {"exists", c.exists},
-          {"reads_schema_version", kConfigSchemaVersion}}},
-        {"precedence", {"flag", "environment", "file", "default"}},
-        {"settings", settings},
-        {"errors", EnglishTexts(c.errors)}};
-    std::fprintf(env.out, "%s\n", out.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
+    std::fprintf(env.out, "%s\n",
+                 ConfigShowJson(c)
+                     .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+                     .c_str());
   } else {
-    using A = TextTable::Align;
-    TextTable table({A::kLeft, A::kLeft, A::kLeft, A::kLeft});
-    table.AddRow({Tr("SETTING"), Tr("VALUE"), Tr("ORIGIN"), Tr("WHERE")});
-    for (const SettingInfo& info : AllSettings()) {
-      const std::string& where = c.settings.WhereOf(info.id);
-      table.AddRow({SettingKey(info), Printable(ShownValue(c.settings, info)),
-                    Tr(SettingOriginName(c.settings.OriginOf(info.id)).data()),
-                    where.empty() ? "-" : Printable(where)});
-    }
-    std::fprintf(
-        env.out, "%s\n\n%s\n%s\n", FileLine(c).c_str(), table.Render(0).c_str(),
-        Tr("precedence: flag > environment (HEADROOM_*) > file > default; docs/config.md lists "
-           "every key and variable"));
-    if (!c.errors.empty()) {
-      std::fprintf(
-          env.out, "\n%s\n",
-          TrFormat(
-              "{} error(s) on stderr: commands other than `headroom config` refuse to run until "
-              "they are fixed",
-              c.errors.size())
-              .c_str());
-    }
+    PrintConfigTable(env, c);
   }
   for (const auto& e : c.errors) PrintError(env, e);
   return c.errors.empty() ? kExitOk : kExitUsage;
@@ -174,13 +51,13 @@ int Check(const CliEnv& env, const std::string& file) {
     // What commands would see: the file named by the environment, and the variables.
     for (const auto& e : env.config.errors) PrintError(env, e);
     if (!env.config.errors.empty()) return kExitUsage;
-    std::fprintf(env.out, "%s\n%s\n", FileLine(env.config).c_str(),
+    std::fprintf(env.out, "%s\n%s\n", ConfigFileLine(env.config).c_str(),
                  Tr("ok: the configuration file and the environment are valid"));
     return kExitOk;
   }
   auto read = ReadConfigFile(file);
   if (!read) {
-    PrintError(env, "config: " + read.error().message);
+    PrintError(env, "config: " + TranslatedText(read.error().what));
     return kExitUsage;
   }
   if (!*read) {
@@ -198,8 +75,8 @@ int Check(const CliEnv& env, const std::string& file) {
   if (!resolved.errors.empty()) return kExitUsage;
   std::fprintf(
       env.out, "%s\n",
-      TrFormat("{}: ok: {} settings (schema_version {})", Printable(file), (*read)->settings.size(),
-               (*read)->schema_version.value_or(kConfigSchemaVersion))
+      TrFormat("{}: ok: {} settings (schema_version {})", PrintableText(file),
+               (*read)->settings.size(), (*read)->schema_version.value_or(kConfigSchemaVersion))
           .c_str());
   return kExitOk;
 }

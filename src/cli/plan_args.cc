@@ -13,6 +13,7 @@
 #include "cli/cli11_i18n.h"
 #include "cli/common_flags.h"
 #include "cli/message_text.h"
+#include "plan/plan_words.h"
 
 namespace headroom {
 
@@ -80,32 +81,10 @@ PlanInputs ResolvePlanInputs(const PlanFlags& fl, const CliEnv& env) {
 }
 
 std::vector<std::string> SplitWords(std::string_view text, std::string_view flag) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (char c : text) {
-    if (quote) {
-      if (c == quote) {
-        quote = 0;
-      } else {
-        word += c;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (quote) throw UsageError{TrFormat("{}: unterminated quote", flag)};
-  if (in_word) words.push_back(std::move(word));
-  return words;
+  Message error;
+  auto words = SplitShellWords(text, flag, &error);
+  if (!words) throw UsageError{TranslatedText(error)};
+  return std::move(*words);
 }
 
 PlanRequest ParsePlanWords(const std::vector<std::string>& words, std::string_view flag,
@@ -123,6 +102,16 @@ PlanRequest ParsePlanWords(const std::vector<std::string>& words, std::string_vi
   auto request = ParsePlanRequest(fl, &error);
   if (!request) throw UsageError{fmt::format("{}: {}", flag, TranslatedText(error))};
   return std::move(*request);
+}
+
+PlanRequest ParseWorkloadRequest(const std::string& text) {
+  std::vector<std::string> flags;
+  Message error;
+  auto fields = ParseWorkloadWords(SplitWords(text, "--workload"), &flags, &error);
+  if (!fields) throw UsageError{TranslatedText(error)};
+  PlanFlags fl;
+  static_cast<PlanFlagText&>(fl) = std::move(*fields);
+  return ParsePlanWords(flags, "--workload", std::move(fl));
 }
 
 PlanInputs ResolvePlanWords(const std::vector<std::string>& words, std::string_view flag,

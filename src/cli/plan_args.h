@@ -50,6 +50,11 @@ std::vector<std::string> SplitWords(std::string_view text, std::string_view flag
 PlanRequest ParsePlanWords(const std::vector<std::string>& words, std::string_view flag,
                            PlanFlags base = {});
 
+// doctor --workload's text, "qlora llama-3.1-70b seq 8192 [--plan-flag ...]"
+// (plan/plan_words.h ParseWorkloadWords, then plan's flags by their definitions); errors are
+// UsageError naming --workload.
+PlanRequest ParseWorkloadRequest(const std::string& text);
+
 // A request resolved by the CLI's context; errors are UsageError prefixed with `flag`.
 // Without a root in it, the budget is read below `default_root` ("" = the CLI's).
 PlanInputs ResolveRequest(const PlanRequest& request, std::string_view flag,

@@ -12,33 +12,40 @@
 #include <string>
 #include <vector>
 
-#include "base/bytes.h"
 #include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "cli/run_files.h"
 #include "explain/run_inputs.h"
-#include "explain/slowdown.h"
-#include "explain/step_log.h"
-#include "explain/step_times.h"
-#include "explain/verdict.h"
-#include "plan/plan.h"
+#include "explain/step_pattern.h"
 #include "report/report_data.h"
+#include "report/report_inputs.h"
 #include "samples/samples_csv.h"
 
 namespace headroom {
 namespace {
 
-// The plan's peak for --plan-args (plan's own flags, parsed by plan's code).
-std::pair<uint64_t, std::string> PlanEstimate(const std::string& text, const CliEnv& env) {
-  const PlanInputs in = ResolvePlanWords(SplitWords(text, "--plan-args"), "--plan-args", "", env);
-  const PlanResult plan = MakePlan(in.spec, in.workload, in.budget, in.options);
-  return {plan.footprint.peak_bytes(),
-          fmt::format("headroom plan: {} {}, batch {}, seq {}: peak {}", in.spec.name,
-                      Name(in.workload.method), in.workload.batch, in.workload.seq,
-                      FormatGiB(plan.footprint.peak_bytes()))};
+// "wrote report.html (1.23 MB): 3600 rows in 2000 buckets of 1.8 s, 4 events[, 1 slowdowns]".
+void PrintWritten(const CliEnv& env, const std::string& out_path, size_t page_bytes,
+                  const nlohmann::ordered_json& data, bool with_log) {
+  const auto& sampling = data["sampling"];
+  const double megabytes = static_cast<double>(page_bytes) / 1e6;
+  const std::string rows = sampling["rows"].dump(), buckets = sampling["buckets"].dump();
+  const double bucket_s = sampling["bucket_s"].get<double>();
+  const size_t events = data["events"].size();
+  std::fprintf(
+      env.out, "%s\n",
+      (!with_log
+           ? TrFormat("wrote {} ({:.2f} MB): {} rows in {} buckets of {:.3g} s, {} events",
+                      out_path, megabytes, rows, buckets, bucket_s, events)
+           : TrFormat("wrote {} ({:.2f} MB): {} rows in {} buckets of {:.3g} s, {} events, {} "
+                      "slowdowns",
+                      out_path, megabytes, rows, buckets, bucket_s, events,
+                      data["slowdowns"].size()))
+          .c_str());
 }
 
 // report's flags: the app, then the variables its options write.
@@ -106,7 +113,7 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
     std::optional<StepPattern> pattern;
     if (!step_regex.empty()) {
       auto compiled = StepPattern::Compile(step_regex);
-      if (!compiled) throw UsageError{compiled.error().message};
+      if (!compiled) throw UsageError{TranslatedText(compiled.error().what)};
       pattern.emplace(std::move(*compiled));
     }
     if (!json) {
@@ -118,7 +125,7 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
       }
     }
     auto samples = ReadSamplesCsv(samples_path, kMaxFileBytes);
-    if (!samples) throw UsageError{"--samples: " + samples.error().message};
+    if (!samples) throw UsageError{"--samples: " + TranslatedText(samples.error().what)};
     // The page's data (report --json prints it; the page's script and tests read it) is
     // English: its notes and the plan's line are written in English here, explain's verdicts
     // (their evidence and advice) are message values that BuildReportData renders in English,
@@ -137,37 +144,21 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
       in.events_path = std::filesystem::absolute(events_path).string();
       recorded = ParseEventLines(in.events_text);
     }
-    std::vector<StepTiming> timings;
-    SlowdownAnalysis analysis;
-    std::vector<WindowVerdict> verdicts;
+    ReportLog log;
     if (!log_path.empty()) {
       const std::string log_text = ReadWhole("--log", log_path);
       in.log_path = std::filesystem::absolute(log_path).string();
-      StepLogOptions options;
-      if (pattern) options.pattern = &*pattern;
-      timings = StepTimes(ParseStepLog(log_text, options));
-      if (timings.empty())
-        in.notes.push_back(fmt::format("{}: no step series found (try --step-regex)", log_path));
-      analysis = FindSlowdowns(timings);
-      VerdictInputs vin;
-      vin.profile = in.profile;
-      vin.samples = &samples->samples;
-      if (auto it = samples->header.find("interval_ms"); it != samples->header.end()) {
-        vin.sample_interval_s = std::atof(it->second.c_str()) / 1000;
-      }
-      if (recorded) vin.events = &recorded->events;
-      for (const auto& w : analysis.windows) verdicts.push_back(ExplainWindow(w, vin));
-      in.timings = &timings;
-      in.analysis = &analysis;
-      in.verdicts = &verdicts;
+      log = AnalyzeReportLog(log_text, pattern ? &*pattern : nullptr, *samples,
+                             recorded ? &*recorded : nullptr, in.profile);
+      AddReportLog(in, log, log_path);
     }
-    if (!plan_args.empty()) {
-      auto [bytes, text] = PlanEstimate(plan_args, env);
-      in.plan_estimate_bytes = bytes;
-      in.plan_text = text;
-    }
+    // --plan-args: plan's own flags as words, parsed by plan's definitions into a request.
+    if (!plan_args.empty())
+      AddPlanEstimate(
+          in, ResolvePlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args", "", env));
     auto data = BuildReportData(in);
-    if (!data) throw UsageError{"--samples: " + samples_path + ": " + data.error().message};
+    if (!data)
+      throw UsageError{"--samples: " + samples_path + ": " + TranslatedText(data.error().what)};
     if (json) {
       std::fprintf(
           env.out, "%s\n",
@@ -175,23 +166,9 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
       return kExitOk;
     }
     auto page = FillReportTemplate(ReportTemplate(), *data);
-    if (!page) throw UsageError{page.error().message};
+    if (!page) throw UsageError{TranslatedText(page.error().what)};
     WriteFileAtomically(out_path, *page, "-o");
-    const auto& sampling = (*data)["sampling"];
-    const double megabytes = static_cast<double>(page->size()) / 1e6;
-    const std::string rows = sampling["rows"].dump(), buckets = sampling["buckets"].dump();
-    const double bucket_s = sampling["bucket_s"].get<double>();
-    const size_t events = (*data)["events"].size();
-    std::fprintf(
-        env.out, "%s\n",
-        (log_path.empty()
-             ? TrFormat("wrote {} ({:.2f} MB): {} rows in {} buckets of {:.3g} s, {} events",
-                        out_path, megabytes, rows, buckets, bucket_s, events)
-             : TrFormat("wrote {} ({:.2f} MB): {} rows in {} buckets of {:.3g} s, {} events, {} "
-                        "slowdowns",
-                        out_path, megabytes, rows, buckets, bucket_s, events,
-                        (*data)["slowdowns"].size()))
-            .c_str());
+    PrintWritten(env, out_path, page->size(), *data, !log_path.empty());
     return kExitOk;
   } catch (const UsageError& e) {
     PrintError(env, "report: " + e.message);

@@ -4,20 +4,11 @@
 // text (or --json) on stdout without curses at all.
 //
 // Implementation notes.
-//  - The loop samples on a fixed cadence (the next sample is due `interval` after the last
-//    one was due, as in watch) and waits for keys in between, so a key is answered at once
-//    without an extra sample, and a slow draw does not stretch the period.
-//  - SIGINT, SIGTERM and SIGHUP are blocked and read from a signalfd that the key wait
-//    polls: the loop ends, the Terminal's destructor restores the screen, top exits 0. No
-//    signal handler runs curses code.
+//  - The loops (batch frames, the live screen with its cadence, keys and signals) are in
+//    cli/top/top_screen.h; this file reads the flags and builds the collector.
 //  - Paused: sampling, events and history go on; the display is drawn from the snapshot
 //    and history copied when p was pressed, so a resize or a sort while paused lays out the
 //    frozen readings again.
-#include <fmt/format.h>
-#include <langinfo.h>
-#include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -25,11 +16,8 @@
 #include <clocale>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "base/bytes.h"
 #include "base/duration.h"
@@ -37,13 +25,12 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
-#include "cli/top/top_view.h"
+#include "cli/message_text.h"
+#include "cli/top/top_screen.h"
 #include "gpu/nvml.h"
 #include "run/guard_record.h"
 #include "store/journal.h"
 #include "top/collector.h"
-#include "top/terminal.h"
-#include "top/top_json.h"
 
 namespace headroom {
 namespace {
@@ -51,139 +38,6 @@ namespace {
 // The shortest --interval, as watch's: a sample costs well under a millisecond, but NVML's
 // power is a 1 s average and its utilization a 1/6-1 s window; faster adds nothing.
 constexpr std::chrono::milliseconds kMinInterval{100};
-// The width of --once's frame when neither $COLUMNS nor the terminal says.
-constexpr size_t kBatchDefaultWidth = 100;
-// --once lays out as if the terminal were this tall: every process and event fits.
-constexpr size_t kBatchHeight = 10'000;
-
-struct TopFlags {
-  std::chrono::milliseconds interval{1000};
-  std::optional<int64_t> iterations;  // batch mode
-  bool json = false;
-  bool no_color = false;
-  SortOrder sort = SortOrder::kMemory;
-};
-
-// The columns for batch frames: $COLUMNS, else the terminal's width, else 100.
-size_t BatchWidth() {
-  if (const char* columns = std::getenv("COLUMNS")) {
-    if (auto n = ParsePositiveInt(columns); n && *n <= 10'000) return static_cast<size_t>(*n);
-  }
-  winsize ws{};
-  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
-  return kBatchDefaultWidth;
-}
-
-bool LocaleIsUtf8() {
-  const char* codeset = ::nl_langinfo(CODESET);
-  return codeset != nullptr &&
-         (std::strcmp(codeset, "UTF-8") == 0 || std::strcmp(codeset, "utf8") == 0);
-}
-
-int RunBatch(const CliEnv& env, TopCollector& collector, const TopFlags& flags,
-             const std::string& host) {
-  ViewOptions view;
-  view.width = BatchWidth();
-  view.height = kBatchHeight;
-  view.colour = ColourMode::kMono;
-  view.utf8 = !flags.json && LocaleIsUtf8();
-  view.interval = flags.interval;
-  view.host = host;
-  view.batch = true;
-  UiState ui;
-  ui.sort = flags.sort;
-  const int64_t n = flags.iterations.value_or(1);
-  auto next = std::chrono::steady_clock::now();
-  for (int64_t i = 0; i < n; ++i) {
-    if (i > 0) {
-      next += flags.interval;
-      std::this_thread::sleep_until(next);
-    }
-    const TopSnapshot& s =
-        collector.Refresh(std::chrono::system_clock::now(), std::chrono::steady_clock::now());
-    if (flags.json) {
-      // One object: indented; several: one per line (JSON lines), as a stream reader wants.
-      const auto j = TopSnapshotJson(s, flags.interval, host);
-      const int indent = n == 1 ? 2 : -1;
-      std::fprintf(
-          env.out, "%s\n",
-          j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
-    } else {
-      if (i > 0) std::fputc('\n', env.out);
-      std::fputs(FrameText(LayoutTop(s, collector.history(), ui, view)).c_str(), env.out);
-    }
-    std::fflush(env.out);
-  }
-  return kExitOk;
-}
-
-int RunInteractive(TopCollector& collector, const TopFlags& flags, const std::string& host) {
-  sigset_t mask;
-  sigemptyset(&mask);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
-  ::sigprocmask(SIG_BLOCK, &mask, nullptr);
-  const int sig_fd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (sig_fd < 0) throw UsageError{fmt::format("signalfd: {}", std::strerror(errno))};
-  auto terminal = Terminal::Open(flags.no_color);
-  if (!terminal) {
-    ::close(sig_fd);
-    throw UsageError{terminal.error().message};
-  }
-  Terminal& term = **terminal;
-  ViewOptions view;
-  view.colour = term.colour();
-  view.utf8 = LocaleIsUtf8();
-  view.interval = flags.interval;
-  view.host = host;
-  UiState ui;
-  ui.sort = flags.sort;
-  std::optional<TopSnapshot> frozen;
-  std::optional<History> frozen_history;
-
-  auto next = std::chrono::steady_clock::now();
-  bool draw = true;
-  for (bool quit = false; !quit;) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= next) {
-      collector.Refresh(std::chrono::system_clock::now(), now);
-      next += flags.interval;
-      if (next < now) next = now + flags.interval;  // overran (a stopped terminal): skip slots
-      draw = draw || !ui.paused;
-    }
-    if (draw) {
-      view.width = term.width();
-      view.height = term.height();
-      const bool use_frozen = ui.paused && frozen && frozen_history;
-      term.Draw(LayoutTop(use_frozen ? *frozen : collector.snapshot(),
-                          use_frozen ? *frozen_history : collector.history(), ui, view));
-      draw = false;
-    }
-    const auto wait =
-        std::chrono::ceil<std::chrono::milliseconds>(next - std::chrono::steady_clock::now());
-    bool signalled = false;
-    for (TopKey key : term.Wait(std::max(wait, std::chrono::milliseconds(0)), sig_fd, signalled)) {
-      switch (ApplyKey(ui, key)) {
-        case KeyAction::kQuit:
-          quit = true;
-          break;
-        case KeyAction::kFreeze:
-          frozen = collector.snapshot();
-          frozen_history = collector.history();
-          draw = true;
-          break;
-        case KeyAction::kRedraw:
-          draw = true;
-          break;
-        case KeyAction::kNone:
-          break;
-      }
-    }
-    if (signalled) quit = true;
-  }
-  ::close(sig_fd);
-  return kExitOk;
-}
-
 // top's flags: the app, then the variables its options write.
 struct TopCommandFlags final : CommandFlags {
   CLI::App app{
@@ -223,30 +77,41 @@ std::unique_ptr<CommandFlags> DefineTopFlags() {
   return defined;
 }
 
+namespace {
+
+// --interval (else [top] interval), --sort, --once and --iterations into `flags`.
+void ReadTopFlags(const CliEnv& env, TopCommandFlags& f) {
+  auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
+         flags] = f;
+  // --interval, else HEADROOM_TOP_INTERVAL or [top] interval, else 1s.
+  if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kTopInterval);
+  auto parsed = ParseDuration(interval_text);
+  if (!parsed) throw UsageError{"--interval: " + TranslatedText(parsed.error().what)};
+  flags.interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+  if (flags.interval < kMinInterval) {
+    throw UsageError{TrFormat("--interval: {} is below the minimum of 100ms", interval_text)};
+  }
+  auto sort = ParseSortOrder(sort_text);
+  if (!sort) throw UsageError{TrFormat("--sort: '{}' is not one of mem, pid, name", sort_text)};
+  flags.sort = *sort;
+  if (once && !iterations_text.empty())
+    throw UsageError{Tr("--once and --iterations: give one of them")};
+  if (!iterations_text.empty()) {
+    auto n = ParsePositiveInt(iterations_text);
+    if (!n) throw UsageError{"--iterations: " + TranslatedText(n.error().what)};
+    flags.iterations = *n;
+  }
+  if (once || flags.json) flags.iterations = flags.iterations.value_or(1);
+}
+
+}  // namespace
+
 int RunTopCommand(const CliEnv& env, CommandFlags& given_flags) {
   auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
          flags] = FlagsOf<TopCommandFlags>(given_flags);
   const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
-    // --interval, else HEADROOM_TOP_INTERVAL or [top] interval, else 1s.
-    if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kTopInterval);
-    auto parsed = ParseDuration(interval_text);
-    if (!parsed) throw UsageError{"--interval: " + parsed.error().message};
-    flags.interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
-    if (flags.interval < kMinInterval) {
-      throw UsageError{TrFormat("--interval: {} is below the minimum of 100ms", interval_text)};
-    }
-    auto sort = ParseSortOrder(sort_text);
-    if (!sort) throw UsageError{TrFormat("--sort: '{}' is not one of mem, pid, name", sort_text)};
-    flags.sort = *sort;
-    if (once && !iterations_text.empty())
-      throw UsageError{Tr("--once and --iterations: give one of them")};
-    if (!iterations_text.empty()) {
-      auto n = ParsePositiveInt(iterations_text);
-      if (!n) throw UsageError{"--iterations: " + n.error().message};
-      flags.iterations = *n;
-    }
-    if (once || flags.json) flags.iterations = flags.iterations.value_or(1);
+    ReadTopFlags(env, FlagsOf<TopCommandFlags>(given_flags));
     if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
       throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
     }
@@ -265,7 +130,7 @@ int RunTopCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (auto nvml = Nvml::Open(library)) {
       gpu = std::move(*nvml);
     } else {
-      gpu_note = nvml.error().message;
+      gpu_note = TranslatedText(nvml.error().what);
       // Asked for by name (as ps does): worth a line, where a line does not garble a screen.
       if (!library.empty() && flags.iterations) PrintError(env, gpu_note);
     }
@@ -276,12 +141,12 @@ int RunTopCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (auto path = JournalPath(env, journal_flag)) {
       options.journal = *path;
     } else {
-      options.journal_note = path.error().message;
+      options.journal_note = TranslatedText(path.error().what);
     }
     const std::string host = options.host;
     TopCollector collector(root, std::move(gpu), gpu_note, std::move(options));
-    if (flags.iterations) return RunBatch(env, collector, flags, host);
-    return RunInteractive(collector, flags, host);
+    if (flags.iterations) return RunTopBatch(env, collector, flags, host);
+    return RunTopInteractive(collector, flags, host);
   } catch (const UsageError& e) {
     PrintError(env, "top: " + e.message);
     return kExitUsage;

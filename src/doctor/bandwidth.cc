@@ -129,4 +129,84 @@ Message DescribeCopy(const CopyMeasurement& m) {
                    static_cast<double>(m.bytes) / 1e9);
 }
 
+Message Gb10BandText(const CopyMeasurement& m) {
+  switch (CompareWithGb10(m.median_gbps)) {
+    case Gb10Band::kBelow:
+      return Msg(
+          "below GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by "
+          "copies)",
+          kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
+    case Gb10Band::kWithin:
+      return Msg(
+          "within GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by "
+          "copies)",
+          kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
+    case Gb10Band::kAbove:
+      return Msg(
+          "above GB10's measured {:.0f}-{:.0f} GB/s (the {:.0f} GB/s spec is not reached by "
+          "copies)",
+          kGb10MeasuredLowGbps, kGb10MeasuredHighGbps, kGb10SpecGbps);
+  }
+  return {};
+}
+
+namespace {
+
+CopyOutcome Outcome(Result<CopyMeasurement> m) {
+  if (m) return {std::move(*m), {}};
+  return {std::nullopt, m.error().what};
+}
+
+nlohmann::ordered_json OutcomeJson(const CopyOutcome& o) {
+  if (!o.copy) return {{"error", EnglishText(o.error)}};
+  const CopyMeasurement& m = *o.copy;
+  return {{"what", EnglishText(m.what)},  {"bytes", m.bytes},
+          {"threads", m.threads},         {"seconds", m.seconds},
+          {"median_gbps", m.median_gbps}, {"best_gbps", m.best_gbps},
+          {"worst_gbps", m.worst_gbps}};
+}
+
+}  // namespace
+
+BandwidthReport MeasureBandwidth(const BandwidthOptions& o) {
+  BandwidthReport r;
+  if (o.host) r.host = Outcome(MeasureHostCopy(o.host_copy));
+  if (!o.device) return r;
+  auto cuda = CudaDriver::Open(o.cuda_lib);
+  if (!cuda) {
+    r.device_error = cuda.error().what;
+  } else if ((*cuda)->device_count() == 0) {
+    r.device_error = Msg("cuda: no device");
+  } else {
+    for (int i = 0; i < (*cuda)->device_count(); ++i) {
+      DeviceCopy d{i, Outcome(MeasureDeviceCopy(**cuda, i, o.device_bytes, o.repeats))};
+      const auto info = (*cuda)->Device(i);
+      d.gb10 = d.outcome.copy && info && info->name.find("GB10") != std::string::npos;
+      r.devices.push_back(std::move(d));
+    }
+  }
+  return r;
+}
+
+nlohmann::ordered_json BandwidthToJson(const BandwidthReport& r) {
+  using Json = nlohmann::ordered_json;
+  Json out = {{"schema_version", 1}, {"unit", "GB/s, GB = 1e9 bytes, bytes read + bytes written"}};
+  if (r.host) out["host"] = OutcomeJson(*r.host);
+  if (!r.devices.empty()) {
+    out["device"] = Json::array();
+    for (const auto& d : r.devices) {
+      Json j = OutcomeJson(d.outcome);
+      if (!d.outcome.copy) {
+        out["device"].push_back({{"index", d.index}, {"error", j["error"]}});
+        continue;
+      }
+      j["index"] = d.index;
+      j["gb10_band"] = d.gb10 ? Json(EnglishText(Gb10BandText(*d.outcome.copy))) : Json(nullptr);
+      out["device"].push_back(j);
+    }
+  }
+  if (!r.device_error.empty()) out["device_error"] = EnglishText(r.device_error);
+  return out;
+}
+
 }  // namespace headroom

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,5 +65,43 @@ Gb10Band CompareWithGb10(double gbps);
 
 // "185.2 GB/s median (fastest 186.0, slowest 184.1; 10 repeats of 1.07 GB)".
 Message DescribeCopy(const CopyMeasurement& m);
+
+// Where a GB10 device copy falls against the measured range, as a sentence: "within GB10's
+// measured 180-192 GB/s (the 273 GB/s spec is not reached by copies)".
+Message Gb10BandText(const CopyMeasurement& m);
+
+// `headroom bandwidth`: the host copy, and a copy on every CUDA device, measured in turn.
+struct BandwidthOptions {
+  bool host = true;  // measure host memory
+  HostCopyOptions host_copy;
+  bool device = true;    // measure the devices
+  std::string cuda_lib;  // "" = libcuda.so.1
+  uint64_t device_bytes = 1ULL << 30;
+  int repeats = 10;
+};
+
+// One measurement, or why it failed.
+struct CopyOutcome {
+  std::optional<CopyMeasurement> copy;
+  Message error;  // when copy is nullopt
+};
+
+struct DeviceCopy {
+  int index = 0;
+  CopyOutcome outcome;
+  bool gb10 = false;  // the device's name says GB10: compared with its measured range
+};
+
+struct BandwidthReport {
+  std::optional<CopyOutcome> host;  // nullopt: not asked
+  std::vector<DeviceCopy> devices;
+  Message device_error;  // no libcuda or no device (empty when the devices were measured)
+};
+
+BandwidthReport MeasureBandwidth(const BandwidthOptions& options);
+
+// bandwidth --json (schema_version 1, docs/doctor.md): "host" and "device" (each copy, or
+// {"error": ...}), "device_error"; English.
+nlohmann::ordered_json BandwidthToJson(const BandwidthReport& report);
 
 }  // namespace headroom

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,69 @@ TEST(Bandwidth, MeasureHostCopyRejectsInvalidOptions) {
   ASSERT_FALSE(r);
   EXPECT_FALSE(r.error().message.empty());
 }
+
+// The report of MeasureBandwidth as --json writes it: a literal host copy, one device copy
+// judged against GB10's range, one that failed.
+TEST(Bandwidth, ReportJsonHasEachCopyAndEachError) {
+  CopyMeasurement host;
+  host.what = Msg("host memory ({} threads)", 2);
+  host.bytes = 1000;
+  host.threads = 2;
+  host.seconds = {1e-5};
+  Summarize(host);
+  CopyMeasurement device = host;
+  device.what = Msg("device {}: {}", 0, "NVIDIA GB10");
+  device.threads = 0;
+  device.median_gbps = 185;
+  BandwidthReport r;
+  r.host = CopyOutcome{host, {}};
+  r.devices.push_back({0, {device, {}}, true});
+  r.devices.push_back({1, {std::nullopt, Msg("cuda: cuMemAlloc: out of memory")}, false});
+  const auto j = BandwidthToJson(r);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["host"]["what"], "host memory (2 threads)");
+  EXPECT_EQ(j["host"]["bytes"], 1000);
+  EXPECT_DOUBLE_EQ(j["host"]["median_gbps"].get<double>(), host.median_gbps);
+  EXPECT_EQ(j["device"][0]["index"], 0);
+  EXPECT_EQ(j["device"][0]["gb10_band"],
+            "within GB10's measured 180-192 GB/s (the 273 GB/s spec is not reached by copies)");
+  EXPECT_EQ(j["device"][1],
+            nlohmann::ordered_json({{"index", 1}, {"error", "cuda: cuMemAlloc: out of memory"}}));
+  EXPECT_FALSE(j.contains("device_error"));
+}
+
+TEST(Bandwidth, NoLibcudaIsTheDeviceErrorAndNoDeviceList) {
+  BandwidthOptions o;
+  o.host = false;
+  o.cuda_lib = "/nonexistent/libcuda.so.1";
+  const BandwidthReport r = MeasureBandwidth(o);
+  EXPECT_FALSE(r.host);
+  EXPECT_TRUE(r.devices.empty());
+  const auto j = BandwidthToJson(r);
+  EXPECT_FALSE(j.contains("host"));
+  EXPECT_FALSE(j.contains("device"));
+  EXPECT_TRUE(
+      j["device_error"].get<std::string>().starts_with("cuda: dlopen(/nonexistent/libcuda.so.1): "))
+      << j.dump();
+}
+
+#ifdef HEADROOM_FAKE_CUDA_PATH
+TEST(Bandwidth, MeasuresTheHostAndEachDeviceOfTheFakeDriver) {
+  BandwidthOptions o;
+  o.host_copy = {1 << 20, 1, 1};
+  o.cuda_lib = HEADROOM_FAKE_CUDA_PATH;  // scenario gb10 unless a script says otherwise
+  o.device_bytes = 1 << 20;
+  o.repeats = 2;
+  const BandwidthReport r = MeasureBandwidth(o);
+  ASSERT_TRUE(r.host && r.host->copy);
+  EXPECT_EQ(r.host->copy->seconds.size(), 1u);
+  EXPECT_TRUE(r.device_error.empty()) << EnglishText(r.device_error);
+  ASSERT_EQ(r.devices.size(), 1u);
+  ASSERT_TRUE(r.devices[0].outcome.copy);
+  EXPECT_EQ(r.devices[0].outcome.copy->seconds.size(), 2u);
+  EXPECT_EQ(r.devices[0].gb10, std::getenv("HEADROOM_FAKE_CUDA_SCRIPT") == nullptr);
+}
+#endif
 
 }  // namespace
 }  // namespace headroom

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 #include "base/message.h"
 #include "base/text.h"
@@ -124,11 +125,7 @@ void GatherHolders(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) 
     }
   }
   f.holders = FindPoolHolders(root, gpu, o.self);
-  for (const auto& h : f.holders) {
-    f.caps.push_back(h.part_of
-                         ? HolderCap{}
-                         : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
-  }
+  f.caps = HolderCaps(f.holders);
 }
 
 }  // namespace
@@ -164,6 +161,14 @@ DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& o) {
     f.configs.push_back(std::move(c));
   }
   return f;
+}
+
+GatherOptions DoctorGatherOptions() {
+  GatherOptions o;
+  o.host_copy.bytes = 256ULL << 20;
+  o.host_copy.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.host_copy.repeats = 5;
+  return o;
 }
 
 }  // namespace headroom

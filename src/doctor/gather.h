@@ -34,6 +34,10 @@ struct GatherOptions {
   PlatformOverride platform;
 };
 
+// doctor's G5 defaults: 256 MiB buffers copied 5 times, on one thread per CPU (a second or
+// so on GB10's 20 cores).
+GatherOptions DoctorGatherOptions();
+
 DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& options);
 
 }  // namespace headroom

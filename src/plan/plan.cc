@@ -1,5 +1,7 @@
 #include "plan/plan.h"
 
+#include "model/catalog.h"
+
 namespace headroom {
 namespace {
 
@@ -42,7 +44,7 @@ nlohmann::json ModelJson(const PlanResult& p) {
         {"num_experts", p.spec.num_experts},
         {"num_experts_per_tok", p.spec.experts_per_token},
         {"moe_intermediate_size", p.spec.moe_intermediate_size}}},
-      {"notes", p.model_notes},
+      {"notes", EnglishTexts(p.model_notes)},
   };
 }
 
@@ -101,6 +103,13 @@ PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budge
   if (p.verdict != Verdict::kFits) {
     p.advice = AdviseWithinBudget(spec, workload, budget.budget_bytes, options);
   }
+  return p;
+}
+
+PlanResult MakePlan(const PlanInputs& in) {
+  PlanResult p = MakePlan(in.spec, in.workload, in.budget, in.options);
+  p.model_source = in.model_source;
+  p.model_notes = in.model_notes;
   return p;
 }
 
@@ -170,6 +179,22 @@ nlohmann::json PlanToJson(const PlanResult& p) {
   j["notes"] = notes;
   j["disclaimer"] = kPlanDisclaimer;
   return j;
+}
+
+nlohmann::json CatalogToJson() {
+  nlohmann::json list = nlohmann::json::array();
+  for (const ModelSpec& m : Catalog()) {
+    list.push_back({{"name", m.name},
+                    {"family", m.family},
+                    {"params", ArchitectureParams(m)},
+                    {"published_params", m.published_params},
+                    {"layers", m.num_layers},
+                    {"hidden_size", m.hidden_size},
+                    {"num_experts", m.num_experts},
+                    {"num_experts_per_tok", m.experts_per_token},
+                    {"source", m.published_source}});
+  }
+  return {{"schema_version", kPlanSchemaVersion}, {"models", list}};
 }
 
 }  // namespace headroom

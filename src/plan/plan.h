@@ -9,6 +9,7 @@
 #include "model/model_spec.h"
 #include "plan/budget.h"
 #include "plan/footprint.h"
+#include "plan/plan_request.h"
 #include "plan/verdict.h"
 #include "plan/workload.h"
 
@@ -24,7 +25,7 @@ inline constexpr const char* kPlanDisclaimer =
 struct PlanResult {
   ModelSpec spec;
   std::string model_source;  // "catalog", "config", "params"
-  std::vector<std::string> model_notes;
+  std::vector<Message> model_notes;
   Workload workload;
   Footprint footprint;
   Budget budget;
@@ -36,10 +37,15 @@ struct PlanResult {
 
 PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budget& budget,
                     const FootprintOptions& options);
+// The plan of a resolved request, with its model's source and notes.
+PlanResult MakePlan(const PlanInputs& inputs);
 
 // Data, so English whatever the user's language: the footprint's labels, formulas and notes
 // and the advice are the English text of their message values. Renders the footprint the
 // plan holds; never computes one.
 nlohmann::json PlanToJson(const PlanResult& plan);
+
+// plan --list-models --json: the catalog, each model's shape and its published source.
+nlohmann::json CatalogToJson();
 
 }  // namespace headroom

@@ -42,5 +42,30 @@ TEST(PlanJson, RendersTheFootprintThePlanHoldsWithoutPlanningAgain) {
   EXPECT_EQ(j["notes"], nlohmann::json::array({"a note of 2.00 GB"}));
 }
 
+TEST(PlanJson, ModelSourceAndNotesFromTheResolvedRequest) {
+  PlanInputs in;
+  in.spec = *FindModel("llama-3.1-8b");
+  in.model_source = "config";
+  in.model_notes = {Msg("read {} tensors", 291)};
+  in.budget.budget_bytes = 100'000'000'000;
+  const PlanResult p = MakePlan(in);
+  EXPECT_EQ(p.footprint.peak_bytes(),
+            MakePlan(in.spec, in.workload, in.budget, in.options).footprint.peak_bytes());
+  const auto j = PlanToJson(p);
+  EXPECT_EQ(j["model"]["source"], "config");
+  EXPECT_EQ(j["model"]["notes"], nlohmann::json::array({"read 291 tensors"}));
+}
+
+TEST(PlanJson, CatalogListsEveryModelWithItsShape) {
+  const auto j = CatalogToJson();
+  EXPECT_EQ(j["schema_version"], kPlanSchemaVersion);
+  ASSERT_EQ(j["models"].size(), Catalog().size());
+  const auto& first = j["models"][0];
+  EXPECT_EQ(first["name"], Catalog().front().name);
+  EXPECT_EQ(first["params"], ArchitectureParams(Catalog().front()));
+  EXPECT_EQ(first["layers"], Catalog().front().num_layers);
+  EXPECT_TRUE(first.contains("source"));
+}
+
 }  // namespace
 }  // namespace headroom

@@ -190,4 +190,14 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
   return cap;
 }
 
+std::vector<HolderCap> HolderCaps(const std::vector<PoolHolder>& holders) {
+  std::vector<HolderCap> caps;
+  caps.reserve(holders.size());
+  for (const auto& h : holders) {
+    caps.push_back(h.part_of ? HolderCap{}
+                             : ParseHolderCap(h.kind, CommandWords(h.facts.argv), h.facts.environ));
+  }
+  return caps;
+}
+
 }  // namespace headroom

@@ -60,4 +60,8 @@ std::optional<double> ParseFraction(const std::string& text);
 HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
                          const std::optional<std::map<std::string, std::string>>& environ);
 
+// The caps of `holders`, in order. A part (a server's worker) has no flags of its own, so its
+// cap is empty: its holder's is the one that counts.
+std::vector<HolderCap> HolderCaps(const std::vector<PoolHolder>& holders);
+
 }  // namespace headroom

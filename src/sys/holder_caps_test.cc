@@ -104,5 +104,18 @@ TEST(HolderCap, GuardTorchCapFromEnvironment) {
   EXPECT_FALSE(cap.cap_bytes);
 }
 
+TEST(HolderCap, CapsOfHoldersInOrderAndAPartHasNone) {
+  PoolHolder server;
+  server.kind = HolderKind::kVllm;
+  server.facts.argv = {"vllm", "serve", "m", "--gpu-memory-utilization", "0.4"};
+  PoolHolder worker = server;
+  worker.part_of = 1111;
+  const auto caps = HolderCaps({server, worker});
+  ASSERT_EQ(caps.size(), 2u);
+  EXPECT_EQ(caps[0].pool_fraction, 0.4);
+  EXPECT_FALSE(caps[1].pool_fraction);
+  EXPECT_TRUE(caps[1].settings.empty());
+}
+
 }  // namespace
 }  // namespace headroom

@@ -1,0 +1,214 @@
+#include "cli/plan_view.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "base/bytes.h"
+#include "base/i18n.h"
+#include "base/table.h"
+#include "cli/cli.h"
+#include "cli/message_text.h"
+#include "model/catalog.h"
+
+namespace headroom {
+namespace {
+
+std::string Gb(uint64_t b) { return fmt::format("{:.2f}", static_cast<double>(b) / 1e9); }
+std::string Gib(uint64_t b) {
+  return fmt::format("{:.2f}", static_cast<double>(b) / static_cast<double>(kGiB));
+}
+
+void PrintHeader(const CliEnv& env, const PlanResult& p) {
+  const Footprint& f = p.footprint;
+  const Workload& w = p.workload;
+  std::string how = std::string(Name(w.method));
+  if (IsLora(w.method)) {
+    std::string targets;
+    for (const auto& t : w.lora_targets) targets += (targets.empty() ? "" : ",") + t;
+    // TRANSLATORS: "lora r16 on all-linear": the method, the LoRA rank, the target modules.
+    how = TrFormat("{0} r{1} on {2}", how, w.lora_rank, targets);
+  }
+  std::fprintf(env.out, "%s\n",
+               TrFormat("headroom plan: {} ({} parameters, {} trainable; from {})", p.spec.name,
+                        FormatParamCount(f.total_params), FormatParamCount(f.trainable_params),
+                        p.model_source)
+                   .c_str());
+  // TRANSLATORS: the workload line under the plan's title. {4} is empty or " + fp32 master";
+  // {7} is on or off (the values of --grad-ckpt); the other values are names of flags' values.
+  std::fprintf(env.out, "  %s\n\n",
+               TrFormat("{0}, weights {1}, {2} ({3} step){4}, batch {5} x seq {6}, grad-ckpt {7}, "
+                        "{8} attention, {9} loss, {10}",
+                        how, Name(w.weight_dtype), Name(w.optimizer), Name(w.optimizer_step),
+                        // TRANSLATORS: appended to the optimizer in the workload line.
+                        w.master_weights ? Tr(" + fp32 master") : "", w.batch, w.seq,
+                        w.grad_ckpt ? "on" : "off", Name(w.attention), Name(w.loss), Name(w.kind))
+                   .c_str());
+}
+
+void PrintTerms(const CliEnv& env, const Footprint& f) {
+  using A = TextTable::Align;
+  TextTable t({A::kLeft, A::kRight, A::kRight, A::kLeft});
+  // TRANSLATORS: headings of plan's table: a footprint term, its size, the formula behind it.
+  t.AddRow({Tr("term"), "GB", "GiB", Tr("formula")});
+  t.AddRule();
+  for (const auto& term : f.terms) {
+    if (term.key == "load_transient") continue;
+    t.AddRow({TranslatedText(term.label), Gb(term.bytes), Gib(term.bytes),
+              TranslatedText(term.formula)});
+  }
+  t.AddRule();
+  t.AddRow({Tr("tensor peak"), Gb(f.tensor_peak_bytes), Gib(f.tensor_peak_bytes),
+            f.backward_peak_bytes >= f.step_peak_bytes ? Tr("at the start of backward")
+                                                       : Tr("during the optimizer step")});
+  t.AddRow(
+      {Tr("steady peak"), Gb(f.steady_peak_bytes), Gib(f.steady_peak_bytes),
+       f.rollout_bytes ? Tr("tensor peak + overhead + rollout") : Tr("tensor peak + overhead")});
+  const FootprintTerm* load = nullptr;
+  for (const auto& term : f.terms) {
+    if (term.key == "load_transient") load = &term;
+  }
+  t.AddRow({Tr("load peak"), Gb(f.load_peak_bytes), Gib(f.load_peak_bytes),
+            // TRANSLATORS: {} is the load transient's formula, from the plan's terms.
+            TrFormat("weights + {} + context + host",
+                     load ? TranslatedText(load->formula) : std::string())});
+  std::fputs(t.Render().c_str(), env.out);
+}
+
+void PrintBudget(const CliEnv& env, const Budget& b) {
+  using A = TextTable::Align;
+  // TRANSLATORS: {} is where the budget came from: a path such as /proc/meminfo, or --budget.
+  std::fprintf(env.out, "\n%s\n", TrFormat("budget ({}):", b.source).c_str());
+  TextTable bt({A::kLeft, A::kRight, A::kRight, A::kLeft});
+  auto opt_row = [&](const char* name, const std::optional<uint64_t>& v, const std::string& note) {
+    if (v) bt.AddRow({name, Gb(*v), Gib(*v), note});
+  };
+  bt.AddRow({"", "GB", "GiB", ""});
+  opt_row("MemTotal", b.mem_total_bytes, "");
+  opt_row("MemAvailable", b.mem_available_bytes,
+          b.available_source == "MemAvailable" ? "" : b.available_source);
+  opt_row(Tr("page cache (reclaimable)"), b.reclaimable_cache_bytes,
+          Tr("counted in MemAvailable; nvidia-smi/cudaMemGetInfo would call it used"));
+  if (b.source != "--budget")
+    bt.AddRow({Tr("reserve"), Gb(b.reserve_bytes), Gib(b.reserve_bytes), "--reserve"});
+  bt.AddRow({Tr("budget"), Gb(b.budget_bytes), Gib(b.budget_bytes), ""});
+  std::fputs(bt.Render().c_str(), env.out);
+}
+
+void PrintVerdict(const CliEnv& env, const PlanResult& p) {
+  const Footprint& f = p.footprint;
+  const Budget& b = p.budget;
+  const uint64_t peak = f.peak_bytes();
+  const double share =
+      b.budget_bytes ? 100.0 * static_cast<double>(peak) / static_cast<double>(b.budget_bytes) : 0;
+  // TRANSLATORS: replaces the percentage in the verdict line when the budget is zero.
+  const std::string share_text =
+      b.budget_bytes ? fmt::format("{:.0f} %", share) : std::string(Tr("all"));
+  // TRANSLATORS: "verdict: fits: peak 45.2 GB (42.1 GiB) (the load peak) is 40 % of the 112.6 GB
+  // budget"; {0} is the verdict (fits, tight, does not fit).
+  std::fprintf(env.out, "\n%s\n",
+               (f.load_peak_bytes > f.steady_peak_bytes
+                    ? TrFormat("verdict: {0}: peak {1} (the load peak) is {2} of the {3} budget",
+                               TranslatedText(VerdictWord(p.verdict)), FormatBoth(peak), share_text,
+                               FormatGB(b.budget_bytes))
+                    : TrFormat("verdict: {0}: peak {1} (the steady peak) is {2} of the {3} budget",
+                               TranslatedText(VerdictWord(p.verdict)), FormatBoth(peak), share_text,
+                               FormatGB(b.budget_bytes)))
+                   .c_str());
+}
+
+void PrintAnchor(const CliEnv& env, const PlanResult& p) {
+  if (p.anchor.anchor) {
+    const Anchor& a = *p.anchor.anchor;
+    // TRANSLATORS: an anchor is a published measurement of a similar setup; {0} quotes it
+    // (its translation), {1} is the model, {2} the method, {3} the sequence length.
+    if (a.reported_bytes) {
+      std::fprintf(
+          env.out, "%s\n",
+          TrFormat("anchor: \"{0}\" ({1}, {2}, seq {3}): this planner estimates that setup at {4}, "
+                   "{5:.2f}x the reported figure; this plan is {6:.2f}x it",
+                   TrText(a.statement), a.model, Name(a.method), a.seq,
+                   FormatGB(p.anchor.anchor_estimate_bytes), p.anchor.ratio, p.anchor.plan_ratio)
+              .c_str());
+    } else {
+      std::fprintf(
+          env.out, "%s\n",
+          TrFormat("anchor: \"{0}\" ({1}, {2}, seq {3}): this planner estimates that setup at {4}; "
+                   "this plan is {5:.2f}x that estimate",
+                   TrText(a.statement), a.model, Name(a.method), a.seq,
+                   FormatGB(p.anchor.anchor_estimate_bytes), p.anchor.plan_ratio)
+              .c_str());
+    }
+  }
+}
+
+void PrintAdviceAndNotes(const CliEnv& env, const PlanResult& p) {
+  if (!p.advice.empty()) {
+    std::fprintf(env.out, "%s\n", Tr("advice, in the OOM ladder's order:"));
+    int i = 1;
+    for (const auto& a : p.advice)
+      std::fprintf(env.out, "  %d. %s\n", i++, TranslatedText(a.text).c_str());
+  }
+  for (const auto& n : p.model_notes)
+    std::fprintf(env.out, "%s\n", TrFormat("note: {}", TranslatedText(n)).c_str());
+  for (const auto& n : p.footprint.notes)
+    std::fprintf(env.out, "%s\n", TrFormat("note: {}", TranslatedText(n)).c_str());
+  // The disclaimer is also the JSON's "disclaimer" (English); marked where it is defined.
+  std::fprintf(env.out, "%s\n", Tr(kPlanDisclaimer));
+}
+
+}  // namespace
+
+void PrintPlan(const CliEnv& env, const PlanResult& p) {
+  PrintHeader(env, p);
+  PrintTerms(env, p.footprint);
+  PrintBudget(env, p.budget);
+  PrintVerdict(env, p);
+  PrintAnchor(env, p);
+  PrintAdviceAndNotes(env, p);
+}
+
+void PrintLocalAnchors(const CliEnv& env, const std::vector<ShownAnchor>& anchors) {
+  if (anchors.empty()) return;
+  std::fprintf(env.out, "%s\n",
+               Tr("your measured anchors (finished `headroom sweep` runs in the journal):"));
+  for (const auto& s : anchors) {
+    const auto& a = s.anchor;
+    std::string what =
+        a.model.empty() ? fmt::format("{}", fmt::join(a.command, " ")).substr(0, 60) : a.model;
+    if (!a.method.empty()) what += " " + a.method;
+    // TRANSLATORS: one finished sweep: its run id, the model and method (or its command), the
+    // chosen configuration (e.g. "batch=8 seq=2048") and its measured peak.
+    const std::string line =
+        s.estimate_bytes && a.peak_bytes
+            ? TrFormat(
+                  "run {0}: {1}: {2}: peak {3} above the baseline; this planner estimates {4} for "
+                  "it ({5:.2f}x)",
+                  a.run_id, what, a.config_text, FormatGB(a.peak_bytes),
+                  FormatGB(*s.estimate_bytes),
+                  static_cast<double>(*s.estimate_bytes) / static_cast<double>(a.peak_bytes))
+            : TrFormat("run {0}: {1}: {2}: peak {3} above the baseline", a.run_id, what,
+                       a.config_text, FormatGB(a.peak_bytes));
+    std::fprintf(env.out, "  %s\n", line.c_str());
+  }
+}
+
+void PrintCatalog(const CliEnv& env) {
+  using A = TextTable::Align;
+  TextTable t({A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kLeft});
+  // TRANSLATORS: headings of --list-models: parameter count, decoder layers, hidden size, MoE
+  // experts.
+  t.AddRow({Tr("name"), Tr("family"), Tr("params"), Tr("layers"), Tr("hidden"), Tr("experts")});
+  t.AddRule();
+  for (const ModelSpec& m : Catalog()) {
+    t.AddRow({m.name, m.family, FormatParamCount(ArchitectureParams(m)),
+              std::to_string(m.num_layers), std::to_string(m.hidden_size),
+              m.num_experts ? TrFormat("{} ({} active)", m.num_experts, m.experts_per_token) : ""});
+  }
+  std::fputs(t.Render(0).c_str(), env.out);
+}
+
+}  // namespace headroom

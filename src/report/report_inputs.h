@@ -1,0 +1,44 @@
+// What `report` draws besides the samples, computed here so the command only reads files:
+// the log's step series with explain's slowdown windows and verdicts, and the plan's
+// estimate with its line (English: the page's data is never translated).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "explain/run_inputs.h"
+#include "explain/slowdown.h"
+#include "explain/step_pattern.h"
+#include "explain/step_times.h"
+#include "explain/verdict.h"
+#include "gpu/platform.h"
+#include "plan/plan_request.h"
+#include "report/report_data.h"
+#include "samples/samples_csv.h"
+
+namespace headroom {
+
+// The log's analysis; ReportInputs points into it, so it lives as long as they do.
+struct ReportLog {
+  std::vector<StepTiming> timings;
+  SlowdownAnalysis analysis;
+  std::vector<WindowVerdict> verdicts;  // parallel to analysis.windows
+};
+
+// The step series of `log_text` (`pattern` null: the built-in formats), its slowdown windows,
+// and a verdict for each from the samples and events (null: none) read as `profile`.
+ReportLog AnalyzeReportLog(std::string_view log_text, const StepPattern* pattern,
+                           const SampleSeries& samples, const RecordedEvents* events,
+                           const PlatformProfile& profile);
+
+// `in` pointed at `log` (timings, analysis, verdicts), with a note when the log at
+// `log_path` has no step series.
+void AddReportLog(ReportInputs& in, const ReportLog& log, const std::string& log_path);
+
+// The plan's peak for --plan-args and its line: "headroom plan: llama-3.1-8b qlora, batch 1,
+// seq 2048: peak 9.81 GiB".
+void AddPlanEstimate(ReportInputs& in, const PlanInputs& plan);
+
+}  // namespace headroom

@@ -1,0 +1,41 @@
+// AddReportLog and AddPlanEstimate: what `report` hands BuildReportData besides the samples
+// (the page's data is checked whole by tests/cli/report_cli_test.cc and
+// tests/report/report_data_test.py).
+#include "report/report_inputs.h"
+
+#include <gtest/gtest.h>
+
+#include "model/catalog.h"
+
+namespace headroom {
+namespace {
+
+TEST(ReportInputs, ALogWithoutStepsIsANoteAndEmptyAnalysis) {
+  SampleSeries samples;
+  const ReportLog log = AnalyzeReportLog("no steps here\n", nullptr, samples, nullptr, {});
+  EXPECT_TRUE(log.timings.empty());
+  EXPECT_TRUE(log.verdicts.empty());
+  ReportInputs in;
+  AddReportLog(in, log, "train.log");
+  ASSERT_EQ(in.notes.size(), 1u);
+  EXPECT_EQ(in.notes[0], "train.log: no step series found (try --step-regex)");
+  EXPECT_EQ(in.timings, &log.timings);
+  EXPECT_EQ(in.verdicts, &log.verdicts);
+}
+
+TEST(ReportInputs, PlanEstimateIsThePlansPeakAndItsEnglishLine) {
+  PlanInputs plan;
+  plan.spec = *FindModel("llama-3.1-8b");
+  plan.budget.budget_bytes = 100'000'000'000;
+  ReportInputs in;
+  AddPlanEstimate(in, plan);
+  ASSERT_TRUE(in.plan_estimate_bytes);
+  EXPECT_GT(*in.plan_estimate_bytes, 0u);
+  EXPECT_TRUE(
+      in.plan_text.starts_with("headroom plan: llama-3.1-8b lora, batch 1, seq 2048: peak "))
+      << in.plan_text;
+  EXPECT_TRUE(in.plan_text.ends_with(" GiB")) << in.plan_text;
+}
+
+}  // namespace
+}  // namespace headroom
