@@ -126,7 +126,7 @@ void BM_PlanSharded70B(benchmark::State& state) {
   for (auto _ : state) {
     auto spec = ReadModelPath(dir);
     if (!spec) {
-      state.SkipWithError(spec.error().message.c_str());
+      state.SkipWithError(EnglishText(spec.error().what).c_str());
       break;
     }
     PlanResult p = PlanWithLiveMemory(*spec);

@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
   buf << in.rdbuf();
   auto table = CsvTable::Parse(buf.str());
   if (!table) {
-    std::fprintf(stderr, "planner_accuracy: %s: %s\n", path.c_str(), table.error().message.c_str());
+    std::fprintf(stderr, "planner_accuracy: %s: %s\n", path.c_str(),
+                 EnglishText(table.error().what).c_str());
     return 2;
   }
 
@@ -123,7 +124,7 @@ int main(int argc, char** argv) {
     auto method = ParseMethod(r.method);
     if (!method) {
       std::fprintf(stderr, "planner_accuracy: %s: %s\n", r.id.c_str(),
-                   method.error().message.c_str());
+                   EnglishText(method.error().what).c_str());
       return 2;
     }
     w.method = *method;

@@ -50,7 +50,7 @@ void BM_SampleWithNvml(benchmark::State& state) {
   }
   auto nvml = Nvml::Open(library);
   if (!nvml) {
-    state.SkipWithError(nvml.error().message.c_str());
+    state.SkipWithError(EnglishText(nvml.error().what).c_str());
     return;
   }
   Sampler sampler(SysRoot("/"), std::move(*nvml));

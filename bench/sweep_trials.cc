@@ -203,7 +203,7 @@ bool RunReal(const std::string& trainer, int repeat) {
       stop = true;
       sampler.join();
       if (!run) {
-        std::printf("trial failed: %s\n", run.error().message.c_str());
+        std::printf("trial failed: %s\n", EnglishText(run.error().what).c_str());
         return false;
       }
       const double allocated = 64 + 32.0 * batch + 8.0 * batch * batch;

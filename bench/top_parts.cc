@@ -52,7 +52,7 @@ void BM_RunningGuards(benchmark::State& state) {
   {
     auto journal = Journal::Open(path);
     if (!journal) {
-      state.SkipWithError(journal.error().message.c_str());
+      state.SkipWithError(EnglishText(journal.error().what).c_str());
       return;
     }
     const auto now = std::chrono::system_clock::now();

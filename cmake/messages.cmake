@@ -1,4 +1,4 @@
-# Message catalogs (po/, src/base/i18n.h). Each language in po/LINGUAS gets
+# Message catalogs (po/, src/cli/i18n.h). Each language in po/LINGUAS gets
 # <build>/locale/<lang>/LC_MESSAGES/headroom.mo, where the binary looks first, made from
 # po/<lang>.po and any po/<lang>.<part>.po beside it (msgcat, first translation wins), and
 # checked by msgfmt --check (header, domain, plural forms).

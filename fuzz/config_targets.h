@@ -30,7 +30,7 @@ inline bool ConfigTomlHolds(std::string_view text) {
   constexpr std::string_view kPath = "fuzz.toml";
   auto parsed = ParseConfigToml(text, kPath);
   if (!parsed) {
-    const std::string& m = parsed.error().message;
+    const std::string& m = EnglishText(parsed.error().what);
     return !m.empty() && m.find('\n') == std::string::npos &&
            m.starts_with(std::string(kPath) + ":") && (HoldsPlane15(text) || !HoldsPlane15(m));
   }

@@ -19,8 +19,8 @@ namespace headroom::fuzz {
 
 // An error message must be one line that starts with the given prefix.
 inline bool OneLine(const Error& e, std::string_view prefix) {
-  return !e.message.empty() && e.message.find('\n') == std::string::npos &&
-         e.message.starts_with(prefix);
+  const std::string text = EnglishText(e.what);
+  return !text.empty() && text.find('\n') == std::string::npos && text.starts_with(prefix);
 }
 
 // A SAX handler that accepts everything and keeps the id of the error nlohmann stops on.

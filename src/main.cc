@@ -1,17 +1,8 @@
 // headroom: keeps long ML training jobs alive on unified-memory machines.
-// main holds the table of subcommands (docs/style.md rule 14) and is the only place that names
-// the real system root.
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <string>
-#include <string_view>
-#include <vector>
-
-#include "base/i18n.h"
-#include "base/version.h"
+// main holds the table of subcommands (docs/style.md rule 14); cli/cli.cc runs it, and is the
+// only place that names the real system root.
 #include "cli/cli.h"
+#include "cli/i18n.h"  // N_
 
 namespace headroom {
 namespace {
@@ -52,70 +43,7 @@ constexpr Subcommand kSubcommands[] = {
      DefineConfigFlags, RunConfigCommand},
 };
 
-// Where the message catalogs are: beside the binary in a build tree (build/locale), or
-// ../share/locale from an installed bin/ (PREFIX/share/locale). Relative to the binary, so an
-// installed tree can be moved and a build tree needs no install step.
-std::string FindLocaleDir() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  const std::filesystem::path dir = exe.parent_path();
-  for (const auto& candidate : {dir / "locale", dir.parent_path() / "share" / "locale"}) {
-    if (std::filesystem::is_directory(candidate, ec)) return candidate.string();
-  }
-  return {};
-}
-
-void PrintUsage(std::FILE* out) {
-  std::fprintf(out, "%s\n\n%s\n\n%s\n",
-               TrFormat("headroom {}: keeps long ML training jobs alive on unified-memory machines",
-                        std::string(HeadroomVersion()))
-                   .c_str(),
-               // TRANSLATORS: keep "headroom <command> [options]" and "--help" as they are.
-               Tr("usage: headroom <command> [options]   (headroom help <command>, or headroom "
-                  "<command> --help)"),
-               Tr("commands:"));
-  for (const auto& c : kSubcommands) {
-    // The summaries are NUL-terminated literals (N_ above), translated here.
-    std::fprintf(out, "  %-10s %s\n", std::string(c.name).c_str(), Tr(c.summary.data()));
-  }
-  std::fprintf(out, "\n%s\n",
-               Tr("exit status: 0 success, 1 a negative answer (e.g. does not fit), 2 usage or "
-                  "input error"));
-}
-
 }  // namespace
 }  // namespace headroom
 
-int main(int argc, char** argv) {
-  using namespace headroom;
-  if (const std::string dir = FindLocaleDir(); !dir.empty()) InitMessages(dir);
-  if (argc < 2) {
-    PrintUsage(stderr);
-    return kExitUsage;
-  }
-  const std::string_view first = argv[1];
-  if (first == "--help" || first == "-h") {
-    const CliEnv env{"/", stdout, stderr, LoadConfig(std::getenv)};
-    PrintUsage(stdout);
-    for (const auto& e : env.config.errors) PrintError(env, e);
-    return kExitOk;
-  }
-  if (first == "help") {
-    const CliEnv env{"/", stdout, stderr, LoadConfig(std::getenv)};
-    return RunHelpCommand(env, kSubcommands, std::vector<std::string>(argv + 2, argv + argc),
-                          PrintUsage);
-  }
-  if (first == "--version" || first == "-V") {
-    std::printf("headroom %s (git %s)\n", std::string(HeadroomVersion()).c_str(),
-                std::string(GitRevision()).c_str());
-    return kExitOk;
-  }
-  for (const auto& c : kSubcommands) {
-    if (c.name == first)
-      return RunSubcommand(c, "/", std::vector<std::string>(argv + 2, argv + argc));
-  }
-  const CliEnv env{"/", stdout, stderr, {}};
-  PrintError(env, TrFormat("unknown command '{}' (see headroom --help)", first));
-  return kExitUsage;
-}
+int main(int argc, char** argv) { return headroom::RunCli(headroom::kSubcommands, argc, argv); }

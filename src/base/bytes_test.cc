@@ -25,8 +25,8 @@ TEST(ParseBytes, RejectsBadInput) {
     auto r = ParseBytes(bad);
     EXPECT_FALSE(r.ok()) << bad;
     if (!r.ok()) {
-      EXPECT_FALSE(r.error().message.empty());
-      EXPECT_EQ(r.error().message.find('\n'), std::string::npos);
+      EXPECT_FALSE(EnglishText(r.error().what).empty());
+      EXPECT_EQ(EnglishText(r.error().what).find('\n'), std::string::npos);
     }
   }
   EXPECT_FALSE(ParseBytes("0").ok());

@@ -7,7 +7,7 @@ namespace {
 
 TEST(Csv, QuotesCommasNewlines) {
   auto rows = ParseCsv("a,b,c\n1,\"x, \"\"y\"\"\nz\",3\r\n\n4,,\n");
-  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_TRUE(rows.ok()) << EnglishText(rows.error().what);
   ASSERT_EQ(rows->size(), 3u);
   EXPECT_EQ((*rows)[1][1], "x, \"y\"\nz");
   EXPECT_EQ((*rows)[1][2], "3");
@@ -30,7 +30,7 @@ TEST(Csv, HostileInputIsAnErrorNotACrash) {
   EXPECT_FALSE(ParseCsv(std::string(5000, ','), 4096).ok());
   auto err = ParseCsv("x\ny\n\"open");
   ASSERT_FALSE(err.ok());
-  EXPECT_NE(err.error().message.find("line 3"), std::string::npos);
+  EXPECT_NE(EnglishText(err.error().what).find("line 3"), std::string::npos);
   EXPECT_TRUE(ParseCsv("").ok());
   EXPECT_TRUE(ParseCsv(std::string("\0,\0\n", 4)).ok());
 }

@@ -165,12 +165,13 @@ TEST(JsonReaderTest, ReadsFilesWithACap) {
   c = std::move(b);
   EXPECT_EQ(c.text(), "{}");
   EXPECT_EQ(b.text(), "");  // NOLINT(bugprone-use-after-move): checking the moved-from state
-  EXPECT_EQ(ReadJsonFileText(dir / "a.json", 1).error().message,
+  EXPECT_EQ(EnglishText(ReadJsonFileText(dir / "a.json", 1).error().what),
             (dir / "a.json").string() + ": file is 2 bytes, over the 1-byte limit");
-  EXPECT_EQ(ReadJsonFileText(dir.path(), 16).error().message,
+  EXPECT_EQ(EnglishText(ReadJsonFileText(dir.path(), 16).error().what),
             dir.path().string() + ": not a regular file");
   const Error missing = ReadJsonFileText(dir / "b.json", 16).error();
-  EXPECT_EQ(missing.message, (dir / "b.json").string() + ": open: No such file or directory");
+  EXPECT_EQ(EnglishText(missing.what),
+            (dir / "b.json").string() + ": open: No such file or directory");
   EXPECT_EQ(missing.errno_value, ENOENT);
 }
 

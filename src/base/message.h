@@ -176,5 +176,5 @@ std::optional<Message> MessageFromJson(const nlohmann::json& json);
 }  // namespace headroom
 
 // Marks a literal for extraction without making a message of it here (a table of static
-// strings, rendered later through MsgFrom or a label function). The same as base/i18n.h's.
+// strings, rendered later through MsgFrom or a label function). The same as cli/i18n.h's.
 #define N_(text) text

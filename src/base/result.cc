@@ -1,27 +1,13 @@
 #include "base/result.h"
 
-#include <atomic>
-
 namespace headroom {
-namespace {
 
-std::atomic<std::string (*)(const Message&)> error_text_renderer{&EnglishText};
-
-}  // namespace
-
-Error::Error(Message what_, int errno_value_)
-    : what(std::move(what_)),
-      errno_value(errno_value_),
-      message(error_text_renderer.load(std::memory_order_relaxed)(what)) {}
+Error::Error(Message what_, int errno_value_) : what(std::move(what_)), errno_value(errno_value_) {}
 
 Error::Error(std::string text, int errno_value_)
     : Error(Message::Literal(std::move(text)), errno_value_) {}
 
 Error::Error(const char* text, int errno_value_) : Error(std::string(text), errno_value_) {}
-
-void SetErrorTextRenderer(std::string (*render)(const Message&)) {
-  error_text_renderer.store(render != nullptr ? render : &EnglishText, std::memory_order_relaxed);
-}
 
 Error ErrnoError(const Message& what, int errno_value) {
   // Not marked: the shape of every errno error, the same in every language.

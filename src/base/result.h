@@ -24,22 +24,13 @@ struct Error {
   Error() = default;
   // What failed, as a message value: "what failed: operation(argument): reason", lower case.
   Error(Message what, int errno_value = 0);  // NOLINT: implicit by design
-  // A finished text, shown as it is in every language (a third party's text; code that
-  // still builds its errors as text: run/guard, sweep/).
+  // A finished text, shown as it is in every language (a third party's text).
   explicit Error(std::string text, int errno_value = 0);
   explicit Error(const char* text, int errno_value = 0);
 
   Message what;
   int errno_value = 0;  // 0 when the failure is not a system call's
-  // Transitional, until run/guard and sweep/ read `what`: `what` rendered when the error is
-  // made, by the renderer the program installed (SetErrorTextRenderer; EnglishText unless
-  // the CLI installs its terminal renderer). New code reads `what`.
-  std::string message;
 };
-
-// How Error::message is rendered from Error::what (see above). cli/message_text.cc installs
-// the terminal's renderer; a library never calls this.
-void SetErrorTextRenderer(std::string (*render)(const Message&));
 
 template <typename T>
 class [[nodiscard]] Result {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "doctor/bandwidth.h"
 #include "gpu/cuda_driver.h"

@@ -3,16 +3,21 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
+#include "base/version.h"
 #include "cli/cli11_i18n.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 
 namespace headroom {
@@ -74,14 +79,76 @@ int RunSubcommand(const Subcommand& c, const std::filesystem::path& default_root
   if (auto status = ParseFlags(flags->App(), env, c.name, args)) {
     return *status == kExitUsage ? flags->UsageStatus() : *status;
   }
-  std::optional<UntranslatedScope> english;
-  if (GaveJson(flags->App())) english.emplace();
+  if (GaveJson(flags->App())) UseEnglishMessages();
   env.config = LoadConfig(std::getenv);
   if (!env.config.errors.empty() && c.name != "config") {
     PrintError(env, env.config.errors.front());
     return flags->UsageStatus();
   }
   return c.run(env, *flags);
+}
+
+// Where the message catalogs are: beside the binary in a build tree (build/locale), or
+// ../share/locale from an installed bin/ (PREFIX/share/locale). Relative to the binary, so an
+// installed tree can be moved and a build tree needs no install step.
+std::string FindLocaleDir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const std::filesystem::path dir = exe.parent_path();
+  for (const auto& candidate : {dir / "locale", dir.parent_path() / "share" / "locale"}) {
+    if (std::filesystem::is_directory(candidate, ec)) return candidate.string();
+  }
+  return {};
+}
+
+void PrintUsage(std::FILE* out, std::span<const Subcommand> commands) {
+  std::fprintf(out, "%s\n\n%s\n\n%s\n",
+               TrFormat("headroom {}: keeps long ML training jobs alive on unified-memory machines",
+                        std::string(HeadroomVersion()))
+                   .c_str(),
+               // TRANSLATORS: keep "headroom <command> [options]" and "--help" as they are.
+               Tr("usage: headroom <command> [options]   (headroom help <command>, or headroom "
+                  "<command> --help)"),
+               Tr("commands:"));
+  for (const auto& c : commands) {
+    // The summaries are NUL-terminated literals (N_ in main.cc), translated here.
+    std::fprintf(out, "  %-10s %s\n", std::string(c.name).c_str(), Tr(c.summary.data()));
+  }
+  std::fprintf(out, "\n%s\n",
+               Tr("exit status: 0 success, 1 a negative answer (e.g. does not fit), 2 usage or "
+                  "input error"));
+}
+
+int RunCli(std::span<const Subcommand> commands, int argc, char** argv) {
+  if (const std::string dir = FindLocaleDir(); !dir.empty()) InitMessages(dir);
+  if (argc < 2) {
+    PrintUsage(stderr, commands);
+    return kExitUsage;
+  }
+  const std::string_view first = argv[1];
+  if (first == "--help" || first == "-h") {
+    const CliEnv env{"/", stdout, stderr, LoadConfig(std::getenv)};
+    PrintUsage(stdout, commands);
+    for (const auto& e : env.config.errors) PrintError(env, e);
+    return kExitOk;
+  }
+  if (first == "help") {
+    const CliEnv env{"/", stdout, stderr, LoadConfig(std::getenv)};
+    return RunHelpCommand(env, commands, std::vector<std::string>(argv + 2, argv + argc));
+  }
+  if (first == "--version" || first == "-V") {
+    std::printf("headroom %s (git %s)\n", std::string(HeadroomVersion()).c_str(),
+                std::string(GitRevision()).c_str());
+    return kExitOk;
+  }
+  for (const auto& c : commands) {
+    if (c.name == first)
+      return RunSubcommand(c, "/", std::vector<std::string>(argv + 2, argv + argc));
+  }
+  const CliEnv env{"/", stdout, stderr, {}};
+  PrintError(env, TrFormat("unknown command '{}' (see headroom --help)", first));
+  return kExitUsage;
 }
 
 }  // namespace headroom

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "base/exit_status.h"
-#include "base/i18n.h"
 #include "base/message.h"
 #include "base/result.h"
+#include "cli/i18n.h"
 #include "config/config_file.h"
 
 namespace CLI {
@@ -144,9 +144,14 @@ int RunReportCommand(const CliEnv& env, CommandFlags& flags);
 std::unique_ptr<CommandFlags> DefineConfigFlags();
 int RunConfigCommand(const CliEnv& env, CommandFlags& flags);
 
-// `headroom help [COMMAND]`, `--man`, `--man-dir`, `--completion`: over the table in main.cc;
-// `print_usage` prints the command list (headroom --help).
+// `headroom help [COMMAND]`, `--man`, `--man-dir`, `--completion`: over the table in main.cc.
 int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
-                   const std::vector<std::string>& args, void (*print_usage)(std::FILE*));
+                   const std::vector<std::string>& args);
+
+// The program: `argv` run against the table of `commands` (main.cc's), the message catalogs
+// found beside the binary first. Returns the exit status.
+int RunCli(std::span<const Subcommand> commands, int argc, char** argv);
+// The command list of `headroom --help`, in the user's language.
+void PrintUsage(std::FILE* out, std::span<const Subcommand> commands);
 
 }  // namespace headroom

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "base/display_width.h"
-#include "base/i18n.h"
+#include "cli/i18n.h"
 
 namespace headroom {
 namespace {

@@ -5,7 +5,7 @@
 // Where CLI11 builds a sentence around a value ("--seq: 1 required TEXT missing"), the value
 // is taken back out of its English text by the error's type and a pattern, and put into a
 // translated sentence; text matching no known pattern stays as CLI11 wrote it. In English
-// (no catalog, or inside an UntranslatedScope) every screen and message is byte for byte
+// (no catalog, or after UseEnglishMessages) every screen and message is byte for byte
 // what CLI11 itself prints.
 #pragma once
 

@@ -2,7 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "base/i18n.h"
+#include "cli/i18n.h"
 
 namespace headroom {
 

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_view.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "config/config_file.h"
 #include "config/config_json.h"

@@ -50,7 +50,7 @@ TEST(ConfigDefaults, JournalFlagThenSetting) {
   env.config.settings.journal_error = Message::Literal("journal: no place for it");
   auto r = JournalPath(env, "");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "journal: no place for it");
+  EXPECT_EQ(EnglishText(r.error().what), "journal: no place for it");
 }
 
 TEST(ConfigDefaults, PlatformKindFlagThenSetting) {

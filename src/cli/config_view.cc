@@ -4,9 +4,9 @@
 #include <string>
 #include <string_view>
 
-#include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 
 namespace headroom {

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "base/display_width.h"
-#include "base/i18n.h"
 #include "cli/cli.h"
+#include "cli/i18n.h"
 #include "cli/labels.h"
 #include "cli/message_text.h"
 

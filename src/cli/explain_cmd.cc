@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/explain_view.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "cli/run_files.h"
 #include "explain/explain_report.h"

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "base/display_width.h"
-#include "base/i18n.h"
 #include "base/table.h"
 #include "base/wall_time.h"
 #include "cli/cli.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 
 namespace headroom {

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "base/duration.h"
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "export/exporter.h"
 #include "export/http.h"
@@ -140,9 +140,9 @@ int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
     // user's language.
     ExportSampler sampler(config, state);
     sampler.SampleOnce();  // the first scrape has data
-    const std::string shown_host =
+    const std::string url_host =
         opts.host.find(':') != std::string::npos ? "[" + opts.host + "]" : opts.host;
-    const std::string url = fmt::format("http://{}:{}/metrics", shown_host, server->port());
+    const std::string url = fmt::format("http://{}:{}/metrics", url_host, server->port());
     std::fprintf(env.err, "headroom export: %s\n",
                  (!sampler.nvml_error()
                       ? TrFormat("serving {}, sampling every {}", url, interval_text)

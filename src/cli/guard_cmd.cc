@@ -12,11 +12,11 @@
 
 #include "base/bytes.h"
 #include "base/duration.h"
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/guard_view.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "run/guard.h"
 #include "run/guard_record.h"

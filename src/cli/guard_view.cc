@@ -1,7 +1,7 @@
 #include "cli/guard_view.h"
 
 #include "base/bytes.h"
-#include "base/i18n.h"
+#include "cli/i18n.h"
 
 namespace headroom {
 

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "base/i18n.h"
 #include "base/version.h"
 #include "cli/cli.h"
 #include "cli/help_docs.h"
+#include "cli/i18n.h"
 #include "model/catalog.h"
 
 namespace headroom {
@@ -55,7 +55,7 @@ void WriteOrPrint(const CliEnv& env, const std::string& out_path, const std::str
 }  // namespace
 
 int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
-                   const std::vector<std::string>& args, void (*print_usage)(std::FILE*)) {
+                   const std::vector<std::string>& args) {
   std::string command, completion, man_dir, out_path, date;
   bool man = false;
   CLI::App app{Tr("Show a command's help, or write the man pages and shell completions the package "
@@ -93,7 +93,7 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
         const std::unique_ptr<CommandFlags> flags = target->define();
         return ParseFlags(flags->App(), env, target->name, {"--help"}).value_or(kExitOk);
       }
-      print_usage(env.out);
+      PrintUsage(env.out, commands);
       return kExitOk;
     }
     // The usage errors, the man pages in the user's language (the build writes a set per
@@ -114,7 +114,6 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
       if (ec) throw UsageError{TrFormat("--man-dir: cannot create {}: {}", man_dir, ec.message())};
     }
     if (!completion.empty()) {
-      const UntranslatedScope english;
       const auto docs = CollectCommandDocs(commands);
       const auto models = ModelNames();
       WriteOrPrint(env, out_path,

@@ -23,9 +23,9 @@
 #include <memory>
 #include <set>
 
-#include "base/i18n.h"
 #include "base/text.h"
 #include "base/utf8.h"
+#include "cli/i18n.h"
 
 namespace headroom {
 namespace {

@@ -60,7 +60,7 @@ std::pair<int, std::string> Help(const std::vector<std::string>& args) {
   std::FILE* out = open_memstream(&buffer, &size);
   CliEnv env;
   env.out = out;
-  const int status = RunHelpCommand(env, kFake, args, [](std::FILE*) {});
+  const int status = RunHelpCommand(env, kFake, args);
   std::fclose(out);
   std::string text(buffer, size);
   std::free(buffer);

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
 #include "base/table.h"
 #include "base/wall_time.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "store/journal.h"
 

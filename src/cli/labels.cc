@@ -1,6 +1,6 @@
 #include "cli/labels.h"
 
-#include "base/i18n.h"
+#include "cli/i18n.h"
 
 namespace headroom {
 

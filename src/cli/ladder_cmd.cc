@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/i18n.h"
 #include "cli/ladder_view.h"
 #include "cli/message_text.h"
 #include "cli/plan_args.h"

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/i18n.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "base/i18n.h"
 #include "base/result.h"
+#include "cli/i18n.h"
 
 namespace headroom {
 namespace {
@@ -21,11 +21,6 @@ std::string TranslatedFormat(const Message& m) {
 std::string LocalErrnoText(int value) { return std::strerror(value); }
 
 constexpr MessageLanguage kUserLanguage{&TranslatedFormat, &LocalErrnoText};
-
-// Error::message (base/result.h, transitional: the code that still reads an error as text)
-// is rendered for the terminal in every program that links the CLI.
-[[maybe_unused]] const bool kErrorTextForTheTerminal =
-    (SetErrorTextRenderer(&TranslatedText), true);
 
 }  // namespace
 

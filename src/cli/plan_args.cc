@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "base/i18n.h"
 #include "cli/cli11_i18n.h"
 #include "cli/common_flags.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "plan/plan_words.h"
 

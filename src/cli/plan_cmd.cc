@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/i18n.h"
 #include "cli/plan_args.h"
 #include "cli/plan_view.h"
 #include "plan/measured_anchors.h"

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "model/catalog.h"
 

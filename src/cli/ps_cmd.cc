@@ -14,10 +14,10 @@
 #include <optional>
 #include <string>
 
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "cli/ps_view.h"
 #include "gpu/nvml.h"

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
 #include "base/table.h"
 #include "cli/cli.h"
+#include "cli/i18n.h"
 #include "cli/labels.h"
 #include "cli/message_text.h"
 

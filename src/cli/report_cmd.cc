@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "cli/run_files.h"

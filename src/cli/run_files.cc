@@ -11,8 +11,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "base/i18n.h"
 #include "cli/config_defaults.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "store/journal.h"
 

@@ -15,10 +15,10 @@
 
 #include "base/bytes.h"
 #include "base/duration.h"
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "cli/sweep_view.h"
 #include "run/guard.h"

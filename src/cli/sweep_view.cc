@@ -7,8 +7,8 @@
 #include <string>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
 #include "cli/guard_view.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "sweep/results.h"
 

@@ -19,10 +19,10 @@
 #include "base/bytes.h"
 #include "base/durable_lines.h"
 #include "base/duration.h"
-#include "base/i18n.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "gpu/nvml.h"
 #include "run/guard.h"
@@ -136,23 +136,15 @@ std::chrono::milliseconds IntervalFlag(const CliEnv& env, std::string text) {
   return interval;
 }
 
-// The GPU: optional. Without it the GPU columns are empty and the header says why. The
-// header's notes are data (the CSV's comment lines): NVML is opened untranslated, since
-// its error carries dlerror()'s text, which glibc translates too (the sampler's own notes
-// are English). The line on stderr is the same error in the user's language: a failed
-// open is made again for it (dlopen or nvmlInit failing costs nothing), and the English
-// text is shown should the second attempt succeed.
+// The GPU: optional. Without it the GPU columns are empty and the header says why: the
+// CSV's comment line in English, the line on stderr in the user's language (dlerror's text
+// inside both is English, gpu/dl_error.h).
 std::unique_ptr<GpuBackend> OpenGpu(const CliEnv& env, const std::string& nvml_lib,
                                     std::vector<std::string>& notes) {
-  const std::string library = ResolveNvmlLibrary(nvml_lib, std::getenv);
-  auto nvml = [&] {
-    const UntranslatedScope english;
-    return Nvml::Open(library);
-  }();
+  auto nvml = Nvml::Open(ResolveNvmlLibrary(nvml_lib, std::getenv));
   if (nvml) return std::move(*nvml);
   notes.push_back(EnglishText(nvml.error().what) + "; GPU columns are empty");
-  const auto shown = Nvml::Open(library);
-  PrintError(env, shown ? nvml.error() : shown.error());
+  PrintError(env, nvml.error());
   return nullptr;
 }
 

@@ -76,7 +76,7 @@ TEST_F(ConfigFileTest, MissingIsNoFile) {
 TEST_F(ConfigFileTest, ReadsAndParses) {
   const std::string p = Write("config.toml", "[plan]\nreserve = \"2GiB\"\n");
   auto r = ReadConfigFile(p);
-  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(r.ok()) << EnglishText(r.error().what);
   ASSERT_TRUE(*r);
   ASSERT_EQ((*r)->settings.size(), 1u);
   EXPECT_EQ((*r)->path, p);
@@ -85,18 +85,18 @@ TEST_F(ConfigFileTest, ReadsAndParses) {
 TEST_F(ConfigFileTest, DirectoryFifoAndHugeFilesAreRefusedWithoutHanging) {
   auto r = ReadConfigFile(dir_.string());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, dir_.string() + ": a directory, not a file");
+  EXPECT_EQ(EnglishText(r.error().what), dir_.string() + ": a directory, not a file");
   const std::string fifo = (dir_ / "fifo").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   r = ReadConfigFile(fifo);  // a blocking open would hang here: no writer
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, fifo + ": not a regular file (a FIFO, socket or device)");
+  EXPECT_EQ(EnglishText(r.error().what), fifo + ": not a regular file (a FIFO, socket or device)");
   r = ReadConfigFile("/dev/zero");
   ASSERT_FALSE(r.ok());
   const std::string big = Write("big.toml", std::string(kMaxConfigFileBytes + 1, '#'));
   r = ReadConfigFile(big);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("larger than 65536 bytes"), std::string::npos);
+  EXPECT_NE(EnglishText(r.error().what).find("larger than 65536 bytes"), std::string::npos);
 }
 
 TEST_F(ConfigFileTest, UnreadableFileIsAnError) {
@@ -105,7 +105,8 @@ TEST_F(ConfigFileTest, UnreadableFileIsAnError) {
   ::chmod(p.c_str(), 0);
   auto r = ReadConfigFile(p);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("Permission denied"), std::string::npos) << r.error().message;
+  EXPECT_NE(EnglishText(r.error().what).find("Permission denied"), std::string::npos)
+      << EnglishText(r.error().what);
 }
 
 TEST_F(ConfigFileTest, UnsearchableDirectoryIsMissingOnlyWhereAsked) {
@@ -120,7 +121,8 @@ TEST_F(ConfigFileTest, UnsearchableDirectoryIsMissingOnlyWhereAsked) {
   EXPECT_TRUE(r.ok() && !*r);
   r = ReadConfigFile(p);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("Permission denied"), std::string::npos) << r.error().message;
+  EXPECT_NE(EnglishText(r.error().what).find("Permission denied"), std::string::npos)
+      << EnglishText(r.error().what);
   // The default location behind it: no file, no error; named by HEADROOM_CONFIG: an error.
   EXPECT_TRUE(LoadConfig(Env({{"XDG_CONFIG_HOME", (dir_ / "locked").string()}})).errors.empty());
   EXPECT_EQ(LoadConfig(Env({{"HEADROOM_CONFIG", p}})).errors.size(), 1u);

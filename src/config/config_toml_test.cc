@@ -18,14 +18,14 @@ constexpr const char* kPath = "/home/u/.config/headroom/config.toml";
 
 ConfigFile Parsed(std::string_view text) {
   auto r = ParseConfigToml(text, kPath);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : EnglishText(r.error().what));
   return r.ok() ? *r : ConfigFile{};
 }
 
 // The one-line error for `text`; "" when it parsed.
 std::string ErrorOf(std::string_view text) {
   auto r = ParseConfigToml(text, kPath);
-  return r.ok() ? "" : r.error().message;
+  return r.ok() ? "" : EnglishText(r.error().what);
 }
 
 const FileSetting* Find(const ConfigFile& f, SettingId id) {

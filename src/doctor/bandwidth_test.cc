@@ -86,7 +86,7 @@ TEST(Bandwidth, MeasureHostCopySmall) {
   options.threads = 2;
   options.repeats = 3;
   auto m = MeasureHostCopy(options);
-  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_TRUE(m) << EnglishText(m.error().what);
   EXPECT_EQ(m->bytes, 1u << 20);
   EXPECT_EQ(m->threads, 2);
   EXPECT_NE(EnglishText(m->what).find("2 threads"), std::string::npos) << EnglishText(m->what);
@@ -120,7 +120,7 @@ TEST(Bandwidth, MeasureHostCopyRejectsInvalidOptions) {
   tiny.repeats = 3;
   auto r = MeasureHostCopy(tiny);
   ASSERT_FALSE(r);
-  EXPECT_FALSE(r.error().message.empty());
+  EXPECT_FALSE(EnglishText(r.error().what).empty());
 }
 
 // The report of MeasureBandwidth as --json writes it: a literal host copy, one device copy

@@ -11,14 +11,14 @@ namespace {
 
 StepPattern Compiled(std::string_view pattern) {
   Result<StepPattern> p = StepPattern::Compile(pattern);
-  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
+  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : EnglishText(p.error().what));
   return std::move(p).value();
 }
 
 std::string ErrorOf(std::string_view pattern) {
   Result<StepPattern> p = StepPattern::Compile(pattern);
   EXPECT_FALSE(p.ok()) << pattern;
-  return p.ok() ? "" : p.error().message;
+  return p.ok() ? "" : EnglishText(p.error().what);
 }
 
 TEST(StepPattern, NumberedGroupsAreStepThenSecondsPerStep) {

@@ -10,7 +10,7 @@ TEST(ExportHttp, ParsesRequestHeads) {
   auto r = ParseRequestHead(
       "GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\nACCEPT:  application/openmetrics-text \r\n\r\n",
       &status);
-  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_TRUE(r) << EnglishText(r.error().what);
   EXPECT_EQ(status, 200);
   EXPECT_EQ(r->method, "GET");
   EXPECT_EQ(r->path, "/metrics");
@@ -57,7 +57,8 @@ TEST(ExportHttp, ListenAddressesAndLoopback) {
     auto r = ParseListenAddress(bad);
     EXPECT_FALSE(r) << bad;
     if (!r) {
-      EXPECT_TRUE(r.error().message.starts_with("--listen: ")) << r.error().message;
+      EXPECT_TRUE(EnglishText(r.error().what).starts_with("--listen: "))
+          << EnglishText(r.error().what);
     }
   }
   EXPECT_TRUE(IsLoopbackHost("127.0.0.1"));

@@ -5,6 +5,7 @@
 
 #include "base/message.h"
 #include "gpu/cuda_abi.h"
+#include "gpu/dl_error.h"
 
 namespace headroom {
 
@@ -34,11 +35,6 @@ struct CudaDriver::Api {
 };
 
 namespace {
-
-std::string DlErrorText() {
-  const char* text = dlerror();
-  return text != nullptr ? text : "unknown dynamic loader error";
-}
 
 template <typename Fn>
 bool Resolve(void* handle, Fn& fn, const char* name) {

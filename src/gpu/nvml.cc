@@ -25,6 +25,7 @@
 #include <optional>
 
 #include "base/message.h"
+#include "gpu/dl_error.h"
 #include "gpu/nvml_abi.h"
 
 namespace headroom {
@@ -40,11 +41,6 @@ struct Sym {
   Fn fn = nullptr;
   std::string_view name;
 };
-
-std::string DlErrorText() {
-  const char* text = dlerror();
-  return text != nullptr ? text : "unknown dynamic loader error";
-}
 
 }  // namespace
 

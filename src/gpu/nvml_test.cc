@@ -39,7 +39,7 @@ class FakeScript {
 
 std::unique_ptr<Nvml> OpenOrFail(const char* library) {
   auto nvml = Nvml::Open(library);
-  EXPECT_TRUE(nvml.ok()) << nvml.error().message;
+  EXPECT_TRUE(nvml.ok()) << EnglishText(nvml.error().what);
   return nvml.ok() ? std::move(nvml).value() : nullptr;
 }
 
@@ -238,7 +238,8 @@ TEST(NvmlFake, InitFailureNamesTheCall) {
   FakeScript script("scenario init-fail\n");
   const auto nvml = Nvml::Open(HEADROOM_FAKE_NVML_PATH);
   ASSERT_FALSE(nvml.ok());
-  EXPECT_EQ(nvml.error().message, "nvml: nvmlInit_v2(): driver not loaded (nvml error 9)");
+  EXPECT_EQ(EnglishText(nvml.error().what),
+            "nvml: nvmlInit_v2(): driver not loaded (nvml error 9)");
 }
 
 TEST(NvmlFake, ReopensWithAFreshScript) {
@@ -268,7 +269,7 @@ TEST(Nvml, MissingLibraryCarriesDlerrorText) {
   const std::string path = "/nonexistent/libnvidia-ml.so.1";
   const auto nvml = Nvml::Open(path);
   ASSERT_FALSE(nvml.ok());
-  const std::string& message = nvml.error().message;
+  const std::string& message = EnglishText(nvml.error().what);
   EXPECT_TRUE(message.starts_with("nvml: dlopen(/nonexistent/libnvidia-ml.so.1): ")) << message;
   // glibc's dlerror names the file and the errno text.
   EXPECT_NE(message.find("No such file or directory"), std::string::npos) << message;
@@ -278,7 +279,7 @@ TEST(Nvml, LibraryWithoutRequiredSymbolIsRefused) {
   // libm is on every glibc system and exports no NVML symbol.
   const auto nvml = Nvml::Open("libm.so.6");
   ASSERT_FALSE(nvml.ok());
-  const std::string& message = nvml.error().message;
+  const std::string& message = EnglishText(nvml.error().what);
   EXPECT_TRUE(message.starts_with("nvml: dlsym(nvmlInit_v2): ")) << message;
   EXPECT_NE(message.find("undefined symbol: nvmlInit_v2"), std::string::npos) << message;
 }

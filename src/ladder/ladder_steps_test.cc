@@ -27,7 +27,7 @@ class LadderSteps : public ::testing::Test {
     fs::copy_file(kPageCache / "proc/meminfo", dir_ / "root/proc/meminfo");
     std::ofstream(dir_ / "root/proc/sys/vm/drop_caches") << "0\n";
     auto j = Journal::Open(dir_ / "journal.db");
-    ASSERT_TRUE(j) << j.error().message;
+    ASSERT_TRUE(j) << EnglishText(j.error().what);
     journal_.emplace(std::move(*j));
     ladders_.emplace(*journal_);
   }

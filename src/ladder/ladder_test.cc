@@ -43,7 +43,7 @@ TEST(Ladder, ClosedLaddersTakeNothing) {
 TEST(Ladder, SkipNeedsForceAndNeverPassesTheLastStep) {
   auto refused = AfterSkip({1, LadderStatus::kOpen}, false);
   ASSERT_FALSE(refused);
-  EXPECT_NE(refused.error().message.find("--force"), std::string::npos);
+  EXPECT_NE(EnglishText(refused.error().what).find("--force"), std::string::npos);
   auto forced = AfterSkip({1, LadderStatus::kOpen}, true);
   ASSERT_TRUE(forced);
   EXPECT_EQ(*forced, (LadderState{2, LadderStatus::kOpen}));

@@ -19,10 +19,10 @@ const std::filesystem::path kFixtures = std::filesystem::path(testing::FixturePa
 ModelSpec ParseFixture(const std::string& model) {
   const auto path = kFixtures / model / "config.json";
   Result<FileText> text = ReadJsonFileText(path, kMaxHfConfigBytes);
-  EXPECT_TRUE(text.ok()) << text.error().message;
+  EXPECT_TRUE(text.ok()) << EnglishText(text.error().what);
   if (!text.ok()) return {};
   Result<ModelSpec> spec = ParseHfConfig(text->text(), "config.json");
-  EXPECT_TRUE(spec.ok()) << model << ": " << spec.error().message;
+  EXPECT_TRUE(spec.ok()) << model << ": " << EnglishText(spec.error().what);
   return spec.ok() ? *spec : ModelSpec{};
 }
 
@@ -31,8 +31,8 @@ std::string ParseError(std::string_view json) {
   Result<ModelSpec> spec = ParseHfConfig(json, "config.json");
   EXPECT_FALSE(spec.ok()) << json;
   if (spec.ok()) return "";
-  EXPECT_EQ(spec.error().message.find('\n'), std::string::npos);
-  return spec.error().message;
+  EXPECT_EQ(EnglishText(spec.error().what).find('\n'), std::string::npos);
+  return EnglishText(spec.error().what);
 }
 
 constexpr char kTiny[] =
@@ -188,7 +188,7 @@ TEST(HfConfigTest, KeyRules) {
   std::string json = std::string(kTiny) + R"(,"hidden_size":32,"hidden_size":64,"head_dim":null,)" +
                      R"("id2label":{"0":"a"},"big":[)" + std::string(200000, '1') + "]}";
   Result<ModelSpec> s = ParseHfConfig(json, "c");
-  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_TRUE(s.ok()) << EnglishText(s.error().what);
   EXPECT_EQ(s->hidden_size, 64);
   EXPECT_EQ(s->head_dim, 16);
   // text_config wins over the top level; top-level keys fill what it lacks.
@@ -197,7 +197,7 @@ TEST(HfConfigTest, KeyRules) {
       R"("text_config":{"model_type":"mistral","hidden_size":64,"num_hidden_layers":2,)"
       R"("num_attention_heads":4,"intermediate_size":128}})",
       "c");
-  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_TRUE(s.ok()) << EnglishText(s.error().what);
   EXPECT_EQ(s->family, "llava");
   EXPECT_EQ(s->hidden_size, 64);
   EXPECT_EQ(s->vocab_size, 300);
@@ -209,7 +209,7 @@ TEST(HfConfigTest, AlternativeKeyNames) {
       R"({"model_type":"t5","d_model":512,"d_ff":1024,"d_kv":64,"num_heads":6,"num_layers":8,)"
       R"("num_decoder_layers":8,"vocab_size":32128,"feed_forward_proj":"gated-gelu","tie_word_embeddings":false})",
       "c");
-  ASSERT_TRUE(t5.ok()) << t5.error().message;
+  ASSERT_TRUE(t5.ok()) << EnglishText(t5.error().what);
   EXPECT_EQ(t5->hidden_size, 512);
   EXPECT_EQ(t5->intermediate_size, 1024);
   EXPECT_EQ(t5->num_heads, 6);
@@ -221,7 +221,7 @@ TEST(HfConfigTest, AlternativeKeyNames) {
       R"({"model_type":"falcon","hidden_size":8192,"num_attention_heads":128,"num_kv_heads":8,)"
       R"("num_hidden_layers":60,"vocab_size":65024,"new_decoder_architecture":true,"multi_query":true})",
       "c");
-  ASSERT_TRUE(falcon.ok()) << falcon.error().message;
+  ASSERT_TRUE(falcon.ok()) << EnglishText(falcon.error().what);
   EXPECT_EQ(falcon->num_kv_heads, 8);
   EXPECT_EQ(falcon->norms_per_layer, 2);
   // StarCoder (gpt_bigcode): n_* keys, n_inner null, multi-query.
@@ -229,7 +229,7 @@ TEST(HfConfigTest, AlternativeKeyNames) {
       R"({"model_type":"gpt_bigcode","n_embd":6144,"n_head":48,"n_inner":24576,"n_layer":40,)"
       R"("n_positions":8192,"vocab_size":49152,"multi_query":true})",
       "c");
-  ASSERT_TRUE(starcoder.ok()) << starcoder.error().message;
+  ASSERT_TRUE(starcoder.ok()) << EnglishText(starcoder.error().what);
   EXPECT_EQ(starcoder->num_kv_heads, 1);
   EXPECT_EQ(starcoder->intermediate_size, 24576);
   EXPECT_EQ(starcoder->mlp, MlpKind::kPlain);
@@ -238,7 +238,7 @@ TEST(HfConfigTest, AlternativeKeyNames) {
       R"({"model_type":"opt","hidden_size":768,"ffn_dim":3072,"num_attention_heads":12,)"
       R"("num_hidden_layers":12,"vocab_size":50272,"max_position_embeddings":2048})",
       "c");
-  ASSERT_TRUE(opt.ok()) << opt.error().message;
+  ASSERT_TRUE(opt.ok()) << EnglishText(opt.error().what);
   EXPECT_EQ(opt->intermediate_size, 3072);
   EXPECT_EQ(opt->extra_params, 2050 * 768);
 }
@@ -251,7 +251,7 @@ TEST(HfConfigTest, MixtureOfExpertsKeys) {
       R"("num_experts_per_tok":8,"first_k_dense_replace":3,"num_attention_heads":128,)"
       R"("num_key_value_heads":128,"num_hidden_layers":61,"vocab_size":129280})",
       "c");
-  ASSERT_TRUE(ds.ok()) << ds.error().message;
+  ASSERT_TRUE(ds.ok()) << EnglishText(ds.error().what);
   EXPECT_EQ(ds->num_experts, 256);
   EXPECT_EQ(ds->num_shared_experts, 1);
   EXPECT_EQ(ds->num_dense_layers, 3);
@@ -261,7 +261,7 @@ TEST(HfConfigTest, MixtureOfExpertsKeys) {
       R"("moe_intermediate_size":1408,"shared_expert_intermediate_size":5632,"num_experts":60,)"
       R"("num_experts_per_tok":4,"num_attention_heads":16,"num_hidden_layers":24,"vocab_size":151936})",
       "c");
-  ASSERT_TRUE(qwen.ok()) << qwen.error().message;
+  ASSERT_TRUE(qwen.ok()) << EnglishText(qwen.error().what);
   EXPECT_EQ(qwen->num_shared_experts, 4);
   EXPECT_TRUE(qwen->attention_bias);
   // Mixtral: no moe_intermediate_size; the experts have intermediate_size.
@@ -270,7 +270,7 @@ TEST(HfConfigTest, MixtureOfExpertsKeys) {
       R"("num_experts_per_tok":2,"num_attention_heads":32,"num_key_value_heads":8,)"
       R"("num_hidden_layers":32,"vocab_size":32000})",
       "c");
-  ASSERT_TRUE(mixtral.ok()) << mixtral.error().message;
+  ASSERT_TRUE(mixtral.ok()) << EnglishText(mixtral.error().what);
   EXPECT_EQ(mixtral->moe_intermediate_size, 14336);
   // Llama 4 Maverick style: every other layer MoE, dense layers wider, one shared expert.
   Result<ModelSpec> llama4 = ParseHfConfig(
@@ -279,7 +279,7 @@ TEST(HfConfigTest, MixtureOfExpertsKeys) {
       R"("num_experts_per_tok":1,"interleave_moe_layer_step":2,"num_attention_heads":40,)"
       R"("num_key_value_heads":8,"head_dim":128,"num_hidden_layers":48,"vocab_size":202048}})",
       "c");
-  ASSERT_TRUE(llama4.ok()) << llama4.error().message;
+  ASSERT_TRUE(llama4.ok()) << EnglishText(llama4.error().what);
   EXPECT_EQ(llama4->moe_intermediate_size, 8192);
   EXPECT_EQ(llama4->intermediate_size, 16384);
   EXPECT_EQ(llama4->num_dense_layers, 24);
@@ -344,7 +344,7 @@ TEST(HfConfigTest, ReadsAModelFolderWithShards) {
   TempDir dir("hf");
   const uint64_t elements = WriteTinyLlama(dir);
   Result<ModelSpec> s = ReadModelPath(dir.path());
-  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_TRUE(s.ok()) << EnglishText(s.error().what);
   EXPECT_EQ(s->name, dir.path().string());
   ASSERT_TRUE(s->exact_params.has_value());
   EXPECT_EQ(*s->exact_params, elements);
@@ -355,7 +355,7 @@ TEST(HfConfigTest, ReadsAModelFolderWithShards) {
   EXPECT_EQ(s->checkpoint_bytes, 2 * (elements - 5 * 64) + 4 * 5 * 64);
   // The config file alone: no safetensors are read.
   Result<ModelSpec> config_only = ReadModelPath(dir / "config.json");
-  ASSERT_TRUE(config_only.ok()) << config_only.error().message;
+  ASSERT_TRUE(config_only.ok()) << EnglishText(config_only.error().what);
   EXPECT_FALSE(config_only->exact_params.has_value());
   EXPECT_FALSE(config_only->checkpoint_bytes.has_value());
 }
@@ -365,7 +365,7 @@ TEST(HfConfigTest, AFolderWithoutSafetensorsHasNoExactCount) {
   WriteFile(dir / "config.json", std::string(kTiny) + "}");
   WriteFile(dir / "pytorch_model.bin", "not read");
   Result<ModelSpec> s = ReadModelPath(dir.path());
-  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_TRUE(s.ok()) << EnglishText(s.error().what);
   EXPECT_FALSE(s->exact_params.has_value());
   EXPECT_FALSE(s->checkpoint_bytes.has_value());
   EXPECT_TRUE(s->stored_dtype_params.empty());
@@ -378,7 +378,7 @@ TEST(HfConfigTest, PackedQuantizationGivesNoExactCount) {
   WriteFile(dir / "config.json",
             std::string(kTiny) + R"(,"quantization_config":{"quant_method":"gptq","bits":4}})");
   Result<ModelSpec> s = ReadModelPath(dir.path());
-  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_TRUE(s.ok()) << EnglishText(s.error().what);
   EXPECT_FALSE(s->exact_params.has_value());
   EXPECT_TRUE(s->checkpoint_bytes.has_value());
   EXPECT_FALSE(s->stored_dtype_params.empty());
@@ -387,7 +387,7 @@ TEST(HfConfigTest, PackedQuantizationGivesNoExactCount) {
                             R"({"quant_method":"fp8","weight_block_size":[128,128]})"}) {
     WriteFile(dir / "config.json", std::string(kTiny) + R"(,"quantization_config":)" + quant + "}");
     s = ReadModelPath(dir.path());
-    ASSERT_TRUE(s.ok()) << s.error().message;
+    ASSERT_TRUE(s.ok()) << EnglishText(s.error().what);
     EXPECT_TRUE(s->exact_params.has_value()) << quant;
   }
   WriteFile(dir / "config.json",
@@ -399,37 +399,37 @@ TEST(HfConfigTest, PackedQuantizationGivesNoExactCount) {
 TEST(HfConfigTest, ModelPathErrors) {
   TempDir dir("hf");
   const std::string config = (dir / "config.json").string();
-  EXPECT_EQ(ReadModelPath(dir.path()).error().message,
+  EXPECT_EQ(EnglishText(ReadModelPath(dir.path()).error().what),
             config + ": open: No such file or directory");
-  EXPECT_NE(ReadModelPath(dir / "absent").error().message.find("absent: No such file"),
+  EXPECT_NE(EnglishText(ReadModelPath(dir / "absent").error().what).find("absent: No such file"),
             std::string::npos);
   WriteFile(dir / "config.json", "{\"hidden_size\": -4}");
-  EXPECT_EQ(ReadModelPath(dir.path()).error().message,
+  EXPECT_EQ(EnglishText(ReadModelPath(dir.path()).error().what),
             config + ": hidden_size must be a positive integer, got -4");
   // A config.json over the cap (a sparse file) is refused before it is read.
   WriteSafetensors(dir / "config.json", "", kMaxHfConfigBytes);
-  EXPECT_EQ(ReadModelPath(dir.path()).error().message,
+  EXPECT_EQ(EnglishText(ReadModelPath(dir.path()).error().what),
             fmt::format("{}: file is {} bytes, over the {}-byte limit", config,
                         kMaxHfConfigBytes + 8, kMaxHfConfigBytes));
   // A FIFO named config.json must not hang the reader.
   std::filesystem::remove(dir / "config.json");
   ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);
-  EXPECT_EQ(ReadModelPath(dir.path()).error().message, config + ": not a regular file");
+  EXPECT_EQ(EnglishText(ReadModelPath(dir.path()).error().what), config + ": not a regular file");
   std::filesystem::remove(dir / "config.json");
   // Shards: an index that leaves the folder, a missing shard, a broken header.
   WriteTinyLlama(dir);
   WriteFile(dir / "model.safetensors.index.json", R"({"weight_map":{"a":"../../etc/passwd"}})");
-  EXPECT_EQ(ReadModelPath(dir.path()).error().message,
+  EXPECT_EQ(EnglishText(ReadModelPath(dir.path()).error().what),
             (dir / "model.safetensors.index.json").string() +
                 ": shard path \"../../etc/passwd\" leaves the model folder");
   WriteFile(dir / "model.safetensors.index.json",
             R"({"weight_map":{"a":"model-00003-of-00002.safetensors"}})");
   EXPECT_EQ(
-      ReadModelPath(dir.path()).error().message,
+      EnglishText(ReadModelPath(dir.path()).error().what),
       (dir / "model-00003-of-00002.safetensors").string() + ": open: No such file or directory");
   std::filesystem::remove(dir / "model.safetensors.index.json");
   WriteFile(dir / "model.safetensors", testing::LengthPrefix(1ULL << 62));
-  EXPECT_EQ(ReadModelPath(dir.path()).error().message,
+  EXPECT_EQ(EnglishText(ReadModelPath(dir.path()).error().what),
             (dir / "model.safetensors").string() +
                 ": header length 4611686018427387904 is larger than the file (8 bytes)");
 }

@@ -17,13 +17,13 @@ using testing::WriteFile;
 using testing::WriteSafetensors;
 
 // Expects an error whose message contains `part`.
-#define EXPECT_ERROR(result, part)                               \
-  do {                                                           \
-    const auto& r_ = (result);                                   \
-    ASSERT_FALSE(r_.ok());                                       \
-    EXPECT_NE(r_.error().message.find(part), std::string::npos)  \
-        << "message: " << r_.error().message;                    \
-    EXPECT_EQ(r_.error().message.find('\n'), std::string::npos); \
+#define EXPECT_ERROR(result, part)                                         \
+  do {                                                                     \
+    const auto& r_ = (result);                                             \
+    ASSERT_FALSE(r_.ok());                                                 \
+    EXPECT_NE(EnglishText(r_.error().what).find(part), std::string::npos)  \
+        << "message: " << EnglishText(r_.error().what);                    \
+    EXPECT_EQ(EnglishText(r_.error().what).find('\n'), std::string::npos); \
   } while (0)
 
 constexpr char kTwoTensors[] = R"({"__metadata__":{"format":"pt"},)"
@@ -32,7 +32,7 @@ constexpr char kTwoTensors[] = R"({"__metadata__":{"format":"pt"},)"
 
 TEST(SafetensorsTest, ParsesTensorsMetadataAndTotals) {
   Result<SafetensorsHeader> h = ParseSafetensorsHeader(kTwoTensors, 28);
-  ASSERT_TRUE(h.ok()) << h.error().message;
+  ASSERT_TRUE(h.ok()) << EnglishText(h.error().what);
   ASSERT_EQ(h->tensors.size(), 2u);
   EXPECT_EQ(h->tensors[0].name, "b");
   EXPECT_EQ(h->tensors[0].dtype, "F32");
@@ -57,7 +57,7 @@ TEST(SafetensorsTest, AcceptsEdgeShapesAndEscapedNames) {
       R"("日本":{"dtype":"F4","shape":[2],"data_offsets":[11,12],"extra":[1,{"x":null}]}})"
       "     ";
   Result<SafetensorsHeader> h = ParseSafetensorsHeader(header, 12);
-  ASSERT_TRUE(h.ok()) << h.error().message;
+  ASSERT_TRUE(h.ok()) << EnglishText(h.error().what);
   EXPECT_EQ(h->tensors[0].elements, 1u);
   EXPECT_EQ(h->tensors[1].elements, 0u);
   EXPECT_EQ(h->tensors[2].name, "q\xC3\xA9\n\"");
@@ -192,7 +192,7 @@ TEST(SafetensorsTest, ReadsOnlyTheHeaderOfASparse16GBFile) {
   const auto start = std::chrono::steady_clock::now();
   Result<SafetensorsHeader> h = ReadSafetensorsHeader(dir / "big.safetensors");
   const auto elapsed = std::chrono::steady_clock::now() - start;
-  ASSERT_TRUE(h.ok()) << h.error().message;
+  ASSERT_TRUE(h.ok()) << EnglishText(h.error().what);
   EXPECT_EQ(h->total_elements, 65536ULL * 131072ULL);
   EXPECT_EQ(h->data_bytes, data);
   EXPECT_LT(elapsed, std::chrono::milliseconds(500));  // reading 16 GB of zeros would not
@@ -229,7 +229,7 @@ TEST(SafetensorsTest, ParsesIndexShardNames) {
       R"({"metadata":{"total_size":28},"weight_map":{"a":"model-00002-of-00002.safetensors",)"
       R"("b":"model-00001-of-00002.safetensors","c":"model-00002-of-00002.safetensors",)"
       R"("d":"sub/./x.safetensors"}})");
-  ASSERT_TRUE(shards.ok()) << shards.error().message;
+  ASSERT_TRUE(shards.ok()) << EnglishText(shards.error().what);
   EXPECT_EQ(*shards,
             (std::vector<std::string>{"model-00001-of-00002.safetensors",
                                       "model-00002-of-00002.safetensors", "sub/./x.safetensors"}));
@@ -255,14 +255,14 @@ TEST(SafetensorsTest, ReadsACheckpointFolder) {
   TempDir dir("st");
   // No checkpoint at all: not an error, no files.
   Result<SafetensorsCheckpoint> none = ReadSafetensorsCheckpoint(dir.path());
-  ASSERT_TRUE(none.ok()) << none.error().message;
+  ASSERT_TRUE(none.ok()) << EnglishText(none.error().what);
   EXPECT_TRUE(none->files.empty());
   // Without an index or model.safetensors, every *.safetensors counts.
   WriteSafetensors(dir / "consolidated.safetensors",
                    R"({"w":{"dtype":"BF16","shape":[4,4],"data_offsets":[0,32]}})", 32);
   WriteFile(dir / "notes.txt", "not a checkpoint");
   Result<SafetensorsCheckpoint> c = ReadSafetensorsCheckpoint(dir.path());
-  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c.ok()) << EnglishText(c.error().what);
   EXPECT_EQ(c->files.size(), 1u);
   EXPECT_EQ(c->total_elements, 16u);
   // model.safetensors wins over the others.
@@ -315,7 +315,7 @@ TEST(SafetensorsTest, ThirtyShardHeadersReadQuickly) {
   Result<SafetensorsCheckpoint> c = ReadSafetensorsCheckpoint(dir.path());
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c.ok()) << EnglishText(c.error().what);
   EXPECT_EQ(c->files.size(), 30u);
   EXPECT_EQ(c->total_elements, expected);
   std::printf("30 shard headers of ~60 KB + index: %.2f ms\n", ms);

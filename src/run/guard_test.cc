@@ -112,8 +112,8 @@ std::string RunsLeaveNothing(const GuardOptions& opt, int runs, const std::strin
     auto r = RunGuard(root, opt, no_events, nullptr);
     if (!expect_error.empty()) {
       if (r) return "run " + std::to_string(i) + " did not fail";
-      if (r.error().message.rfind(expect_error, 0) != 0)
-        return "run " + std::to_string(i) + ": unexpected error: " + r.error().message;
+      if (EnglishText(r.error().what).rfind(expect_error, 0) != 0)
+        return "run " + std::to_string(i) + ": unexpected error: " + EnglishText(r.error().what);
     }
     if (OpenDescriptors() != fds_before)
       return "run " + std::to_string(i) + ": " + std::to_string(fds_before) +
@@ -168,8 +168,8 @@ TEST(GuardLeak, AFailedPipeLeavesDescriptorsAndSignalMaskAsTheyWere) {
                 GuardEvents no_events(nullptr);
                 auto r = RunGuard(SysRoot("/"), Options({"true"}), no_events, nullptr);
                 ::setrlimit(RLIMIT_NOFILE, &old);
-                if (!r && r.error().message.rfind("pipe", 0) == 0) pipe_failed = true;
-                seen += r ? std::string("ran; ") : r.error().message + "; ";
+                if (!r && EnglishText(r.error().what).rfind("pipe", 0) == 0) pipe_failed = true;
+                seen += r ? std::string("ran; ") : EnglishText(r.error().what) + "; ";
                 const std::string at = "limit " + std::to_string(limit) + ": ";
                 if (OpenDescriptors() != fds_before) return at + "a descriptor leaked";
                 if (BlockedSignals() != mask_before) return at + "the signal mask changed";
@@ -236,7 +236,7 @@ TEST(GuardEvents, ARunWritesStartAndExitAndPassesTheStatusThrough) {
               GuardEvents events(file);
               auto r = RunGuard(SysRoot("/"), Options({"sh", "-c", "exit 3"}), events, nullptr);
               std::fclose(file);
-              if (!r) return r.error().message;
+              if (!r) return EnglishText(r.error().what);
               if (r->exit_status != 3) return "exit status " + std::to_string(r->exit_status);
               if (r->killed) return "killed";
               return "";

@@ -71,7 +71,7 @@ TEST(GuardedRun, TheJournalRowIsBegunWithTheRecordAndFinishedWithTheSummary) {
             }),
             "");
   auto journal = Journal::Open(path, JournalOptions{.read_only = true});
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   auto runs = journal->RecentRuns(10);
   ASSERT_TRUE(runs);
   ASSERT_EQ(runs->size(), 1u);

@@ -44,7 +44,7 @@ struct Pipe {
 TEST(TeeJobOutput, BytesGoThroughUnchangedAndTheLogGetsStampedLines) {
   TempDir dir;
   auto log = DurableLines::Create(dir / "job.log", std::chrono::milliseconds(0));
-  ASSERT_TRUE(log) << log.error().message;
+  ASSERT_TRUE(log) << EnglishText(log.error().what);
   Pipe job_out, job_err, term_out, term_err;
   const std::string out_bytes = "step 1\rstep 2\nno newline";
   const std::string err_bytes = "warning: x\n";

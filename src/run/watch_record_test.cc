@@ -28,7 +28,7 @@ TEST(WatchRecord, FilesThenTheGuardThenTheRows) {
   EXPECT_TRUE(notes.empty()) << notes.front();
 
   auto journal = Journal::Open(path, JournalOptions{.read_only = true});
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   auto run = journal->FindRun(*record.id());
   ASSERT_TRUE(run && *run);
   EXPECT_EQ((*run)->kind, "watch");

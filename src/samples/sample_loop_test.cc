@@ -45,7 +45,7 @@ TEST(SampleLoop, EachSampleIsOneRow) {
   Sampler sampler(kGb10Idle, nullptr);
   auto csv = SamplesCsvWriter::Create(dir / "samples.csv", HeaderFor(sampler),
                                       std::chrono::milliseconds(0));
-  ASSERT_TRUE(csv) << csv.error().message;
+  ASSERT_TRUE(csv) << EnglishText(csv.error().what);
   int errors = 0;
   SampleLoop loop(sampler, *csv, nullptr, {nullptr, [&](const Error&) { ++errors; }});
   loop.SampleOnce();
@@ -94,7 +94,7 @@ TEST(SampleLoop, SampleUntilSignalEndsAtTheSignalWithItsNumber) {
   Sampler sampler(kGb10Idle, nullptr);
   auto csv = SamplesCsvWriter::Create(dir / "samples.csv", HeaderFor(sampler),
                                       std::chrono::milliseconds(0));
-  ASSERT_TRUE(csv) << csv.error().message;
+  ASSERT_TRUE(csv) << EnglishText(csv.error().what);
   SampleLoop loop(sampler, *csv, nullptr, {nullptr, nullptr});
   std::atomic<bool> blocked{false};
   Result<int> got = 0;
@@ -111,7 +111,7 @@ TEST(SampleLoop, SampleUntilSignalEndsAtTheSignalWithItsNumber) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ::pthread_kill(sampling.native_handle(), SIGHUP);
   sampling.join();
-  ASSERT_TRUE(got) << got.error().message;
+  ASSERT_TRUE(got) << EnglishText(got.error().what);
   EXPECT_EQ(*got, SIGHUP);
   EXPECT_GE(csv->rows(), 1u);
 }

@@ -83,7 +83,7 @@ TEST(Sampler, FakeGb10GivesGpuFieldsAndProfile) {
   ::setenv("HEADROOM_FAKE_NVML_SCRIPT", script.c_str(), 1);
   {
     auto nvml = Nvml::Open(HEADROOM_FAKE_NVML_PATH);
-    ASSERT_TRUE(nvml.ok()) << nvml.error().message;
+    ASSERT_TRUE(nvml.ok()) << EnglishText(nvml.error().what);
     Sampler sampler(kGb10Idle, std::move(*nvml));
     EXPECT_TRUE(sampler.has_gpu());
     EXPECT_EQ(sampler.platform().kind, PlatformKind::kGb10);

@@ -79,7 +79,7 @@ TEST(SamplesCsv, RoundTrips) {
   second.gpu_memory_used_bytes = 7;
   text += FormatSampleRow(second, 2);
   auto series = ParseSamplesCsv(text);
-  ASSERT_TRUE(series.ok()) << series.error().message;
+  ASSERT_TRUE(series.ok()) << EnglishText(series.error().what);
   EXPECT_EQ(series->schema_version, 1);
   EXPECT_EQ(series->header.at("device"), "NVIDIA GB10");
   EXPECT_EQ(series->header.at("host"), "spark-1");
@@ -142,7 +142,7 @@ TEST(SamplesCsv, MapsColumnsByNameInAnyOrderAndKeepsUnknownOnes) {
       "12.34,7.5,2026-11-29T11:00:00.5+01:00,42\r\n"
       "\"1.00\",oops,2026-11-29T10:00:01Z,\n";
   auto series = ParseSamplesCsv(text);
-  ASSERT_TRUE(series.ok()) << series.error().message;
+  ASSERT_TRUE(series.ok()) << EnglishText(series.error().what);
   ASSERT_EQ(series->samples.size(), 2u);
   ASSERT_EQ(series->extra_columns.size(), 1u);
   EXPECT_EQ(series->extra_columns[0].name, "future.metric");
@@ -162,7 +162,7 @@ TEST(SamplesCsv, RefusesWhatIsNotASamplesFile) {
   EXPECT_FALSE(ParseSamplesCsv("# headroom samples host=x\ntimestamp\n").ok());
   auto newer = ParseSamplesCsv("# headroom samples schema_version=2\ntimestamp\n");
   ASSERT_FALSE(newer.ok());
-  EXPECT_NE(newer.error().message.find("newer"), std::string::npos);
+  EXPECT_NE(EnglishText(newer.error().what).find("newer"), std::string::npos);
   EXPECT_FALSE(ParseSamplesCsv("# headroom samples schema_version=1\npower.draw\n").ok());
   EXPECT_FALSE(ParseSamplesCsv("# headroom samples schema_version=1\ntimestamp,a,a\n").ok());
   EXPECT_FALSE(ParseSamplesCsv("# headroom samples schema_version=1\n").ok());
@@ -195,7 +195,7 @@ TEST(SamplesCsv, WriterWritesWholeLinesAndReaderReadsThem) {
                     ("headroom-samples-" + std::to_string(::getpid()) + ".csv");
   {
     auto w = SamplesCsvWriter::Create(path, Header(), milliseconds(5000));
-    ASSERT_TRUE(w.ok()) << w.error().message;
+    ASSERT_TRUE(w.ok()) << EnglishText(w.error().what);
     ASSERT_TRUE(w->Append(FullSample(1000)).ok());
     ASSERT_TRUE(w->Append(FullSample(2000)).ok());
     // Readable before any sync or close: each line went to the kernel whole.
@@ -209,7 +209,7 @@ TEST(SamplesCsv, WriterWritesWholeLinesAndReaderReadsThem) {
   std::filesystem::remove(path);
   auto missing = ReadSamplesCsv(path);
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().message.find(path.string()), std::string::npos);
+  EXPECT_NE(EnglishText(missing.error().what).find(path.string()), std::string::npos);
 }
 
 }  // namespace

@@ -47,8 +47,8 @@ Result<int64_t> RecordedRun::AddTrial(const Trial& trial) {
 }
 
 Result<bool> RecordedRun::Finish(std::string_view status, int exit_status,
-                                 std::string_view summary_json,
-                                 const std::vector<Message>& notes, WallTime ended_at) {
+                                 std::string_view summary_json, const std::vector<Message>& notes,
+                                 WallTime ended_at) {
   if (finished_) return false;
   auto done = journal_->FinishRun(run_id_, status, exit_status, summary_json, ended_at, notes);
   if (done) finished_ = true;

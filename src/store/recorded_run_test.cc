@@ -17,7 +17,7 @@ using testing::TempDir;
 
 RunRow OnlyRun(Journal& journal, int64_t id) {
   auto run = journal.FindRun(id);
-  EXPECT_TRUE(run) << run.error().message;
+  EXPECT_TRUE(run) << EnglishText(run.error().what);
   EXPECT_TRUE(*run);
   return run && *run ? **run : RunRow{};
 }
@@ -28,17 +28,17 @@ TEST(RecordedRun, OpenBeginsARunThatOwnsItsJournal) {
   std::optional<RecordedRun> run;
   {
     auto opened = RecordedRun::Open(path, RunKind::kWatch, {"headroom", "watch"});
-    ASSERT_TRUE(opened) << opened.error().message;
+    ASSERT_TRUE(opened) << EnglishText(opened.error().what);
     run.emplace(std::move(*opened));  // a move keeps the journal it owns
   }
   ASSERT_TRUE(run->AddEvent("files", R"({"samples":"/tmp/s.csv"})"));
   auto done = run->Finish("stopped", 0, R"({"rows":3})");
-  ASSERT_TRUE(done) << done.error().message;
+  ASSERT_TRUE(done) << EnglishText(done.error().what);
   EXPECT_TRUE(*done);
   EXPECT_TRUE(run->finished());
 
   auto journal = Journal::Open(path, JournalOptions{.read_only = true});
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   const RunRow row = OnlyRun(*journal, run->id());
   EXPECT_EQ(row.kind, "watch");
   EXPECT_EQ(row.command, (std::vector<std::string>{"headroom", "watch"}));
@@ -57,11 +57,11 @@ TEST(RecordedRun, OpenBeginsARunThatOwnsItsJournal) {
 TEST(RecordedRun, AnUnfinishedRunStaysRunning) {
   TempDir dir("recorded-run");
   auto journal = Journal::Open(dir / "journal.db");
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   int64_t id = 0;
   {
     auto run = RecordedRun::Begin(*journal, RunKind::kGuard, {"python", "train.py"});
-    ASSERT_TRUE(run) << run.error().message;
+    ASSERT_TRUE(run) << EnglishText(run.error().what);
     id = run->id();
   }
   const RunRow row = OnlyRun(*journal, id);
@@ -79,9 +79,9 @@ TEST(RecordedRun, AnUnfinishedRunStaysRunning) {
 TEST(RecordedRun, FinishesOnceAndTheFirstStatusStays) {
   TempDir dir("recorded-run");
   auto journal = Journal::Open(dir / "journal.db");
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   auto run = RecordedRun::Begin(*journal, RunKind::kGuard, {"--pid", "42"});
-  ASSERT_TRUE(run) << run.error().message;
+  ASSERT_TRUE(run) << EnglishText(run.error().what);
   ASSERT_TRUE(run->Finish("error", 2, ""));
   auto again = run->Finish("exited", 0, R"({"killed":false})");
   ASSERT_TRUE(again);
@@ -95,11 +95,11 @@ TEST(RecordedRun, FinishesOnceAndTheFirstStatusStays) {
 TEST(RecordedRun, AReopenedSweepIsRunningAgainAndKeepsItsTrials) {
   TempDir dir("recorded-run");
   auto journal = Journal::Open(dir / "journal.db");
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   int64_t id = 0;
   {
     auto run = RecordedRun::Begin(*journal, RunKind::kSweep, {"train", "{batch}"}, R"({"k":1})");
-    ASSERT_TRUE(run) << run.error().message;
+    ASSERT_TRUE(run) << EnglishText(run.error().what);
     id = run->id();
     Trial trial;
     trial.config_json = R"({"batch":4})";
@@ -111,7 +111,7 @@ TEST(RecordedRun, AReopenedSweepIsRunningAgainAndKeepsItsTrials) {
   ASSERT_TRUE(found);
   EXPECT_EQ(*found, id);
   auto reopened = RecordedRun::Reopen(*journal, id);
-  ASSERT_TRUE(reopened) << reopened.error().message;
+  ASSERT_TRUE(reopened) << EnglishText(reopened.error().what);
   EXPECT_EQ(reopened->id(), id);
   EXPECT_FALSE(reopened->finished());
   EXPECT_EQ(OnlyRun(*journal, id).status, "running");
@@ -129,7 +129,7 @@ TEST(RecordedRun, ErrorsNameTheJournal) {
   auto opened = RecordedRun::Open(dir / "not-a-db", RunKind::kWatch, {"headroom", "watch"});
   ASSERT_FALSE(opened);
   auto journal = Journal::Open(dir / "journal.db");
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   EXPECT_FALSE(RecordedRun::Reopen(*journal, 99));
 }
 

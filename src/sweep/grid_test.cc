@@ -37,8 +37,8 @@ TEST(SweepGrid, HostileValuesAreOneLineErrorsNamingTheFlag) {
                           "99999999999999999999", "1..2000000000", "1, 2"}) {
     auto k = ParseKnob("batch", "--batch", bad);
     ASSERT_FALSE(k.ok()) << bad;
-    EXPECT_EQ(k.error().message.rfind("--batch: ", 0), 0u) << k.error().message;
-    EXPECT_EQ(k.error().message.find('\n'), std::string::npos);
+    EXPECT_EQ(EnglishText(k.error().what).rfind("--batch: ", 0), 0u) << EnglishText(k.error().what);
+    EXPECT_EQ(EnglishText(k.error().what).find('\n'), std::string::npos);
   }
   EXPECT_FALSE(ParseParamKnob("lora_r").ok());
   EXPECT_FALSE(ParseParamKnob("Bad=1,2").ok());
@@ -68,10 +68,11 @@ TEST(SweepGrid, TemplatesAreFilledAndChecked) {
 
   auto missing = CheckTemplate(*g, {"train", "{batch}"});
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().message, "--seq is given but the command has no {seq} to fill");
+  EXPECT_EQ(EnglishText(missing.error().what),
+            "--seq is given but the command has no {seq} to fill");
   auto extra = CheckTemplate(*g, {"train", "{batch}", "{seq}", "{grad_accum}"});
   ASSERT_FALSE(extra.ok());
-  EXPECT_EQ(extra.error().message,
+  EXPECT_EQ(EnglishText(extra.error().what),
             "the command has {grad_accum} but no values for it: give --grad-accum");
   EXPECT_FALSE(OrderGrid({*b}, "seq").ok());
 }

@@ -73,7 +73,7 @@ class SweepTest : public ::testing::Test {
   void SetUp() override {
     WriteMeminfo(dir_.path(), kIdleAvailable);
     auto journal = Journal::Open(dir_.path() / "journal.db");
-    ASSERT_TRUE(journal) << journal.error().message;
+    ASSERT_TRUE(journal) << EnglishText(journal.error().what);
     journal_.emplace(std::move(*journal));
   }
 
@@ -119,7 +119,7 @@ class SweepTest : public ::testing::Test {
 TEST_F(SweepTest, EveryTrialGoesToTheJournalAndTheOverLimitPredictionIsSkipped) {
   FakeTrainer trainer;
   const auto res = Run(Options(trainer));
-  ASSERT_TRUE(res) << res.error().message;
+  ASSERT_TRUE(res) << EnglishText(res.error().what);
   // 1, 2, 4, 8 fit (5 + 8 = 13 GiB of a 20 GiB limit); 16 is predicted at 21 GiB.
   EXPECT_EQ(trainer.launched, (std::vector<int64_t>{1, 2, 4, 8}));
   EXPECT_EQ(res->exit_status, 0);
@@ -158,14 +158,14 @@ TEST_F(SweepTest, ARerunResumesWithoutRepeatingFinishedTrials) {
   SweepOptions o = Options(first);
   o.max_trials = 2;
   const auto stopped = Run(o);
-  ASSERT_TRUE(stopped) << stopped.error().message;
+  ASSERT_TRUE(stopped) << EnglishText(stopped.error().what);
   EXPECT_EQ(first.launched, (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(stopped->stopped_early, "--max-trials 2 reached");
 
   FakeTrainer second;
   o = Options(second);
   const auto resumed = Run(o);
-  ASSERT_TRUE(resumed) << resumed.error().message;
+  ASSERT_TRUE(resumed) << EnglishText(resumed.error().what);
   EXPECT_TRUE(resumed->resumed);
   EXPECT_EQ(resumed->run_id, stopped->run_id);
   EXPECT_EQ(resumed->reused, 2);
@@ -191,14 +191,14 @@ TEST_F(SweepTest, AnInterruptedTrialIsNotRecordedAndRunsAgainOnResume) {
   FakeTrainer first;
   first.interrupt_at = 4;
   const auto stopped = Run(Options(first));
-  ASSERT_TRUE(stopped) << stopped.error().message;
+  ASSERT_TRUE(stopped) << EnglishText(stopped.error().what);
   EXPECT_EQ(stopped->exit_status, kExitSweepInterrupted);
   EXPECT_EQ(stopped->stopped_early, "interrupted by signal 2");
   EXPECT_EQ(JournalTrials(stopped->run_id).count(4), 0u);
 
   FakeTrainer second;
   const auto resumed = Run(Options(second));
-  ASSERT_TRUE(resumed) << resumed.error().message;
+  ASSERT_TRUE(resumed) << EnglishText(resumed.error().what);
   EXPECT_EQ(second.launched, (std::vector<int64_t>{4, 8}));
   ASSERT_FALSE(resumed->warnings.empty());
   EXPECT_NE(resumed->warnings.front().find("trial {\"batch\":4} was interrupted"),
@@ -220,7 +220,7 @@ TEST_F(SweepTest, BetweenTrialsItWaitsForThePoolToSettle) {
     if (sleeps == returned_at) WriteMeminfo(dir_.path(), kIdleAvailable);
   };
   const auto res = Run(o);
-  ASSERT_TRUE(res) << res.error().message;
+  ASSERT_TRUE(res) << EnglishText(res.error().what);
   EXPECT_EQ(trainer.launched, (std::vector<int64_t>{1, 2, 4, 8}));
   EXPECT_TRUE(res->warnings.empty()) << res->warnings.front();
   // After each trial: 5 polls until it is back, then 500 ms (5 polls of 100 ms) still.
@@ -232,7 +232,7 @@ TEST_F(SweepTest, APoolThatDoesNotSettleIsAWarningAndTheSweepGoesOn) {
   SweepOptions o = Options(trainer);
   trainer.after_trial = [&] { WriteMeminfo(dir_.path(), kIdleAvailable - 2 * kGiB); };
   const auto res = Run(o);
-  ASSERT_TRUE(res) << res.error().message;
+  ASSERT_TRUE(res) << EnglishText(res.error().what);
   // Every trial after the first starts 2 GiB higher than the sweep did; still within the
   // limit for 1, 2, 4 (5 + 2 + 4 = 11 GiB), and 8 as well (15 GiB).
   EXPECT_EQ(trainer.launched, (std::vector<int64_t>{1, 2, 4, 8}));

@@ -134,7 +134,7 @@ TEST(MemInfoFast, AgreesWithFullParser) {
 
 TEST(MemInfoFixture, Gb10Idle) {
   auto m = ReadMemInfo(Fixture("gb10-idle"));
-  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_TRUE(m) << EnglishText(m.error().what);
   EXPECT_EQ(m->total_bytes(), 127600748ULL * kKiB);
   EXPECT_EQ(m->available_bytes(), 120574075ULL * kKiB);  // 114.99 GiB
   EXPECT_EQ(m->free_bytes(), 117598212ULL * kKiB);
@@ -214,7 +214,7 @@ TEST(MemInfoFixture, EstimateOvershootsKernelByTheWatermarks) {
 
 TEST(MemInfoFixture, Hostile) {
   auto m = ReadMemInfo(Fixture("hostile"));
-  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_TRUE(m) << EnglishText(m.error().what);
   EXPECT_EQ(m->total_bytes(), 127600748ULL * kKiB);      // the duplicate "1 kB" loses
   EXPECT_EQ(m->free_bytes(), 117598212ULL * kKiB);       // the colon-less line skipped
   EXPECT_EQ(m->available_bytes(), 120574075ULL * kKiB);  // CRLF stripped
@@ -260,7 +260,7 @@ TEST(MemInfoParse, HostileLiterals) {
 TEST(MemInfoRead, ThisMachine) {
   // The real file, through the same code (the root is chosen here, as main does).
   auto m = ReadMemInfo(SysRoot("/"));
-  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_TRUE(m) << EnglishText(m.error().what);
   ASSERT_TRUE(m->total_bytes());
   EXPECT_GT(*m->total_bytes(), 0u);
   const auto e = m->EstimatedAvailable();
@@ -273,8 +273,9 @@ TEST(MemInfoRead, ErrorsNameThePath) {
   const SysRoot missing("/nonexistent-headroom-root");
   auto r = ReadMemInfo(missing);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("/nonexistent-headroom-root/proc/meminfo"), std::string::npos)
-      << r.error().message;
+  EXPECT_NE(EnglishText(r.error().what).find("/nonexistent-headroom-root/proc/meminfo"),
+            std::string::npos)
+      << EnglishText(r.error().what);
   EXPECT_EQ(r.error().errno_value, ENOENT);
 
   const testing::TempDir tmp("meminfo-dir");
@@ -282,9 +283,10 @@ TEST(MemInfoRead, ErrorsNameThePath) {
   fs::create_directories(dir / "proc" / "meminfo");  // a directory where the file should be
   auto d = ReadMemInfo(SysRoot(dir));
   ASSERT_FALSE(d);
-  EXPECT_NE(d.error().message.find((dir / "proc" / "meminfo").string()), std::string::npos)
-      << d.error().message;
-  EXPECT_EQ(d.error().message.find('\n'), std::string::npos);
+  EXPECT_NE(EnglishText(d.error().what).find((dir / "proc" / "meminfo").string()),
+            std::string::npos)
+      << EnglishText(d.error().what);
+  EXPECT_EQ(EnglishText(d.error().what).find('\n'), std::string::npos);
 
   fs::remove_all(dir / "proc" / "meminfo");
   {
@@ -295,8 +297,10 @@ TEST(MemInfoRead, ErrorsNameThePath) {
   }
   auto g = ReadMemInfo(SysRoot(dir));
   ASSERT_FALSE(g);
-  EXPECT_NE(g.error().message.find("MemTotal"), std::string::npos) << g.error().message;
-  EXPECT_NE(g.error().message.find((dir / "proc" / "meminfo").string()), std::string::npos);
+  EXPECT_NE(EnglishText(g.error().what).find("MemTotal"), std::string::npos)
+      << EnglishText(g.error().what);
+  EXPECT_NE(EnglishText(g.error().what).find((dir / "proc" / "meminfo").string()),
+            std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -31,7 +31,7 @@ TEST(PsiParse, KernelText) {
   auto p = ParsePsi(
       "some avg10=1.25 avg60=0.50 avg300=0.10 total=123456\n"
       "full avg10=0.75 avg60=0.25 avg300=0.05 total=65432\n");
-  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(p) << EnglishText(p.error().what);
   EXPECT_DOUBLE_EQ(p->some.avg10, 1.25);
   EXPECT_DOUBLE_EQ(p->some.avg60, 0.50);
   EXPECT_DOUBLE_EQ(p->some.avg300, 0.10);
@@ -56,7 +56,7 @@ TEST(PsiParse, TolerantOfLayout) {
       "  full   total=9 avg300=3.00\tavg60=2.00 avg10=1.00 new_key=5 junk\r\n"
       "cpu avg10=oops\r\n"
       "some avg10=4.00 avg60=5.00 avg300=6.00 total=18446744073709551615");
-  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(p) << EnglishText(p.error().what);
   EXPECT_DOUBLE_EQ(p->some.avg10, 4.0);
   EXPECT_DOUBLE_EQ(p->some.avg300, 6.0);
   EXPECT_EQ(p->some.total_us, 18446744073709551615ULL);
@@ -94,15 +94,15 @@ TEST(PsiParse, GarbageIsAnError) {
     auto p = ParsePsi(bad);
     EXPECT_FALSE(p) << bad;
     if (!p) {
-      EXPECT_FALSE(p.error().message.empty());
-      EXPECT_EQ(p.error().message.find('\n'), std::string::npos);
+      EXPECT_FALSE(EnglishText(p.error().what).empty());
+      EXPECT_EQ(EnglishText(p.error().what).find('\n'), std::string::npos);
     }
   }
 }
 
 TEST(PsiFixture, Gb10Idle) {
   auto p = ReadMemoryPsi(Fixture("gb10-idle"));
-  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(p) << EnglishText(p.error().what);
   ASSERT_TRUE(*p);
   EXPECT_DOUBLE_EQ((*p)->some.avg10, 0.0);
   EXPECT_EQ((*p)->some.total_us, 184233u);
@@ -134,13 +134,13 @@ TEST(PsiFixture, Gb10Pressure) {
 
 TEST(PsiFixture, OldKernelHasNoPsi) {
   auto p = ReadMemoryPsi(Fixture("old-kernel"));
-  ASSERT_TRUE(p) << p.error().message;  // absent is not an error
+  ASSERT_TRUE(p) << EnglishText(p.error().what);  // absent is not an error
   EXPECT_FALSE(*p);
 }
 
 TEST(PsiFixture, Hostile) {
   auto p = ReadMemoryPsi(Fixture("hostile"));
-  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(p) << EnglishText(p.error().what);
   ASSERT_TRUE(*p);
   EXPECT_DOUBLE_EQ((*p)->some.avg10, 1.5);
   EXPECT_EQ((*p)->some.total_us, 12345u);
@@ -152,7 +152,7 @@ TEST(PsiFixture, Hostile) {
 TEST(PsiRead, ThisMachine) {
   // Either no PSI here (nullopt) or a well-formed reading; never an error.
   auto p = ReadMemoryPsi(SysRoot("/"));
-  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(p) << EnglishText(p.error().what);
   if (*p) {
     EXPECT_GE((*p)->some.avg10, 0.0);
   }
@@ -167,15 +167,18 @@ TEST(PsiRead, ErrorsNameThePath) {
   auto g = ReadMemoryPsi(SysRoot(dir));
   ASSERT_FALSE(g);
   const std::string path = (dir / "proc" / "pressure" / "memory").string();
-  EXPECT_NE(g.error().message.find(path), std::string::npos) << g.error().message;
-  EXPECT_NE(g.error().message.find("some"), std::string::npos) << g.error().message;
+  EXPECT_NE(EnglishText(g.error().what).find(path), std::string::npos)
+      << EnglishText(g.error().what);
+  EXPECT_NE(EnglishText(g.error().what).find("some"), std::string::npos)
+      << EnglishText(g.error().what);
 
   // A directory where the file should be: exists, unreadable.
   fs::remove(dir / "proc" / "pressure" / "memory");
   fs::create_directories(dir / "proc" / "pressure" / "memory");
   auto d = ReadMemoryPsi(SysRoot(dir));
   ASSERT_FALSE(d);
-  EXPECT_NE(d.error().message.find(path), std::string::npos) << d.error().message;
+  EXPECT_NE(EnglishText(d.error().what).find(path), std::string::npos)
+      << EnglishText(d.error().what);
 
   // A missing root is "no PSI" like a kernel without it: the meminfo reader reports the root.
   fs::remove_all(dir);

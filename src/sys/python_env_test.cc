@@ -53,7 +53,7 @@ constexpr std::string_view kTorchCu128VersionPy =
 
 TEST(PythonEnv, TorchVersionPyCudaWheel) {
   auto b = ParseTorchVersionPy(kTorchCu128VersionPy);
-  ASSERT_TRUE(b) << b.error().message;
+  ASSERT_TRUE(b) << EnglishText(b.error().what);
   EXPECT_EQ(b->version, "2.7.0+cu128");
   ASSERT_TRUE(b->cuda);
   EXPECT_EQ(*b->cuda, "12.8");
@@ -68,7 +68,7 @@ TEST(PythonEnv, TorchVersionPyDoubleQuotesAndPlainAssignment) {
       "cuda = \"12.4\"\n"
       "git_version = \"a8d6afb511a69687bbb2b7e88a3cf67917e1697e\"\n"
       "hip = None\n");
-  ASSERT_TRUE(b) << b.error().message;
+  ASSERT_TRUE(b) << EnglishText(b.error().what);
   EXPECT_EQ(b->version, "2.5.1+cu124");
   ASSERT_TRUE(b->cuda);
   EXPECT_EQ(*b->cuda, "12.4");
@@ -80,7 +80,7 @@ TEST(PythonEnv, TorchVersionPyCpuBuildHasNoCuda) {
       "__version__ = '2.7.0+cpu'\n"
       "cuda = None\n"
       "hip = None\n");
-  ASSERT_TRUE(b) << b.error().message;
+  ASSERT_TRUE(b) << EnglishText(b.error().what);
   EXPECT_EQ(b->version, "2.7.0+cpu");
   EXPECT_FALSE(b->cuda);
   EXPECT_FALSE(b->hip);
@@ -92,7 +92,7 @@ TEST(PythonEnv, TorchVersionPyRocmBuild) {
       "__version__ = '2.7.0+rocm6.3'\n"
       "cuda: Optional[str] = None\n"
       "hip: Optional[str] = '6.3.42131-fa1d09cbd'\n");
-  ASSERT_TRUE(b) << b.error().message;
+  ASSERT_TRUE(b) << EnglishText(b.error().what);
   EXPECT_EQ(b->version, "2.7.0+rocm6.3");
   EXPECT_FALSE(b->cuda);
   ASSERT_TRUE(b->hip);
@@ -101,7 +101,7 @@ TEST(PythonEnv, TorchVersionPyRocmBuild) {
 
 TEST(PythonEnv, TorchVersionPyCrlf) {
   auto b = ParseTorchVersionPy("__version__ = '2.6.0+cu126'\r\ncuda: Optional[str] = '12.6'\r\n");
-  ASSERT_TRUE(b) << b.error().message;
+  ASSERT_TRUE(b) << EnglishText(b.error().what);
   EXPECT_EQ(b->version, "2.6.0+cu126");
   ASSERT_TRUE(b->cuda);
   EXPECT_EQ(*b->cuda, "12.6");
@@ -110,7 +110,7 @@ TEST(PythonEnv, TorchVersionPyCrlf) {
 TEST(PythonEnv, TorchVersionPyWithoutVersionIsAnError) {
   auto b = ParseTorchVersionPy("cuda: Optional[str] = '12.8'\nhip = None\n");
   ASSERT_FALSE(b);
-  EXPECT_FALSE(b.error().message.empty());
+  EXPECT_FALSE(EnglishText(b.error().what).empty());
   EXPECT_FALSE(ParseTorchVersionPy(""));
   // A __version__ that is not a string literal is no version.
   EXPECT_FALSE(ParseTorchVersionPy("__version__ = None\n"));
@@ -134,7 +134,7 @@ TEST(PythonEnv, TorchVersionPyVeryLongLines) {
   const std::string junk(1 << 20, 'x');
   const std::string equals(1 << 20, '=');
   auto b = ParseTorchVersionPy(junk + "\n" + equals + "\n__version__ = '2.7.0'\n" + junk);
-  ASSERT_TRUE(b) << b.error().message;
+  ASSERT_TRUE(b) << EnglishText(b.error().what);
   EXPECT_EQ(b->version, "2.7.0");
   // A megabyte-long line alone is no version.
   EXPECT_FALSE(ParseTorchVersionPy("__version__ = '" + junk + "'\n" + junk));
@@ -256,7 +256,7 @@ TEST(PythonEnv, PythonFlagDirectoryWinsOverEverything) {
   q.conda_prefix = (tmp / "conda").string();
   q.path = (tmp / "usr" / "bin").string();
   auto env = FindPythonEnv(q);
-  ASSERT_TRUE(env) << env.error().message;
+  ASSERT_TRUE(env) << EnglishText(env.error().what);
   EXPECT_EQ(env->prefix.string(), (tmp / "flag").string());
   EXPECT_EQ(env->found_by, "--python");
   EXPECT_TRUE(env->interpreter.empty());
@@ -274,7 +274,7 @@ TEST(PythonEnv, PythonFlagInterpreterPrefixIsParentOfBin) {
   q.python_flag = (tmp / "venv" / "bin" / "python3").string();
   q.virtual_env = (tmp / "other").string();
   auto env = FindPythonEnv(q);
-  ASSERT_TRUE(env) << env.error().message;
+  ASSERT_TRUE(env) << EnglishText(env.error().what);
   EXPECT_EQ(env->prefix.string(), (tmp / "venv").string());
   EXPECT_EQ(env->found_by, "--python");
   EXPECT_EQ(env->interpreter.string(), (tmp / "venv" / "bin" / "python3").string());
@@ -291,8 +291,10 @@ TEST(PythonEnv, MissingPythonFlagIsAnError) {
   q.virtual_env = (tmp / "venv").string();  // no fallback when --python names nothing
   auto env = FindPythonEnv(q);
   ASSERT_FALSE(env);
-  EXPECT_TRUE(env.error().message.starts_with("--python:")) << env.error().message;
-  EXPECT_NE(env.error().message.find("does-not-exist"), std::string::npos) << env.error().message;
+  EXPECT_TRUE(EnglishText(env.error().what).starts_with("--python:"))
+      << EnglishText(env.error().what);
+  EXPECT_NE(EnglishText(env.error().what).find("does-not-exist"), std::string::npos)
+      << EnglishText(env.error().what);
 }
 
 TEST(PythonEnv, VirtualEnvBeforeCondaPrefix) {
@@ -305,7 +307,7 @@ TEST(PythonEnv, VirtualEnvBeforeCondaPrefix) {
   q.conda_prefix = (tmp / "conda").string();
   q.path = (tmp / "usr" / "bin").string();
   auto env = FindPythonEnv(q);
-  ASSERT_TRUE(env) << env.error().message;
+  ASSERT_TRUE(env) << EnglishText(env.error().what);
   EXPECT_EQ(env->prefix.string(), (tmp / "venv").string());
   EXPECT_EQ(env->found_by, "$VIRTUAL_ENV");
 }
@@ -318,7 +320,7 @@ TEST(PythonEnv, CondaPrefixBeforePath) {
   q.conda_prefix = (tmp / "conda").string();
   q.path = (tmp / "usr" / "bin").string();
   auto env = FindPythonEnv(q);
-  ASSERT_TRUE(env) << env.error().message;
+  ASSERT_TRUE(env) << EnglishText(env.error().what);
   EXPECT_EQ(env->prefix.string(), (tmp / "conda").string());
   EXPECT_EQ(env->found_by, "$CONDA_PREFIX");
 }
@@ -333,7 +335,7 @@ TEST(PythonEnv, Python3OnPath) {
   q.path = (tmp / "missing").string() + "::" + (tmp / "noexec").string() + ":" +
            (tmp / "usr" / "bin").string();
   auto env = FindPythonEnv(q);
-  ASSERT_TRUE(env) << env.error().message;
+  ASSERT_TRUE(env) << EnglishText(env.error().what);
   EXPECT_EQ(env->prefix.string(), (tmp / "usr").string());
   EXPECT_EQ(env->found_by, "python3 on PATH");
   EXPECT_EQ(env->interpreter.string(), (tmp / "usr" / "bin" / "python3").string());
@@ -440,7 +442,7 @@ TEST(PythonEnv, FindTorchBuild) {
   const PythonEnv with = EnvAtPrefix(tmp.path());
   auto b = FindTorchBuild(with);
   ASSERT_TRUE(b.has_value());
-  ASSERT_TRUE(*b) << b->error().message;
+  ASSERT_TRUE(*b) << EnglishText(b->error().what);
   EXPECT_EQ((*b)->version, "2.7.0+cu128");
   ASSERT_TRUE((*b)->cuda);
   EXPECT_EQ(*(*b)->cuda, "12.8");
@@ -456,7 +458,8 @@ TEST(PythonEnv, FindTorchBuildWithoutVersionIsAnError) {
   ASSERT_TRUE(b.has_value());
   ASSERT_FALSE(*b);
   // The message names the file (docs/style.md rule 9).
-  EXPECT_NE(b->error().message.find("version.py"), std::string::npos) << b->error().message;
+  EXPECT_NE(EnglishText(b->error().what).find("version.py"), std::string::npos)
+      << EnglishText(b->error().what);
 }
 
 }  // namespace

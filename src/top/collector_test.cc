@@ -72,7 +72,7 @@ TEST(TopCollector, HolderAndGuardChangesAreEventsOnlyAfterTheFirstRead) {
   fs::copy(kPsBox, dir.path(), fs::copy_options::recursive);
   const fs::path journal_path = dir / "journal.db";
   auto journal = Journal::Open(journal_path);
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   CollectorOptions o;
   o.journal = journal_path;
   o.host = "spark-1";

@@ -120,7 +120,7 @@ TEST(TopGuards, ReaderFollowsTheJournalFile) {
   EXPECT_FALSE(std::filesystem::exists(path));  // and not created by reading
 
   auto journal = Journal::Open(path);
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   auto id = journal->BeginRun(RunKind::kGuard, {"sleep", "60"}, std::chrono::system_clock::now());
   ASSERT_TRUE(id);
   const auto self = ReadProcStat(real, ::getpid());

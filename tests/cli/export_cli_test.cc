@@ -261,7 +261,7 @@ TEST(ExportCli, GuardCountersComeFromTheJournal) {
   const auto path = dir / "journal.db";
   {
     auto j = Journal::Open(path);
-    ASSERT_TRUE(j) << j.error().message;
+    ASSERT_TRUE(j) << EnglishText(j.error().what);
     for (int i = 0; i < 3; ++i) {
       auto id =
           j->BeginRun(RunKind::kGuard, {"python", "train.py"}, std::chrono::system_clock::now());

@@ -32,7 +32,7 @@ const WallTime kT0(seconds(1741944413) + milliseconds(589));  // 2025-03-14T09:2
 // Three runs: a guard the guard killed, a guard that ended well, a sweep still running.
 void Seed(const std::string& path) {
   auto journal = Journal::Open(path);
-  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
   auto killed =
       journal->BeginRun(RunKind::kGuard, {"python", "train.py", "--batch", "32"}, kT0, "spark-1");
   ASSERT_TRUE(killed);

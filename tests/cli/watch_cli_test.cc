@@ -66,7 +66,7 @@ TEST_F(WatchCli, Gb10CommandRowsEventsLogAndExitStatus) {
   EXPECT_NE(csv.find("\ntimestamp,temperature.gpu,power.draw,"), std::string::npos);
   EXPECT_EQ(csv.back(), '\n');
   auto series = ReadSamplesCsv(dir_ / "s.csv");
-  ASSERT_TRUE(series.ok()) << series.error().message;
+  ASSERT_TRUE(series.ok()) << EnglishText(series.error().what);
   EXPECT_EQ(series->columns[0], "timestamp");
   EXPECT_EQ(series->columns[1], "temperature.gpu");
   EXPECT_EQ(series->columns[2], "power.draw");
@@ -154,7 +154,7 @@ TEST_F(WatchCli, WithoutNvmlUntilSigtermEndsCleanly) {
   ASSERT_FALSE(csv.empty());
   EXPECT_EQ(csv.back(), '\n');  // a complete last line
   auto series = ReadSamplesCsv(out);
-  ASSERT_TRUE(series.ok()) << series.error().message;
+  ASSERT_TRUE(series.ok()) << EnglishText(series.error().what);
   EXPECT_FALSE(series->torn_last_line);
   EXPECT_EQ(series->header.at("device"), "none");
   EXPECT_EQ(series->header.at("platform"), "none");

@@ -29,7 +29,7 @@ Explained Explain(const testing::SyntheticRun& run, std::optional<PlatformKind> 
   const auto timings = StepTimes(ParseStepLog(run.log));
   out.analysis = FindSlowdowns(timings);
   auto series = ParseSamplesCsv(run.samples_csv);
-  EXPECT_TRUE(series.ok()) << (series.ok() ? "" : series.error().message);
+  EXPECT_TRUE(series.ok()) << (series.ok() ? "" : EnglishText(series.error().what));
   if (!series.ok()) return out;
   out.profile = ProfileFromSamples(*series, forced, &out.source);
   const RecordedEvents events = ParseEventLines(run.events_jsonl);

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <string>
 
-#include "base/i18n.h"
+#include "cli/i18n.h"
 
 namespace headroom::testing {
 

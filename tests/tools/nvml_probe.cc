@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
 
   auto nvml = headroom::Nvml::Open(headroom::ResolveNvmlLibrary(flag, std::getenv));
   if (!nvml.ok()) {
-    std::fprintf(stderr, "headroom: %s\n", nvml.error().message.c_str());
+    std::fprintf(stderr, "headroom: %s\n", EnglishText(nvml.error().what).c_str());
     return 1;
   }
   std::printf("library: %s\n", (*nvml)->library_path().c_str());

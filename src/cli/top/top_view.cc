@@ -24,7 +24,7 @@
 #include <numeric>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
+#include "cli/i18n.h"
 #include "cli/top/top_view_parts.h"
 #include "gpu/clock_events.h"
 #include "run/guard.h"

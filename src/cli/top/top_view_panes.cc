@@ -11,7 +11,7 @@
 #include <ctime>
 
 #include "base/bytes.h"
-#include "base/i18n.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "cli/top/top_view_parts.h"
 #include "top/text_width.h"

@@ -1,6 +1,6 @@
 // gettext glue (see i18n.h). dgettext rather than gettext + textdomain, so a library that
 // changes the process's default domain cannot take our messages with it.
-#include "base/i18n.h"
+#include "cli/i18n.h"
 
 #include <libintl.h>
 
@@ -45,18 +45,6 @@ std::string FormatOrFallBack(const char* translated, fmt::string_view msgid,
 
 }  // namespace i18n_detail
 
-// The thread's current locale with LC_MESSAGES replaced by "C": every other category (LC_CTYPE
-// for ncurses, above all) stays as it was.
-UntranslatedScope::UntranslatedScope()
-    : c_locale_(
-          newlocale(LC_MESSAGES_MASK, "C", duplocale(uselocale(static_cast<locale_t>(nullptr))))),
-      previous_(c_locale_ != static_cast<locale_t>(nullptr) ? uselocale(c_locale_)
-                                                            : static_cast<locale_t>(nullptr)) {}
-
-UntranslatedScope::~UntranslatedScope() {
-  if (c_locale_ == static_cast<locale_t>(nullptr)) return;
-  uselocale(previous_);
-  freelocale(c_locale_);
-}
+void UseEnglishMessages() { std::setlocale(LC_MESSAGES, "C"); }
 
 }  // namespace headroom

@@ -2,19 +2,17 @@
 //
 // What is translated: text a person reads on a terminal (help, tables, verdicts, advice,
 // errors). What never is: --json output, metric names and HELP text, CSV and journal rows,
-// file formats, and anything a parser reads back. Code that writes data runs inside an
-// UntranslatedScope (or never calls Tr), so the same command gives the same JSON in every
-// language.
+// file formats, and anything a parser reads back: the library renders those from message
+// values with EnglishText (base/message.h) and never calls Tr, so the same command gives the
+// same JSON in every language. Only src/cli/ translates (scripts/lint checks it).
 //
 // Marking, for xgettext (po/README.md): Tr("text") translates now; N_("text") only marks a
 // literal that is translated later with Tr(variable) (tables of static strings);
 // TrFormat("{} of {}", a, b) translates a fmt format string; TrPlural picks a plural form.
 //
-// Why uselocale: gettext answers in the calling thread's LC_MESSAGES, so a thread-local
-// "C" locale (newlocale + uselocale) turns translation off for exactly one stretch of one
-// thread, with no global switch. Only LC_MESSAGES and LC_CTYPE are taken from the
-// environment: LC_NUMERIC stays "C", so strtod and printf keep the '.' decimal point that
-// /proc, CSV and JSON need whatever the user's locale.
+// Only LC_MESSAGES and LC_CTYPE are taken from the environment: LC_NUMERIC stays "C", so
+// strtod and printf keep the '.' decimal point that /proc, CSV and JSON need whatever the
+// user's locale.
 #pragma once
 
 #include <fmt/format.h>
@@ -34,8 +32,8 @@ inline constexpr const char* kTextDomain = "headroom";
 // argument: English.
 void InitMessages(const std::string& locale_dir);
 
-// The translation of `msgid`, or `msgid` itself when there is none or inside an
-// UntranslatedScope. The pointer lives as long as the program (gettext's contract).
+// The translation of `msgid`, or `msgid` itself when there is none or after
+// UseEnglishMessages. The pointer lives as long as the program (gettext's contract).
 const char* Tr(const char* msgid);
 
 // The singular or plural form for `n`, translated (English: n == 1 picks `singular`).
@@ -55,19 +53,11 @@ std::string TrFormat(fmt::format_string<Args...> msgid, Args&&... args) {
   return i18n_detail::FormatOrFallBack(Tr(english.data()), english, fmt::make_format_args(args...));
 }
 
-// While alive, Tr and TrFormat on this thread return English. For code that writes data
-// (JSON, reports read by programs) in the middle of a translated command.
-class UntranslatedScope {
- public:
-  UntranslatedScope();
-  ~UntranslatedScope();
-  UntranslatedScope(const UntranslatedScope&) = delete;
-  UntranslatedScope& operator=(const UntranslatedScope&) = delete;
-
- private:
-  locale_t c_locale_;
-  locale_t previous_;
-};
+// From here on the program speaks English: Tr returns its msgid and strerror English
+// (LC_MESSAGES "C", which also makes gettext ignore LANGUAGE). For a command given --json,
+// whose output is data and whose warnings and errors are then English too (cli.cc). Called
+// by the CLI before the command starts any thread.
+void UseEnglishMessages();
 
 }  // namespace headroom
 
