@@ -16,6 +16,7 @@
 
 #include "base/message.h"
 #include "testing_files.h"
+#include "testing_helper_process.h"
 
 namespace headroom {
 namespace {
@@ -23,27 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
-std::string InHelper(const std::function<std::string()>& body) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return "pipe2 failed";
-  const pid_t pid = ::fork();
-  if (pid < 0) return "fork failed";
-  if (pid == 0) {
-    ::close(fds[0]);
-    const std::string report = body();
-    [[maybe_unused]] ssize_t n = ::write(fds[1], report.data(), report.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string report;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) report.append(buf, n);
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "the helper died: " + report;
-  return report;
-}
+using testing::InHelper;
 
 std::string Slurp(const fs::path& path) {
   std::ifstream in(path);
