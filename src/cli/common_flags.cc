@@ -1,7 +1,11 @@
 #include "cli/common_flags.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 
+#include "cli/cli.h"
 #include "cli/i18n.h"
 
 namespace headroom {
@@ -9,6 +13,14 @@ namespace headroom {
 CLI::Option* AddRootFlag(CLI::App& app, std::string& root) {
   return app.add_option("--root", root,
                         Tr("read proc/, sys/ and etc/ below this directory instead of /"));
+}
+
+SysRoot RootFromFlag(const CliEnv& env, const std::string& root) {
+  if (root.empty()) return SysRoot(env.default_root);
+  SysRoot given{std::filesystem::path(root)};
+  if (!std::filesystem::is_directory(given.Path("proc")))
+    throw UsageError{TrFormat("--root: {} has no proc/ directory", root)};
+  return given;
 }
 
 CLI::Option* AddJournalFlag(CLI::App& app, std::string& journal, const std::string& names) {
@@ -19,6 +31,12 @@ CLI::Option* AddJournalFlag(CLI::App& app, std::string& journal, const std::stri
 
 CLI::Option* AddJsonFlag(CLI::App& app, bool& json) {
   return app.add_flag("--json", json, Tr("print JSON (schema_version 1)"));
+}
+
+void PrintJson(const CliEnv& env, const nlohmann::ordered_json& document) {
+  std::fprintf(
+      env.out, "%s\n",
+      document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
 }
 
 CLI::Option* AddNvmlLibFlag(CLI::App& app, std::string& nvml_lib) {

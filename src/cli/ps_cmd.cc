@@ -60,11 +60,8 @@ std::unique_ptr<CommandFlags> DefinePsFlags() {
 
 int RunPsCommand(const CliEnv& env, CommandFlags& given_flags) {
   auto& [app, need_text, nvml_lib, root_dir, json] = FlagsOf<PsCommandFlags>(given_flags);
-  const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
-    if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
-      throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
-    }
+    const SysRoot root = RootFromFlag(env, root_dir);
     const auto meminfo = ReadMemInfo(root);
     const std::optional<uint64_t> total = meminfo ? meminfo->total_bytes() : std::nullopt;
     std::optional<uint64_t> need;
@@ -86,10 +83,7 @@ int RunPsCommand(const CliEnv& env, CommandFlags& given_flags) {
     const PoolSurvey survey = SurveyPool(root, std::move(gpu), ::getpid(), total, need, reserve);
     if (json) {
       // replace: command lines need not be UTF-8.
-      std::fprintf(env.out, "%s\n",
-                   PoolSurveyToJson(survey)
-                       .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-                       .c_str());
+      PrintJson(env, PoolSurveyToJson(survey));
     } else {
       PrintPoolSurvey(env, survey);
     }
