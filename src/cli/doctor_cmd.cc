@@ -30,25 +30,11 @@
 namespace headroom {
 namespace {
 
-// An environment variable; set but empty counts as unset.
-std::optional<std::string> Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::optional<std::string>(v) : std::nullopt;
-}
-
-// The workload planned once, its budget read below --root.
-WorkloadFacts PlanWorkload(const std::string& text, const std::string& root_dir,
-                           const CliEnv& env) {
-  return PlanWorkloadFacts(text,
-                           ResolveRequest(ParseWorkloadRequest(text), "--workload", root_dir, env));
-}
-
 // doctor's flags: the app, then the variables its options write.
 struct DoctorCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("Preflight before a long run: the platform's identity, then ten checks of known failure "
-         "modes, each "
-         "pass / warn / fail / skip / info with its evidence:\n"
+         "modes, each pass / warn / fail / skip / info with its evidence:\n"
          "  G1 CUDA ABI (torch's CUDA from torch/version.py, libcudart registered, the driver's "
          "CUDA)\n"
          "  G2 flash-attn   G3 UMA headroom (MemAvailable, page cache)   G4 thermal snapshot\n"
@@ -58,11 +44,9 @@ struct DoctorCommandFlags final : CommandFlags {
          "parallelism)\n"
          "With --workload, the memory headroom plan gives for it.\n\n"
          "Read-only: it signals nothing and changes no setting; G5 copies memory between two of "
-         "its own buffers "
-         "for about a second.\n\n"
+         "its own buffers for about a second.\n\n"
          "exit status: 0 ready, 1 ready with warnings (any warn or skip), 2 blocked (any fail, or "
-         "the workload does "
-         "not fit), 3 usage error"),
+         "the workload does not fit), 3 usage error"),
       "headroom doctor"};
   std::string workload, python, report, nvml_lib, cuda_lib, root_dir;
   std::vector<std::string> configs;
@@ -99,10 +83,8 @@ std::unique_ptr<CommandFlags> DefineDoctorFlags() {
 
 namespace {
 
-// The paths the flags name, checked before anything is gathered.
-void CheckPaths(const DoctorCommandFlags& f, const SysRoot& root) {
-  if (!f.root_dir.empty() && !std::filesystem::is_directory(root.Path("proc")))
-    throw UsageError{TrFormat("--root: {} has no proc/ directory", f.root_dir)};
+// The files the flags name, checked before anything is gathered.
+void CheckPaths(const DoctorCommandFlags& f) {
   for (const auto& c : f.configs) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(c, ec))
@@ -123,16 +105,13 @@ GatherOptions OptionsFor(const DoctorCommandFlags& f, const CliEnv& env) {
   GatherOptions o = DoctorGatherOptions();
   o.nvml_lib = ResolveNvmlLibrary(f.nvml_lib, std::getenv);
   o.cuda_lib = ResolveCudaLibrary(f.cuda_lib, std::getenv);
-  o.python = {f.python, Env("VIRTUAL_ENV"), Env("CONDA_PREFIX"), Env("PATH")};
+  o.python.python_flag = f.python;
+  SetGatherEnvironment(o, std::getenv);
   if (!f.python.empty()) {
     if (auto check = FindPythonEnv(o.python); !check)
       throw UsageError{TranslatedText(check.error().what)};
   }
   o.configs = f.configs;
-  o.torch_cuda_arch_list = Env("TORCH_CUDA_ARCH_LIST");
-  o.world_size = Env("WORLD_SIZE");
-  o.nnodes = Env("NNODES");
-  o.container_env = Env("container");
   o.measure_bandwidth = !f.no_bandwidth;
   o.self = ::getpid();
   o.platform = env.config.settings.platform_override();
@@ -142,37 +121,31 @@ GatherOptions OptionsFor(const DoctorCommandFlags& f, const CliEnv& env) {
 }  // namespace
 
 int RunDoctorCommand(const CliEnv& env, CommandFlags& given_flags) {
-  auto& flags = FlagsOf<DoctorCommandFlags>(given_flags);
-  const auto& [app, workload, python, report, nvml_lib, cuda_lib, root_dir, configs, json,
-               no_bandwidth, verbose] = flags;
-  const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
+  const auto& f = FlagsOf<DoctorCommandFlags>(given_flags);
   try {
-    CheckPaths(flags, root);
-    const GatherOptions o = OptionsFor(flags, env);
+    const SysRoot root = RootFromFlag(env, f.root_dir);
+    CheckPaths(f);
+    const GatherOptions o = OptionsFor(f, env);
     // env-report.json and --json are data, English by construction: the facts are gathered
     // in English (GatherFacts), and the checks run once; their words are message values that
     // ReportJson renders in English and the screen translates.
     std::optional<WorkloadFacts> planned;
-    if (!workload.empty()) planned = PlanWorkload(workload, root.root().string(), env);
-    if (o.measure_bandwidth && isatty(fileno(env.err))) {
-      std::fprintf(
-          env.err, "%s\n",
-          Tr("measuring copy bandwidth for G5 (about a second; --no-bandwidth skips it)..."));
+    if (!f.workload.empty()) {  // planned once, its budget read below --root
+      planned =
+          PlanWorkloadFacts(f.workload, ResolveRequest(ParseWorkloadRequest(f.workload),
+                                                       "--workload", root.root().string(), env));
     }
+    if (o.measure_bandwidth) PrintBandwidthNotice(env);
     DoctorFacts facts = GatherFacts(root, o);
     facts.workload = planned;
     const auto checks = RunChecks(facts);
     const DoctorVerdict verdict = OverallVerdict(checks, facts.workload);
-    const std::string text =
-        ReportJson(facts, checks, verdict)
-            .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-        "\n";
-    if (!report.empty()) WriteFileAtomically(report, text, "--report");
-    if (json) {
+    const std::string text = ReportJsonText(facts, checks, verdict);
+    if (!f.report.empty()) WriteFileAtomically(f.report, text, "--report");
+    if (f.json) {
       std::fputs(text.c_str(), env.out);
     } else {
-      PrintDoctorReport(env, facts, checks, verdict, verbose);
-      if (!report.empty()) std::fprintf(env.out, "%s\n", TrFormat("report: {}", report).c_str());
+      PrintDoctorReport(env, facts, checks, verdict, f.verbose, f.report);
     }
     return ExitStatusFor(verdict);
   } catch (const UsageError& e) {

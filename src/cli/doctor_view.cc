@@ -1,5 +1,7 @@
 #include "cli/doctor_view.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
@@ -57,8 +59,8 @@ void PrintWorkload(const CliEnv& env, const WorkloadFacts& w) {
 }  // namespace
 
 void PrintDoctorReport(const CliEnv& env, const DoctorFacts& f,
-                       const std::vector<CheckResult>& checks, DoctorVerdict verdict,
-                       bool verbose) {
+                       const std::vector<CheckResult>& checks, DoctorVerdict verdict, bool verbose,
+                       const std::string& report_path) {
   const auto [fails, warns, skips] = PrintChecks(env, f, checks, verbose);
   if (f.workload) PrintWorkload(env, *f.workload);
   // TRANSLATORS: doctor's last line: the overall verdict, then how many checks failed,
@@ -72,6 +74,14 @@ void PrintDoctorReport(const CliEnv& env, const DoctorFacts& f,
                  "verdict: {} ({} fail, {} warn, {} skip); --verbose shows every check's details",
                  DoctorVerdictLabel(verdict), fails, warns, skips))
           .c_str());
+  if (!report_path.empty())
+    std::fprintf(env.out, "%s\n", TrFormat("report: {}", report_path).c_str());
+}
+
+void PrintBandwidthNotice(const CliEnv& env) {
+  if (!isatty(fileno(env.err))) return;
+  std::fprintf(env.err, "%s\n",
+               Tr("measuring copy bandwidth for G5 (about a second; --no-bandwidth skips it)..."));
 }
 
 }  // namespace headroom

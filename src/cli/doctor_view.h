@@ -3,6 +3,7 @@
 // verdict. env-report.json and --json are the library's (doctor/checks.h ReportJson).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "cli/cli.h"
@@ -10,7 +11,12 @@
 
 namespace headroom {
 
+// The report, then "report: PATH" when env-report.json was written (`report_path` not empty).
 void PrintDoctorReport(const CliEnv& env, const DoctorFacts& facts,
-                       const std::vector<CheckResult>& checks, DoctorVerdict verdict, bool verbose);
+                       const std::vector<CheckResult>& checks, DoctorVerdict verdict, bool verbose,
+                       const std::string& report_path);
+
+// On stderr, where it is a terminal: G5's copies are about to take a second.
+void PrintBandwidthNotice(const CliEnv& env);
 
 }  // namespace headroom

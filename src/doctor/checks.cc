@@ -738,4 +738,11 @@ nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckR
               {"verdict", std::string(DoctorVerdictName(verdict))}};
 }
 
+std::string ReportJsonText(const DoctorFacts& f, const std::vector<CheckResult>& checks,
+                           DoctorVerdict verdict) {
+  return ReportJson(f, checks, verdict)
+             .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
+}
+
 }  // namespace headroom

@@ -150,5 +150,9 @@ Message PlatformLine(const DoctorFacts& f);
 // message values rendered by EnglishText.
 nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckResult>& checks,
                                   DoctorVerdict verdict);
+// ReportJson as the file's text (env-report.json and --json): indented by two spaces, bytes
+// that are not UTF-8 replaced, one newline at the end.
+std::string ReportJsonText(const DoctorFacts& f, const std::vector<CheckResult>& checks,
+                           DoctorVerdict verdict);
 
 }  // namespace headroom

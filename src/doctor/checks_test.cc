@@ -152,5 +152,20 @@ TEST(DoctorChecks, ReportShapeFollowsTheIssue) {
   EXPECT_DOUBLE_EQ(ReportJson(f, checks, DoctorVerdict::kReady)["headroom_gb"].get<double>(), 60.0);
 }
 
+TEST(DoctorChecks, ReportTextIsTheIndentedJsonWithANewline) {
+  DoctorFacts f = Gb10Facts();
+  f.torch = Torch("2.7.0+cu128", "12.8");
+  const auto checks = RunChecks(f);
+  const std::string text = ReportJsonText(f, checks, DoctorVerdict::kBlocked);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 1,", 0), 0u);
+  EXPECT_EQ(nlohmann::ordered_json::parse(text), ReportJson(f, checks, DoctorVerdict::kBlocked));
+  // A byte that is not UTF-8 (in a library's error text, say) is replaced, not thrown.
+  f.gpu_error = "bad\xff";
+  EXPECT_NE(ReportJsonText(f, checks, DoctorVerdict::kBlocked).find("bad\xEF\xBF\xBD"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace headroom

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <system_error>
 #include <thread>
 
@@ -169,6 +171,20 @@ GatherOptions DoctorGatherOptions() {
   o.host_copy.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.host_copy.repeats = 5;
   return o;
+}
+
+void SetGatherEnvironment(GatherOptions& o, const GetEnvFn& getenv) {
+  const auto env = [&](const char* name) {
+    const char* v = getenv(name);
+    return v != nullptr && *v != '\0' ? std::optional<std::string>(v) : std::nullopt;
+  };
+  o.python.virtual_env = env("VIRTUAL_ENV");
+  o.python.conda_prefix = env("CONDA_PREFIX");
+  o.python.path = env("PATH");
+  o.torch_cuda_arch_list = env("TORCH_CUDA_ARCH_LIST");
+  o.world_size = env("WORLD_SIZE");
+  o.nnodes = env("NNODES");
+  o.container_env = env("container");
 }
 
 }  // namespace headroom

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/settings.h"
 #include "doctor/checks.h"
 #include "sys/sysroot.h"
 
@@ -37,6 +38,12 @@ struct GatherOptions {
 // doctor's G5 defaults: 256 MiB buffers copied 5 times, on one thread per CPU (a second or
 // so on GB10's 20 cores).
 GatherOptions DoctorGatherOptions();
+
+// The environment variables the checks read, through `getenv` (the CLI passes std::getenv,
+// tests a table): $VIRTUAL_ENV, $CONDA_PREFIX and $PATH for the Python environment,
+// TORCH_CUDA_ARCH_LIST (G7), WORLD_SIZE and NNODES (G10), container (G9). Set but empty
+// counts as unset.
+void SetGatherEnvironment(GatherOptions& options, const GetEnvFn& getenv);
 
 DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& options);
 
