@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "base/bytes.h"
+#include "cli/bandwidth_view.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/i18n.h"
@@ -23,65 +23,17 @@
 namespace headroom {
 namespace {
 
-// The measurements on the terminal, in the order they were taken; failures on stderr.
-void PrintReport(const CliEnv& env, const BandwidthReport& r, bool device_only) {
-  if (r.host && r.host->copy) {
-    const CopyMeasurement& m = *r.host->copy;
-    std::fprintf(
-        env.out, "%s\n",
-        TrFormat("host copy, {}: {}", TranslatedText(m.what), TranslatedText(DescribeCopy(m)))
-            .c_str());
-  }
-  for (const auto& d : r.devices) {
-    if (!d.outcome.copy) continue;
-    const CopyMeasurement& m = *d.outcome.copy;
-    std::fprintf(
-        env.out, "%s\n",
-        TrFormat("device copy, {}: {}", TranslatedText(m.what), TranslatedText(DescribeCopy(m)))
-            .c_str());
-    if (d.gb10) std::fprintf(env.out, "  %s\n", TranslatedText(Gb10BandText(m)).c_str());
-  }
-  if (!r.device_error.empty() && !device_only) {
-    std::fprintf(
-        env.out, "%s\n",
-        TrFormat("device copy: not measured ({})", TranslatedText(r.device_error)).c_str());
-  }
-  std::fprintf(env.out, "%s\n", Tr("GB/s: GB = 1e9 bytes, counting bytes read + bytes written"));
-}
-
-// Each failure on stderr; whether any counts (a device error only with --device-only).
-bool PrintFailures(const CliEnv& env, const BandwidthReport& r, bool device_only) {
-  bool failed = false;
-  if (r.host && !r.host->copy) {
-    failed = true;
-    PrintError(env, "bandwidth: " + TranslatedText(r.host->error));
-  }
-  for (const auto& d : r.devices) {
-    if (d.outcome.copy) continue;
-    failed = true;
-    PrintError(env, "bandwidth: " + TranslatedText(d.outcome.error));
-  }
-  if (!r.device_error.empty() && device_only) {
-    failed = true;
-    PrintError(env, "bandwidth: " + TranslatedText(r.device_error));
-  }
-  return failed;
-}
-
 // bandwidth's flags: the app, then the variables its options write.
 struct BandwidthCommandFlags final : CommandFlags {
-  CLI::App app{Tr("Measure memory copy bandwidth: host memory (memcpy across threads, each copying "
-                  "its own slice of two "
-                  "buffers sized past the caches) and, with an NVIDIA GPU, device-to-device copies "
-                  "through the CUDA driver "
-                  "API (libcuda.so.1, loaded at run time). GB/s with GB = 1e9 bytes, counting "
-                  "bytes read + bytes written "
-                  "(as STREAM's Copy and CUDA's bandwidthTest do). On GB10 the device figure is "
-                  "compared with the 180-192 "
-                  "GB/s measured in copy tests, not the 273 GB/s spec.\n\n"
+  CLI::App app{Tr("Measure memory copy bandwidth: host memory (memcpy across threads, each "
+                  "copying its own slice of two buffers sized past the caches) and, with an "
+                  "NVIDIA GPU, device-to-device copies through the CUDA driver API (libcuda.so.1, "
+                  "loaded at run time). GB/s with GB = 1e9 bytes, counting bytes read + bytes "
+                  "written (as STREAM's Copy and CUDA's bandwidthTest do). On GB10 the device "
+                  "figure is compared with the 180-192 GB/s measured in copy tests, not the 273 "
+                  "GB/s spec.\n\n"
                   "exit status: 0 measured; 1 a measurement failed (no GPU with --device-only, "
-                  "allocation failed); "
-                  "2 usage error"),
+                  "allocation failed); 2 usage error"),
                "headroom bandwidth"};
   std::string size_text = "1GiB", device_size_text = "1GiB", cuda_lib;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -126,21 +78,15 @@ int RunBandwidthCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (meminfo) {
       if (const auto estimated = meminfo->EstimatedAvailable()) avail = estimated->bytes;
     }
-    uint64_t host_bytes = SizeOrPercentFlag(size_text, avail, "--size");
+    const uint64_t host_bytes = SizeOrPercentFlag(size_text, avail, "--size");
     const uint64_t device_bytes = SizeOrPercentFlag(device_size_text, avail, "--device-size");
     if (host_bytes < (1 << 20)) throw UsageError{Tr("--size: at least 1MiB")};
     if (device_bytes < (1 << 20)) throw UsageError{Tr("--device-size: at least 1MiB")};
-    std::string host_note;
-    if (avail > 0 && host_bytes > avail / 8) {
-      host_bytes = avail / 8;
-      host_note = TrFormat("--size lowered to {} (1/8 of MemAvailable {})", FormatGiB(host_bytes),
-                           FormatGiB(avail));
-    }
-    if (!host_note.empty() && !json && !device_only)
-      std::fprintf(env.out, "%s\n", host_note.c_str());
+    const HostCopySize host = CapHostCopyBytes(host_bytes, avail);
+    if (host.lowered && !json && !device_only) PrintHostCopyLowered(env, host.bytes, avail);
     BandwidthOptions o;
     o.host = !device_only;
-    o.host_copy = {host_bytes, threads, repeats};
+    o.host_copy = {host.bytes, threads, repeats};
     o.device = !host_only;
     o.cuda_lib = ResolveCudaLibrary(cuda_lib, std::getenv);
     o.device_bytes = device_bytes;
@@ -149,10 +95,10 @@ int RunBandwidthCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (json) {
       std::fprintf(env.out, "%s\n", BandwidthToJson(report).dump(2).c_str());
     } else {
-      PrintReport(env, report, device_only);
+      PrintBandwidthReport(env, report, device_only);
     }
-    const bool failed = PrintFailures(env, report, device_only);
-    return failed ? kExitNegative : kExitOk;
+    PrintBandwidthFailures(env, report, device_only);
+    return BandwidthFailed(report, device_only) ? kExitNegative : kExitOk;
   } catch (const UsageError& e) {
     PrintError(env, "bandwidth: " + e.message);
     return kExitUsage;

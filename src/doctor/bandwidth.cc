@@ -209,4 +209,17 @@ nlohmann::ordered_json BandwidthToJson(const BandwidthReport& r) {
   return out;
 }
 
+HostCopySize CapHostCopyBytes(uint64_t requested, uint64_t available_bytes) {
+  if (available_bytes > 0 && requested > available_bytes / 8) return {available_bytes / 8, true};
+  return {requested, false};
+}
+
+bool BandwidthFailed(const BandwidthReport& report, bool device_only) {
+  if (report.host && !report.host->copy) return true;
+  for (const auto& d : report.devices) {
+    if (!d.outcome.copy) return true;
+  }
+  return device_only && !report.device_error.empty();
+}
+
 }  // namespace headroom

@@ -100,6 +100,19 @@ struct BandwidthReport {
 
 BandwidthReport MeasureBandwidth(const BandwidthOptions& options);
 
+// The host buffers' size for `headroom bandwidth`: `requested`, held to 1/8 of MemAvailable
+// (`available_bytes`; 0 = unknown, no cap) so that the two buffers leave the machine room;
+// `lowered` says the cap applied.
+struct HostCopySize {
+  uint64_t bytes = 0;
+  bool lowered = false;
+};
+HostCopySize CapHostCopyBytes(uint64_t requested, uint64_t available_bytes);
+
+// Whether a measurement that was asked for failed: the host copy, a device's copy, or, when
+// the devices were all that was asked (`device_only`), finding no device at all.
+bool BandwidthFailed(const BandwidthReport& report, bool device_only);
+
 // bandwidth --json (schema_version 1, docs/doctor.md): "host" and "device" (each copy, or
 // {"error": ...}), "device_error"; English.
 nlohmann::ordered_json BandwidthToJson(const BandwidthReport& report);

@@ -186,5 +186,31 @@ TEST(Bandwidth, MeasuresTheHostAndEachDeviceOfTheFakeDriver) {
 }
 #endif
 
+TEST(Bandwidth, HostCopyIsHeldToAnEighthOfMemAvailable) {
+  constexpr uint64_t kGiB = 1ULL << 30;
+  EXPECT_EQ(CapHostCopyBytes(kGiB, 16 * kGiB).bytes, kGiB);  // exactly 1/8: kept
+  EXPECT_FALSE(CapHostCopyBytes(kGiB, 16 * kGiB).lowered);
+  const HostCopySize capped = CapHostCopyBytes(4 * kGiB, 16 * kGiB);
+  EXPECT_EQ(capped.bytes, 2 * kGiB);
+  EXPECT_TRUE(capped.lowered);
+  EXPECT_EQ(CapHostCopyBytes(4 * kGiB, 0).bytes, 4 * kGiB);  // MemAvailable unknown
+  EXPECT_FALSE(CapHostCopyBytes(4 * kGiB, 0).lowered);
+}
+
+TEST(Bandwidth, NoDeviceFailsOnlyWhenTheDevicesWereAllThatWasAsked) {
+  BandwidthReport r;
+  r.host = CopyOutcome{CopyMeasurement{}, {}};
+  EXPECT_FALSE(BandwidthFailed(r, false));
+  r.device_error = Msg("no CUDA device");
+  EXPECT_FALSE(BandwidthFailed(r, false));
+  EXPECT_TRUE(BandwidthFailed(r, true));
+  BandwidthReport host_failed;
+  host_failed.host = CopyOutcome{std::nullopt, Msg("cannot allocate")};
+  EXPECT_TRUE(BandwidthFailed(host_failed, false));
+  BandwidthReport device_failed;
+  device_failed.devices.push_back({0, CopyOutcome{std::nullopt, Msg("cuMemAlloc failed")}, true});
+  EXPECT_TRUE(BandwidthFailed(device_failed, false));
+}
+
 }  // namespace
 }  // namespace headroom
