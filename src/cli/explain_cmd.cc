@@ -91,20 +91,11 @@ int RunExplainCommand(const CliEnv& env, CommandFlags& given_flags) {
                    /*need_log=*/true, "explain");
     if (log_path.empty())
       throw UsageError{Tr("--log: give the training log, or --run ID of a watch run")};
-    std::optional<StepPattern> pattern;
-    if (!step_regex.empty()) {
-      auto compiled = StepPattern::Compile(step_regex);
-      if (!compiled) throw UsageError{TranslatedText(compiled.error().what)};
-      pattern.emplace(std::move(*compiled));
-    }
+    const std::optional<StepPattern> pattern = StepPatternFlag(step_regex);
     // Inputs first, all of them, so a bad path is reported before any analysis.
     const std::string log_text = ReadWhole("--log", log_path);
     std::optional<SampleSeries> samples;
-    if (!samples_path.empty()) {
-      auto read = ReadSamplesCsv(samples_path, kMaxFileBytes);
-      if (!read) throw UsageError{"--samples: " + TranslatedText(read.error().what)};
-      samples.emplace(std::move(*read));
-    }
+    if (!samples_path.empty()) samples = ReadSamplesFlag(samples_path);
     std::optional<RecordedEvents> events;
     if (!events_path.empty()) events = ParseEventLines(ReadWhole("--events", events_path));
 

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,48 +17,24 @@
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "cli/plan_args.h"
+#include "cli/report_view.h"
 #include "cli/run_files.h"
 #include "explain/run_inputs.h"
-#include "explain/step_pattern.h"
 #include "report/report_data.h"
 #include "report/report_inputs.h"
-#include "samples/samples_csv.h"
 
 namespace headroom {
 namespace {
 
-// "wrote report.html (1.23 MB): 3600 rows in 2000 buckets of 1.8 s, 4 events[, 1 slowdowns]".
-void PrintWritten(const CliEnv& env, const std::string& out_path, size_t page_bytes,
-                  const nlohmann::ordered_json& data, bool with_log) {
-  const auto& sampling = data["sampling"];
-  const double megabytes = static_cast<double>(page_bytes) / 1e6;
-  const std::string rows = sampling["rows"].dump(), buckets = sampling["buckets"].dump();
-  const double bucket_s = sampling["bucket_s"].get<double>();
-  const size_t events = data["events"].size();
-  std::fprintf(
-      env.out, "%s\n",
-      (!with_log
-           ? TrFormat("wrote {} ({:.2f} MB): {} rows in {} buckets of {:.3g} s, {} events",
-                      out_path, megabytes, rows, buckets, bucket_s, events)
-           : TrFormat("wrote {} ({:.2f} MB): {} rows in {} buckets of {:.3g} s, {} events, {} "
-                      "slowdowns",
-                      out_path, megabytes, rows, buckets, bucket_s, events,
-                      data["slowdowns"].size()))
-          .c_str());
-}
-
 // report's flags: the app, then the variables its options write.
 struct ReportCommandFlags final : CommandFlags {
   CLI::App app{Tr("Draw a run as one self-contained HTML page that opens offline: memory (used, "
-                  "available, page cache, the "
-                  "guard's kill level, the plan's estimate), power against the platform's "
-                  "sustained and rated figures, "
-                  "temperature, SM clock and step rate on one zoomable time axis, with throttle, "
-                  "clock-collapse, contention "
+                  "available, page cache, the guard's kill level, the plan's estimate), power "
+                  "against the platform's sustained and rated figures, temperature, SM clock and "
+                  "step rate on one zoomable time axis, with throttle, clock-collapse, contention "
                   "and guard events, explain's slowdown windows and their verdicts, and a summary "
-                  "table. Long runs are drawn "
-                  "from at most 2000 buckets per series, each keeping its min and max, so spikes "
-                  "survive.\n\n"
+                  "table. Long runs are drawn from at most 2000 buckets per series, each keeping "
+                  "its min and max, so spikes survive.\n\n"
                   "exit status: 0 written; 2 usage or input error"),
                "headroom report"};
   std::string samples_path, log_path, events_path, out_path = "report.html", journal_flag,
@@ -95,6 +70,18 @@ std::unique_ptr<CommandFlags> DefineReportFlags() {
   return defined;
 }
 
+namespace {
+
+// -o's directory exists (checked before anything is read).
+void CheckOutputDirectory(const std::string& out_path) {
+  const auto parent = std::filesystem::path(out_path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    throw UsageError{TrFormat("-o: {}: directory {} does not exist", out_path, parent.string())};
+}
+
+}  // namespace
+
 int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
   auto& [app, samples_path, log_path, events_path, out_path, journal_flag, plan_args, title,
          platform_text, step_regex, run_id, json] = FlagsOf<ReportCommandFlags>(given_flags);
@@ -106,49 +93,28 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
     }
     if (samples_path.empty())
       throw UsageError{Tr("--samples: give watch's samples CSV, or --run ID of a watch run")};
-    bool platform_from_config =
-        false;  // the report's data names no source; the profile is what counts
+    bool platform_from_config = false;  // the data names no source; the profile is what counts
     const std::optional<PlatformKind> forced =
         PlatformKindFor(env, platform_text, &platform_from_config);
-    std::optional<StepPattern> pattern;
-    if (!step_regex.empty()) {
-      auto compiled = StepPattern::Compile(step_regex);
-      if (!compiled) throw UsageError{TranslatedText(compiled.error().what)};
-      pattern.emplace(std::move(*compiled));
-    }
-    if (!json) {
-      const auto parent = std::filesystem::path(out_path).parent_path();
-      std::error_code ec;
-      if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-        throw UsageError{
-            TrFormat("-o: {}: directory {} does not exist", out_path, parent.string())};
-      }
-    }
-    auto samples = ReadSamplesCsv(samples_path, kMaxFileBytes);
-    if (!samples) throw UsageError{"--samples: " + TranslatedText(samples.error().what)};
+    const std::optional<StepPattern> pattern = StepPatternFlag(step_regex);
+    if (!json) CheckOutputDirectory(out_path);
+    const SampleSeries samples = ReadSamplesFlag(samples_path);
     // The page's data (report --json prints it; the page's script and tests read it) is
     // English: its notes and the plan's line are written in English here, explain's verdicts
     // (their evidence and advice) are message values that BuildReportData renders in English,
     // and it writes the rest untranslated. Errors found on the way are in the user's language.
-    ReportInputs in;
-    in.samples = &*samples;
-    in.samples_path = std::filesystem::absolute(samples_path).string();
     PlatformSource source = PlatformSource::kNone;
-    in.profile = WithConfiguredPower(env, ProfileFromSamples(*samples, forced, &source));
-    in.title = title.empty() ? std::filesystem::path(samples_path).filename().string() : title;
-    in.generator = std::string("headroom ") + HEADROOM_VERSION;
-    in.generated = std::chrono::system_clock::now();
+    ReportInputs in =
+        StartReportInputs(samples, samples_path,
+                          WithConfiguredPower(env, ProfileFromSamples(samples, forced, &source)),
+                          title, std::chrono::system_clock::now());
     std::optional<RecordedEvents> recorded;
-    if (!events_path.empty()) {
-      in.events_text = ReadWhole("--events", events_path);
-      in.events_path = std::filesystem::absolute(events_path).string();
-      recorded = ParseEventLines(in.events_text);
-    }
+    if (!events_path.empty())
+      recorded = AddReportEvents(in, ReadWhole("--events", events_path), events_path);
     ReportLog log;
     if (!log_path.empty()) {
       const std::string log_text = ReadWhole("--log", log_path);
-      in.log_path = std::filesystem::absolute(log_path).string();
-      log = AnalyzeReportLog(log_text, pattern ? &*pattern : nullptr, *samples,
+      log = AnalyzeReportLog(log_text, pattern ? &*pattern : nullptr, samples,
                              recorded ? &*recorded : nullptr, in.profile);
       AddReportLog(in, log, log_path);
     }
@@ -160,15 +126,13 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (!data)
       throw UsageError{"--samples: " + samples_path + ": " + TranslatedText(data.error().what)};
     if (json) {
-      std::fprintf(
-          env.out, "%s\n",
-          data->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+      PrintJson(env, *data);
       return kExitOk;
     }
     auto page = FillReportTemplate(ReportTemplate(), *data);
     if (!page) throw UsageError{TranslatedText(page.error().what)};
     WriteFileAtomically(out_path, *page, "-o");
-    PrintWritten(env, out_path, page->size(), *data, !log_path.empty());
+    PrintReportWritten(env, out_path, page->size(), *data, !log_path.empty());
     return kExitOk;
   } catch (const UsageError& e) {
     PrintError(env, "report: " + e.message);

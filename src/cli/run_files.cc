@@ -34,6 +34,19 @@ std::string ReadWhole(const std::string& flag, const std::string& path) {
   return text;
 }
 
+SampleSeries ReadSamplesFlag(const std::string& path) {
+  auto read = ReadSamplesCsv(path, kMaxFileBytes);
+  if (!read) throw UsageError{"--samples: " + TranslatedText(read.error().what)};
+  return std::move(*read);
+}
+
+std::optional<StepPattern> StepPatternFlag(const std::string& regex) {
+  if (regex.empty()) return std::nullopt;
+  auto compiled = StepPattern::Compile(regex);
+  if (!compiled) throw UsageError{TranslatedText(compiled.error().what)};
+  return std::move(*compiled);
+}
+
 // The files of a `headroom watch` run, from its "files" event in the journal; a path given
 // by flag wins. Errors name --run: no such run, not a watch run, no files recorded.
 void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag, std::string& log,

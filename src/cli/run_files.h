@@ -1,4 +1,4 @@
-// Shared by `explain` and `report` (cli/run_files.cc).
+// Shared by `explain` and `report` (cli/run_files.cc): their input files and flags.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +8,9 @@
 #include <string_view>
 
 #include "cli/cli.h"
+#include "explain/step_pattern.h"
 #include "gpu/platform.h"
+#include "samples/samples_csv.h"
 
 namespace headroom {
 
@@ -17,6 +19,13 @@ inline constexpr size_t kMaxFileBytes = size_t{1} << 30;
 
 // The whole file, or a UsageError naming the flag and the file.
 std::string ReadWhole(const std::string& flag, const std::string& path);
+
+// --samples: watch's samples CSV (up to kMaxFileBytes), or a UsageError naming the flag.
+SampleSeries ReadSamplesFlag(const std::string& path);
+
+// --step-regex compiled; nullopt for "" (the built-in formats); a UsageError when it does not
+// compile.
+std::optional<StepPattern> StepPatternFlag(const std::string& regex);
 
 // The files of a `headroom watch` run, from its "files" event in the journal; a path given
 // by flag (a non-empty argument) wins. Errors name --run: no such run, not a watch run, no

@@ -2,12 +2,36 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <utility>
+
 #include "base/bytes.h"
+#include "base/version.h"
 #include "explain/explain_report.h"
 #include "explain/step_log.h"
 #include "plan/plan.h"
 
 namespace headroom {
+
+ReportInputs StartReportInputs(const SampleSeries& samples, const std::string& samples_path,
+                               const PlatformProfile& profile, const std::string& title,
+                               WallTime generated) {
+  ReportInputs in;
+  in.samples = &samples;
+  in.samples_path = std::filesystem::absolute(samples_path).string();
+  in.profile = profile;
+  in.title = title.empty() ? std::filesystem::path(samples_path).filename().string() : title;
+  in.generator = fmt::format("headroom {}", HeadroomVersion());
+  in.generated = generated;
+  return in;
+}
+
+RecordedEvents AddReportEvents(ReportInputs& in, std::string events_text,
+                               const std::string& events_path) {
+  in.events_text = std::move(events_text);
+  in.events_path = std::filesystem::absolute(events_path).string();
+  return ParseEventLines(in.events_text);
+}
 
 ReportLog AnalyzeReportLog(std::string_view log_text, const StepPattern* pattern,
                            const SampleSeries& samples, const RecordedEvents* events,
@@ -27,6 +51,7 @@ ReportLog AnalyzeReportLog(std::string_view log_text, const StepPattern* pattern
 }
 
 void AddReportLog(ReportInputs& in, const ReportLog& log, const std::string& log_path) {
+  in.log_path = std::filesystem::absolute(log_path).string();
   if (log.timings.empty())
     in.notes.push_back(fmt::format("{}: no step series found (try --step-regex)", log_path));
   in.timings = &log.timings;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/wall_time.h"
 #include "explain/run_inputs.h"
 #include "explain/slowdown.h"
 #include "explain/step_pattern.h"
@@ -19,6 +20,18 @@
 #include "samples/samples_csv.h"
 
 namespace headroom {
+
+// The inputs' start: the samples and their file (absolute in the data), the profile they are
+// judged by, the page's title (`title`, else the samples file's name), and what made the page
+// when ("headroom 0.1.0", `generated`).
+ReportInputs StartReportInputs(const SampleSeries& samples, const std::string& samples_path,
+                               const PlatformProfile& profile, const std::string& title,
+                               WallTime generated);
+
+// The events file's text and path (absolute in the data) in `in`; its events, parsed, for the
+// log's verdicts.
+RecordedEvents AddReportEvents(ReportInputs& in, std::string events_text,
+                               const std::string& events_path);
 
 // The log's analysis; ReportInputs points into it, so it lives as long as they do.
 struct ReportLog {
@@ -33,8 +46,8 @@ ReportLog AnalyzeReportLog(std::string_view log_text, const StepPattern* pattern
                            const SampleSeries& samples, const RecordedEvents* events,
                            const PlatformProfile& profile);
 
-// `in` pointed at `log` (timings, analysis, verdicts), with a note when the log at
-// `log_path` has no step series.
+// `in` pointed at `log` (timings, analysis, verdicts) and the log's path (absolute in the
+// data), with a note when the log at `log_path` has no step series.
 void AddReportLog(ReportInputs& in, const ReportLog& log, const std::string& log_path);
 
 // The plan's peak for --plan-args and its line: "headroom plan: llama-3.1-8b qlora, batch 1,
