@@ -1,12 +1,9 @@
 // `headroom export`: a sampler thread (export/exporter.h: meminfo, PSI, NVML, the journal's
 // guard counters -> metric families -> both text formats, every --interval) and an HTTP
-// server on the main thread that serves the last rendering. SIGTERM, SIGINT or SIGHUP (a signalfd
-// in the server's poll set) stop both; exit 0.
+// server on the main thread that serves the last rendering. SIGTERM, SIGINT or SIGHUP (a
+// signalfd in the server's poll set, export/http.h OpenStopSignalFd) stop both; exit 0.
 //
 // Read-only: no endpoint changes anything, the journal is opened read-only.
-#include <fmt/format.h>
-#include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/export_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "export/exporter.h"
@@ -33,18 +31,14 @@ namespace {
 // export's flags: the app, then the variables its options write.
 struct ExportCommandFlags final : CommandFlags {
   CLI::App app{Tr("Serve this machine's readings as Prometheus metrics on /metrics: memory "
-                  "(MemTotal, MemAvailable, free, "
-                  "cached, swap), memory pressure (PSI), GPU temperature, power (with GB10's "
-                  "sustained and rated figures), "
-                  "energy, clocks, throttle reasons and time throttled per reason, utilization, "
-                  "per-process GPU memory, the "
-                  "journal's guard kills and warnings, and the platform. GPU memory on GB10 comes "
-                  "from /proc/meminfo, "
-                  "labelled source=\"meminfo\". Prometheus text format, or OpenMetrics when the "
-                  "scraper asks for it.\n\n"
+                  "(MemTotal, MemAvailable, free, cached, swap), memory pressure (PSI), GPU "
+                  "temperature, power (with GB10's sustained and rated figures), energy, clocks, "
+                  "throttle reasons and time throttled per reason, utilization, per-process GPU "
+                  "memory, the journal's guard kills and warnings, and the platform. GPU memory "
+                  "on GB10 comes from /proc/meminfo, labelled source=\"meminfo\". Prometheus text "
+                  "format, or OpenMetrics when the scraper asks for it.\n\n"
                   "Read-only; loopback only unless --listen names another address (a warning is "
-                  "printed). SIGTERM, SIGINT "
-                  "or SIGHUP stop it cleanly.\n\n"
+                  "printed). SIGTERM, SIGINT or SIGHUP stop it cleanly.\n\n"
                   "exit status: 0 stopped by a signal; 1 could not listen; 2 usage error"),
                "headroom export"};
   std::string listen = "127.0.0.1:9464", interval_text, nvml_lib, journal_flag, root_dir;
@@ -81,11 +75,7 @@ ExportSamplerConfig ConfigFromFlags(const CliEnv& env, ExportCommandFlags& f) {
   if (*interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1)) {
     throw UsageError{TrFormat("--interval: '{}' is outside 100ms..1h", f.interval_text)};
   }
-  ExportSamplerConfig config{
-      SysRoot(f.root_dir.empty() ? env.default_root : std::filesystem::path(f.root_dir))};
-  if (!f.root_dir.empty() && !std::filesystem::is_directory(config.root.Path("proc"))) {
-    throw UsageError{TrFormat("--root: {} has no proc/ directory", f.root_dir)};
-  }
+  ExportSamplerConfig config{RootFromFlag(env, f.root_dir)};
   config.nvml_lib = ResolveNvmlLibrary(f.nvml_lib, std::getenv);
   config.interval = *interval;
   config.platform = env.config.settings.platform_override();
@@ -101,19 +91,11 @@ ExportSamplerConfig ConfigFromFlags(const CliEnv& env, ExportCommandFlags& f) {
 
 int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
   auto& flags = FlagsOf<ExportCommandFlags>(given_flags);
-  const std::string& interval_text = flags.interval_text;
   try {
     auto address = ParseListenAddress(flags.listen);
     if (!address) throw UsageError{TranslatedText(address.error().what)};
     const ExportSamplerConfig config = ConfigFromFlags(env, flags);
-    // Signals go to the signalfd, in every thread (the sampler starts after this).
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
-    const int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    const int sfd = OpenStopSignalFd();  // before the sampler starts: every thread blocks them
     if (sfd < 0) {
       PrintError(env, "export: " + std::string(Tr("signalfd failed")));
       return kExitNegative;
@@ -127,30 +109,15 @@ int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
       ::close(sfd);
       return kExitNegative;
     }
-    if (!IsLoopbackHost(opts.host)) {
-      PrintError(
-          env, "export: " +
-                   TrFormat("warning: listening on {}, reachable from other machines: /metrics is "
-                            "read-only but shows process names, memory and GPU figures",
-                            opts.host));
-    }
+    if (!IsLoopbackHost(opts.host)) PrintExposedWarning(env, opts.host);
     ExportState state;
     // The sampler's metric names, HELP text and label values are data, English by
     // construction (export/metrics.h); NVML's error is a message, shown on stderr in the
     // user's language.
     ExportSampler sampler(config, state);
     sampler.SampleOnce();  // the first scrape has data
-    const std::string url_host =
-        opts.host.find(':') != std::string::npos ? "[" + opts.host + "]" : opts.host;
-    const std::string url = fmt::format("http://{}:{}/metrics", url_host, server->port());
-    std::fprintf(env.err, "headroom export: %s\n",
-                 (!sampler.nvml_error()
-                      ? TrFormat("serving {}, sampling every {}", url, interval_text)
-                      // TRANSLATORS: {2} says why NVML could not be used.
-                      : TrFormat("serving {0}, sampling every {1} (no GPU metrics: {2})", url,
-                                 interval_text, TranslatedText(*sampler.nvml_error())))
-                     .c_str());
-    std::fflush(env.err);
+    PrintServing(env, MetricsUrl(opts.host, server->port()), flags.interval_text,
+                 sampler.nvml_error());
     std::thread sampling([&] { sampler.Run(); });
     auto served = server->Serve(
         sfd, [&](const HttpRequest& req) { return ExportResponse(state, req); },
@@ -162,7 +129,7 @@ int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
       PrintError(env, "export: " + TranslatedText(served.error().what));
       return kExitNegative;
     }
-    std::fprintf(env.err, "headroom export: %s\n", Tr("stopped"));
+    PrintStopped(env);
     return kExitOk;
   } catch (const UsageError& e) {
     PrintError(env, "export: " + e.message);

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -114,6 +116,21 @@ bool IsLoopbackHost(std::string_view host) {
   const std::string h(host);
   if (inet_pton(AF_INET, h.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
   return false;
+}
+
+std::string MetricsUrl(std::string_view host, uint16_t port) {
+  const bool ipv6 = host.find(':') != std::string_view::npos;
+  return fmt::format("http://{}{}{}:{}/metrics", ipv6 ? "[" : "", host, ipv6 ? "]" : "", port);
+}
+
+int OpenStopSignalFd() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+  return signalfd(-1, &mask, SFD_CLOEXEC);
 }
 
 Result<std::pair<std::string, uint16_t>> ParseListenAddress(std::string_view text) {

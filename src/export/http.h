@@ -54,6 +54,15 @@ bool IsLoopbackHost(std::string_view host);
 // "127.0.0.1:9464", "[::1]:9464", "localhost:9464", ":9464" (loopback) -> host and port.
 Result<std::pair<std::string, uint16_t>> ParseListenAddress(std::string_view text);
 
+// The page's URL for a listening host and port: "http://127.0.0.1:9464/metrics", an IPv6
+// literal in brackets ("http://[::1]:9464/metrics").
+std::string MetricsUrl(std::string_view host, uint16_t port);
+
+// A signalfd for SIGTERM, SIGINT and SIGHUP, the signals that stop the server, which are
+// blocked in the calling thread first (threads started after it inherit the mask), so that
+// they arrive only through the descriptor: Serve's `stop_fd`. -1 when signalfd fails.
+int OpenStopSignalFd();
+
 class HttpServer {
  public:
   static Result<HttpServer> Listen(const HttpServerOptions& options);

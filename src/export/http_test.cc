@@ -1,6 +1,9 @@
 #include "export/http.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 namespace headroom {
 namespace {
@@ -68,6 +71,30 @@ TEST(ExportHttp, ListenAddressesAndLoopback) {
   EXPECT_FALSE(IsLoopbackHost("0.0.0.0"));
   EXPECT_FALSE(IsLoopbackHost("192.168.1.5"));
   EXPECT_FALSE(IsLoopbackHost("::"));
+}
+
+TEST(ExportHttp, MetricsUrlBracketsAnIpv6Host) {
+  EXPECT_EQ(MetricsUrl("127.0.0.1", 9464), "http://127.0.0.1:9464/metrics");
+  EXPECT_EQ(MetricsUrl("localhost", 80), "http://localhost:80/metrics");
+  EXPECT_EQ(MetricsUrl("::1", 9464), "http://[::1]:9464/metrics");
+}
+
+TEST(ExportHttp, StopSignalsArriveThroughTheDescriptor) {
+  sigset_t before;
+  ASSERT_EQ(pthread_sigmask(SIG_SETMASK, nullptr, &before), 0);
+  const int fd = OpenStopSignalFd();
+  ASSERT_GE(fd, 0);
+  sigset_t blocked;
+  pthread_sigmask(SIG_SETMASK, nullptr, &blocked);
+  EXPECT_EQ(sigismember(&blocked, SIGTERM), 1);
+  EXPECT_EQ(sigismember(&blocked, SIGINT), 1);
+  EXPECT_EQ(sigismember(&blocked, SIGHUP), 1);
+  ASSERT_EQ(raise(SIGHUP), 0);  // pending, not delivered: this thread blocks it
+  signalfd_siginfo info{};
+  ASSERT_EQ(read(fd, &info, sizeof info), static_cast<ssize_t>(sizeof info));
+  EXPECT_EQ(info.ssi_signo, static_cast<uint32_t>(SIGHUP));
+  close(fd);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
 }
 
 }  // namespace
