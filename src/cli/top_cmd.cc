@@ -30,21 +30,18 @@
 #include "gpu/nvml.h"
 #include "run/guard_record.h"
 #include "store/journal.h"
+#include "top/cadence.h"
 #include "top/collector.h"
 
 namespace headroom {
 namespace {
 
-// The shortest --interval, as watch's: a sample costs well under a millisecond, but NVML's
-// power is a 1 s average and its utilization a 1/6-1 s window; faster adds nothing.
-constexpr std::chrono::milliseconds kMinInterval{100};
 // top's flags: the app, then the variables its options write.
 struct TopCommandFlags final : CommandFlags {
   CLI::App app{
-      Tr("A live view of the memory pool, memory pressure, the GPU (temperature, power against the "
-         "platform's caps, SM clock, throttle reasons), the processes holding the pool with their "
-         "caps, "
-         "the running guards' levels and events as they happen.\n\n"
+      Tr("A live view of the memory pool, memory pressure, the GPU (temperature, power against "
+         "the platform's caps, SM clock, throttle reasons), the processes holding the pool with "
+         "their caps, the running guards' levels and events as they happen.\n\n"
          "Keys: q quit, p pause, s sort the processes (mem, pid, name), h help.\n\n"
          "exit status: 0 on q or SIGINT/SIGTERM/SIGHUP (the terminal is restored); 2 usage error, "
          "or stdout is not a terminal without --once, --iterations or --json"),
@@ -88,7 +85,7 @@ void ReadTopFlags(const CliEnv& env, TopCommandFlags& f) {
   auto parsed = ParseDuration(interval_text);
   if (!parsed) throw UsageError{"--interval: " + TranslatedText(parsed.error().what)};
   flags.interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
-  if (flags.interval < kMinInterval) {
+  if (flags.interval < kMinTopInterval) {
     throw UsageError{TrFormat("--interval: {} is below the minimum of 100ms", interval_text)};
   }
   auto sort = ParseSortOrder(sort_text);
@@ -109,20 +106,14 @@ void ReadTopFlags(const CliEnv& env, TopCommandFlags& f) {
 int RunTopCommand(const CliEnv& env, CommandFlags& given_flags) {
   auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
          flags] = FlagsOf<TopCommandFlags>(given_flags);
-  const SysRoot root(root_dir.empty() ? env.default_root : std::filesystem::path(root_dir));
   try {
     ReadTopFlags(env, FlagsOf<TopCommandFlags>(given_flags));
-    if (!root_dir.empty() && !std::filesystem::is_directory(root.Path("proc"))) {
-      throw UsageError{TrFormat("--root: {} has no proc/ directory", root_dir)};
-    }
+    const SysRoot root = RootFromFlag(env, root_dir);
     // ncurses draws wide characters under a UTF-8 LC_CTYPE (main sets it only where it found
     // catalogs); the layout's widths are base/display_width's in every locale.
     if (!flags.json) std::setlocale(LC_CTYPE, "");
-    const bool no_color_env = [] {
-      const char* v = std::getenv("NO_COLOR");  // no-color.org: set and not empty
-      return v != nullptr && *v != '\0';
-    }();
-    flags.no_color = flags.no_color || no_color_env;
+    const char* no_color = std::getenv("NO_COLOR");  // no-color.org: set and not empty
+    flags.no_color = flags.no_color || (no_color != nullptr && *no_color != '\0');
 
     std::unique_ptr<GpuBackend> gpu;
     std::string gpu_note;

@@ -8,6 +8,10 @@
 
 namespace headroom {
 
+// The shortest --interval, as watch's: a sample costs well under a millisecond, but NVML's
+// power is a 1 s average and its utilization a 1/6-1 s window; faster adds nothing.
+inline constexpr std::chrono::milliseconds kMinTopInterval{100};
+
 class SampleCadence {
  public:
   using TimePoint = std::chrono::steady_clock::time_point;
