@@ -35,10 +35,7 @@ namespace {
 int Show(const CliEnv& env, const std::vector<FlagSetting>& flags, bool json) {
   const LoadedConfig c = LoadConfig(std::getenv, flags);
   if (json) {
-    std::fprintf(env.out, "%s\n",
-                 ConfigShowJson(c)
-                     .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-                     .c_str());
+    PrintJson(env, ConfigShowJson(c));
   } else {
     PrintConfigTable(env, c);
   }
@@ -51,8 +48,7 @@ int Check(const CliEnv& env, const std::string& file) {
     // What commands would see: the file named by the environment, and the variables.
     for (const auto& e : env.config.errors) PrintError(env, e);
     if (!env.config.errors.empty()) return kExitUsage;
-    std::fprintf(env.out, "%s\n%s\n", ConfigFileLine(env.config).c_str(),
-                 Tr("ok: the configuration file and the environment are valid"));
+    PrintConfigValid(env, env.config);
     return kExitOk;
   }
   auto read = ReadConfigFile(file);
@@ -65,19 +61,10 @@ int Check(const CliEnv& env, const std::string& file) {
     return kExitUsage;
   }
   // The file alone: HEADROOM_* variables do not count here, HOME does (for "~").
-  const auto home_only = [](const char* name) -> const char* {
-    return std::string_view(name) == "HOME" || std::string_view(name) == "XDG_STATE_HOME"
-               ? std::getenv(name)
-               : nullptr;
-  };
-  const ResolvedSettings resolved = ResolveSettings(&**read, home_only, {});
+  const ResolvedSettings resolved = ResolveSettings(&**read, FileOnlyEnv(std::getenv), {});
   for (const auto& e : resolved.errors) PrintError(env, e);
   if (!resolved.errors.empty()) return kExitUsage;
-  std::fprintf(
-      env.out, "%s\n",
-      TrFormat("{}: ok: {} settings (schema_version {})", PrintableText(file),
-               (*read)->settings.size(), (*read)->schema_version.value_or(kConfigSchemaVersion))
-          .c_str());
+  PrintFileValid(env, file, **read);
   return kExitOk;
 }
 
@@ -86,8 +73,8 @@ struct ConfigCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("Show and check the configuration: the defaults set once in config.toml or HEADROOM_* "
          "variables (reserve, kill level, intervals, platform, journal).\n\n"
-         "  headroom config [show] [--json] [SETTING FLAGS]   every setting, its value, origin and "
-         "where\n"
+         "  headroom config [show] [--json] [SETTING FLAGS]   every setting, its value, origin "
+         "and where\n"
          "  headroom config path                            the configuration file's path\n"
          "  headroom config check [FILE]                    validate the file (and the "
          "environment)\n\n"

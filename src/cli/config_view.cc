@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "config/config_toml.h"
 
 namespace headroom {
 namespace {
@@ -66,6 +67,18 @@ void PrintConfigTable(const CliEnv& env, const LoadedConfig& c) {
                  c.errors.size())
             .c_str());
   }
+}
+
+void PrintConfigValid(const CliEnv& env, const LoadedConfig& config) {
+  std::fprintf(env.out, "%s\n%s\n", ConfigFileLine(config).c_str(),
+               Tr("ok: the configuration file and the environment are valid"));
+}
+
+void PrintFileValid(const CliEnv& env, const std::string& file, const ConfigFile& read) {
+  std::fprintf(env.out, "%s\n",
+               TrFormat("{}: ok: {} settings (schema_version {})", PrintableText(file),
+                        read.settings.size(), read.schema_version.value_or(kConfigSchemaVersion))
+                   .c_str());
 }
 
 }  // namespace headroom

@@ -20,4 +20,11 @@ std::string ConfigFileLine(const LoadedConfig& config);
 // The table, the precedence line, and the count of errors when there are any.
 void PrintConfigTable(const CliEnv& env, const LoadedConfig& config);
 
+// `config check`: the file line, then "ok: the configuration file and the environment are
+// valid".
+void PrintConfigValid(const CliEnv& env, const LoadedConfig& config);
+
+// `config check FILE`: "FILE: ok: 3 settings (schema_version 1)".
+void PrintFileValid(const CliEnv& env, const std::string& file, const ConfigFile& read);
+
 }  // namespace headroom

@@ -273,6 +273,13 @@ Result<bool> SetSettingFromText(Settings& s, SettingId id, std::string_view text
   return Error{"unknown setting"};  // not reached
 }
 
+GetEnvFn FileOnlyEnv(GetEnvFn getenv) {
+  return [getenv = std::move(getenv)](const char* name) -> const char* {
+    const std::string_view n(name);
+    return n == "HOME" || n == "XDG_STATE_HOME" ? getenv(name) : nullptr;
+  };
+}
+
 ResolvedSettings ResolveSettings(const ConfigFile* file, const GetEnvFn& getenv,
                                  const std::vector<FlagSetting>& flags) {
   ResolvedSettings r;

@@ -158,6 +158,10 @@ struct ResolvedSettings {
 ResolvedSettings ResolveSettings(const ConfigFile* file, const GetEnvFn& getenv,
                                  const std::vector<FlagSetting>& flags);
 
+// The environment a file is checked in on its own (`config check FILE`): HOME and
+// XDG_STATE_HOME from `getenv`, which the file's paths need; no HEADROOM_* variable counts.
+GetEnvFn FileOnlyEnv(GetEnvFn getenv);
+
 // `text` fit for a one-line error: control bytes as \xNN (a value may hold a newline),
 // cut after `max_bytes` on a character boundary, "..." after a cut.
 std::string OneLineText(std::string_view text, size_t max_bytes = 40);

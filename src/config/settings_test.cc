@@ -278,5 +278,26 @@ TEST(ConfigSettings, NearestNames) {
   EXPECT_EQ(NearestSettingName("", std::string(10000, 'x')), "");
 }
 
+TEST(ConfigSettings, FileOnlyEnvPassesHomeAndStateHomeAndNoSetting) {
+  const auto getenv = [](const char* name) -> const char* {
+    const std::string_view n(name);
+    if (n == "HOME") return "/home/u";
+    if (n == "XDG_STATE_HOME") return "/home/u/.state";
+    if (n == "HEADROOM_RESERVE") return "8GiB";
+    return "set";
+  };
+  const GetEnvFn file_only = FileOnlyEnv(getenv);
+  EXPECT_STREQ(file_only("HOME"), "/home/u");
+  EXPECT_STREQ(file_only("XDG_STATE_HOME"), "/home/u/.state");
+  EXPECT_EQ(file_only("HEADROOM_RESERVE"), nullptr);
+  EXPECT_EQ(file_only("HEADROOM_JOURNAL"), nullptr);
+  EXPECT_EQ(file_only("PATH"), nullptr);
+  // Checked with it, a file's reserve is the file's, whatever HEADROOM_RESERVE says.
+  const ResolvedSettings resolved = ResolveSettings(nullptr, file_only, {});
+  EXPECT_TRUE(resolved.errors.empty());
+  EXPECT_EQ(resolved.settings.reserve_bytes.origin, SettingOrigin::kDefault);
+  EXPECT_EQ(resolved.settings.reserve_bytes.value, Settings().reserve_bytes.value);
+}
+
 }  // namespace
 }  // namespace headroom
