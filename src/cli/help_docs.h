@@ -1,5 +1,5 @@
-// Man pages and shell completions made from the same CLI11 apps that print --help, so the
-// three cannot drift apart.
+// The commands' definitions read as data, for the man pages (cli/man_page.h) and the shell
+// completions (cli/completion.h), so that they and --help cannot drift apart.
 //
 // The seam: every row of the subcommand table has its command's Define function (cli.h),
 // which builds the CLI::App and runs nothing. `headroom help --man` and `headroom help
@@ -36,30 +36,13 @@ struct CommandDoc {
 // Each command's definition (its Define, nothing run) as docs.
 std::vector<CommandDoc> CollectCommandDocs(std::span<const Subcommand> commands);
 
-// The man page of one command, headroom-NAME(1). `date` goes into .TH ("2026-12-01").
-std::string RenderCommandManPage(const CommandDoc& doc, std::string_view version,
-                                 std::string_view date);
+// What an option's value is, decided by the option's name: a file (completed with file
+// names, FILE on a man page), a directory (--root and --logs), or anything else (a size, a
+// duration: VALUE, completed with nothing, which is what bash and zsh users expect).
+enum class ValueKind { kValue, kFile, kDirectory };
+ValueKind ValueKindOf(std::string_view option_name);
 
-// headroom(1): the command list, exit statuses, environment, files, and the per-command pages.
-std::string RenderMainManPage(std::span<const CommandDoc> docs, std::string_view version,
-                              std::string_view date);
-
-// A bash completion script (for bash-completion's completions/ directory, or `source`).
-std::string RenderBashCompletion(std::span<const CommandDoc> docs,
-                                 std::span<const std::string> model_names);
-
-// A zsh completion function file (_headroom, for a directory on $fpath).
-std::string RenderZshCompletion(std::span<const CommandDoc> docs,
-                                std::span<const std::string> model_names);
-
-// Escapes text for roff: backslashes, leading dots and quotes, and '-' as \- where it
-// means a minus or an option dash.
-std::string RoffEscape(std::string_view text);
-
-// RoffEscape for running text, with a zero-width break point (\:) after each CJK character
-// that a line may end at: groff finds no spaces in Chinese to break a line at, and would
-// run it past the page's width ("can't break line"). No break point comes before closing
-// punctuation (，。）...) or after opening punctuation (（「...).
-std::string RoffText(std::string_view text);
+// `words` with `sep` between them.
+std::string JoinWords(std::span<const std::string> words, std::string_view sep);
 
 }  // namespace headroom

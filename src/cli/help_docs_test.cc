@@ -16,6 +16,8 @@
 #include "base/version.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
+#include "cli/completion.h"
+#include "cli/man_page.h"
 
 namespace headroom {
 namespace {
@@ -97,6 +99,45 @@ TEST(HelpDocs, EveryPageAndCompletionListsTheDefinitionsFlags) {
   }());
   // Defining is all it takes: no command ran.
   EXPECT_EQ(runs, 0);
+}
+
+TEST(HelpDocs, ManDirFilesAreTheMainPageThenOnePerCommand) {
+  const auto docs = CollectCommandDocs(kFake);
+  const auto all = ManPageFiles(docs, /*with_main=*/true, "0.0", "2026-01-01");
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name, "headroom.1");
+  EXPECT_EQ(all[0].text, RenderMainManPage(docs, "0.0", "2026-01-01"));
+  EXPECT_EQ(all[1].name, "headroom-fake.1");
+  EXPECT_EQ(all[1].text, RenderCommandManPage(docs[0], "0.0", "2026-01-01"));
+  const auto one = ManPageFiles(docs, /*with_main=*/false, "0.0", "2026-01-01");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].name, "headroom-fake.1");
+}
+
+TEST(HelpDocs, CompletionForAShellCompletesPlansModels) {
+  const auto docs = CollectCommandDocs(kFake);
+  const std::string bash = RenderCompletion("bash", docs);
+  const std::string zsh = RenderCompletion("zsh", docs);
+  EXPECT_TRUE(bash.starts_with("# bash completion for headroom")) << bash;
+  EXPECT_TRUE(zsh.starts_with("#compdef headroom")) << zsh;
+  EXPECT_TRUE(Contains(bash, "llama-3.1-8b")) << bash;
+}
+
+TEST(HelpDocs, AValuesKindIsDecidedByTheOptionsName) {
+  EXPECT_EQ(ValueKindOf("--journal"), ValueKind::kFile);
+  EXPECT_EQ(ValueKindOf("-o"), ValueKind::kFile);
+  EXPECT_EQ(ValueKindOf("--root"), ValueKind::kDirectory);
+  EXPECT_EQ(ValueKindOf("--logs"), ValueKind::kDirectory);
+  EXPECT_EQ(ValueKindOf("--interval"), ValueKind::kValue);
+  const auto docs = CollectCommandDocs(kFake);
+  const std::string man = RenderCommandManPage(docs[0], "0.0", "2026-01-01");
+  EXPECT_TRUE(Contains(man, "\\fB\\-\\-root\\fR \\fIDIR\\fR")) << man;
+  EXPECT_TRUE(Contains(man, "\\fB\\-\\-journal\\fR \\fIFILE\\fR")) << man;
+  EXPECT_TRUE(Contains(man, "\\fB\\-\\-added\\-to\\-the\\-definition\\fR \\fIVALUE\\fR")) << man;
+  const std::string zsh = RenderZshCompletion(docs, {});
+  EXPECT_TRUE(Contains(zsh, "'--root[")) << zsh;
+  EXPECT_TRUE(Contains(zsh, ":directory:_files -/'")) << zsh;
+  EXPECT_TRUE(Contains(zsh, ":file:_files'")) << zsh;
 }
 
 }  // namespace
