@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/bytes.h"
+#include "base/json_null.h"
 #include "base/message.h"
 #include "base/wall_time.h"
 #include "run/child.h"
@@ -56,7 +57,6 @@ using Json = nlohmann::ordered_json;
 // reaped process's own peak).
 constexpr double kRssSampleNearSeconds = 0.25;
 constexpr double kRssSampleFarSeconds = 10.0;
-constexpr double kFastFallBytesPerSecond = 1e9;
 
 double MonoSeconds() {
   timespec ts{};
@@ -433,7 +433,6 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
 }
 
 nlohmann::json GuardSummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn) {
-  auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   std::vector<std::string> notes;
   for (const auto& n : s.notes) notes.push_back(EnglishText(n));
   return {
@@ -442,8 +441,8 @@ nlohmann::json GuardSummaryJson(const GuardSummary& s, uint64_t level, uint64_t 
       {"kill_reason", s.killed ? nlohmann::json(s.kill_reason) : nlohmann::json(nullptr)},
       {"signal_path", s.killed ? nlohmann::json(s.signal_path) : nlohmann::json(nullptr)},
       {"exit_status", s.exit_status},
-      {"job_exit_code", opt(s.job_exit_code)},
-      {"job_signal", opt(s.job_signal)},
+      {"job_exit_code", OrNull<nlohmann::json>(s.job_exit_code)},
+      {"job_signal", OrNull<nlohmann::json>(s.job_signal)},
       {"duration_s", s.duration_s},
       {"kill_below_bytes", level},
       {"warn_below_bytes", warn},
@@ -452,11 +451,11 @@ nlohmann::json GuardSummaryJson(const GuardSummary& s, uint64_t level, uint64_t 
       {"lowest_available_bytes", s.lowest_available_bytes},
       {"peak_pool_use_bytes", s.peak_pool_use_bytes},
       {"peak_tree_rss_bytes", s.peak_tree_rss_bytes},
-      {"cgroup_peak_bytes", opt(s.cgroup_peak_bytes)},
-      {"trigger_available_bytes", opt(s.trigger_available_bytes)},
-      {"crossing_to_signal_ms", opt(s.crossing_to_signal_ms)},
-      {"crossing_to_empty_ms", opt(s.crossing_to_empty_ms)},
-      {"available_after_bytes", opt(s.available_after_bytes)},
+      {"cgroup_peak_bytes", OrNull<nlohmann::json>(s.cgroup_peak_bytes)},
+      {"trigger_available_bytes", OrNull<nlohmann::json>(s.trigger_available_bytes)},
+      {"crossing_to_signal_ms", OrNull<nlohmann::json>(s.crossing_to_signal_ms)},
+      {"crossing_to_empty_ms", OrNull<nlohmann::json>(s.crossing_to_empty_ms)},
+      {"available_after_bytes", OrNull<nlohmann::json>(s.available_after_bytes)},
       {"cgroup", s.cgroup},
       {"warnings", s.warnings},
       {"polls", s.polls},

@@ -29,7 +29,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr double kFastFallBytesPerSecond = 1e9;
 constexpr milliseconds kMinPeriod{10};
 constexpr milliseconds kMaxFarPeriod{1000};
 constexpr double kMaxProjectionSeconds = 0.2;

@@ -19,6 +19,10 @@ namespace headroom {
 // measured in copy tests): every new page is zeroed by the kernel, one page at a time.
 inline constexpr double kCredibleFillBytesPerSecond = 20e9;
 
+// A fall faster than this, bytes per second, counts as near the level wherever MemAvailable
+// is: the policy polls every 10 ms and the guard samples the tree's RSS at its near rate.
+inline constexpr double kFastFallBytesPerSecond = 1e9;
+
 struct KillPolicyOptions {
   uint64_t min_available_bytes = 0;  // the kill level
   std::chrono::milliseconds grace{3000};

@@ -1,16 +1,12 @@
 #include "run/pool_survey.h"
 
+#include "base/json_null.h"
 #include "gpu/nvml.h"
 
 namespace headroom {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-template <typename T>
-Json OrNull(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
 
 }  // namespace
 

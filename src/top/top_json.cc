@@ -4,6 +4,7 @@
 // nests it rather than quoting it as a string.
 #include "top/top_json.h"
 
+#include "base/json_null.h"
 #include "base/wall_time.h"
 #include "gpu/clock_events.h"
 
@@ -11,11 +12,6 @@ namespace headroom {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-template <typename T>
-Json OrNull(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
 
 Json Nullable(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
 
