@@ -40,4 +40,11 @@ Result<std::chrono::microseconds> ParseDuration(std::string_view text, bool allo
   return std::chrono::microseconds(static_cast<int64_t>(us));
 }
 
+std::string FormatElapsed(double seconds) {
+  if (seconds < 60) return fmt::format("{:.1f} s", seconds);
+  const auto whole = static_cast<long long>(seconds);
+  if (whole < 3600) return fmt::format("{} min {:02} s", whole / 60, whole % 60);
+  return fmt::format("{} h {:02} min", whole / 3600, whole / 60 % 60);
+}
+
 }  // namespace headroom

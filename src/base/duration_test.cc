@@ -25,5 +25,17 @@ TEST(ParseDuration, RejectsBadInput) {
   }
 }
 
+TEST(FormatElapsed, SecondsThenMinutesThenHours) {
+  EXPECT_EQ(FormatElapsed(0), "0.0 s");
+  EXPECT_EQ(FormatElapsed(12.34), "12.3 s");
+  EXPECT_EQ(FormatElapsed(59.9), "59.9 s");
+  EXPECT_EQ(FormatElapsed(60), "1 min 00 s");
+  EXPECT_EQ(FormatElapsed(245.7), "4 min 05 s");
+  EXPECT_EQ(FormatElapsed(3599), "59 min 59 s");
+  EXPECT_EQ(FormatElapsed(3600), "1 h 00 min");
+  EXPECT_EQ(FormatElapsed(7380 + 59), "2 h 03 min");
+  EXPECT_EQ(FormatElapsed(100 * 3600), "100 h 00 min");
+}
+
 }  // namespace
 }  // namespace headroom

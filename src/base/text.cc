@@ -5,6 +5,42 @@
 
 namespace headroom {
 
+std::string ControlsAsQuestionMarks(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  }
+  return out;
+}
+
+std::string ShellQuoted(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const auto& arg : argv) {
+    if (!line.empty()) line += ' ';
+    const bool plain =
+        !arg.empty() && arg.find_first_of(" \t'\"\\$`;&|<>()*?") == std::string::npos;
+    if (plain) {
+      line += arg;
+    } else {
+      line += '\'';
+      for (char c : arg) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      line += '\'';
+    }
+  }
+  return line;
+}
+
+std::string ShortenUtf8(const std::string& text, size_t max_chars) {
+  size_t chars = 0;
+  size_t cut = std::string::npos;  // byte offset where the kept part ends
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((text[i] & 0xC0) == 0x80) continue;  // a continuation byte
+    if (chars == max_chars - 3) cut = i;
+    if (++chars > max_chars) return text.substr(0, cut) + "...";
+  }
+  return text;
+}
+
 size_t EditDistance(std::string_view a, std::string_view b) {
   // Two rows of the dynamic-programming table: the names are short (tens of bytes).
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);

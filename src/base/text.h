@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace headroom {
 
@@ -25,6 +26,19 @@ inline std::string_view TrimBlanks(std::string_view s) {
   while (!s.empty() && blank(s.back())) s.remove_suffix(1);
   return s;
 }
+
+// `text` with each control character (C0 and DEL: a newline in an argument, an escape
+// sequence) as '?', so that it cannot break a table or the terminal.
+std::string ControlsAsQuestionMarks(std::string_view text);
+
+// An argv as a shell would show it, one blank between arguments: an empty argument, or one
+// with a blank, a quote, a backslash or a shell metacharacter, in single quotes (a quote
+// inside as '\''). Control characters are left as they are.
+std::string ShellQuoted(const std::vector<std::string>& argv);
+
+// `text` cut to `max_chars` code points (`max_chars` >= 3), never inside a UTF-8 sequence,
+// ending in "..." when cut.
+std::string ShortenUtf8(const std::string& text, size_t max_chars);
 
 // Levenshtein distance (insert, delete, substitute: one each), for "did you mean" hints over
 // short names: model names, configuration keys.

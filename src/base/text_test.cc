@@ -21,5 +21,30 @@ TEST(Text, AsciiLowerAndTrimBlanksLeaveOtherBytesAlone) {
   EXPECT_EQ(TrimBlanks(" \t4GiB\r\n"), "4GiB");
 }
 
+TEST(Text, ControlsAsQuestionMarksReplacesC0AndDelOnly) {
+  EXPECT_EQ(ControlsAsQuestionMarks("a\nb\tc\x1b[0m\x7f"), "a?b?c?[0m?");
+  EXPECT_EQ(ControlsAsQuestionMarks("caf\xC3\xA9 ~"), "caf\xC3\xA9 ~");
+  EXPECT_EQ(ControlsAsQuestionMarks(""), "");
+}
+
+TEST(Text, ShellQuotedQuotesOnlyWhatAShellWouldSplitOrExpand) {
+  EXPECT_EQ(ShellQuoted({}), "");
+  EXPECT_EQ(ShellQuoted({"python", "train.py", "--bs=4"}), "python train.py --bs=4");
+  EXPECT_EQ(ShellQuoted({"echo", "a b", ""}), "echo 'a b' ''");
+  EXPECT_EQ(ShellQuoted({"sh", "-c", "it's $HOME; ls *"}), "sh -c 'it'\\''s $HOME; ls *'");
+  EXPECT_EQ(ShellQuoted({"a\\b", "x|y", "(z)"}), "'a\\b' 'x|y' '(z)'");
+  EXPECT_EQ(ShellQuoted({"line\nbreak"}), "line\nbreak");  // controls are the caller's
+}
+
+TEST(Text, ShortenUtf8CutsOnCodePoints) {
+  EXPECT_EQ(ShortenUtf8("abcdef", 6), "abcdef");
+  EXPECT_EQ(ShortenUtf8("abcdefg", 6), "abc...");
+  // Each of these is two bytes: cut after three code points, not three bytes.
+  const std::string accents = "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9";
+  EXPECT_EQ(ShortenUtf8(accents, 6), "\xC3\xA9\xC3\xA9\xC3\xA9...");
+  EXPECT_EQ(ShortenUtf8(accents, 7), accents);
+  EXPECT_EQ(ShortenUtf8("", 3), "");
+}
+
 }  // namespace
 }  // namespace headroom

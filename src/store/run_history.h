@@ -1,0 +1,33 @@
+// `headroom history`'s data: the journal's recent runs, newest first, and their JSON form
+// (schema_version 1, docs/journal.md). It only reads: a journal that does not exist yet
+// means nothing was recorded, and it is not created just to be listed.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "base/result.h"
+#include "store/journal.h"
+
+namespace headroom {
+
+inline constexpr int kRunHistorySchemaVersion = 1;
+
+// At most `max_runs` (>= 1) runs of the journal at `path`, newest first; none when the
+// file does not exist (it is not created). An error when it cannot be stat'ed or read.
+Result<std::vector<RunRow>> ReadRunHistory(const std::filesystem::path& path, int max_runs);
+
+// Seconds from start to end; nullopt while running, or when either time does not parse or
+// the end is before the start (a clock set back, a hand edit).
+std::optional<double> RunDurationSeconds(const RunRow& run);
+
+// {"schema_version": 1, "journal": PATH, "runs": [{"id", "kind", "host", "started_at",
+// "ended_at", "duration_s", "status", "exit_status", "command", "summary"}, ...]}, keys in
+// that order. The stored summary is embedded as an object; text that no longer parses
+// (edited by hand) is null rather than failing the list.
+nlohmann::ordered_json RunHistoryJson(const std::filesystem::path& path,
+                                      const std::vector<RunRow>& runs);
+
+}  // namespace headroom
