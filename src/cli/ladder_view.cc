@@ -4,11 +4,14 @@
 #include "cli/ladder_view.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "ladder/flush.h"
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
 #include "ladder/ladder_journal.h"
@@ -189,6 +192,21 @@ void PrintLadderSkipped(std::FILE* out, const std::string& job, const LadderMove
                ladder.id, job, ladder.state.step, next.step, TrText(LadderStepTitle(next.step)))
           .c_str(),
       TranslatedText(entries.back().text).c_str());
+}
+
+std::optional<Message> ConfirmFlush(const CliEnv& env, const SysRoot& root, bool yes) {
+  if (yes) return std::nullopt;
+  if (!::isatty(STDIN_FILENO)) return Msg("stdin is not a terminal to confirm on; pass --yes");
+  // TRANSLATORS: the confirmation prompt; the answer is read as y, Y or yes, so keep [y/N].
+  std::fprintf(env.err, "headroom: ladder: apply: %s ",
+               TrFormat("flush the page cache now (sync; echo 3 > {})? [y/N]",
+                        root.Path(kDropCachesPath).string())
+                   .c_str());
+  std::fflush(env.err);
+  std::string answer;
+  if (std::getline(std::cin, answer) && (answer == "y" || answer == "Y" || answer == "yes"))
+    return std::nullopt;
+  return Msg("not confirmed; nothing done");
 }
 
 void PrintLadderFlushed(std::FILE* out, const std::string& job, const LadderFlushed& done) {

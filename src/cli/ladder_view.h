@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "cli/cli.h"
@@ -22,6 +23,9 @@ void PrintLadderStarted(std::FILE* out, const LadderRow& row, const LadderStarte
 void PrintLadderRecorded(std::FILE* out, const std::string& job, const LadderMoved& moved);
 // After `next`: the step skipped, the next step and its advice.
 void PrintLadderSkipped(std::FILE* out, const std::string& job, const LadderMoved& moved);
+// `apply`'s confirmation (FlushRequest::confirm): nullopt to go on with --yes or a yes typed
+// on the terminal; else why not (stdin is no terminal, or the answer was not y, Y or yes).
+std::optional<Message> ConfirmFlush(const CliEnv& env, const SysRoot& root, bool yes);
 // After `apply`: what the flush did, and what to run next.
 void PrintLadderFlushed(std::FILE* out, const std::string& job, const LadderFlushed& done);
 
