@@ -1,17 +1,13 @@
-// `headroom guard`: flags -> GuardOptions -> RunGuard -> one summary line (or JSON) and
-// the job's exit status (kExitGuardKilled when the guard killed it).
-#include <fmt/format.h>
-#include <unistd.h>
-
+// `headroom guard`: flags -> GuardRequest -> GuardOptions and GuardedRunOptions
+// (run/guard_request.h) -> RunGuardedJob -> one summary line (or JSON) and the job's exit
+// status (kExitGuardKilled when the guard killed it).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "base/bytes.h"
-#include "base/duration.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
@@ -20,6 +16,7 @@
 #include "cli/message_text.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
+#include "run/guard_request.h"
 #include "run/guarded_run.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
@@ -85,25 +82,26 @@ std::unique_ptr<CommandFlags> DefineGuardFlags() {
 
 namespace {
 
-// The flags, else the configuration (HEADROOM_KILL_LEVEL, [guard] kill_level, ...), else
-// the larger of 4 GiB and 8 % and twice that.
-GuardOptions OptionsFromFlags(const CliEnv& env, const GuardCommandFlags& f, uint64_t total) {
-  GuardOptions opt;
-  opt.min_available_bytes = KillLevelBytes(env, f.min_available, "--min-available", total);
-  opt.warn_available_bytes =
-      WarnLevelBytes(env, f.warn_available, "--warn-available", total, opt.min_available_bytes);
-  auto g = ParseDuration(f.grace, true);
-  if (!g) throw UsageError{"--grace: " + TranslatedText(g.error().what)};
-  opt.grace = std::chrono::duration_cast<std::chrono::milliseconds>(*g);
-  opt.psi_kill = f.psi_kill;
-  opt.use_cgroup = !f.no_cgroup;
-  opt.command = f.command;
-  if (!f.pid.empty()) {
-    auto p = ParsePositiveInt(f.pid);
-    if (!p || *p > (1 << 22)) throw UsageError{TrFormat("--pid: '{}' is not a process id", f.pid)};
-    opt.attach_pid = static_cast<pid_t>(*p);
-  }
-  return opt;
+// The request the flags make, the levels from them, else the configuration
+// (HEADROOM_KILL_LEVEL, [guard] kill_level, ...), else the larger of 4 GiB and 8 % and
+// twice that.
+GuardRequest RequestFromFlags(const CliEnv& env, const GuardCommandFlags& f, uint64_t total) {
+  GuardRequest r;
+  r.command = f.command;
+  r.pid = f.pid;
+  r.min_available_bytes = KillLevelBytes(env, f.min_available, "--min-available", total);
+  r.warn_available_bytes =
+      WarnLevelBytes(env, f.warn_available, "--warn-available", total, r.min_available_bytes);
+  r.grace = f.grace;
+  r.psi_kill = f.psi_kill;
+  r.use_cgroup = !f.no_cgroup;
+  r.torch_cap = f.torch_cap;
+  const char* tmp = std::getenv("TMPDIR");
+  const char* pythonpath = std::getenv("PYTHONPATH");
+  r.torch_cap_place = {tmp ? tmp : "", pythonpath ? pythonpath : ""};
+  r.events_path = f.events_path;
+  if (!f.no_journal) r.journal = JournalPath(env, f.journal_flag);
+  return r;
 }
 
 // --require-available: false when MemAvailable is below it (the refusal is printed, with
@@ -117,27 +115,11 @@ bool RoomToStart(const CliEnv& env, const SysRoot& root, const std::string& requ
   return false;
 }
 
-// The run's options beside the guard's: --events, --torch-cap, the journal's record.
-GuardedRunOptions RunOptions(const CliEnv& env, const GuardCommandFlags& f, GuardOptions guard,
-                             uint64_t available) {
-  GuardedRunOptions o;
-  if (f.torch_cap) {
-    if (guard.attach_pid)
-      throw UsageError{Tr("--torch-cap: applies to a job started by the guard, not --pid")};
-    const char* tmp = std::getenv("TMPDIR");
-    const char* pythonpath = std::getenv("PYTHONPATH");
-    o.torch_cap = GuardedRunOptions::TorchCapRequest{
-        available > guard.min_available_bytes ? available - guard.min_available_bytes : 0,
-        tmp && *tmp ? tmp : "/tmp", pythonpath ? pythonpath : ""};
-  }
-  o.events_path = f.events_path;
-  if (!f.no_journal) o.journal = JournalPath(env, f.journal_flag);
-  o.recorded_command = f.command.empty() ? std::vector<std::string>{"--pid", f.pid} : f.command;
-  // The identity is read from the real /proc, not --root's.
-  o.guard_start = ThisGuardStart(SysRoot(env.default_root), guard.min_available_bytes,
-                                 guard.warn_available_bytes);
-  o.guard = std::move(guard);
-  return o;
+// The value or, as a usage error, its message.
+template <typename T>
+T Usable(Result<T> result) {
+  if (!result) throw UsageError{TranslatedText(result.error().what)};
+  return std::move(result).value();
 }
 
 }  // namespace
@@ -156,9 +138,14 @@ int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (!available)
       throw UsageError{
           Tr("proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it")};
-    GuardOptions guard = OptionsFromFlags(env, f, total);
+    const GuardRequest request = RequestFromFlags(env, f, total);
+    GuardOptions guard = Usable(GuardOptionsFor(request));
     if (!RoomToStart(env, root, f.require_available, total, *available)) return kExitRefused;
-    const GuardedRunOptions o = RunOptions(env, f, std::move(guard), *available);
+    // The identity is read from the real /proc, not --root's.
+    GuardStartRecord who = ThisGuardStart(SysRoot(env.default_root), guard.min_available_bytes,
+                                          guard.warn_available_bytes);
+    const GuardedRunOptions o =
+        Usable(GuardedRunFor(request, std::move(guard), *available, std::move(who)));
     // What RunGuard records is English by construction (the --events lines, the summary's
     // reasons and cgroup); its notes and warning lines are messages, rendered here for the
     // terminal and by GuardSummaryJson in English for the journal and --json.
@@ -174,10 +161,6 @@ int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
               .c_str());
     } else {
       PrintGuardSummary(env.err, *summary);
-      for (const auto& n : summary->notes) {
-        std::fprintf(env.err, "headroom guard: %s\n",
-                     TrFormat("note: {}", TranslatedText(n)).c_str());
-      }
     }
     return summary->exit_status;
   } catch (const UsageError& e) {

@@ -2,6 +2,7 @@
 
 #include "base/bytes.h"
 #include "cli/i18n.h"
+#include "cli/message_text.h"
 
 namespace headroom {
 
@@ -42,6 +43,9 @@ void PrintGuardSummary(std::FILE* out, const GuardSummary& s) {
                s.cgroup_peak_bytes ? FormatGiB(*s.cgroup_peak_bytes) : Tr("n/a"),
                s.available_after_bytes ? FormatGiB(*s.available_after_bytes) : Tr("n/a"))
           .c_str());
+  for (const auto& n : s.notes) {
+    std::fprintf(out, "headroom guard: %s\n", TrFormat("note: {}", TranslatedText(n)).c_str());
+  }
 }
 
 void PrintLeftovers(std::FILE* out, const std::vector<Leftover>& leftovers) {

@@ -10,7 +10,8 @@
 
 namespace headroom {
 
-// "headroom guard: <how it ended> after N s; lowest MemAvailable ...", one line.
+// "headroom guard: <how it ended> after N s; lowest MemAvailable ...", one line, then
+// "headroom guard: note: ..." for each of the summary's notes.
 void PrintGuardSummary(std::FILE* out, const GuardSummary& summary);
 
 // The refusal of --require-available: MemAvailable `available_bytes` below `need_bytes`,
