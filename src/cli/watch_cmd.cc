@@ -7,8 +7,6 @@
 //    (SampleUntilSignal, samples/sample_loop.h), and watch exits 0.
 //  - With a command: RunWatchedJob (run/watched_job.h), the guard on the main thread, the
 //    sampler and the tee on threads of their own. The journal's run is run/watch_record.h.
-#include <fmt/format.h>
-
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -16,14 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "base/bytes.h"
 #include "base/durable_lines.h"
-#include "base/duration.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "cli/watch_view.h"
 #include "gpu/nvml.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
@@ -41,35 +38,6 @@ namespace {
 
 // The longest a written row or event waits for its fsync (docs/watch.md "Durability").
 constexpr std::chrono::milliseconds kSyncPeriod{5000};
-// The shortest --interval: a full sample costs well under 1 ms (bench/sampler_cost.cc), but
-// NVML's power is a 1 s average and its utilization a 1/6-1 s window: faster rows repeat them.
-constexpr std::chrono::milliseconds kMinInterval{100};
-
-// The samples header's host: this machine's name, "unknown" when it cannot be had.
-std::string HostName() {
-  std::string name = LocalHostName();
-  return name.empty() ? "unknown" : name;
-}
-
-// The line on stderr at the end of a job.
-std::string JobEndLine(const GuardSummary& summary, uint64_t rows, const std::string& out_path) {
-  const double seconds = summary.duration_s;
-  if (summary.killed) {
-    return TrFormat(
-        "job killed by the guard (MemAvailable below the level) after {:.1f} s; {} samples in {}",
-        seconds, rows, out_path);
-  }
-  if (summary.job_exit_code) {
-    return TrFormat("job exited with status {} after {:.1f} s; {} samples in {}",
-                    *summary.job_exit_code, seconds, rows, out_path);
-  }
-  if (summary.job_signal) {
-    return TrFormat("job died of signal {} after {:.1f} s; {} samples in {}", *summary.job_signal,
-                    seconds, rows, out_path);
-  }
-  return TrFormat("job ended after {:.1f} s; {} samples in {}", seconds, rows, out_path);
-}
-
 // watch's flags: the app, then the variables its options write.
 struct WatchCommandFlags final : CommandFlags {
   CLI::App app{
@@ -127,13 +95,9 @@ namespace {
 // minimum when loaded), else 30s.
 std::chrono::milliseconds IntervalFlag(const CliEnv& env, std::string text) {
   if (text.empty()) text = ConfiguredText(env, SettingId::kWatchInterval);
-  auto parsed = ParseDuration(text);
-  if (!parsed) throw UsageError{"--interval: " + TranslatedText(parsed.error().what)};
-  const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
-  if (interval < kMinInterval) {
-    throw UsageError{TrFormat("--interval: {} is below the minimum of 100ms", text)};
-  }
-  return interval;
+  auto interval = ParseSampleInterval(text);
+  if (!interval) throw UsageError{TranslatedText(interval.error().what)};
+  return *interval;
 }
 
 // The GPU: optional. Without it the GPU columns are empty and the header says why: the
@@ -148,19 +112,6 @@ std::unique_ptr<GpuBackend> OpenGpu(const CliEnv& env, const std::string& nvml_l
   return nullptr;
 }
 
-SamplesHeader HeaderOf(const Sampler& sampler, std::chrono::milliseconds interval,
-                       std::vector<std::string> notes) {
-  SamplesHeader header;
-  header.host = HostName();
-  header.device = sampler.platform().gpu_name.empty() ? "none" : sampler.platform().gpu_name;
-  header.platform = std::string(PlatformKindName(sampler.platform().kind));
-  header.interval_ms = interval.count();
-  header.started = std::chrono::system_clock::now();
-  header.extra_columns = sampler.extra_columns();
-  header.notes = std::move(notes);
-  return header;
-}
-
 // --events or --log: a DurableLines file, none for "".
 std::optional<DurableLines> LinesFlag(const std::string& path, const char* flag) {
   if (path.empty()) return std::nullopt;
@@ -173,19 +124,10 @@ std::optional<DurableLines> LinesFlag(const std::string& path, const char* flag)
 WatchRecord Record(const CliEnv& env, const WatchCommandFlags& f) {
   if (f.no_journal) return {};
   const auto path = JournalPath(env, f.journal_flag);
-  WatchRecord record(
-      path, f.command, {{"samples", f.out_path}, {"log", f.log_path}, {"events", f.events_path}},
-      [&env](const Error& e) {
-        std::fprintf(
-            env.err, "headroom watch: %s\n",
-            TrFormat("note: not recorded in the journal: {}", TranslatedText(e.what)).c_str());
-      });
-  if (record.id()) {
-    std::fprintf(
-        env.err, "headroom watch: %s\n",
-        TrFormat("run {0} in {1} (headroom explain --run {0})", *record.id(), path->string())
-            .c_str());
-  }
+  WatchRecord record(path, f.command,
+                     {{"samples", f.out_path}, {"log", f.log_path}, {"events", f.events_path}},
+                     [&env](const Error& e) { PrintWatchNotRecorded(env, e); });
+  if (record.id()) PrintWatchRecorded(env, *record.id(), *path);
   return record;
 }
 
@@ -220,8 +162,7 @@ int RunJob(const CliEnv& env, const SysRoot& root, const WatchCommandFlags& f,
   if (files.events) (void)files.events->Sync();
   if (files.log) (void)files.log->Sync();
   if (!summary) throw UsageError{TranslatedText(summary.error().what)};
-  std::fprintf(env.err, "headroom watch: %s\n",
-               JobEndLine(*summary, files.csv.rows(), f.out_path).c_str());
+  PrintWatchJobEnd(env, *summary, files.csv.rows(), f.out_path);
   record.Finish(summary->killed ? "killed-by-guard" : "exited", summary->exit_status,
                 files.csv.rows());
   return summary->exit_status;
@@ -242,8 +183,10 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
     Sampler sampler(root, OpenGpu(env, f.nvml_lib, notes));
     sampler.OverridePlatform(env.config.settings.platform_override());
     for (const auto& n : sampler.notes()) notes.push_back(n);
-    auto csv =
-        SamplesCsvWriter::Create(f.out_path, HeaderOf(sampler, interval, notes), kSyncPeriod);
+    auto csv = SamplesCsvWriter::Create(f.out_path,
+                                        SamplesHeaderFor(sampler, interval, LocalHostName(), notes,
+                                                         std::chrono::system_clock::now()),
+                                        kSyncPeriod);
     if (!csv) throw UsageError{"--out: " + TranslatedText(csv.error().what)};
     auto events = LinesFlag(f.events_path, "--events");
     auto log = LinesFlag(f.log_path, "--log");
@@ -251,25 +194,15 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
     // the line on stderr, in the user's language.
     const int err_fd = fileno(env.err);
     SampleLoop loop(sampler, *csv, events ? &*events : nullptr,
-                    {[err_fd](const SampleEvent& e) {
-                       WriteAll(err_fd,
-                                fmt::format("headroom watch: {} {}: {}\n", FormatUtcIso8601(e.time),
-                                            e.type, TranslatedText(e.message)));
-                     },
-                     [err_fd](const Error& e) {
-                       WriteAll(err_fd, "headroom: watch: " + TranslatedText(e.what) + "\n");
-                     }});
+                    {[err_fd](const SampleEvent& e) { PrintWatchEvent(err_fd, e); },
+                     [err_fd](const Error& e) { PrintWatchWriteError(err_fd, e); }});
     WatchRecord record = Record(env, f);
 
     if (f.command.empty()) {
       auto signal = SampleUntilSignal(loop, interval);
       if (!signal) throw UsageError{TranslatedText(signal.error().what)};
       (void)csv->Sync();
-      std::fprintf(env.err, "headroom watch: %s\n",
-                   (*signal ? TrFormat("stopped by signal {}; {} samples in {}", *signal,
-                                       csv->rows(), f.out_path)
-                            : TrFormat("stopped; {} samples in {}", csv->rows(), f.out_path))
-                       .c_str());
+      PrintWatchStopped(env, *signal, csv->rows(), f.out_path);
       record.Finish("stopped", kExitOk, csv->rows());
       return kExitOk;
     }

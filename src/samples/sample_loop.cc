@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <utility>
 
+#include "base/duration.h"
 #include "base/message.h"
 
 namespace headroom {
@@ -59,6 +60,29 @@ Result<int> SampleUntilSignal(SampleLoop& loop, std::chrono::milliseconds interv
   const bool got = ::read(sig_fd, &si, sizeof si) == sizeof si;
   ::close(sig_fd);
   return got ? static_cast<int>(si.ssi_signo) : 0;
+}
+
+Result<std::chrono::milliseconds> ParseSampleInterval(std::string_view text) {
+  auto parsed = ParseDuration(text);
+  if (!parsed) return Error{MsgFrom("--interval: {}", parsed.error().what)};
+  const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+  if (interval < kMinSampleInterval) {
+    return Error{Msg("--interval: {} is below the minimum of 100ms", text)};
+  }
+  return interval;
+}
+
+SamplesHeader SamplesHeaderFor(const Sampler& sampler, std::chrono::milliseconds interval,
+                               std::string host, std::vector<std::string> notes, WallTime started) {
+  SamplesHeader header;
+  header.host = host.empty() ? "unknown" : std::move(host);
+  header.device = sampler.platform().gpu_name.empty() ? "none" : sampler.platform().gpu_name;
+  header.platform = std::string(PlatformKindName(sampler.platform().kind));
+  header.interval_ms = interval.count();
+  header.started = started;
+  header.extra_columns = sampler.extra_columns();
+  header.notes = std::move(notes);
+  return header;
 }
 
 }  // namespace headroom

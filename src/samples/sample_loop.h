@@ -10,9 +10,13 @@
 
 #include <chrono>
 #include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/durable_lines.h"
 #include "base/result.h"
+#include "base/wall_time.h"
 #include "samples/sample_events.h"
 #include "samples/sampler.h"
 #include "samples/samples_csv.h"
@@ -48,5 +52,19 @@ class SampleLoop {
 // thread (and stay so) and waited for on a signalfd, so a signal ends the wait, never a row
 // half-written. The signal's number, 0 when the wait ended without one. Error: no signalfd.
 Result<int> SampleUntilSignal(SampleLoop& loop, std::chrono::milliseconds interval);
+
+// The shortest --interval: a full sample costs well under 1 ms (bench/sampler_cost.cc), but
+// NVML's power is a 1 s average and its utilization a 1/6-1 s window: faster rows repeat them.
+inline constexpr std::chrono::milliseconds kMinSampleInterval{100};
+
+// --interval's text (or the configured one): a duration (base/duration.h), at least
+// kMinSampleInterval. An error names --interval.
+Result<std::chrono::milliseconds> ParseSampleInterval(std::string_view text);
+
+// The samples file's header for what `sampler` reads, started at `started`: `host` ("unknown"
+// when empty), the GPU's name ("none" without one), the platform, the interval, the
+// sampler's extra columns, and `notes` as "# note:" lines.
+SamplesHeader SamplesHeaderFor(const Sampler& sampler, std::chrono::milliseconds interval,
+                               std::string host, std::vector<std::string> notes, WallTime started);
 
 }  // namespace headroom

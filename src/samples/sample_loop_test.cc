@@ -116,5 +116,35 @@ TEST(SampleLoop, SampleUntilSignalEndsAtTheSignalWithItsNumber) {
   EXPECT_GE(csv->rows(), 1u);
 }
 
+TEST(SampleLoop, TheIntervalIsADurationOfAtLeast100ms) {
+  EXPECT_EQ(*ParseSampleInterval("30s"), std::chrono::milliseconds(30000));
+  EXPECT_EQ(*ParseSampleInterval("100ms"), std::chrono::milliseconds(100));
+  EXPECT_EQ(*ParseSampleInterval("0.5"), std::chrono::milliseconds(500));
+  auto fast = ParseSampleInterval("99ms");
+  ASSERT_FALSE(fast);
+  EXPECT_EQ(EnglishText(fast.error().what), "--interval: 99ms is below the minimum of 100ms");
+  auto bad = ParseSampleInterval("often");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(EnglishText(bad.error().what).rfind("--interval: 'often' is not a duration", 0), 0u)
+      << EnglishText(bad.error().what);
+}
+
+TEST(SampleLoop, TheHeaderSaysWhatTheSamplerReads) {
+  Sampler sampler(kGb10Idle, nullptr);
+  const WallTime started = std::chrono::system_clock::now();
+  SamplesHeader h =
+      SamplesHeaderFor(sampler, std::chrono::milliseconds(250), "", {"a note"}, started);
+  EXPECT_EQ(h.host, "unknown");
+  EXPECT_EQ(h.device, "none");  // no GPU backend
+  EXPECT_EQ(h.platform, std::string(PlatformKindName(sampler.platform().kind)));
+  EXPECT_EQ(h.interval_ms, 250);
+  EXPECT_EQ(h.started, started);
+  EXPECT_EQ(h.extra_columns.size(), sampler.extra_columns().size());
+  EXPECT_EQ(h.notes, std::vector<std::string>{"a note"});
+  h = SamplesHeaderFor(sampler, std::chrono::milliseconds(250), "spark-1", {}, started);
+  EXPECT_EQ(h.host, "spark-1");
+  EXPECT_TRUE(h.notes.empty());
+}
+
 }  // namespace
 }  // namespace headroom
