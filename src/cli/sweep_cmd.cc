@@ -126,12 +126,11 @@ SweepOptions OptionsFromFlags(const CliEnv& env, const SweepCommandFlags& f, Gri
   SweepOptions o;
   o.grid = std::move(grid);
   o.command = f.command;
-  o.limit_bytes = f.limit.empty() ? DefaultSweepLimitBytes(total)
-                                  : SizeOrPercentFlag(f.limit, total, "--limit");
-  if (o.limit_bytes > total) {
-    throw UsageError{
-        TrFormat("--limit: {} is more than MemTotal {}", FormatGB(o.limit_bytes), FormatGB(total))};
-  }
+  auto limit = SweepLimitBytes(
+      f.limit.empty() ? std::nullopt : std::optional(SizeOrPercentFlag(f.limit, total, "--limit")),
+      total);
+  if (!limit) throw UsageError{TranslatedText(limit.error().what)};
+  o.limit_bytes = *limit;
   o.margin_bytes = f.margin.empty() ? DefaultSweepMarginBytes(o.limit_bytes)
                                     : SizeOrPercentFlag(f.margin, o.limit_bytes, "--margin");
   o.min_available_bytes = KillLevelBytes(env, f.min_available, "--min-available", total);
@@ -175,16 +174,6 @@ bool RoomToStart(const CliEnv& env, const SysRoot& root, const SweepCommandFlags
   return false;
 }
 
-void WriteCsv(const CliEnv& env, const std::string& csv, const SweepOptions& o,
-              const SweepResult& r) {
-  std::ofstream f(csv, std::ios::trunc);
-  if (!f) {
-    PrintError(env, "sweep: " + TrFormat("--csv: cannot write {}: {}", csv, std::strerror(errno)));
-  } else if (!(f << SweepResultCsv(o, r) << std::flush)) {
-    PrintError(env, "sweep: " + TrFormat("--csv: writing {} failed", csv));
-  }
-}
-
 }  // namespace
 
 int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
@@ -210,7 +199,7 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (!path) throw UsageError{"--state: " + TranslatedText(path.error().what)};
     auto journal = Journal::Open(*path);
     if (!journal) throw UsageError{TranslatedText(journal.error().what)};
-    o.log_dir = f.logs.empty() ? path->parent_path() / "sweeps" : std::filesystem::path(f.logs);
+    o.log_dir = SweepLogDir(f.logs, *path);
     if (!RoomToStart(env, root, f, o, total, *available)) return kExitRefused;
     PrintSweepStart(env.err, o, total, *path);
 
@@ -223,7 +212,10 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     // construction; its progress and warning lines on stderr are in the user's language.
     auto result = RunSweep(root, o, *journal, progress);
     if (!result) throw UsageError{TranslatedText(result.error().what)};
-    if (!f.csv.empty()) WriteCsv(env, f.csv, o, *result);
+    if (auto csv = f.csv.empty() ? Result<bool>(true) : WriteSweepResultCsv(f.csv, o, *result);
+        !csv) {
+      PrintError(env, "sweep: " + TranslatedText(csv.error().what));
+    }
     if (f.json) {
       std::fprintf(env.out, "%s\n", SweepResultJson(o, *result).dump(2).c_str());
     } else {

@@ -35,4 +35,18 @@ uint64_t DefaultRequireAvailableBytes(uint64_t limit_bytes, uint64_t kill_level_
   return std::min(mem_total_bytes, limit_bytes + kill_level_bytes);
 }
 
+Result<uint64_t> SweepLimitBytes(std::optional<uint64_t> given_bytes, uint64_t mem_total_bytes) {
+  const uint64_t limit = given_bytes ? *given_bytes : DefaultSweepLimitBytes(mem_total_bytes);
+  if (limit > mem_total_bytes) {
+    return Error{Msg("--limit: {} is more than MemTotal {}", GB(limit), GB(mem_total_bytes))};
+  }
+  return limit;
+}
+
+std::filesystem::path SweepLogDir(const std::string& logs_flag,
+                                  const std::filesystem::path& journal_path) {
+  return logs_flag.empty() ? journal_path.parent_path() / "sweeps"
+                           : std::filesystem::path(logs_flag);
+}
+
 }  // namespace headroom

@@ -5,6 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
 
 namespace headroom {
 
@@ -23,5 +28,13 @@ uint64_t DefaultSettleToleranceBytes(uint64_t mem_total_bytes);
 // Room to start: the limit plus the guard's kill level, at most MemTotal.
 uint64_t DefaultRequireAvailableBytes(uint64_t limit_bytes, uint64_t kill_level_bytes,
                                       uint64_t mem_total_bytes);
+
+// The limit: --limit's bytes when given (`given_bytes`), else the default above; more than
+// MemTotal is an error naming --limit.
+Result<uint64_t> SweepLimitBytes(std::optional<uint64_t> given_bytes, uint64_t mem_total_bytes);
+
+// Where trial logs go: --logs DIR when given, else sweeps/ beside the journal.
+std::filesystem::path SweepLogDir(const std::string& logs_flag,
+                                  const std::filesystem::path& journal_path);
 
 }  // namespace headroom

@@ -36,5 +36,23 @@ TEST(SweepPolicy, TheRoomToStartIsTheLimitPlusTheKillLevelAtMostMemTotal) {
   EXPECT_EQ(DefaultRequireAvailableBytes(95, 8, 100), 100u);
 }
 
+TEST(SweepPolicy, TheLimitIsTheFlagsElseTheDefaultAndAtMostMemTotal) {
+  const uint64_t total = 127600748ULL * 1024;
+  EXPECT_EQ(*SweepLimitBytes(std::nullopt, total), DefaultSweepLimitBytes(total));
+  EXPECT_EQ(*SweepLimitBytes(90'000'000'000ULL, total), 90'000'000'000ULL);
+  EXPECT_EQ(*SweepLimitBytes(total, total), total);
+  auto over = SweepLimitBytes(total + 1, total);
+  ASSERT_FALSE(over);
+  EXPECT_EQ(EnglishText(over.error().what),
+            "--limit: " + FormatGB(total + 1) + " is more than MemTotal " + FormatGB(total));
+}
+
+TEST(SweepPolicy, TrialLogsGoBesideTheJournalUnlessLogsSays) {
+  EXPECT_EQ(SweepLogDir("", "/home/u/.local/state/headroom/journal.db"),
+            "/home/u/.local/state/headroom/sweeps");
+  EXPECT_EQ(SweepLogDir("", "journal.db"), "sweeps");
+  EXPECT_EQ(SweepLogDir("/scratch/logs", "/var/j.db"), "/scratch/logs");
+}
+
 }  // namespace
 }  // namespace headroom

@@ -1,5 +1,7 @@
 #include "sweep/results.h"
 
+#include <cerrno>
+#include <fstream>
 #include <sstream>
 
 namespace headroom {
@@ -80,6 +82,16 @@ nlohmann::json SweepResultJson(const SweepOptions& o, const SweepResult& r) {
           {"warnings", r.warnings},
           {"trial_logs", r.trial_log_dir.string()},
           {"trials", trials}};
+}
+
+Result<bool> WriteSweepResultCsv(const std::filesystem::path& path, const SweepOptions& options,
+                                 const SweepResult& result) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) return Error{Msg("--csv: cannot write {}: {}", path.string(), ErrnoArg{errno}), errno};
+  if (!(out << SweepResultCsv(options, result) << std::flush)) {
+    return Error{Msg("--csv: writing {} failed", path.string())};
+  }
+  return true;
 }
 
 }  // namespace headroom

@@ -3,11 +3,13 @@
 // the Markdown table for people is the cli's.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/result.h"
 #include "sweep/grid.h"
 #include "sweep/sweep.h"
 
@@ -20,6 +22,11 @@ std::vector<std::pair<std::string, std::string>> SweepColumns(const Grid& grid);
 // The --csv file: a comment line (schema, run, limit), a header, one row per trial; an
 // absent knob or measure is an empty field, notes are quoted as RFC 4180 says.
 std::string SweepResultCsv(const SweepOptions& options, const SweepResult& result);
+
+// SweepResultCsv written to `path` (replaced if it exists); an error naming --csv when the
+// file cannot be opened or written.
+Result<bool> WriteSweepResultCsv(const std::filesystem::path& path, const SweepOptions& options,
+                                 const SweepResult& result);
 
 // The --json document.
 nlohmann::json SweepResultJson(const SweepOptions& options, const SweepResult& result);

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
+#include "testing_files.h"
+
 namespace headroom {
 namespace {
 
@@ -71,6 +76,30 @@ TEST(SweepResults, TheJsonHasTheAnswerAndEveryTrial) {
   EXPECT_EQ(j["trials"][1]["status"], "oom");
   EXPECT_TRUE(j["trials"][1]["peak_bytes"].is_null());
   EXPECT_EQ(j["trials"][1]["headroom_bytes"], -2'000'000'000LL);
+}
+
+TEST(SweepResults, TheCsvFileIsReplacedAndAnUnwritableOneIsAnError) {
+  const auto f = TwoTrials();
+  testing::TempDir dir("sweep-results");
+  const auto path = dir / "results.csv";
+  testing::WriteFile(path,
+                     "old contents that are longer than the new ones will be, surely\n"
+                     "and a second line, and a third line, and then some more of it\n"
+                     "so that a file not truncated would show its tail after the CSV\n"
+                     "because the CSV is about three hundred bytes long all in all\n"
+                     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n");
+  auto written = WriteSweepResultCsv(path, f.options, f.result);
+  ASSERT_TRUE(written) << EnglishText(written.error().what);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), SweepResultCsv(f.options, f.result));
+
+  const auto missing = dir / "no-such-dir" / "results.csv";
+  auto failed = WriteSweepResultCsv(missing, f.options, f.result);
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(EnglishText(failed.error().what),
+            "--csv: cannot write " + missing.string() + ": No such file or directory");
 }
 
 }  // namespace
