@@ -1,25 +1,20 @@
-// `headroom sweep`: flags -> grid + template + limits -> preflight (leftovers, MemAvailable)
-// -> RunSweep -> the answer, a Markdown table (or JSON) and optionally a CSV file.
-#include <fmt/format.h>
+// `headroom sweep`: flags (cli/sweep_flags.h) -> grid + template + limits -> preflight
+// (leftovers, MemAvailable) -> RunSweep -> the answer, a Markdown table (or JSON) and
+// optionally a CSV file.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "base/bytes.h"
-#include "base/duration.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "cli/sweep_flags.h"
 #include "cli/sweep_view.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
@@ -51,13 +46,7 @@ struct SweepCommandFlags final : CommandFlags {
           "start (MemAvailable below --require-available); {} interrupted",
           kExitRefused, kExitSweepInterrupted),
       "headroom sweep"};
-  std::string batch, seq, grad_accum, order, limit, margin, min_available, require_available;
-  std::string trial_timeout, grace = "3s", settle_timeout = "60s", settle_tolerance, state, logs,
-                             csv, root_dir;
-  std::string model, method;
-  std::vector<std::string> params, command;
-  int max_trials = 30;
-  bool no_bisect = false, fresh = false, kill_leftovers = false, json = false;
+  SweepFlags fl;
   CLI::App& App() override { return app; }
 };
 
@@ -65,99 +54,16 @@ struct SweepCommandFlags final : CommandFlags {
 
 std::unique_ptr<CommandFlags> DefineSweepFlags() {
   auto defined = std::make_unique<SweepCommandFlags>();
-  auto& [app, batch, seq, grad_accum, order, limit, margin, min_available, require_available,
-         trial_timeout, grace, settle_timeout, settle_tolerance, state, logs, csv, root_dir, model,
-         method, params, command, max_trials, no_bisect, fresh, kill_leftovers, json] = *defined;
-  app.add_option("--batch", batch, Tr("values for {batch}"));
-  app.add_option("--seq", seq, Tr("values for {seq}"));
-  app.add_option("--grad-accum", grad_accum, Tr("values for {grad_accum}"));
-  app.add_option("--param", params, Tr("NAME=VALUES for {NAME} (repeatable)"));
-  app.add_option("--order", order,
-                 Tr("which knob grows first, e.g. batch,seq (default: batch, seq, grad_accum, then "
-                    "--param order)"));
-  app.add_option("--limit", limit,
-                 Tr("the peak pool use (MemTotal - MemAvailable) a trial may reach (default: "
-                    "MemTotal minus 28 GB, scaled for smaller machines)"));
-  app.add_option("--margin", margin,
-                 Tr("skip a trial when its predicted peak plus this passes the limit (default: 3% "
-                    "of the limit, at least 256MiB)"));
-  app.add_option("--min-available", min_available,
-                 Tr("the guard's kill level in every trial: SIZE or PCT (default: [guard] "
-                    "kill_level in config.toml, else the larger of 4GiB and 8%)"));
-  app.add_option("--require-available", require_available,
-                 Tr("refuse to start below this MemAvailable (default: the limit plus the kill "
-                    "level, at most MemTotal)"));
-  app.add_flag("--kill-leftovers", kill_leftovers,
-               Tr("signal the listed holders of the pool (SIGTERM, then SIGKILL) before starting"));
-  app.add_option("--max-trials", max_trials, Tr("launch at most N trials in all (default 30)"))
-      ->check(CLI::Range(1, 10000));
-  app.add_option("--trial-timeout", trial_timeout,
-                 Tr("end a trial that runs longer than this (e.g. 20m; default: none)"));
-  app.add_option("--grace", grace, Tr("SIGTERM first, SIGKILL after this (default 3s)"));
-  app.add_option("--settle-timeout", settle_timeout,
-                 Tr("wait at most this for MemAvailable to recover between trials (default 60s)"));
-  app.add_option("--settle-tolerance", settle_tolerance,
-                 Tr("recovered means within this of the pre-sweep MemAvailable (default: 2% of "
-                    "MemTotal, at least 512MiB)"));
-  app.add_flag("--no-bisect", no_bisect,
-               Tr("do not narrow between the last good and the first bad value"));
-  app.add_flag("--fresh", fresh, Tr("start over instead of resuming an earlier run of this sweep"));
-  AddJournalFlag(app, state, "--state,--journal");
-  app.add_option("--logs", logs,
-                 Tr("trial logs go to DIR/<run id>/ (default: sweeps/ beside the journal)"));
-  app.add_option("--csv", csv, Tr("also write the results table to FILE"));
-  AddJsonFlag(app, json);
-  app.add_option("--model", model,
-                 Tr("label the sweep with a model name, for plan's measured anchors"));
-  app.add_option(
-      "--method", method,
-      Tr("label the sweep with a method (full, lora, qlora), for plan's measured anchors"));
-  AddRootFlag(app, root_dir);
-  app.add_option("command", command, Tr("the command template, after --"));
+  AddSweepFlags(defined->app, defined->fl);
   return defined;
 }
 
 namespace {
 
-// The flags, else the defaults (sweep/policy.h, the configured kill level): the options
-// RunSweep takes, less the log folder and the guard's record, which need the journal.
-SweepOptions OptionsFromFlags(const CliEnv& env, const SweepCommandFlags& f, Grid grid,
-                              uint64_t total) {
-  SweepOptions o;
-  o.grid = std::move(grid);
-  o.command = f.command;
-  auto limit = SweepLimitBytes(
-      f.limit.empty() ? std::nullopt : std::optional(SizeOrPercentFlag(f.limit, total, "--limit")),
-      total);
-  if (!limit) throw UsageError{TranslatedText(limit.error().what)};
-  o.limit_bytes = *limit;
-  o.margin_bytes = f.margin.empty() ? DefaultSweepMarginBytes(o.limit_bytes)
-                                    : SizeOrPercentFlag(f.margin, o.limit_bytes, "--margin");
-  o.min_available_bytes = KillLevelBytes(env, f.min_available, "--min-available", total);
-  o.bisect = !f.no_bisect;
-  o.max_trials = f.max_trials;
-  o.fresh = f.fresh;
-  o.model = f.model;
-  o.method = f.method;
-  auto duration = [](const std::string& text, const char* flag) {
-    auto d = ParseDuration(text);
-    if (!d) throw UsageError{fmt::format("{}: {}", flag, TranslatedText(d.error().what))};
-    return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-  };
-  if (!f.trial_timeout.empty()) o.trial_timeout = duration(f.trial_timeout, "--trial-timeout");
-  o.grace = duration(f.grace, "--grace");
-  o.settle_timeout = duration(f.settle_timeout, "--settle-timeout");
-  o.settle_tolerance_bytes =
-      f.settle_tolerance.empty()
-          ? DefaultSettleToleranceBytes(total)
-          : SizeOrPercentFlag(f.settle_tolerance, total, "--settle-tolerance");
-  return o;
-}
-
 // Preflight, as the owners do it: who holds the pool, and is there room to start? false:
 // refused (the lines are printed).
-bool RoomToStart(const CliEnv& env, const SysRoot& root, const SweepCommandFlags& f,
-                 const SweepOptions& o, uint64_t total, uint64_t available) {
+bool RoomToStart(const CliEnv& env, const SysRoot& root, const SweepFlags& f, const SweepOptions& o,
+                 uint64_t total, uint64_t available) {
   const auto leftovers = FindLeftovers(root);
   PrintSweepLeftovers(env.err, leftovers, f.kill_leftovers,
                       f.kill_leftovers && !leftovers.empty()
@@ -177,7 +83,7 @@ bool RoomToStart(const CliEnv& env, const SysRoot& root, const SweepCommandFlags
 }  // namespace
 
 int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
-  auto& f = FlagsOf<SweepCommandFlags>(given_flags);
+  SweepFlags& f = FlagsOf<SweepCommandFlags>(given_flags).fl;
   const SysRoot root(f.root_dir.empty() ? env.default_root : std::filesystem::path(f.root_dir));
   try {
     if (f.command.empty())
@@ -191,7 +97,7 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     const auto available = info->available_bytes();
     if (!available || total == 0)
       throw UsageError{Tr("proc/meminfo has no MemTotal or MemAvailable; the sweep needs both")};
-    SweepOptions o = OptionsFromFlags(env, f, std::move(*grid), total);
+    SweepOptions o = SweepOptionsFromFlags(env, f, std::move(*grid), total);
 
     // The journal holds the sweep's state: without it there is no resuming, so it is
     // required (unlike guard, which only records).
