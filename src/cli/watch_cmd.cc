@@ -20,6 +20,7 @@
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "cli/watch_flags.h"
 #include "cli/watch_view.h"
 #include "gpu/nvml.h"
 #include "run/guard.h"
@@ -38,6 +39,7 @@ namespace {
 
 // The longest a written row or event waits for its fsync (docs/watch.md "Durability").
 constexpr std::chrono::milliseconds kSyncPeriod{5000};
+
 // watch's flags: the app, then the variables its options write.
 struct WatchCommandFlags final : CommandFlags {
   CLI::App app{
@@ -55,10 +57,7 @@ struct WatchCommandFlags final : CommandFlags {
           "when --guard killed it); without, 0 when stopped by a signal; 2 usage error",
           kSyncPeriod.count() / 1000, kExitGuardKilled),
       "headroom watch"};
-  std::string interval_text, out_path = "samples.csv", events_path, log_path, nvml_lib, root_dir,
-                             journal_flag;
-  bool guard = false, no_journal = false;
-  std::vector<std::string> command;
+  WatchFlags fl;
   CLI::App& App() override { return app; }
 };
 
@@ -66,39 +65,11 @@ struct WatchCommandFlags final : CommandFlags {
 
 std::unique_ptr<CommandFlags> DefineWatchFlags() {
   auto defined = std::make_unique<WatchCommandFlags>();
-  auto& [app, interval_text, out_path, events_path, log_path, nvml_lib, root_dir, journal_flag,
-         guard, no_journal, command] = *defined;
-  app.add_option(
-      "--interval", interval_text,
-      Tr("time between samples, at least 100ms (default 30s, or [watch] interval in config.toml)"));
-  app.add_option("--out", out_path,
-                 Tr("the samples CSV (default samples.csv; replaced if it exists)"));
-  app.add_option("--events", events_path, Tr("write events as JSON lines to FILE"));
-  app.add_option(
-      "--log", log_path,
-      Tr("with a command: tee its stdout and stderr to FILE, each line stamped on arrival"));
-  app.add_flag(
-      "--guard", guard,
-      Tr("with a command: kill the job when MemAvailable falls below the guard's default level "
-         "([guard] kill_level in config.toml, else the larger of 4GiB and 8% of MemTotal)"));
-  AddNvmlLibFlag(app, nvml_lib);
-  AddRootFlag(app, root_dir);
-  AddJournalFlag(app, journal_flag);
-  app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
-  app.add_option("command", command, Tr("the job, after --"));
+  AddWatchFlags(defined->app, defined->fl);
   return defined;
 }
 
 namespace {
-
-// --interval, else HEADROOM_WATCH_INTERVAL or [watch] interval (held to the same 100ms
-// minimum when loaded), else 30s.
-std::chrono::milliseconds IntervalFlag(const CliEnv& env, std::string text) {
-  if (text.empty()) text = ConfiguredText(env, SettingId::kWatchInterval);
-  auto interval = ParseSampleInterval(text);
-  if (!interval) throw UsageError{TranslatedText(interval.error().what)};
-  return *interval;
-}
 
 // The GPU: optional. Without it the GPU columns are empty and the header says why: the
 // CSV's comment line in English, the line on stderr in the user's language (dlerror's text
@@ -112,16 +83,8 @@ std::unique_ptr<GpuBackend> OpenGpu(const CliEnv& env, const std::string& nvml_l
   return nullptr;
 }
 
-// --events or --log: a DurableLines file, none for "".
-std::optional<DurableLines> LinesFlag(const std::string& path, const char* flag) {
-  if (path.empty()) return std::nullopt;
-  auto lines = DurableLines::Create(path, kSyncPeriod);
-  if (!lines) throw UsageError{std::string(flag) + ": " + TranslatedText(lines.error().what)};
-  return std::move(*lines);
-}
-
 // The run in the journal, unless --no-journal; its place on stderr.
-WatchRecord Record(const CliEnv& env, const WatchCommandFlags& f) {
+WatchRecord Record(const CliEnv& env, const WatchFlags& f) {
   if (f.no_journal) return {};
   const auto path = JournalPath(env, f.journal_flag);
   WatchRecord record(path, f.command,
@@ -140,8 +103,8 @@ struct WatchFiles {
 };
 
 // With a command: the job under the guard (with --guard at its levels), sampled, teed.
-int RunJob(const CliEnv& env, const SysRoot& root, const WatchCommandFlags& f,
-           const WatchFiles& files, std::chrono::milliseconds interval, WatchRecord& record) {
+int RunJob(const CliEnv& env, const SysRoot& root, const WatchFlags& f, const WatchFiles& files,
+           std::chrono::milliseconds interval, WatchRecord& record) {
   auto info = ReadMemInfo(root);
   if (!info) throw UsageError{TranslatedText(info.error().what)};
   GuardOptions opt;
@@ -171,10 +134,10 @@ int RunJob(const CliEnv& env, const SysRoot& root, const WatchCommandFlags& f,
 }  // namespace
 
 int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
-  auto& f = FlagsOf<WatchCommandFlags>(given_flags);
+  WatchFlags& f = FlagsOf<WatchCommandFlags>(given_flags).fl;
   const SysRoot root(f.root_dir.empty() ? env.default_root : std::filesystem::path(f.root_dir));
   try {
-    const auto interval = IntervalFlag(env, f.interval_text);
+    const auto interval = WatchIntervalFlag(env, f.interval_text);
     if (f.command.empty() && (f.guard || !f.log_path.empty())) {
       throw UsageError{f.guard ? Tr("--guard: needs a command after --")
                                : Tr("--log: needs a command after --")};
@@ -188,8 +151,8 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
                                                          std::chrono::system_clock::now()),
                                         kSyncPeriod);
     if (!csv) throw UsageError{"--out: " + TranslatedText(csv.error().what)};
-    auto events = LinesFlag(f.events_path, "--events");
-    auto log = LinesFlag(f.log_path, "--log");
+    auto events = DurableLinesFlag(f.events_path, "--events", kSyncPeriod);
+    auto log = DurableLinesFlag(f.log_path, "--log", kSyncPeriod);
     // The rows and the events' JSON are data, English by construction; an event's message is
     // the line on stderr, in the user's language.
     const int err_fd = fileno(env.err);

@@ -1,0 +1,51 @@
+#include "cli/watch_flags.h"
+
+#include <CLI/CLI.hpp>
+
+#include "cli/common_flags.h"
+#include "cli/config_defaults.h"
+#include "cli/i18n.h"
+#include "cli/message_text.h"
+#include "samples/sample_loop.h"
+
+namespace headroom {
+
+void AddWatchFlags(CLI::App& app, WatchFlags& flags) {
+  auto& [interval_text, out_path, events_path, log_path, nvml_lib, root_dir, journal_flag, guard,
+         no_journal, command] = flags;
+  app.add_option(
+      "--interval", interval_text,
+      Tr("time between samples, at least 100ms (default 30s, or [watch] interval in config.toml)"));
+  app.add_option("--out", out_path,
+                 Tr("the samples CSV (default samples.csv; replaced if it exists)"));
+  app.add_option("--events", events_path, Tr("write events as JSON lines to FILE"));
+  app.add_option(
+      "--log", log_path,
+      Tr("with a command: tee its stdout and stderr to FILE, each line stamped on arrival"));
+  app.add_flag(
+      "--guard", guard,
+      Tr("with a command: kill the job when MemAvailable falls below the guard's default level "
+         "([guard] kill_level in config.toml, else the larger of 4GiB and 8% of MemTotal)"));
+  AddNvmlLibFlag(app, nvml_lib);
+  AddRootFlag(app, root_dir);
+  AddJournalFlag(app, journal_flag);
+  app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
+  app.add_option("command", command, Tr("the job, after --"));
+}
+
+std::chrono::milliseconds WatchIntervalFlag(const CliEnv& env, std::string text) {
+  if (text.empty()) text = ConfiguredText(env, SettingId::kWatchInterval);
+  auto interval = ParseSampleInterval(text);
+  if (!interval) throw UsageError{TranslatedText(interval.error().what)};
+  return *interval;
+}
+
+std::optional<DurableLines> DurableLinesFlag(const std::string& path, const char* flag,
+                                             std::chrono::milliseconds sync_period) {
+  if (path.empty()) return std::nullopt;
+  auto lines = DurableLines::Create(path, sync_period);
+  if (!lines) throw UsageError{std::string(flag) + ": " + TranslatedText(lines.error().what)};
+  return std::move(*lines);
+}
+
+}  // namespace headroom

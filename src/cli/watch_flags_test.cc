@@ -1,0 +1,65 @@
+// watch's flags parsed by their own definitions, --interval's configured default and its
+// minimum, and --events/--log as durable files with errors naming the flag.
+#include "cli/watch_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <string>
+
+#include "config/settings.h"
+#include "testing_files.h"
+
+namespace headroom {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(WatchFlags, TheDefinitionsWriteTheFlags) {
+  WatchFlags f;
+  CLI::App app;
+  AddWatchFlags(app, f);
+  app.parse("--interval 1s --events e.jsonl --log job.log --guard --no-journal -- python t.py",
+            false);
+  EXPECT_EQ(f.interval_text, "1s");
+  EXPECT_EQ(f.out_path, "samples.csv");  // the default
+  EXPECT_EQ(f.events_path, "e.jsonl");
+  EXPECT_EQ(f.log_path, "job.log");
+  EXPECT_TRUE(f.guard);
+  EXPECT_TRUE(f.no_journal);
+  EXPECT_EQ(f.command, (std::vector<std::string>{"python", "t.py"}));
+}
+
+TEST(WatchFlags, TheIntervalIsTheFlagsElseTheConfiguredOneAtLeast100ms) {
+  EXPECT_EQ(WatchIntervalFlag(CliEnv{}, ""), milliseconds(30000));
+  EXPECT_EQ(WatchIntervalFlag(CliEnv{}, "250ms"), milliseconds(250));
+  CliEnv env;
+  env.config.settings = ResolveSettings(nullptr, [](const char*) -> const char* { return nullptr; },
+                                        {{SettingId::kWatchInterval, "2s"}})
+                            .settings;
+  EXPECT_EQ(WatchIntervalFlag(env, ""), milliseconds(2000));
+  try {
+    WatchIntervalFlag(CliEnv{}, "50ms");
+    ADD_FAILURE() << "below the minimum must throw";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.message, "--interval: 50ms is below the minimum of 100ms");
+  }
+}
+
+TEST(WatchFlags, DurableLinesAreNoneForNoPathAndAnErrorNamesTheFlag) {
+  EXPECT_FALSE(DurableLinesFlag("", "--events", milliseconds(5000)));
+  testing::TempDir dir("watch-flags");
+  auto lines = DurableLinesFlag(dir.File("events.jsonl"), "--events", milliseconds(5000));
+  ASSERT_TRUE(lines);
+  EXPECT_TRUE(std::filesystem::exists(dir / "events.jsonl"));
+  try {
+    DurableLinesFlag(dir.File("no-such-dir/job.log"), "--log", milliseconds(5000));
+    ADD_FAILURE() << "an unwritable file must throw";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.message.rfind("--log: ", 0), 0u) << e.message;
+  }
+}
+
+}  // namespace
+}  // namespace headroom
