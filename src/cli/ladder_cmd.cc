@@ -16,6 +16,7 @@
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
+#include "cli/ladder_flags.h"
 #include "cli/ladder_view.h"
 #include "cli/message_text.h"
 #include "cli/plan_args.h"
@@ -32,7 +33,7 @@ struct Refusal {
   std::string message;
 };
 
-// ladder's flags: the app, the subcommands, then the variables their options write.
+// ladder's flags: the app, then the subcommands and the variables their options write.
 struct LadderCommandFlags final : CommandFlags {
   CLI::App app{
       Tr("The OOM ladder, one job at a time, recorded in the journal: 1 flush the page cache, "
@@ -43,9 +44,7 @@ struct LadderCommandFlags final : CommandFlags {
          "without --force, not root, the job running, no confirmation, journal unusable), "
          "2 usage error"),
       "headroom ladder"};
-  CLI::App *start = nullptr, *record = nullptr, *next = nullptr, *apply = nullptr;
-  std::string journal, root, job, symptom, plan_args, match, result, note;
-  bool json = false, force = false, yes = false;
+  LadderFlags fl;
   CLI::App& App() override { return app; }
 };
 
@@ -53,40 +52,7 @@ struct LadderCommandFlags final : CommandFlags {
 
 std::unique_ptr<CommandFlags> DefineLadderFlags() {
   auto defined = std::make_unique<LadderCommandFlags>();
-  auto& f = *defined;
-  f.app.fallthrough();
-  f.app.require_subcommand(0, 1);
-  AddJournalFlag(f.app, f.journal);
-  AddRootFlag(f.app, f.root);
-  AddJsonFlag(f.app, f.json);
-  f.start = f.app.add_subcommand("start", Tr("begin a ladder for JOB after an OOM"));
-  f.record =
-      f.app.add_subcommand("record", Tr("record the result of rerunning JOB at its current step"));
-  f.next = f.app.add_subcommand(
-      "next", Tr("skip JOB's current step without a result (needs --force; recorded)"));
-  f.apply = f.app.add_subcommand(
-      "apply", Tr("step 1: flush the page cache (root, between runs, after confirming)"));
-  for (CLI::App* sub : {f.start, f.record, f.next, f.apply})
-    sub->add_option("job", f.job, Tr("the job's name"))->required();
-  f.start
-      ->add_option("--symptom", f.symptom,
-                   Tr("load (OOM while loading the model) or step (in a training step)"))
-      ->required();
-  f.start->add_option("--plan-args", f.plan_args,
-                      Tr("plan's flags for this job, e.g. \"llama-3.1-8b --method qlora --seq "
-                         "4096 --batch 4\": steps 2-4 are planned from them"));
-  f.start->add_option("--match", f.match,
-                      Tr("text in the job's command line (default: JOB): a process with it means "
-                         "the job is running"));
-  f.record
-      ->add_option("--result", f.result,
-                   Tr("ok (closes the ladder, solved) or oom (on to the next step)"))
-      ->required();
-  f.record->add_option("--note", f.note, Tr("free text kept with the result"));
-  f.next->add_flag("--force", f.force, Tr("skip even though the step has no result"));
-  f.next->add_option("--note", f.note, Tr("why it was skipped"));
-  f.apply->add_flag("--yes", f.yes, Tr("do not ask (needed when stdin is not a terminal)"));
-  f.apply->add_option("--note", f.note, Tr("free text kept with the flush"));
+  AddLadderFlags(defined->app, defined->fl);
   return defined;
 }
 
@@ -128,7 +94,7 @@ struct Ladders {
 };
 
 // start, record, next or apply: what the engine did, printed.
-int Step(const CliEnv& env, const LadderCommandFlags& f, const SysRoot& root) {
+int Step(const CliEnv& env, const LadderFlags& f, const SysRoot& root) {
   const auto now = std::chrono::system_clock::now();
   const LadderInputs inputs = LadderInputsFor(root, CliPlanContext(env), OldPlanWords);
   if (f.start->parsed()) {
@@ -166,9 +132,9 @@ int Step(const CliEnv& env, const LadderCommandFlags& f, const SysRoot& root) {
 }  // namespace
 
 int RunLadderCommand(const CliEnv& env, CommandFlags& given_flags) {
-  auto& f = FlagsOf<LadderCommandFlags>(given_flags);
+  auto& [app, f] = FlagsOf<LadderCommandFlags>(given_flags);
   const SysRoot root(f.root.empty() ? env.default_root : std::filesystem::path(f.root));
-  const auto given = f.app.get_subcommands();  // at most one
+  const auto given = app.get_subcommands();  // at most one
   const std::string which = given.empty() ? "" : given.front()->get_name();
   const std::string prefix = which.empty() ? "ladder: " : fmt::format("ladder: {}: ", which);
   try {
