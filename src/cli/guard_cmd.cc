@@ -1,9 +1,8 @@
-// `headroom guard`: flags -> GuardRequest -> GuardOptions and GuardedRunOptions
-// (run/guard_request.h) -> RunGuardedJob -> one summary line (or JSON) and the job's exit
-// status (kExitGuardKilled when the guard killed it).
+// `headroom guard`: flags (cli/guard_flags.h) -> GuardRequest -> GuardOptions and
+// GuardedRunOptions (run/guard_request.h) -> RunGuardedJob -> one summary line (or JSON) and
+// the job's exit status (kExitGuardKilled when the guard killed it).
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/guard_flags.h"
 #include "cli/guard_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
@@ -38,12 +38,7 @@ struct GuardCommandFlags final : CommandFlags {
           "it; {} when --require-available refused to start; 2 usage error",
           kExitGuardKilled, kExitRefused),
       "headroom guard"};
-  std::string min_available, warn_available, require_available, grace = "3s", events_path, root_dir,
-                                                                pid;
-  std::string journal_flag;
-  bool no_journal = false;
-  bool json = false, psi_kill = false, no_cgroup = false, torch_cap = false;
-  std::vector<std::string> command;
+  GuardFlags fl;
   CLI::App& App() override { return app; }
 };
 
@@ -51,58 +46,11 @@ struct GuardCommandFlags final : CommandFlags {
 
 std::unique_ptr<CommandFlags> DefineGuardFlags() {
   auto defined = std::make_unique<GuardCommandFlags>();
-  auto& [app, min_available, warn_available, require_available, grace, events_path, root_dir, pid,
-         journal_flag, no_journal, json, psi_kill, no_cgroup, torch_cap, command] = *defined;
-  app.add_option("--min-available", min_available,
-                 Tr("kill below this MemAvailable: SIZE or PCT of MemTotal (default: [guard] "
-                    "kill_level in config.toml, else the larger of 4GiB and 8%)"));
-  app.add_option("--warn-available", warn_available,
-                 Tr("one warning line per crossing below this (default: [guard] warn_level in "
-                    "config.toml, else twice the kill level)"));
-  app.add_option(
-      "--require-available", require_available,
-      Tr("refuse to start when MemAvailable is below SIZE; lists the usual holders of the pool"));
-  app.add_option("--grace", grace, Tr("SIGTERM first, SIGKILL when this runs out (default 3s)"));
-  app.add_option("--events", events_path,
-                 Tr("append JSON lines (start, warn, trigger, term, kill, exit) to FILE"));
-  app.add_option("--pid", pid, Tr("guard an existing process and its descendants"));
-  app.add_flag("--psi-kill", psi_kill,
-               Tr("sustained full memory pressure (PSI) is a kill reason too"));
-  app.add_flag("--no-cgroup", no_cgroup, Tr("do not create a cgroup for the job"));
-  AddJsonFlag(app, json);
-  app.add_flag("--torch-cap", torch_cap,
-               Tr("PyTorch jobs: cap torch's allocator below the kill level "
-                  "(set_per_process_memory_fraction), so the job gets a catchable OOM first"));
-  AddRootFlag(app, root_dir);
-  AddJournalFlag(app, journal_flag);
-  app.add_flag("--no-journal", no_journal, Tr("do not record the run"));
-  app.add_option("command", command, Tr("the job, after --"));
+  AddGuardFlags(defined->app, defined->fl);
   return defined;
 }
 
 namespace {
-
-// The request the flags make, the levels from them, else the configuration
-// (HEADROOM_KILL_LEVEL, [guard] kill_level, ...), else the larger of 4 GiB and 8 % and
-// twice that.
-GuardRequest RequestFromFlags(const CliEnv& env, const GuardCommandFlags& f, uint64_t total) {
-  GuardRequest r;
-  r.command = f.command;
-  r.pid = f.pid;
-  r.min_available_bytes = KillLevelBytes(env, f.min_available, "--min-available", total);
-  r.warn_available_bytes =
-      WarnLevelBytes(env, f.warn_available, "--warn-available", total, r.min_available_bytes);
-  r.grace = f.grace;
-  r.psi_kill = f.psi_kill;
-  r.use_cgroup = !f.no_cgroup;
-  r.torch_cap = f.torch_cap;
-  const char* tmp = std::getenv("TMPDIR");
-  const char* pythonpath = std::getenv("PYTHONPATH");
-  r.torch_cap_place = {tmp ? tmp : "", pythonpath ? pythonpath : ""};
-  r.events_path = f.events_path;
-  if (!f.no_journal) r.journal = JournalPath(env, f.journal_flag);
-  return r;
-}
 
 // --require-available: false when MemAvailable is below it (the refusal is printed, with
 // the usual holders of the pool).
@@ -125,7 +73,7 @@ T Usable(Result<T> result) {
 }  // namespace
 
 int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
-  auto& f = FlagsOf<GuardCommandFlags>(given_flags);
+  GuardFlags& f = FlagsOf<GuardCommandFlags>(given_flags).fl;
   const SysRoot root(f.root_dir.empty() ? env.default_root : std::filesystem::path(f.root_dir));
   try {
     if (f.command.empty() == f.pid.empty()) {
@@ -138,7 +86,7 @@ int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (!available)
       throw UsageError{
           Tr("proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it")};
-    const GuardRequest request = RequestFromFlags(env, f, total);
+    const GuardRequest request = GuardRequestFromFlags(env, f, total);
     GuardOptions guard = Usable(GuardOptionsFor(request));
     if (!RoomToStart(env, root, f.require_available, total, *available)) return kExitRefused;
     // The identity is read from the real /proc, not --root's.
