@@ -1,6 +1,6 @@
-// `headroom watch`: flags -> Sampler (NVML if it loads, /proc, sensors) -> one durable CSV row
-// per interval (+ events on stderr and in --events) until stopped, or for the life of a
-// command run through RunGuard (with its stdout and stderr teed to --log).
+// `headroom watch`: flags (cli/watch_flags.h) -> Sampler (NVML if it loads, /proc, sensors)
+// -> one durable CSV row per interval (+ events on stderr and in --events) until stopped, or
+// for the life of a command run through RunGuard (with its stdout and stderr teed to --log).
 //
 // Implementation notes.
 //  - Without a command the loop runs on the main thread until INT, TERM or HUP
@@ -10,25 +10,19 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/durable_lines.h"
 #include "cli/cli.h"
-#include "cli/common_flags.h"
-#include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "cli/watch_flags.h"
 #include "cli/watch_view.h"
-#include "gpu/nvml.h"
 #include "run/guard.h"
 #include "run/guard_record.h"
-#include "run/job_tee.h"
 #include "run/watch_record.h"
 #include "run/watched_job.h"
-#include "samples/sample_events.h"
 #include "samples/sample_loop.h"
 #include "samples/sampler.h"
 #include "samples/samples_csv.h"
@@ -71,29 +65,6 @@ std::unique_ptr<CommandFlags> DefineWatchFlags() {
 
 namespace {
 
-// The GPU: optional. Without it the GPU columns are empty and the header says why: the
-// CSV's comment line in English, the line on stderr in the user's language (dlerror's text
-// inside both is English, gpu/dl_error.h).
-std::unique_ptr<GpuBackend> OpenGpu(const CliEnv& env, const std::string& nvml_lib,
-                                    std::vector<std::string>& notes) {
-  auto nvml = Nvml::Open(ResolveNvmlLibrary(nvml_lib, std::getenv));
-  if (nvml) return std::move(*nvml);
-  notes.push_back(EnglishText(nvml.error().what) + "; GPU columns are empty");
-  PrintError(env, nvml.error());
-  return nullptr;
-}
-
-// The run in the journal, unless --no-journal; its place on stderr.
-WatchRecord Record(const CliEnv& env, const WatchFlags& f) {
-  if (f.no_journal) return {};
-  const auto path = JournalPath(env, f.journal_flag);
-  WatchRecord record(path, f.command,
-                     {{"samples", f.out_path}, {"log", f.log_path}, {"events", f.events_path}},
-                     [&env](const Error& e) { PrintWatchNotRecorded(env, e); });
-  if (record.id()) PrintWatchRecorded(env, *record.id(), *path);
-  return record;
-}
-
 // What a run with a command writes into: the loop (and its CSV and events) and the log.
 struct WatchFiles {
   SampleLoop& loop;
@@ -107,15 +78,10 @@ int RunJob(const CliEnv& env, const SysRoot& root, const WatchFlags& f, const Wa
            std::chrono::milliseconds interval, WatchRecord& record) {
   auto info = ReadMemInfo(root);
   if (!info) throw UsageError{TranslatedText(info.error().what)};
-  GuardOptions opt;
-  opt.command = f.command;
-  if (f.guard) {
-    const uint64_t total = info->total_bytes().value_or(0);
-    opt.min_available_bytes = KillLevelBytes(env, "", "--guard", total);
-    opt.warn_available_bytes = WarnLevelBytes(env, "", "--guard", total, opt.min_available_bytes);
-    // The identity is read from the real /proc, not --root's.
+  GuardOptions opt = WatchGuardOptions(env, f, info->total_bytes().value_or(0));
+  // The identity is read from the real /proc, not --root's.
+  if (f.guard)
     record.Guarding(SysRoot(env.default_root), opt.min_available_bytes, opt.warn_available_bytes);
-  }
   // As in `headroom guard`: the --events lines RunGuard writes are English by construction;
   // its warning lines on stderr are in the user's language.
   auto summary = RunWatchedJob(
@@ -143,7 +109,7 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
                                : Tr("--log: needs a command after --")};
     }
     std::vector<std::string> notes;
-    Sampler sampler(root, OpenGpu(env, f.nvml_lib, notes));
+    Sampler sampler(root, GpuFromFlag(env, f.nvml_lib, notes));
     sampler.OverridePlatform(env.config.settings.platform_override());
     for (const auto& n : sampler.notes()) notes.push_back(n);
     auto csv = SamplesCsvWriter::Create(f.out_path,
@@ -159,7 +125,7 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
     SampleLoop loop(sampler, *csv, events ? &*events : nullptr,
                     {[err_fd](const SampleEvent& e) { PrintWatchEvent(err_fd, e); },
                      [err_fd](const Error& e) { PrintWatchWriteError(err_fd, e); }});
-    WatchRecord record = Record(env, f);
+    WatchRecord record = WatchRecordFromFlags(env, f);
 
     if (f.command.empty()) {
       auto signal = SampleUntilSignal(loop, interval);

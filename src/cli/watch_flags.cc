@@ -1,11 +1,15 @@
 #include "cli/watch_flags.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
 
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "cli/watch_view.h"
+#include "gpu/nvml.h"
 #include "samples/sample_loop.h"
 
 namespace headroom {
@@ -46,6 +50,39 @@ std::optional<DurableLines> DurableLinesFlag(const std::string& path, const char
   auto lines = DurableLines::Create(path, sync_period);
   if (!lines) throw UsageError{std::string(flag) + ": " + TranslatedText(lines.error().what)};
   return std::move(*lines);
+}
+
+// The GPU: optional. Without it the GPU columns are empty and the header says why: the
+// CSV's comment line in English, the line on stderr in the user's language (dlerror's text
+// inside both is English, gpu/dl_error.h).
+std::unique_ptr<GpuBackend> GpuFromFlag(const CliEnv& env, const std::string& nvml_lib,
+                                        std::vector<std::string>& notes) {
+  auto nvml = Nvml::Open(ResolveNvmlLibrary(nvml_lib, std::getenv));
+  if (nvml) return std::move(*nvml);
+  notes.push_back(EnglishText(nvml.error().what) + "; GPU columns are empty");
+  PrintError(env, nvml.error());
+  return nullptr;
+}
+
+// The run in the journal, unless --no-journal; its place on stderr.
+WatchRecord WatchRecordFromFlags(const CliEnv& env, const WatchFlags& f) {
+  if (f.no_journal) return {};
+  const auto path = JournalPath(env, f.journal_flag);
+  WatchRecord record(path, f.command,
+                     {{"samples", f.out_path}, {"log", f.log_path}, {"events", f.events_path}},
+                     [&env](const Error& e) { PrintWatchNotRecorded(env, e); });
+  if (record.id()) PrintWatchRecorded(env, *record.id(), *path);
+  return record;
+}
+
+GuardOptions WatchGuardOptions(const CliEnv& env, const WatchFlags& f, uint64_t total) {
+  GuardOptions opt;
+  opt.command = f.command;
+  if (f.guard) {
+    opt.min_available_bytes = KillLevelBytes(env, "", "--guard", total);
+    opt.warn_available_bytes = WarnLevelBytes(env, "", "--guard", total, opt.min_available_bytes);
+  }
+  return opt;
 }
 
 }  // namespace headroom

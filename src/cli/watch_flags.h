@@ -1,16 +1,21 @@
 // `headroom watch`'s flags (docs/watch.md): the variables its options write, their
-// definitions, and the readers of the two that need more than a copy (--interval with its
-// configured default, --events and --log as durable files). Errors are UsageError naming the
-// flag (exit 2).
+// definitions, and the readers of those that need more than a copy (--interval with its
+// configured default, --events and --log as durable files, --nvml-lib, the journal, --guard's
+// levels). Errors are UsageError naming the flag (exit 2).
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/durable_lines.h"
 #include "cli/cli.h"
+#include "gpu/gpu.h"
+#include "run/guard.h"
+#include "run/watch_record.h"
 
 namespace CLI {
 class App;
@@ -36,5 +41,18 @@ std::chrono::milliseconds WatchIntervalFlag(const CliEnv& env, std::string text)
 // for "".
 std::optional<DurableLines> DurableLinesFlag(const std::string& path, const char* flag,
                                              std::chrono::milliseconds sync_period);
+
+// --nvml-lib: the GPU, optional. Without it the GPU columns are empty and `notes` (the
+// samples header's) says why in English; the line on stderr is in the user's language.
+std::unique_ptr<GpuBackend> GpuFromFlag(const CliEnv& env, const std::string& nvml_lib,
+                                        std::vector<std::string>& notes);
+
+// --journal and --no-journal: the run in the journal, its place (or why it is not recorded)
+// on stderr.
+WatchRecord WatchRecordFromFlags(const CliEnv& env, const WatchFlags& f);
+
+// The guard's options for the job: its command and, with --guard, the guard's configured
+// levels for a machine of `total` bytes of MemTotal (none without: the job is not killed).
+GuardOptions WatchGuardOptions(const CliEnv& env, const WatchFlags& f, uint64_t total);
 
 }  // namespace headroom

@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "base/bytes.h"
 #include "config/settings.h"
+#include "run/guard.h"
 #include "testing_files.h"
 
 namespace headroom {
@@ -59,6 +62,51 @@ TEST(WatchFlags, DurableLinesAreNoneForNoPathAndAnErrorNamesTheFlag) {
   } catch (const UsageError& e) {
     EXPECT_EQ(e.message.rfind("--log: ", 0), 0u) << e.message;
   }
+}
+
+TEST(WatchFlags, WithoutNvmlTheGpuIsNoneAndTheHeaderSaysWhy) {
+  CliEnv env;
+  env.err = std::tmpfile();
+  ASSERT_NE(env.err, nullptr);
+  std::vector<std::string> notes;
+  EXPECT_EQ(GpuFromFlag(env, "/nonexistent/libnvidia-ml.so.1", notes), nullptr);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("; GPU columns are empty"), std::string::npos) << notes[0];
+  EXPECT_GT(std::ftell(env.err), 0);  // the line on stderr
+  std::fclose(env.err);
+}
+
+TEST(WatchFlags, TheJobIsGuardedAtTheConfiguredLevelsOnlyWithGuard) {
+  constexpr uint64_t kTotal = 128 * kGiB;
+  WatchFlags f;
+  f.command = {"python", "t.py"};
+  GuardOptions opt = WatchGuardOptions(CliEnv{}, f, kTotal);
+  EXPECT_EQ(opt.command, f.command);
+  EXPECT_EQ(opt.min_available_bytes, 0u);  // never killed
+  EXPECT_EQ(opt.warn_available_bytes, 0u);
+  f.guard = true;
+  opt = WatchGuardOptions(CliEnv{}, f, kTotal);
+  EXPECT_EQ(opt.min_available_bytes, DefaultKillLevelBytes(kTotal));
+  EXPECT_EQ(opt.warn_available_bytes, 2 * DefaultKillLevelBytes(kTotal));
+}
+
+TEST(WatchFlags, TheRunIsRecordedUnlessNoJournal) {
+  testing::TempDir dir("watch-flags");
+  CliEnv env;
+  env.err = std::tmpfile();
+  ASSERT_NE(env.err, nullptr);
+  WatchFlags f;
+  f.journal_flag = dir.File("journal.db");
+  f.no_journal = true;
+  EXPECT_FALSE(WatchRecordFromFlags(env, f).id());
+  EXPECT_FALSE(std::filesystem::exists(dir / "journal.db"));
+  f.no_journal = false;
+  WatchRecord record = WatchRecordFromFlags(env, f);
+  EXPECT_TRUE(record.id());
+  EXPECT_TRUE(std::filesystem::exists(dir / "journal.db"));
+  EXPECT_GT(std::ftell(env.err), 0);  // "run N in PATH"
+  record.Finish("stopped", 0, 0);
+  std::fclose(env.err);
 }
 
 }  // namespace
