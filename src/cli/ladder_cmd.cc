@@ -58,17 +58,6 @@ std::unique_ptr<CommandFlags> DefineLadderFlags() {
 
 namespace {
 
-// Rows from before journal schema 5 hold plan's flags as words, read by plan's definitions;
-// its usage errors are finished text.
-std::optional<PlanRequest> OldPlanWords(const std::string& words, Message* error) {
-  try {
-    return ParsePlanWords(SplitWords(words, "--plan-args"), "--plan-args");
-  } catch (const UsageError& e) {
-    *error = Message::Literal(e.message);
-    return std::nullopt;
-  }
-}
-
 // The engine's outcome, or its refusal thrown to be printed (exit 1).
 template <typename T>
 T Take(LadderOutcome<T> outcome) {
@@ -96,18 +85,12 @@ struct Ladders {
 // start, record, next or apply: what the engine did, printed.
 int Step(const CliEnv& env, const LadderFlags& f, const SysRoot& root) {
   const auto now = std::chrono::system_clock::now();
-  const LadderInputs inputs = LadderInputsFor(root, CliPlanContext(env), OldPlanWords);
+  const LadderInputs inputs = LadderInputsFor(root, CliPlanContext(env), ReadOldPlanWords);
   if (f.start->parsed()) {
     const auto symptom = ParseLadderSymptom(f.symptom);
     if (!symptom) throw UsageError{"--symptom: " + TranslatedText(symptom.error().what)};
-    std::optional<PlanRequest> request;
-    if (!f.plan_args.empty()) {
-      request = ParsePlanWords(SplitWords(f.plan_args, "--plan-args"), "--plan-args");
-      Message error;  // usage errors now, not later
-      if (!ResolveLadderPlan(*request, CliPlanContext(env, root.root().string()), &error))
-        throw UsageError{TranslatedText(error)};
-    }
-    const LadderRow row = NewLadderRow(f.job, *symptom, f.match, f.plan_args, request);
+    const LadderRow row =
+        NewLadderRow(f.job, *symptom, f.match, f.plan_args, PlanArgsFlag(env, root, f.plan_args));
     Ladders l(env, f.journal);
     PrintLadderStarted(env.out, row, Take(StartLadder(l.ladders, row, inputs, now)));
   } else if (f.record->parsed()) {

@@ -4,6 +4,9 @@
 
 #include "cli/common_flags.h"
 #include "cli/i18n.h"
+#include "cli/message_text.h"
+#include "cli/plan_args.h"
+#include "ladder/ladder_plan.h"
 
 namespace headroom {
 
@@ -41,6 +44,25 @@ void AddLadderFlags(CLI::App& app, LadderFlags& f) {
   f.next->add_option("--note", f.note, Tr("why it was skipped"));
   f.apply->add_flag("--yes", f.yes, Tr("do not ask (needed when stdin is not a terminal)"));
   f.apply->add_option("--note", f.note, Tr("free text kept with the flush"));
+}
+
+std::optional<PlanRequest> PlanArgsFlag(const CliEnv& env, const SysRoot& root,
+                                        const std::string& plan_args) {
+  if (plan_args.empty()) return std::nullopt;
+  PlanRequest request = ParsePlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args");
+  Message error;
+  if (!ResolveLadderPlan(request, CliPlanContext(env, root.root().string()), &error))
+    throw UsageError{TranslatedText(error)};
+  return request;
+}
+
+std::optional<PlanRequest> ReadOldPlanWords(const std::string& words, Message* error) {
+  try {
+    return ParsePlanWords(SplitWords(words, "--plan-args"), "--plan-args");
+  } catch (const UsageError& e) {
+    *error = Message::Literal(e.message);
+    return std::nullopt;
+  }
 }
 
 }  // namespace headroom

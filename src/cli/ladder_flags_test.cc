@@ -51,5 +51,32 @@ TEST(LadderFlags, RequiredOptionsAndOneSubcommandAtMost) {
   EXPECT_FALSE(f.start->parsed());
 }
 
+TEST(LadderFlags, PlanArgsAreCheckedAtStart) {
+  const SysRoot nowhere("/nonexistent");
+  EXPECT_FALSE(PlanArgsFlag(CliEnv{}, nowhere, ""));
+  auto request = PlanArgsFlag(CliEnv{}, nowhere, "llama-3.1-8b --method qlora --budget 100GB");
+  ASSERT_TRUE(request);
+  EXPECT_EQ(request->model, "llama-3.1-8b");
+  EXPECT_EQ(request->budget_bytes, 100'000'000'000ULL);
+  for (const std::string words : {"no-such-model --budget 100GB", "llama-3.1-8b --batch 0",
+                                  "llama-3.1-8b"}) {  // the last: no meminfo below the root
+    try {
+      PlanArgsFlag(CliEnv{}, nowhere, words);
+      ADD_FAILURE() << words << " must be a usage error";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(e.message.rfind("--plan-args: ", 0), 0u) << e.message;
+    }
+  }
+}
+
+TEST(LadderFlags, OldPlanWordsReadAsTheFlagsOrGiveTheirError) {
+  Message error;
+  auto request = ReadOldPlanWords("llama-3.1-8b --seq 2048", &error);
+  ASSERT_TRUE(request) << EnglishText(error);
+  EXPECT_EQ(request->workload.seq, 2048);
+  EXPECT_FALSE(ReadOldPlanWords("llama-3.1-8b --seq lots", &error));
+  EXPECT_EQ(EnglishText(error).rfind("--plan-args: ", 0), 0u) << EnglishText(error);
+}
+
 }  // namespace
 }  // namespace headroom
