@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "cli/cli.h"
-#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/guard_flags.h"
 #include "cli/guard_view.h"

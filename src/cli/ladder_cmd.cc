@@ -9,11 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
-#include <optional>
 #include <string>
 
 #include "cli/cli.h"
-#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/ladder_flags.h"

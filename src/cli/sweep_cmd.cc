@@ -5,12 +5,10 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/cli.h"
-#include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
