@@ -4,17 +4,16 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/bytes.h"
 #include "base/duration.h"
+#include "base/safe_file.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
@@ -175,14 +174,15 @@ bool RoomToStart(const CliEnv& env, const SysRoot& root, const SweepCommandFlags
   return false;
 }
 
-void WriteCsv(const CliEnv& env, const std::string& csv, const SweepOptions& o,
-              const SweepResult& r) {
-  std::ofstream f(csv, std::ios::trunc);
-  if (!f) {
-    PrintError(env, "sweep: " + TrFormat("--csv: cannot write {}: {}", csv, std::strerror(errno)));
-  } else if (!(f << SweepResultCsv(o, r) << std::flush)) {
-    PrintError(env, "sweep: " + TrFormat("--csv: writing {} failed", csv));
+// --csv, replacing only a regular file or nothing (checked before the first trial as well); a
+// failure is on stderr and makes a successful sweep's status kExitUsage.
+int WriteCsv(const CliEnv& env, const std::string& csv, const SweepOptions& o,
+             const SweepResult& r) {
+  if (auto e = ReplaceFile(csv, SweepResultCsv(o, r))) {
+    PrintError(env, "sweep: --csv: " + TranslatedText(e->what));
+    return r.exit_status == kExitOk ? kExitUsage : r.exit_status;
   }
+  return r.exit_status;
 }
 
 }  // namespace
@@ -208,6 +208,8 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     // required (unlike guard, which only records).
     auto path = JournalPath(env, f.state);
     if (!path) throw UsageError{"--state: " + TranslatedText(path.error().what)};
+    const std::vector<std::string> journal_file{path->string()};
+    if (!f.csv.empty()) CheckOutputFlag(f.csv, "--csv", journal_file);  // before any trial
     auto journal = Journal::Open(*path);
     if (!journal) throw UsageError{TranslatedText(journal.error().what)};
     o.log_dir = f.logs.empty() ? path->parent_path() / "sweeps" : std::filesystem::path(f.logs);
@@ -223,13 +225,13 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     // construction; its progress and warning lines on stderr are in the user's language.
     auto result = RunSweep(root, o, *journal, progress);
     if (!result) throw UsageError{TranslatedText(result.error().what)};
-    if (!f.csv.empty()) WriteCsv(env, f.csv, o, *result);
+    const int status = f.csv.empty() ? result->exit_status : WriteCsv(env, f.csv, o, *result);
     if (f.json) {
       std::fprintf(env.out, "%s\n", SweepResultJson(o, *result).dump(2).c_str());
     } else {
       PrintSweepResult(env.out, o, *result, *path);
     }
-    return result->exit_status;
+    return status;
   } catch (const UsageError& e) {
     PrintError(env, "sweep: " + e.message);
     return kExitUsage;

@@ -19,6 +19,7 @@
 #include "base/bytes.h"
 #include "base/durable_lines.h"
 #include "base/duration.h"
+#include "base/safe_file.h"
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
@@ -224,7 +225,8 @@ int RunJob(const CliEnv& env, const SysRoot& root, const WatchCommandFlags& f,
                JobEndLine(*summary, files.csv.rows(), f.out_path).c_str());
   record.Finish(summary->killed ? "killed-by-guard" : "exited", summary->exit_status,
                 files.csv.rows());
-  return summary->exit_status;
+  return StatusAfterWrites(env, "watch", summary->exit_status,
+                           {&files.csv.file(), files.events, files.log});
 }
 
 }  // namespace
@@ -238,6 +240,10 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
       throw UsageError{f.guard ? Tr("--guard: needs a command after --")
                                : Tr("--log: needs a command after --")};
     }
+    // Before any work: what each output names, and no two one file (docs/cli.md).
+    const std::vector<NamedOutput> outputs{
+        {"--out", f.out_path}, {"--events", f.events_path}, {"--log", f.log_path}};
+    if (auto refused = CheckOutputPaths(outputs)) throw UsageError{TranslatedText(refused->what)};
     std::vector<std::string> notes;
     Sampler sampler(root, OpenGpu(env, f.nvml_lib, notes));
     sampler.OverridePlatform(env.config.settings.platform_override());
@@ -271,7 +277,7 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
                             : TrFormat("stopped; {} samples in {}", csv->rows(), f.out_path))
                        .c_str());
       record.Finish("stopped", kExitOk, csv->rows());
-      return kExitOk;
+      return StatusAfterWrites(env, "watch", kExitOk, {&csv->file(), events ? &*events : nullptr});
     }
 
     return RunJob(env, root, f, {loop, *csv, events ? &*events : nullptr, log ? &*log : nullptr},
