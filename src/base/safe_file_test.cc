@@ -199,5 +199,28 @@ TEST(SafeFile, CheckDistinctOutputsCatchesOneFileTwice) {
   EXPECT_FALSE(CheckDistinctOutputs(distinct));
 }
 
+TEST(SafeFile, CreatePrivateDirectoriesIs0700WhateverTheUmask) {
+  TempDir dir("safe-file");
+  std::filesystem::create_directory(dir / "kept");
+  std::filesystem::permissions(dir / "kept", std::filesystem::perms(0755));
+  for (const mode_t mask : {mode_t{0}, mode_t{0277}}) {
+    const mode_t old = ::umask(mask);
+    const std::string leaf = dir.File("kept/sweeps-" + std::to_string(mask) + "/7");
+    auto e = CreatePrivateDirectories(leaf);
+    ::umask(old);
+    ASSERT_FALSE(e) << EnglishText(e->what);
+    for (const std::string& p : {leaf, std::filesystem::path(leaf).parent_path().string()}) {
+      struct stat st {};
+      ASSERT_EQ(::stat(p.c_str(), &st), 0) << p;
+      EXPECT_EQ(st.st_mode & 07777, 0700u) << p << " under umask " << mask;
+    }
+  }
+  struct stat kept {};
+  ASSERT_EQ(::stat(dir.File("kept").c_str(), &kept), 0);
+  EXPECT_EQ(kept.st_mode & 07777, 0755u);  // a folder that was there is left as it was
+  testing::WriteFile(dir / "file", "");
+  EXPECT_TRUE(CreatePrivateDirectories(dir.File("file/sub")));
+}
+
 }  // namespace
 }  // namespace headroom
