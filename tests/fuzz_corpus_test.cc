@@ -12,6 +12,7 @@
 #include "../fuzz/doctor_targets.h"
 #include "../fuzz/explain_targets.h"
 #include "../fuzz/fuzz_targets.h"
+#include "../fuzz/gpu_targets.h"
 #include "../fuzz/http_targets.h"
 #include "../fuzz/plan_targets.h"
 #include "testing_files.h"
@@ -51,6 +52,13 @@ TEST(ConfigFuzzCorpus, Replays) {
   // Its own seeds, and the other corpora as text that is no TOML (or, by chance, is).
   for (const char* target : {"config", "hf_config", "http_request", "step_log"}) {
     EXPECT_GT(Replay(target, fuzz::ConfigTomlHolds), 0) << target;
+  }
+}
+
+TEST(ElfImageFuzzCorpus, Replays) {
+  // Its own seeds (a real header, wrapping offsets), and other corpora as non-ELF bytes.
+  for (const char* target : {"elf_image", "safetensors"}) {
+    EXPECT_GT(Replay(target, fuzz::ElfImageHolds), 0) << target;
   }
 }
 

@@ -9,14 +9,18 @@
 #include <cerrno>
 #include <utility>
 
+#include "base/safe_file.h"
+
 namespace headroom {
 
 Result<DurableLines> DurableLines::Create(const std::filesystem::path& path,
                                           std::chrono::milliseconds sync_period) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoError("open(" + path.string() + ")");
+  // A regular file or nothing: never through a symbolic link, never a FIFO or a device
+  // (base/safe_file.h).
+  auto fd = OpenOutput(path.string(), OutputMode::kTruncate);
+  if (!fd) return fd.error();
   DurableLines f;
-  f.fd_ = fd;
+  f.fd_ = fd->release();
   f.path_ = path;
   f.sync_period_ = sync_period;
   f.last_sync_ = std::chrono::steady_clock::now();
@@ -34,6 +38,7 @@ DurableLines& DurableLines::operator=(DurableLines&& other) noexcept {
     last_sync_ = other.last_sync_;
     dirty_ = other.dirty_;
     syncs_ = other.syncs_;
+    first_error_ = std::move(other.first_error_);
   }
   return *this;
 }
@@ -50,7 +55,7 @@ Result<size_t> DurableLines::Append(std::string_view line) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return ErrnoError("write(" + path_.string() + ")");
+      return Failed(ErrnoError("write(" + path_.string() + ")"));
     }
     done += static_cast<size_t>(n);
   }
@@ -62,13 +67,25 @@ Result<size_t> DurableLines::Append(std::string_view line) {
   return done;
 }
 
+Error DurableLines::Failed(Error error) {
+  if (!first_error_) first_error_ = error;
+  return error;
+}
+
 Result<size_t> DurableLines::Sync() {
   last_sync_ = std::chrono::steady_clock::now();
   if (!dirty_) return size_t{0};
-  if (::fdatasync(fd_) != 0) return ErrnoError("fdatasync(" + path_.string() + ")");
+  if (::fdatasync(fd_) != 0) return Failed(ErrnoError("fdatasync(" + path_.string() + ")"));
   dirty_ = false;
   ++syncs_;
   return size_t{1};
+}
+
+std::optional<Error> FirstWriteError(std::initializer_list<const DurableLines*> files) {
+  for (const DurableLines* f : files) {
+    if (f && f->first_error()) return f->first_error();
+  }
+  return std::nullopt;
 }
 
 }  // namespace headroom

@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <initializer_list>
+#include <optional>
 #include <string_view>
 
 #include "base/result.h"
@@ -18,7 +20,8 @@ namespace headroom {
 
 class DurableLines {
  public:
-  // Creates or truncates `path` (mode 0644), opened O_APPEND so another writer appending
+  // Creates or truncates `path` (mode 0644; a regular file only, never through a symbolic
+  // link: base/safe_file.h OpenOutput), opened O_APPEND so another writer appending
   // whole lines to the same file (the guard's events) interleaves by line,
   // never inside one. `sync_period`: the longest time a written line waits for an fsync
   // (fdatasync) of its own; zero syncs every line.
@@ -39,10 +42,14 @@ class DurableLines {
   Result<size_t> Sync();
 
   const std::filesystem::path& path() const { return path_; }
+  // The first write or sync that failed (a full disk), kept so that a caller that carried on
+  // can still say so at the end and exit non-zero; none while every line got through.
+  const std::optional<Error>& first_error() const { return first_error_; }
   uint64_t syncs() const { return syncs_; }
 
  private:
   DurableLines() = default;
+  Error Failed(Error error);  // kept as first_error_ when it is the first
 
   int fd_ = -1;
   std::filesystem::path path_;
@@ -50,6 +57,10 @@ class DurableLines {
   std::chrono::steady_clock::time_point last_sync_{};
   bool dirty_ = false;
   uint64_t syncs_ = 0;
+  std::optional<Error> first_error_;
 };
+
+// The first write error of any of `files` (null ones skipped), or none.
+std::optional<Error> FirstWriteError(std::initializer_list<const DurableLines*> files);
 
 }  // namespace headroom

@@ -18,6 +18,10 @@ inline constexpr int kExitRefused = 3;
 // status: its exit code, or 128 + signal). No signal death maps here (those are 128 + N) and
 // ordinary programs do not return it.
 inline constexpr int kExitGuardKilled = 99;
+// Any command: an internal error, an exception no code below expected (a bug, or a failure of
+// the C++ runtime such as threads that cannot be made), caught at the edge and printed as one
+// line (cli/cli.cc RunCli). 70 is EX_SOFTWARE of sysexits.h.
+inline constexpr int kExitInternal = 70;
 // `sweep`: stopped by SIGINT/SIGTERM/SIGHUP (128 + SIGINT, as shells do); rerun to resume.
 inline constexpr int kExitSweepInterrupted = 130;
 

@@ -33,7 +33,7 @@ TEST(ExitStatus, DocsTableListsEveryStatusOfTheHeader) {
     (name.rfind("kExitDoctor", 0) == 0 ? doctor : shared).insert(std::stoi((*it)[2]));
   }
   EXPECT_EQ(shared, (std::set<int>{kExitOk, kExitNegative, kExitUsage, kExitRefused,
-                                   kExitGuardKilled, kExitSweepInterrupted}));
+                                   kExitGuardKilled, kExitSweepInterrupted, kExitInternal}));
   EXPECT_EQ(doctor, (std::set<int>{kExitDoctorReady, kExitDoctorWarnings, kExitDoctorBlocked,
                                    kExitDoctorUsage}));
   std::set<int> documented;

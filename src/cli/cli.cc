@@ -5,8 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <span>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/safe_file.h"
 #include "base/version.h"
 #include "cli/cli11_i18n.h"
 #include "cli/i18n.h"
@@ -66,14 +67,32 @@ bool GaveJson(const CLI::App& app) {
   return false;
 }
 
+namespace {
+
+// The last resort: an exception no code below caught (each command catches the ones it
+// expects; docs/style.md rule 8) ends the command with one line and kExitInternal, never with
+// std::terminate's abort (exit 134 and two lines). `command` names it in the line.
+template <typename Run>
+int CatchingEverything(std::string_view command, Run&& run) {
+  const CliEnv env{"/", stdout, stderr, {}};
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    PrintError(env, TrFormat("{}: internal error: {}", command, e.what()));
+  } catch (...) {
+    PrintError(env, TrFormat("{}: internal error: an unknown exception", command));
+  }
+  return kExitInternal;
+}
+
 // A command: its flags defined and parsed (--help and a parse error are printed in the user's
 // language), then the configuration read once and the command run. A broken configuration
 // file or variable stops every command but `config` (which shows what is wrong); --help works
 // without one. --json output is data: from the parse on the whole command speaks English, so
 // the same command gives the same bytes in every language (words after `--` belong to a job,
 // and CLI11 leaves them to it).
-int RunSubcommand(const Subcommand& c, const std::filesystem::path& default_root,
-                  const std::vector<std::string>& args) {
+int RunSubcommandOrThrow(const Subcommand& c, const std::filesystem::path& default_root,
+                         const std::vector<std::string>& args) {
   CliEnv env{default_root, stdout, stderr, {}};
   const std::unique_ptr<CommandFlags> flags = c.define();
   if (auto status = ParseFlags(flags->App(), env, c.name, args)) {
@@ -86,6 +105,13 @@ int RunSubcommand(const Subcommand& c, const std::filesystem::path& default_root
     return flags->UsageStatus();
   }
   return c.run(env, *flags);
+}
+
+}  // namespace
+
+int RunSubcommand(const Subcommand& c, const std::filesystem::path& default_root,
+                  const std::vector<std::string>& args) {
+  return CatchingEverything(c.name, [&] { return RunSubcommandOrThrow(c, default_root, args); });
 }
 
 // Where the message catalogs are: beside the binary in a build tree (build/locale), or
@@ -135,7 +161,9 @@ int RunCli(std::span<const Subcommand> commands, int argc, char** argv) {
   }
   if (first == "help") {
     const CliEnv env{"/", stdout, stderr, LoadConfig(std::getenv)};
-    return RunHelpCommand(env, commands, std::vector<std::string>(argv + 2, argv + argc));
+    return CatchingEverything("help", [&] {
+      return RunHelpCommand(env, commands, std::vector<std::string>(argv + 2, argv + argc));
+    });
   }
   if (first == "--version" || first == "-V") {
     std::printf("headroom %s (git %s)\n", std::string(HeadroomVersion()).c_str(),
@@ -170,21 +198,24 @@ uint64_t SizeOrPercentFlag(const std::string& text, uint64_t total, std::string_
   return *r;
 }
 
-void WriteFileAtomically(const std::string& path, const std::string& text, std::string_view flag) {
-  const std::filesystem::path tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError{TrFormat("{}: cannot write {}", flag, tmp.string())};
-    out << text;
-    out.flush();
-    if (!out) throw UsageError{TrFormat("{}: write to {} failed", flag, tmp.string())};
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw UsageError{TrFormat("{}: cannot rename onto {}: {}", flag, path, ec.message())};
-  }
+void WriteFileAtomically(const std::string& path, const std::string& text, std::string_view flag,
+                         std::span<const std::string> inputs) {
+  if (auto e = ReplaceFile(path, text, inputs))
+    throw UsageError{fmt::format("{}: {}", flag, TranslatedText(e->what))};
+}
+
+int StatusAfterWrites(const CliEnv& env, std::string_view command, int status,
+                      std::initializer_list<const DurableLines*> files) {
+  const std::optional<Error> lost = FirstWriteError(files);
+  if (!lost) return status;
+  PrintError(env, fmt::format("{}: {}", command, TranslatedText(lost->what)));
+  return status == kExitOk ? kExitUsage : status;
+}
+
+void CheckOutputFlag(const std::string& path, std::string_view flag,
+                     std::span<const std::string> inputs) {
+  if (auto e = CheckOutputPath(path, inputs))
+    throw UsageError{fmt::format("{}: {}", flag, TranslatedText(e->what))};
 }
 
 }  // namespace headroom

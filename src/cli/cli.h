@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/durable_lines.h"
 #include "base/exit_status.h"
 #include "base/message.h"
 #include "base/result.h"
@@ -59,6 +61,8 @@ struct Subcommand {
 
 // Runs the command `c` on the words after its name, its output on stdout and stderr: defines
 // and parses its flags, reads the configuration (in English after --json), runs it.
+// An exception that escapes the command is caught here: one line, "headroom: COMMAND:
+// internal error: WHAT", and kExitInternal.
 int RunSubcommand(const Subcommand& c, const std::filesystem::path& default_root,
                   const std::vector<std::string>& args);
 
@@ -110,9 +114,21 @@ bool GaveJson(const CLI::App& app);
 // UsageError naming the flag.
 uint64_t SizeOrPercentFlag(const std::string& text, uint64_t total, std::string_view flag);
 
-// Writes `text` to `path` through PATH.tmp and a rename, so a reader never sees half a file;
-// failures are a UsageError naming `flag`.
-void WriteFileAtomically(const std::string& path, const std::string& text, std::string_view flag);
+// Writes `text` to `path` through a temporary file beside it and a rename, so a reader never
+// sees half a file (base/safe_file.h ReplaceFile: only a regular file or nothing is replaced,
+// never one of `inputs`); failures are a UsageError naming `flag`.
+void WriteFileAtomically(const std::string& path, const std::string& text, std::string_view flag,
+                         std::span<const std::string> inputs = {});
+// The same checks before any work starts (base/safe_file.h CheckOutputPath); a UsageError
+// naming `flag`.
+void CheckOutputFlag(const std::string& path, std::string_view flag,
+                     std::span<const std::string> inputs = {});
+
+// A command's status once its files are written: when a write to one of `files` failed (a full
+// disk), the first failure on stderr ("headroom: COMMAND: write(PATH): reason") and a success
+// turned into kExitUsage; otherwise `status` as it is. A failed write is never silent.
+int StatusAfterWrites(const CliEnv& env, std::string_view command, int status,
+                      std::initializer_list<const DurableLines*> files);
 
 // Each command: its flags (Define) and what it does with them (Run), for the table in main.cc.
 std::unique_ptr<CommandFlags> DefinePlanFlags();

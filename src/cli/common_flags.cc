@@ -18,8 +18,12 @@ CLI::Option* AddRootFlag(CLI::App& app, std::string& root) {
 SysRoot RootFromFlag(const CliEnv& env, const std::string& root) {
   if (root.empty()) return SysRoot(env.default_root);
   SysRoot given{std::filesystem::path(root)};
-  if (!std::filesystem::is_directory(given.Path("proc")))
-    throw UsageError{TrFormat("--root: {} has no proc/ directory", root)};
+  // With an error code: a root the user cannot enter is an error line, not an exception.
+  std::error_code ec;
+  const bool has_proc = std::filesystem::is_directory(given.Path("proc"), ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw UsageError{TrFormat("--root: cannot look into {}: {}", root, ec.message())};
+  if (!has_proc) throw UsageError{TrFormat("--root: {} has no proc/ directory", root)};
   return given;
 }
 

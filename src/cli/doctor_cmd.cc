@@ -90,13 +90,8 @@ void CheckPaths(const DoctorCommandFlags& f) {
     if (!std::filesystem::is_regular_file(c, ec))
       throw UsageError{TrFormat("--config: {}: no such file", c)};
   }
-  if (f.report.empty()) return;
-  const auto parent = std::filesystem::path(f.report).parent_path();
-  std::error_code ec;
-  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-    throw UsageError{
-        TrFormat("--report: {}: directory {} does not exist", f.report, parent.string())};
-  }
+  // --report replaces only a regular file or nothing, never a --config it reads.
+  if (!f.report.empty()) CheckOutputFlag(f.report, "--report", f.configs);
 }
 
 // What GatherFacts is told: the flags, the environment variables the checks need and
@@ -141,7 +136,7 @@ int RunDoctorCommand(const CliEnv& env, CommandFlags& given_flags) {
     const auto checks = RunChecks(facts);
     const DoctorVerdict verdict = OverallVerdict(checks, facts.workload);
     const std::string text = ReportJsonText(facts, checks, verdict);
-    if (!f.report.empty()) WriteFileAtomically(f.report, text, "--report");
+    if (!f.report.empty()) WriteFileAtomically(f.report, text, "--report", f.configs);
     if (f.json) {
       std::fputs(text.c_str(), env.out);
     } else {

@@ -123,7 +123,8 @@ int RunLadderCommand(const CliEnv& env, CommandFlags& given_flags) {
     // Only reads: a journal that does not exist yet holds no ladders and is not created.
     auto path = JournalPath(env, f.journal);
     if (!path) throw Refusal{TranslatedText(path.error().what)};
-    if (!std::filesystem::exists(*path)) return ShowLadders(env, nullptr, root, f.json);
+    std::error_code ec;  // unreadable: OpenJournal below names the file and the reason
+    if (!std::filesystem::exists(*path, ec) && !ec) return ShowLadders(env, nullptr, root, f.json);
     Journal journal = OpenJournal(env, f.journal, true);
     return ShowLadders(env, &journal, root, f.json);
   } catch (const UsageError& e) {

@@ -70,18 +70,6 @@ std::unique_ptr<CommandFlags> DefineReportFlags() {
   return defined;
 }
 
-namespace {
-
-// -o's directory exists (checked before anything is read).
-void CheckOutputDirectory(const std::string& out_path) {
-  const auto parent = std::filesystem::path(out_path).parent_path();
-  std::error_code ec;
-  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-    throw UsageError{TrFormat("-o: {}: directory {} does not exist", out_path, parent.string())};
-}
-
-}  // namespace
-
 int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
   auto& [app, samples_path, log_path, events_path, out_path, journal_flag, plan_args, title,
          platform_text, step_regex, run_id, json] = FlagsOf<ReportCommandFlags>(given_flags);
@@ -97,7 +85,10 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
     const std::optional<PlatformKind> forced =
         PlatformKindFor(env, platform_text, &platform_from_config);
     const std::optional<StepPattern> pattern = StepPatternFlag(step_regex);
-    if (!json) CheckOutputDirectory(out_path);
+    // -o replaces only a regular file or nothing, never one of the inputs: checked before
+    // anything is read, and again when the page is written.
+    const std::vector<std::string> inputs{samples_path, log_path, events_path};
+    if (!json) CheckOutputFlag(out_path, "-o", inputs);
     const SampleSeries samples = ReadSamplesFlag(samples_path);
     // The page's data (report --json prints it; the page's script and tests read it) is
     // English: its notes and the plan's line are written in English here, explain's verdicts
@@ -131,7 +122,7 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
     }
     auto page = FillReportTemplate(ReportTemplate(), *data);
     if (!page) throw UsageError{TranslatedText(page.error().what)};
-    WriteFileAtomically(out_path, *page, "-o");
+    WriteFileAtomically(out_path, *page, "-o", inputs);
     PrintReportWritten(env, out_path, page->size(), *data, !log_path.empty());
     return kExitOk;
   } catch (const UsageError& e) {

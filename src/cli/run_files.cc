@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "base/safe_file.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
@@ -18,23 +18,19 @@
 
 namespace headroom {
 
-// The whole file, or a UsageError naming the flag and the file.
+// The whole file, or a UsageError naming the flag and the file: a regular file only, so a FIFO
+// or a device is an error, never a hang (base/safe_file.h).
 std::string ReadWhole(const std::string& flag, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError{TrFormat("{}: open({}): {}", flag, path, std::strerror(errno))};
-  std::string text;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxFileBytes) {
-      throw UsageError{TrFormat("{}: {}: larger than {} bytes", flag, path, kMaxFileBytes)};
-    }
-  }
-  if (in.bad()) throw UsageError{TrFormat("{}: read({}): {}", flag, path, std::strerror(errno))};
-  return text;
+  auto text = ReadInputFile(path, kMaxFileBytes);
+  if (!text) throw UsageError{fmt::format("{}: {}", flag, TranslatedText(text.error().what))};
+  return std::move(*text);
 }
 
 SampleSeries ReadSamplesFlag(const std::string& path) {
+  // The type first, on a descriptor opened O_NONBLOCK: ReadSamplesCsv's stream would wait
+  // forever on a FIFO.
+  if (auto checked = OpenInput(path); !checked)
+    throw UsageError{"--samples: " + TranslatedText(checked.error().what)};
   auto read = ReadSamplesCsv(path, kMaxFileBytes);
   if (!read) throw UsageError{"--samples: " + TranslatedText(read.error().what)};
   return std::move(*read);
@@ -54,8 +50,13 @@ void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag
                   std::string_view reader) {
   auto path = JournalPath(env, journal_flag);
   if (!path) throw UsageError{"--run: " + TranslatedText(path.error().what)};
-  if (!std::filesystem::exists(*path))
+  std::error_code ec;  // an unreadable $HOME is an error line, not an exception
+  if (!std::filesystem::exists(*path, ec)) {
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      throw UsageError{
+          TrFormat("--run {}: cannot look at {}: {}", id, path->string(), ec.message())};
     throw UsageError{TrFormat("--run {}: no journal at {}", id, path->string())};
+  }
   auto journal = Journal::Open(*path, JournalOptions{.read_only = true});
   if (!journal) throw UsageError{"--run: " + TranslatedText(journal.error().what)};
   auto run = journal->FindRun(id);

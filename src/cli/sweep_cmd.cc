@@ -101,6 +101,8 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     // required (unlike guard, which only records).
     auto path = JournalPath(env, f.state);
     if (!path) throw UsageError{"--state: " + TranslatedText(path.error().what)};
+    const std::vector<std::string> journal_file{path->string()};
+    if (!f.csv.empty()) CheckOutputFlag(f.csv, "--csv", journal_file);  // before any trial
     auto journal = Journal::Open(*path);
     if (!journal) throw UsageError{TranslatedText(journal.error().what)};
     o.log_dir = SweepLogDir(f.logs, *path);
@@ -116,16 +118,20 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     // construction; its progress and warning lines on stderr are in the user's language.
     auto result = RunSweep(root, o, *journal, progress);
     if (!result) throw UsageError{TranslatedText(result.error().what)};
+    // A --csv that cannot be written is on stderr and makes a successful sweep's status
+    // kExitUsage.
+    int status = result->exit_status;
     if (auto csv = f.csv.empty() ? Result<bool>(true) : WriteSweepResultCsv(f.csv, o, *result);
         !csv) {
       PrintError(env, "sweep: " + TranslatedText(csv.error().what));
+      if (status == kExitOk) status = kExitUsage;
     }
     if (f.json) {
       std::fprintf(env.out, "%s\n", SweepResultJson(o, *result).dump(2).c_str());
     } else {
       PrintSweepResult(env.out, o, *result, *path);
     }
-    return result->exit_status;
+    return status;
   } catch (const UsageError& e) {
     PrintError(env, "sweep: " + e.message);
     return kExitUsage;

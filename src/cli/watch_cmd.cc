@@ -94,7 +94,8 @@ int RunJob(const CliEnv& env, const SysRoot& root, const WatchFlags& f, const Wa
   PrintWatchJobEnd(env, *summary, files.csv.rows(), f.out_path);
   record.Finish(summary->killed ? "killed-by-guard" : "exited", summary->exit_status,
                 files.csv.rows());
-  return summary->exit_status;
+  return StatusAfterWrites(env, "watch", summary->exit_status,
+                           {&files.csv.file(), files.events, files.log});
 }
 
 }  // namespace
@@ -108,6 +109,7 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
       throw UsageError{f.guard ? Tr("--guard: needs a command after --")
                                : Tr("--log: needs a command after --")};
     }
+    CheckWatchOutputs(f);
     std::vector<std::string> notes;
     Sampler sampler(root, GpuFromFlag(env, f.nvml_lib, notes));
     sampler.OverridePlatform(env.config.settings.platform_override());
@@ -133,7 +135,7 @@ int RunWatchCommand(const CliEnv& env, CommandFlags& given_flags) {
       (void)csv->Sync();
       PrintWatchStopped(env, *signal, csv->rows(), f.out_path);
       record.Finish("stopped", kExitOk, csv->rows());
-      return kExitOk;
+      return StatusAfterWrites(env, "watch", kExitOk, {&csv->file(), events ? &*events : nullptr});
     }
 
     return RunJob(env, root, f, {loop, *csv, events ? &*events : nullptr, log ? &*log : nullptr},

@@ -3,7 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
+#include "base/safe_file.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
@@ -83,6 +85,12 @@ GuardOptions WatchGuardOptions(const CliEnv& env, const WatchFlags& f, uint64_t 
     opt.warn_available_bytes = WarnLevelBytes(env, "", "--guard", total, opt.min_available_bytes);
   }
   return opt;
+}
+
+void CheckWatchOutputs(const WatchFlags& f) {
+  const std::vector<NamedOutput> outputs{
+      {"--out", f.out_path}, {"--events", f.events_path}, {"--log", f.log_path}};
+  if (auto refused = CheckOutputPaths(outputs)) throw UsageError{TranslatedText(refused->what)};
 }
 
 }  // namespace headroom

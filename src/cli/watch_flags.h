@@ -37,6 +37,10 @@ void AddWatchFlags(CLI::App& app, WatchFlags& flags);
 // minimum when loaded), else 30s.
 std::chrono::milliseconds WatchIntervalFlag(const CliEnv& env, std::string text);
 
+// Before any work: what --out, --events and --log name, and no two of them one file
+// (docs/cli.md, "Input and output files"); throws UsageError.
+void CheckWatchOutputs(const WatchFlags& f);
+
 // --events or --log (`flag`): a DurableLines file synced at least every `sync_period`; none
 // for "".
 std::optional<DurableLines> DurableLinesFlag(const std::string& path, const char* flag,

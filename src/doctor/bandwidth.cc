@@ -4,9 +4,11 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 #include "base/message.h"
@@ -72,19 +74,33 @@ Result<CopyMeasurement> MeasureHostCopy(const HostCopyOptions& options) {
   std::chrono::steady_clock::time_point start;
   std::barrier sync(threads + 1);
   std::vector<std::jthread> workers;
+  // Set when a thread cannot be made (RLIMIT_NPROC, a cgroup's pids.max): the ones started
+  // end after the first barrier, which the missing ones and this thread leave.
+  std::atomic<bool> abandoned{false};
   for (int t = 0; t < threads; ++t) {
     const size_t begin = slice * static_cast<size_t>(t);
     const size_t length = t == threads - 1 ? bytes - begin : slice;
-    workers.emplace_back([&, begin, length] {
+    auto work = [&, begin, length] {
       std::memset(src.data() + begin, 0x5a, length);  // first touch by the copying thread
       std::memset(dst.data() + begin, 0, length);
       sync.arrive_and_wait();
+      if (abandoned) return;
       for (int r = -1; r < options.repeats; ++r) {  // r = -1: the warm-up
         sync.arrive_and_wait();                     // start together
         std::memcpy(dst.data() + begin, src.data() + begin, length);
         sync.arrive_and_wait();  // all done
       }
-    });
+    };
+    try {
+      workers.emplace_back(work);
+    } catch (const std::system_error& e) {
+      abandoned = true;
+      for (int missing = threads - t; missing > 0; --missing) sync.arrive_and_drop();
+      sync.arrive_and_drop();  // this thread's arrival: the started ones pass and end
+      workers.clear();         // join
+      return ErrnoError(Msg("host copy: cannot start thread {} of {}", t + 1, threads),
+                        e.code().value());
+    }
   }
   sync.arrive_and_wait();  // every slice touched
   for (int r = -1; r < options.repeats; ++r) {

@@ -6,6 +6,7 @@
 #include "base/message.h"
 #include "gpu/cuda_abi.h"
 #include "gpu/dl_error.h"
+#include "gpu/library_file.h"
 
 namespace headroom {
 
@@ -61,6 +62,9 @@ std::string CudaDriver::ErrorText(int code) const {
 
 Result<std::unique_ptr<CudaDriver>> CudaDriver::Open(const std::string& library_path) {
   const std::string path = library_path.empty() ? std::string(kCudaDefaultLibrary) : library_path;
+  // A FIFO would hang dlopen and a truncated file kill it with SIGBUS: checked first.
+  if (auto wrong = CheckLibraryFile(path))
+    return Error{Msg("cuda: dlopen({0}): {1}", path, *wrong)};
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) return Error{Msg("cuda: dlopen({0}): {1}", path, DlErrorText())};

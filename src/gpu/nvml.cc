@@ -26,6 +26,7 @@
 
 #include "base/message.h"
 #include "gpu/dl_error.h"
+#include "gpu/library_file.h"
 #include "gpu/nvml_abi.h"
 
 namespace headroom {
@@ -226,6 +227,9 @@ std::string ResolveNvmlLibrary(std::string_view flag,
 
 Result<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library_path) {
   const std::string path = library_path.empty() ? std::string(kNvmlDefaultLibrary) : library_path;
+  // A FIFO would hang dlopen and a truncated file kill it with SIGBUS: checked first.
+  if (auto wrong = CheckLibraryFile(path))
+    return Error{Msg("nvml: dlopen({0}): {1}", path, *wrong)};
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   // TRANSLATORS: {0} is the library's path, {1} dlerror()'s text; a translation may say

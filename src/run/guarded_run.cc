@@ -13,6 +13,7 @@
 
 #include "base/exit_status.h"
 #include "base/message.h"
+#include "base/safe_file.h"
 #include "run/torch_cap.h"
 #include "store/recorded_run.h"
 
@@ -51,6 +52,14 @@ std::optional<RecordedRun> Record(const GuardedRunOptions& o, std::optional<Erro
 
 }  // namespace
 
+void NoteLostEvents(std::FILE* events, const std::string& path, GuardSummary& summary) {
+  if (events == nullptr || (std::fflush(events) == 0 && !std::ferror(events))) return;
+  summary.notes.push_back(
+      Msg("--events: {}: an event could not be written (is the disk full?)", path));
+  // Never silence: the job's own failure stays what it was, a success becomes a failure.
+  if (summary.exit_status == kExitOk) summary.exit_status = kExitUsage;
+}
+
 Result<GuardSummary> RunGuardedJob(const SysRoot& root, const GuardedRunOptions& o,
                                    const GuardSay& say) {
   Scoped scoped;
@@ -63,9 +72,13 @@ Result<GuardSummary> RunGuardedJob(const SysRoot& root, const GuardedRunOptions&
     guard.extra_env = scoped.cap->env;
   }
   if (!o.events_path.empty()) {
-    scoped.events = std::fopen(o.events_path.c_str(), "ae");
-    if (!scoped.events)
-      return Error{Msg("--events: cannot open {}: {}", o.events_path, ErrnoArg{errno})};
+    // A regular file or nothing, never through a symbolic link (base/safe_file.h).
+    auto opened = OpenAppendStream(o.events_path);
+    if (!opened && opened.error().errno_value != 0)
+      return Error{
+          Msg("--events: cannot open {}: {}", o.events_path, ErrnoArg{opened.error().errno_value})};
+    if (!opened) return InContext("--events", opened.error());
+    scoped.events = *opened;
   }
   std::optional<Error> journal_error;
   auto record = Record(o, journal_error);
@@ -75,6 +88,7 @@ Result<GuardSummary> RunGuardedJob(const SysRoot& root, const GuardedRunOptions&
     if (record) (void)record->Finish("error", kExitUsage, "");
     return summary;
   }
+  NoteLostEvents(scoped.events, o.events_path, *summary);  // before the status is recorded
   if (record) {
     auto done = record->Finish(
         summary->killed ? "killed-by-guard" : "exited", summary->exit_status,

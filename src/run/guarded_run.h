@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -33,6 +34,11 @@ struct GuardedRunOptions {
   std::vector<std::string> recorded_command;  // the run's command row
   GuardStartRecord guard_start;               // who guards (run/guard_record.h)
 };
+
+// After the run: when a write to the events stream `events` failed (a full disk), a note in
+// `summary` naming `path`, and a success turned into kExitUsage (never silence). Nothing for
+// a null stream.
+void NoteLostEvents(std::FILE* events, const std::string& path, GuardSummary& summary);
 
 // Runs the guard with all of the above. Errors (exit 2): the torch cap or the events file
 // could not be set up, or RunGuard's own.

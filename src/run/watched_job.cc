@@ -17,9 +17,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <memory>
 #include <thread>
 
 #include "base/message.h"
+#include "base/safe_file.h"
+#include "run/guarded_run.h"
 #include "run/job_tee.h"
 
 namespace headroom {
@@ -44,6 +47,16 @@ struct Fds {
 Result<GuardSummary> RunWatchedJob(const SysRoot& root, GuardOptions options, SampleLoop& loop,
                                    std::chrono::milliseconds interval, DurableLines* log,
                                    const WatchedJobIo& io, const GuardSay& say) {
+  // The events file watch made (a regular file: base/safe_file.h), appended to by the guard;
+  // opened before any thread starts, so that its error can return at once.
+  std::FILE* events_file = nullptr;
+  if (!io.events_path.empty()) {
+    auto opened = OpenAppendStream(io.events_path);
+    if (!opened) return InContext("--events", opened.error());
+    events_file = *opened;
+  }
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> events_closer(
+      events_file, [](std::FILE* f) { return std::fclose(f); });
   Fds fds;
   if (log && (::pipe2(fds.out, O_CLOEXEC) != 0 || ::pipe2(fds.err, O_CLOEXEC) != 0))
     return Error{Msg("pipe: {}", ErrnoArg{errno})};
@@ -68,11 +81,9 @@ Result<GuardSummary> RunWatchedJob(const SysRoot& root, GuardOptions options, Sa
   }
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
 
-  std::FILE* events_file =
-      io.events_path.empty() ? nullptr : std::fopen(io.events_path.c_str(), "ae");
   GuardEvents events(events_file);
   auto summary = RunGuard(root, options, events, say);
-  if (events_file) std::fclose(events_file);
+  if (summary) NoteLostEvents(events_file, io.events_path, *summary);
 
   // The job tree is empty: stop sampling after one last row, then drain the tee.
   WriteAll(fds.stop[1], "x");

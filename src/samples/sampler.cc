@@ -72,7 +72,7 @@ std::string NamePart(std::string_view text) {
 std::unique_ptr<Sampler::KeptFile> Sampler::OpenKept(const SysRoot& root,
                                                      const std::string& relative,
                                                      size_t max_bytes) {
-  const int fd = ::open(root.Path(relative).c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = OpenKernelFile(root.Path(relative));  // a regular file only, never waits
   if (fd < 0) return nullptr;
   auto f = std::make_unique<Sampler::KeptFile>();
   f->fd = fd;

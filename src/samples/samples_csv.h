@@ -90,6 +90,7 @@ class SamplesCsvWriter {
   Result<size_t> Append(const Sample& s);
   Result<size_t> Sync() { return file_.Sync(); }
   uint64_t rows() const { return rows_; }
+  const DurableLines& file() const { return file_; }  // its first_error() after a full disk
 
  private:
   SamplesCsvWriter(DurableLines file, size_t extra) : file_(std::move(file)), extra_(extra) {}

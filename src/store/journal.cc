@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "base/message.h"
+#include "base/safe_file.h"
 #include "base/stored_message.h"
 
 namespace headroom {
@@ -281,6 +282,14 @@ std::string_view TrialOutcomeName(TrialOutcome outcome) {
 
 Result<Journal> Journal::Open(const fs::path& path, const JournalOptions& options) {
   if (path.empty()) return Error{"journal: open(): the path is empty"};
+  // A regular file or nothing: SQLite would wait forever on a FIFO, and a symbolic-link loop
+  // is named here rather than left to SQLite's "unable to open database file".
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (!exists && errno != ENOENT) return ErrnoError("journal: open(" + path.string() + ")");
+  if (exists && !S_ISREG(st.st_mode))
+    return InContext(
+        "journal", Error{Msg("{0}: {1}, not a regular file", path.string(), FileKind(st.st_mode))});
   if (!options.read_only) {
     if (auto error = MakeParentDirs(path)) return *error;
   }

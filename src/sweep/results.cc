@@ -1,8 +1,9 @@
 #include "sweep/results.h"
 
-#include <cerrno>
-#include <fstream>
+#include <memory>
 #include <sstream>
+
+#include "base/safe_file.h"
 
 namespace headroom {
 namespace {
@@ -86,10 +87,10 @@ nlohmann::json SweepResultJson(const SweepOptions& o, const SweepResult& r) {
 
 Result<bool> WriteSweepResultCsv(const std::filesystem::path& path, const SweepOptions& options,
                                  const SweepResult& result) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) return Error{Msg("--csv: cannot write {}: {}", path.string(), ErrnoArg{errno}), errno};
-  if (!(out << SweepResultCsv(options, result) << std::flush)) {
-    return Error{Msg("--csv: writing {} failed", path.string())};
+  // Replaces only a regular file or nothing (base/safe_file), as the check before the first
+  // trial promised.
+  if (auto e = ReplaceFile(path.string(), SweepResultCsv(options, result))) {
+    return Error{Msg("--csv: {}", std::make_shared<const Message>(e->what)), e->errno_value};
   }
   return true;
 }

@@ -98,8 +98,9 @@ TEST(SweepResults, TheCsvFileIsReplacedAndAnUnwritableOneIsAnError) {
   const auto missing = dir / "no-such-dir" / "results.csv";
   auto failed = WriteSweepResultCsv(missing, f.options, f.result);
   ASSERT_FALSE(failed);
-  EXPECT_EQ(EnglishText(failed.error().what),
-            "--csv: cannot write " + missing.string() + ": No such file or directory");
+  EXPECT_EQ(EnglishText(failed.error().what), "--csv: " + missing.string() + ": directory " +
+                                                  missing.parent_path().string() +
+                                                  " does not exist");
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 
 #include "base/bytes.h"
 #include "base/message.h"
+#include "base/safe_file.h"
 #include "run/pidfd.h"
 #include "store/recorded_run.h"
 #include "sweep/trial.h"
@@ -285,10 +286,9 @@ class SweepRun {
     }
     for (const auto& w : resume_warnings) progress.Warn(w, res.warnings);
     res.trial_log_dir = opt.log_dir / std::to_string(res.run_id);
-    std::error_code ec;
-    fs::create_directories(res.trial_log_dir, ec);
-    if (ec)
-      return Error{Msg("sweep: cannot create {}: {}", res.trial_log_dir.string(), ec.message())};
+    // 0700 whatever the umask: trial logs can hold a job's secrets (base/safe_file.h).
+    if (auto made = CreatePrivateDirectories(res.trial_log_dir.string()))
+      return InContext("sweep", *made);
     res.launched_total = res.reused;  // skipped rows are not replayed, so these all ran
 
     sweep_start = clock.Now();

@@ -126,7 +126,9 @@ std::optional<uint64_t> ParseVmstatValue(std::string_view text, std::string_view
 }
 
 Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
-  const int log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // O_NOFOLLOW: a link planted at a trial log's name is never written through.
+  const int log_fd =
+      ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (log_fd < 0) return ErrnoError(Msg("cannot open the trial log {}", spec.log_path.string()));
   GuardOptions g;
   g.command = spec.command;

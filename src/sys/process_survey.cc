@@ -143,7 +143,7 @@ std::optional<std::string> ParseCgroupV2Path(std::string_view text) {
 std::optional<FilePrefix> ReadFilePrefix(const SysRoot& root, std::string_view relative,
                                          size_t max_bytes) {
   const std::string path = root.Path(relative).string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = OpenKernelFile(path);  // a regular file only, never waits
   if (fd < 0) return std::nullopt;
   FilePrefix out;
   char buf[8192];

@@ -129,8 +129,10 @@ std::optional<std::vector<ProcStat>> DescendantsByChildLinks(const SysRoot& root
     ::closedir(tasks);
   }
   // No children file even for the ancestor itself: the kernel lacks CONFIG_PROC_CHILDREN.
-  if (!any_children_file && !std::filesystem::exists(root.Path(
-                                fmt::format("proc/{}/task/{}/children", ancestor, ancestor)))) {
+  std::error_code ec;  // an unreadable root reads as no children file, never an exception
+  if (!any_children_file &&
+      !std::filesystem::exists(
+          root.Path(fmt::format("proc/{}/task/{}/children", ancestor, ancestor)), ec)) {
     return std::nullopt;
   }
   return out;

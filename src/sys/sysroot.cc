@@ -1,11 +1,13 @@
 #include "sys/sysroot.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "base/message.h"
+#include "base/safe_file.h"
 
 namespace headroom {
 
@@ -13,11 +15,28 @@ Result<std::string> SysRoot::ReadFile(std::string_view relative, size_t max_byte
   return ReadFileCapped(Path(relative), max_bytes);
 }
 
-Result<std::string> ReadFileCapped(const std::filesystem::path& file, size_t max_bytes) {
-  const std::string path = file.string();
+int OpenKernelFile(const std::filesystem::path& path) {
   // O_NONBLOCK: a FIFO planted where a file should be must not hang the reader.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return -1;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  return fd;
+}
+
+Result<std::string> ReadFileCapped(const std::filesystem::path& file, size_t max_bytes) {
+  const std::string path = file.string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return ErrnoError(Msg("cannot read {}: open", path));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{Msg("{0}: {1}, not a regular file", path, FileKind(st.st_mode))};
+  }
   std::string out;
   char buf[8192];
   for (;;) {

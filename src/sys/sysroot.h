@@ -27,6 +27,12 @@ class SysRoot {
   std::filesystem::path root_;
 };
 
+// Opens a kernel file (or anything a reader treats as one) read-only: O_NONBLOCK, so a FIFO
+// planted in a fixture tree cannot hang it, then fstat: anything but a regular file (FIFO,
+// socket, device, directory) is refused with errno EINVAL. /proc, /sys and cgroup files are
+// regular files. -1 on failure, errno set; the caller closes the descriptor.
+int OpenKernelFile(const std::filesystem::path& path);
+
 // The same read for a path outside any root (a Python environment, a config file): the
 // whole file up to `max_bytes`, an error beyond it. Never blocks on a FIFO.
 Result<std::string> ReadFileCapped(const std::filesystem::path& path, size_t max_bytes = 1 << 20);

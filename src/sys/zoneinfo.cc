@@ -58,7 +58,7 @@ std::optional<uint64_t> ParsePerCpuFreePages(std::string_view text) {
 }
 
 PerCpuFreeReader::PerCpuFreeReader(const SysRoot& root) {
-  fd_ = ::open(root.Path("proc/zoneinfo").c_str(), O_RDONLY | O_CLOEXEC);
+  fd_ = OpenKernelFile(root.Path("proc/zoneinfo"));  // a regular file only, never waits
   const long page = ::sysconf(_SC_PAGESIZE);
   if (page > 0) page_bytes_ = static_cast<uint64_t>(page);
   buffer_.resize(64 * 1024);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "run_cli.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
@@ -145,6 +147,7 @@ TEST(HelpCli, HelpRefusesAnUnknownCommandInOneLine) {
 // Each command's man page names every flag its --help names, and groff reads it without a
 // warning.
 TEST(HelpCli, ManPageOfEachCommandHasEveryFlagOfItsHelp) {
+  const testing::TempDir scratch("help-man");  // private: no fixed names in /tmp
   for (const auto& c : ListedCommands()) {
     const auto page = RunCli({"help", "--man", c, "--date", "2026-01-02"});
     ASSERT_EQ(page.status, 0) << c << ": " << page.err;
@@ -158,7 +161,7 @@ TEST(HelpCli, ManPageOfEachCommandHasEveryFlagOfItsHelp) {
     EXPECT_FALSE(flags.empty()) << c;
     for (const auto& f : flags)
       EXPECT_NE(page.out.find(RoffFlag(f)), std::string::npos) << c << " " << f;
-    const std::string tmp = ::testing::TempDir() + "/headroom-" + c + ".1";
+    const std::string tmp = scratch.File("headroom-" + c + ".1");
     std::ofstream(tmp) << page.out;
     const auto groff = RunProgram({"groff", "-man", "-Tutf8", "-ww", "-z", tmp});
     EXPECT_EQ(groff.status, 0) << c;
@@ -237,6 +240,7 @@ std::string WithoutBreakPoints(std::string page) {
 // The same pages in Traditional Chinese: headings and descriptions translated, every flag
 // still there, groff silent on the UTF-8 text, and the build's zh_TW pages the binary's own.
 TEST(HelpCli, ManPagesInTraditionalChinese) {
+  const testing::TempDir scratch("help-man-zh");  // private: no fixed names in /tmp
   const std::vector<std::string> zh = {"LANGUAGE=zh_TW", "LC_ALL=C.UTF-8"};
   auto main_page = RunCli({"help", "--man", "--date", "2026-01-02"}, 20000, zh);
   ASSERT_EQ(main_page.status, 0) << main_page.err;
@@ -271,7 +275,7 @@ TEST(HelpCli, ManPagesInTraditionalChinese) {
     for (const auto& sub : Subcommands(c)) flags.merge(HelpFlags({c, sub}));
     for (const auto& f : flags)
       EXPECT_NE(text.find(RoffFlag(f)), std::string::npos) << c << " " << f;
-    const std::string tmp = ::testing::TempDir() + "/headroom-" + c + ".zh_TW.1";
+    const std::string tmp = scratch.File("headroom-" + c + ".zh_TW.1");
     std::ofstream(tmp) << page.out;
     const auto groff = RunProgram({"groff", "-Kutf8", "-man", "-Tutf8", "-ww", "-z", tmp});
     EXPECT_EQ(groff.status, 0) << c;
@@ -292,14 +296,13 @@ TEST(HelpCli, ManPagesInTraditionalChinese) {
 }
 
 TEST(HelpCli, ManDirWritesOnePagePerCommand) {
-  const std::string dir = ::testing::TempDir() + "/headroom-man-" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
+  const testing::TempDir scratch("help-man-dir");
+  const std::string dir = scratch.File("man");
   const auto r = RunCli({"help", "--man-dir", dir});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir + "/headroom.1"));
   for (const auto& c : ListedCommands())
     EXPECT_TRUE(std::filesystem::exists(dir + "/headroom-" + c + ".1")) << c;
-  std::filesystem::remove_all(dir);
 }
 
 // Completes the words in real bash with the generated script: what COMPREPLY holds.
@@ -334,12 +337,11 @@ TEST(HelpCli, BashCompletesCommandsFlagsSubcommandsAndModels) {
     }
   }
   // A path flag completes file names; a size completes nothing.
-  const std::string dir = ::testing::TempDir() + "/bashcomp-" + std::to_string(getpid());
-  std::filesystem::create_directories(dir);
+  const testing::TempDir scratch("bashcomp");
+  const std::string dir = scratch.path().string();
   std::ofstream(dir + "/journal-a.db") << "";
   EXPECT_EQ(BashComplete("headroom guard --journal " + dir + "/jour"), dir + "/journal-a.db\n");
   EXPECT_EQ(BashComplete("headroom guard --min-available "), "\n");
-  std::filesystem::remove_all(dir);
 }
 
 // zsh's completion system, for real: an interactive zsh in a detached tmux, TAB pressed.
@@ -351,8 +353,8 @@ class ZshInTmux : public ::testing::Test {
     if (RunProgram({"tmux", "-V"}).status != 0)
       GTEST_SKIP() << "no tmux (scripts/install-deps installs it)";
     socket_ = "headroom-zsh-" + std::to_string(getpid());
-    home_ = ::testing::TempDir() + "/" + socket_;
-    std::filesystem::create_directories(home_);
+    home_dir_.emplace("zsh-home");  // private, removed with the fixture
+    home_ = home_dir_->path().string();
     // compinit finds _headroom on fpath; -u: no ownership questions in a test.
     std::ofstream(home_ + "/.zshrc")
         << "fpath=(" << kDocsDir << "/completions $fpath)\n"
@@ -383,6 +385,7 @@ class ZshInTmux : public ::testing::Test {
   void Press(const std::string& key) { RunProgram({"tmux", "-L", socket_, "send-keys", key}); }
   void ClearLine() { Press("C-u"); }
 
+  std::optional<testing::TempDir> home_dir_;
   std::string socket_, home_;
 };
 
