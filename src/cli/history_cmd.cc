@@ -21,6 +21,8 @@
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "run/guard_record.h"
+#include "store/abandoned_runs.h"
 #include "store/journal.h"
 
 namespace headroom {
@@ -208,6 +210,10 @@ int RunHistory(const CliEnv& env, CommandFlags& given_flags) {
       auto recent = journal->RecentRuns(max_runs);
       if (!recent) throw UsageError{TranslatedText(recent.error().what)};
       runs = std::move(*recent);
+      // A run whose recording process died stays "running" in the journal: shown abandoned.
+      MarkAbandonedRuns(*journal, runs, LocalHostName(), [](pid_t pid, std::optional<uint64_t> t) {
+        return ProcessAlive(SysRoot("/"), pid, t);
+      });
     } else if (ec) {
       throw UsageError{TrFormat("journal: stat({}): {}", path->string(), ec.message())};
     }
