@@ -312,7 +312,8 @@ bool EndsTheJob(int sig) {
 // RSS comes with it (wait4's ru_maxrss, KiB), exact where the sampled tree sum can miss a
 // short peak.
 // Reaps after a SIGCHLD or once the job's pidfd is readable (a thread of the caller that
-// does not block SIGCHLD can take the signal), so an idle wakeup costs a poll and a pread.
+// does not block SIGCHLD can take the signal), so an idle wakeup costs an epoll_wait and a
+// pread.
 void ForwardAndReap(Child& child, bool signals_ready, bool job_exited, double now_s,
                     GuardState& state, GuardSummary& sum, GuardEvents& events) {
   bool reap = job_exited || child.pidfd() < 0;
