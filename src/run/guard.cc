@@ -55,11 +55,12 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // Summing the tree's RSS walks the tree's /proc files (about 10 us per process): every
-// 250 ms near the level, every 10 s far from it, where idle CPU matters more than a finer
+// 250 ms near the level, every 60 s far from it, where idle CPU matters more than a finer
 // peak (far from the level the pool is not the tree's to fill; the exit's rusage adds each
-// reaped process's own peak).
+// reaped process's own peak). At 10 s it was a sixth of an idle guard's CPU, the part that
+// kept it above earlyoom's (docs/guard-benchmark.md, 2026-12-02).
 constexpr double kRssSampleNearSeconds = 0.25;
-constexpr double kRssSampleFarSeconds = 10.0;
+constexpr double kRssSampleFarSeconds = 60.0;
 
 double MonoSeconds() {
   timespec ts{};

@@ -83,7 +83,7 @@ struct GuardSummary {
   uint64_t start_available_bytes = 0;
   uint64_t lowest_available_bytes = 0;
   uint64_t peak_pool_use_bytes = 0;  // MemTotal - lowest MemAvailable
-  // The tree's RSS summed every 250 ms (2 s far from the level), or the largest single
+  // The tree's RSS summed every 250 ms (60 s far from the level), or the largest single
   // process's own peak (ru_maxrss as it is reaped), whichever is larger.
   uint64_t peak_tree_rss_bytes = 0;
   // With count_per_cpu_free: MemAvailable + per-CPU free pages, at the start and lowest.
