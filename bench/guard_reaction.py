@@ -34,6 +34,8 @@ Method (docs/guard-benchmark.md, "Method"):
     B ...), after a warm-up that touches and frees 6 GiB; runs of 1 GB/s and up are preceded
     by a 5 GiB pre-touch (free page reporting on a VM returns idle memory to the host, and
     faulting it back runs at ~1 GB/s). First, 60 s idle per guard: its CPU time.
+  * --ignore-term: the balloon ignores SIGTERM and keeps filling (a PyTorch process blocked in
+    a CUDA call behaves so); the figure is how far below T MemAvailable ends ("lowest").
 
 Needs: Linux, root or a writable v1 memory cgroup for the backstop (optional), cc, the
 headroom and balloon binaries (cmake --build BUILD --target headroom balloon) and, for the
@@ -591,7 +593,7 @@ def run_one(cfg, guard, rate_label, rate_arg, rep, run_index, workdir):
     balloon_argv = backstop.wrap([
         cfg.balloon, "--cap", str(CAP_BYTES), "--rate", rate_arg, "--mode", cfg.mode,
         "--timeout", f"{BALLOON_TIMEOUT_S}s", "--progress", prog_path, "--pidfile", pid_path,
-        "--oom-score-adj", "1000"])
+        "--oom-score-adj", "1000"] + (["--ignore-term"] if cfg.ignore_term else []))
 
     sampler = Sampler(cfg.sampler, samp_path, BALLOON_TIMEOUT_S + 30)
     eo = job = watcher = None
@@ -1023,6 +1025,9 @@ def main():
     ap.add_argument("--idle-seconds", type=float, default=60,
                     help="idle CPU measurement per guard, seconds (0 to skip; default 60)")
     ap.add_argument("--grace", default="3s", help="our guard's --grace (default 3s)")
+    ap.add_argument("--ignore-term", action="store_true",
+                    help="the balloon ignores SIGTERM and keeps filling through the grace "
+                         "(a job blocked in a driver call); lowest MemAvailable is the figure")
     ap.add_argument("--mode", default="thp", choices=["thp", "anon"], help="balloon mode (default thp)")
     ap.add_argument("--warmup-passes", type=int, default=1,
                     help="touch and free 6 GiB this many times first (default 1)")

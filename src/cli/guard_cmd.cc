@@ -2,6 +2,7 @@
 // GuardedRunOptions (run/guard_request.h) -> RunGuardedJob -> one summary line (or JSON) and
 // the job's exit status (kExitGuardKilled when the guard killed it).
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -96,8 +97,10 @@ int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
     // What RunGuard records is English by construction (the --events lines, the summary's
     // reasons and cgroup); its notes and warning lines are messages, rendered here for the
     // terminal and by GuardSummaryJson in English for the journal and --json.
+    // A closed stderr (a `tee` that died) is a note, never the guard's end (docs/guard.md).
+    std::signal(SIGPIPE, SIG_IGN);
     auto summary = RunGuardedJob(root, o, [&](const Message& line) {
-      std::fprintf(env.err, "%s\n", TranslatedText(line).c_str());
+      return std::fprintf(env.err, "%s\n", TranslatedText(line).c_str()) >= 0;
     });
     if (!summary) throw UsageError{TranslatedText(summary.error().what)};
     if (f.json) {

@@ -13,6 +13,7 @@
 #include "cli/history_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "run/guard_record.h"
 #include "store/run_history.h"
 
 namespace headroom {
@@ -56,7 +57,10 @@ int RunHistory(const CliEnv& env, CommandFlags& given_flags) {
     auto path = JournalPath(env, journal_flag);
     if (!path) throw UsageError{TranslatedText(path.error().what)};
 
-    auto runs = ReadRunHistory(*path, max_runs);
+    // A run whose recording process died stays "running" in the journal: shown abandoned.
+    auto runs = ReadRunHistory(*path, max_runs, LocalHostName(), [](pid_t pid, auto start) {
+      return ProcessAlive(SysRoot("/"), pid, start);
+    });
     if (!runs) throw UsageError{TranslatedText(runs.error().what)};
     if (json) {
       PrintJson(env, RunHistoryJson(*path, *runs));

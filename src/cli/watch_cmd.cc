@@ -84,9 +84,11 @@ int RunJob(const CliEnv& env, const SysRoot& root, const WatchFlags& f, const Wa
     record.Guarding(SysRoot(env.default_root), opt.min_available_bytes, opt.warn_available_bytes);
   // As in `headroom guard`: the --events lines RunGuard writes are English by construction;
   // its warning lines on stderr are in the user's language.
-  auto summary = RunWatchedJob(
-      root, opt, files.loop, interval, files.log, {fileno(env.out), fileno(env.err), f.events_path},
-      [&](const Message& line) { std::fprintf(env.err, "%s\n", TranslatedText(line).c_str()); });
+  auto summary =
+      RunWatchedJob(root, opt, files.loop, interval, files.log,
+                    {fileno(env.out), fileno(env.err), f.events_path}, [&](const Message& line) {
+                      return std::fprintf(env.err, "%s\n", TranslatedText(line).c_str()) >= 0;
+                    });
   (void)files.csv.Sync();
   if (files.events) (void)files.events->Sync();
   if (files.log) (void)files.log->Sync();

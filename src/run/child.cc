@@ -55,7 +55,9 @@ void OwnedFd::reset(int fd) {
 SignalScope::SignalScope() {
   sigset_t mask;
   sigemptyset(&mask);
-  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE}) {
+    sigaddset(&mask, s);
+  }
   ::pthread_sigmask(SIG_BLOCK, &mask, &old_mask_);
   fd_.reset(::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK));
 }
@@ -91,7 +93,8 @@ Child::Child(Child&& other) noexcept
       anchor_(other.anchor_),
       attached_(other.attached_),
       status_(other.status_),
-      kill_pidfds_(std::move(other.kill_pidfds_)) {
+      kill_pidfds_(std::move(other.kill_pidfds_)),
+      known_(std::move(other.known_)) {
   other.cgroup_.reset();
   other.pid_ = 0;
 }
@@ -131,6 +134,10 @@ Result<Child> Child::Spawn(const SysRoot& root, ChildSpec spec) {
   if (pid < 0) return ErrnoError("fork");
   if (pid == 0) {
     ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+    // The job starts with SIGPIPE at its default action, whatever the guard set for itself.
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(SIGPIPE, &dfl, nullptr);
     ::setsid();  // own session and process group
     if (spec.kill_with_guard) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -185,15 +192,26 @@ bool Child::running() const { return attached_ ? alive() : !status_.has_value();
 
 std::vector<ProcStat> Child::Members() const {
   std::vector<ProcStat> out;
+  const pid_t self = ::getpid();
+  auto listed = [&](pid_t pid) {
+    return std::any_of(out.begin(), out.end(), [&](const ProcStat& p) { return p.pid == pid; });
+  };
   for (auto& d : Descendants(*root_, anchor_)) {
-    if (d.state != 'Z' && d.state != 'X') out.push_back(d);
+    if (d.state != 'Z' && d.state != 'X' && d.pid != self) out.push_back(d);
   }
   if (attached_ && alive()) {
     if (auto s = ReadProcStat(*root_, pid_)) out.push_back(*s);
   }
+  for (const Known& k : known_) {
+    pollfd p{k.pidfd.get(), POLLIN, 0};
+    if (listed(k.stat.pid) || ::poll(&p, 1, 0) != 0) continue;  // listed, or exited
+    if (auto s = ReadProcStat(*root_, k.stat.pid); s && s->state != 'Z' && s->state != 'X') {
+      out.push_back(*s);
+    }
+  }
   if (cgroup_) {
     for (pid_t pid : cgroup_->Pids()) {
-      if (std::none_of(out.begin(), out.end(), [&](const ProcStat& p) { return p.pid == pid; })) {
+      if (!listed(pid) && pid != self) {
         if (auto s = ReadProcStat(*root_, pid); s && s->state != 'Z') out.push_back(*s);
       }
     }
@@ -202,19 +220,26 @@ std::vector<ProcStat> Child::Members() const {
 }
 
 int Child::Signal(int sig) {
+  // The whole tree first, each member by a verified pidfd; only then any signal.
+  std::vector<OwnedFd> targets;
+  for (const ProcStat& m : Members()) {
+    if (m.pid == pid_ && pidfd_.get() >= 0) continue;  // signalled through its own pidfd below
+    auto fd = OpenVerifiedPidfd(*root_, m.pid, m.starttime_ticks);
+    if (!fd) continue;
+    if (attached_ && std::none_of(known_.begin(), known_.end(), [&](const Known& k) {
+          return k.stat.pid == m.pid && k.stat.starttime_ticks == m.starttime_ticks;
+        })) {
+      known_.push_back({m, OwnedFd(::fcntl(*fd, F_DUPFD_CLOEXEC, 0))});
+    }
+    targets.emplace_back(*fd);
+  }
   int n = 0;
   if (sig == SIGKILL && cgroup_ && cgroup_->is_v2()) cgroup_->KillAll(*root_);
   if (alive() && PidfdSendSignal(pidfd_.get(), sig) == 0) ++n;
-  for (const ProcStat& m : Members()) {
-    if (m.pid == pid_ && pidfd_.get() >= 0) continue;  // signalled through its own pidfd above
-    auto fd = OpenVerifiedPidfd(*root_, m.pid, m.starttime_ticks);
-    if (!fd) continue;
-    if (PidfdSendSignal(*fd, sig) == 0) ++n;
-    if (sig == SIGKILL && kill_pidfds_.size() < kMaxReleasePidfds) {
-      kill_pidfds_.push_back(*fd);
-    } else {
-      ::close(*fd);
-    }
+  for (OwnedFd& fd : targets) {
+    if (PidfdSendSignal(fd.get(), sig) == 0) ++n;
+    if (sig == SIGKILL && kill_pidfds_.size() < kMaxReleasePidfds)
+      kill_pidfds_.push_back(fd.release());
   }
   if (sig == SIGKILL && cgroup_ && !cgroup_->is_v2()) cgroup_->KillAll(*root_);
   return n;

@@ -46,8 +46,10 @@ class OwnedFd {
   int fd_ = -1;
 };
 
-// SIGCHLD, SIGINT, SIGTERM and SIGHUP blocked for the calling thread and read through a
-// signalfd; the destructor closes it and puts back the mask the thread had.
+// SIGCHLD, the signals that end the job (INT, TERM, HUP, QUIT) and those the guard ignores
+// (USR1, USR2, ALRM, PIPE) blocked for the calling thread and read through a signalfd, so none
+// of them ends the guard and leaves the job unguarded (docs/guard.md, "Signals to the
+// guard"); the destructor closes it and puts back the mask the thread had.
 class SignalScope {
  public:
   SignalScope();
@@ -109,7 +111,10 @@ class Child {
   // (spawned: the guard is the child subreaper) or below the attached process, and the
   // cgroup's processes.
   std::vector<ProcStat> Members() const;
-  // Sends `sig` to every member through pidfds; returns how many were signalled.
+  // Sends `sig` to every member through pidfds; returns how many were signalled. The whole
+  // tree is listed (and a pidfd opened for each) before any of it is signalled, so children
+  // of a process that dies of the signal cannot re-parent away first. An attached job's
+  // members stay known by their pidfds once listed, wherever they re-parent to.
   int Signal(int sig);
   // process_mrelease on what was just SIGKILLed, off the calling thread.
   void ReleaseMemoryInBackground();
@@ -129,6 +134,13 @@ class Child {
   bool attached_ = false;
   std::optional<int> status_;
   std::vector<int> kill_pidfds_;  // SIGKILLed members, for process_mrelease
+  // Attached: every member listed so far with its pidfd (their parent may die and leave them
+  // re-parented to init, out of the tree below the attached process).
+  struct Known {
+    ProcStat stat;
+    OwnedFd pidfd;
+  };
+  std::vector<Known> known_;
 };
 
 }  // namespace headroom

@@ -5,8 +5,9 @@
 //  - The loop is read, decide, act, record: the decisions (reason, signal, escalation, the
 //    period: 10 ms near the level, up to 1 s far from it) are run/kill_policy.h's, the job
 //    and everything it holds (pidfd, cgroup, signal mask) run/child.h's.
-//  - The guard waits in poll() on a signalfd (SIGCHLD, INT, TERM, HUP) and the PSI trigger
-//    descriptors, with the period as the timeout: one wakeup per period, no spinning.
+//  - The guard waits in epoll_wait on a set registered once: a signalfd (SIGCHLD, the
+//    signals it forwards or ignores), the PSI trigger descriptors and the job's pidfd, with
+//    the period as the timeout: one wakeup per period, no spinning.
 //  - The tree: the guard is the job's child subreaper, so descendants that setsid or
 //    double-fork are re-parented to it and stay visible; the job's cgroup (where one could
 //    be made) catches everything else. Signals go through pidfds opened from a PID and
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -52,11 +55,12 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // Summing the tree's RSS walks the tree's /proc files (about 10 us per process): every
-// 250 ms near the level, every 10 s far from it, where idle CPU matters more than a finer
+// 250 ms near the level, every 60 s far from it, where idle CPU matters more than a finer
 // peak (far from the level the pool is not the tree's to fill; the exit's rusage adds each
-// reaped process's own peak).
+// reaped process's own peak). At 10 s it was a sixth of an idle guard's CPU, the part that
+// kept it above earlyoom's (docs/guard-benchmark.md, 2026-12-02).
 constexpr double kRssSampleNearSeconds = 0.25;
-constexpr double kRssSampleFarSeconds = 10.0;
+constexpr double kRssSampleFarSeconds = 60.0;
 
 double MonoSeconds() {
   timespec ts{};
@@ -79,6 +83,58 @@ class AvailableReader {
  private:
   OwnedFd fd_;
   char buf_[16384];
+};
+
+// The descriptors the guard waits on (the signalfd, the PSI triggers, the job's pidfd),
+// registered once in an epoll set: an idle wakeup is one epoll_wait and one pread, without a
+// poll's registration and removal of every descriptor at every call, the larger part of an
+// idle wakeup's kernel time on this project's VM (docs/guard-benchmark.md). Without epoll
+// (it cannot fail short of running out of descriptors) it polls the same descriptors.
+class WakeSet {
+ public:
+  enum Slot : uint32_t { kSignals = 1, kPsiSome = 2, kPsiFull = 4, kJob = 8 };
+  WakeSet(int signal_fd, int some_fd, int full_fd, int job_fd)
+      : ep_(::epoll_create1(EPOLL_CLOEXEC)),
+        fds_{{{signal_fd, POLLIN, 0},
+              {some_fd, POLLPRI, 0},
+              {full_fd, POLLPRI, 0},
+              {job_fd, POLLIN, 0}}} {
+    for (uint32_t i = 0; i < fds_.size(); ++i) Add(i);
+  }
+  // The job's own process exited: its pidfd stays readable, so it leaves the set.
+  void DropJob() {
+    if (fds_[3].fd < 0) return;
+    if (ep_.get() >= 0) ::epoll_ctl(ep_.get(), EPOLL_CTL_DEL, fds_[3].fd, nullptr);
+    fds_[3].fd = -1;
+  }
+  // Sleeps up to `timeout` or until a descriptor is ready; the ready slots.
+  uint32_t Wait(std::chrono::milliseconds timeout) {
+    const int ms = static_cast<int>(timeout.count());
+    uint32_t ready = 0;
+    if (ep_.get() >= 0) {
+      epoll_event events[4];
+      const int n = ::epoll_wait(ep_.get(), events, 4, ms);
+      for (int i = 0; i < n; ++i) ready |= events[i].data.u32;
+      return ready;
+    }
+    ::poll(fds_.data(), fds_.size(), ms);
+    for (uint32_t i = 0; i < fds_.size(); ++i) {
+      if (fds_[i].revents & fds_[i].events) ready |= 1U << i;
+    }
+    return ready;
+  }
+
+ private:
+  void Add(uint32_t i) {
+    if (ep_.get() < 0 || fds_[i].fd < 0) return;
+    epoll_event e{};
+    e.events = fds_[i].events == POLLPRI ? EPOLLPRI : EPOLLIN;
+    e.data.u32 = 1U << i;
+    ::epoll_ctl(ep_.get(), EPOLL_CTL_ADD, fds_[i].fd, &e);
+  }
+
+  OwnedFd ep_;
+  std::array<pollfd, 4> fds_;
 };
 
 // Opens a PSI trigger (Documentation/accounting/psi.rst): "<some|full> <stall us> <window
@@ -141,9 +197,28 @@ std::optional<JobCgroup> MakeJobCgroup(const SysRoot& root, const GuardOptions& 
   return std::move(*cg);
 }
 
+// Why --pid cannot name this process, or nullopt: init, the guard itself and its ancestors
+// (their tree holds the guard, so each signal it passed on would come back to it). The
+// guard's own line is read from the real /proc whatever the root.
+std::optional<Message> RefusedAttach(pid_t pid) {
+  if (pid == 1) return Msg("--pid 1: is init; the guard does not take the whole machine");
+  if (pid == ::getpid()) return Msg("--pid {}: is the guard itself", pid);
+  const SysRoot real("/");
+  pid_t p = ::getppid();
+  for (int depth = 0; p > 1 && depth < 4096; ++depth) {
+    if (p == pid)
+      return Msg("--pid {}: is an ancestor of the guard (its tree holds the guard)", pid);
+    const auto stat = ReadProcStat(real, p);
+    if (!stat) break;
+    p = stat->ppid;
+  }
+  return std::nullopt;
+}
+
 // The job: attached, or spawned under the guard as its child subreaper.
 Result<Child> StartJob(const SysRoot& root, const GuardOptions& opt, GuardSummary& sum) {
   if (opt.attach_pid) {
+    if (auto why = RefusedAttach(*opt.attach_pid)) return Error{*why};
     auto child = Child::Attach(root, *opt.attach_pid);
     if (!child) return Error{Msg("--pid {}: no such process (or not permitted)", *opt.attach_pid)};
     sum.cgroup = "none (--pid: the process was started elsewhere)";
@@ -208,32 +283,52 @@ void RecordWarning(const GuardOptions& opt, uint64_t available, bool& warned, Gu
     ++sum.warnings;
     events.Emit("warn",
                 {{"available_bytes", available}, {"warn_below_bytes", opt.warn_available_bytes}});
-    if (say) {
-      say(
-          Msg("headroom guard: warning: MemAvailable {:.2f} GiB is below the warning level "
-              "{:.2f} GiB",
-              static_cast<double>(available) / (1 << 30),
-              static_cast<double>(opt.warn_available_bytes) / (1 << 30)));
+    const bool said =
+        !say ||
+        say(Msg("headroom guard: warning: MemAvailable {:.2f} GiB is below the warning level "
+                "{:.2f} GiB",
+                static_cast<double>(available) / (1 << 30),
+                static_cast<double>(opt.warn_available_bytes) / (1 << 30)));
+    if (!said && !sum.say_failed) {
+      sum.say_failed = true;
+      AddNote(sum, Msg("a warning line could not be written (stderr closed or full); the guard "
+                       "carried on"));
+      events.Emit("note", {{"text", EnglishText(sum.notes.back())}});
     }
   } else if (available >= opt.warn_available_bytes) {
     warned = false;
   }
 }
 
+// What the guard does with a signal sent to it (docs/guard.md, "Signals to the guard"):
+// INT, TERM, HUP and QUIT are requests to end the job, passed on to the whole tree (a second
+// one after the grace is SIGKILL, run/kill_policy.h); USR1, USR2, ALRM and PIPE are ignored
+// (their default action would end the guard and leave the job unguarded; a SIGPIPE comes from
+// a write of the guard's own, whose failure is a note).
+bool EndsTheJob(int sig) {
+  return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+}
+
 // Signals to the guard go to the job tree; every exited process is reaped, and its own peak
 // RSS comes with it (wait4's ru_maxrss, KiB), exact where the sampled tree sum can miss a
 // short peak.
 // Reaps after a SIGCHLD or once the job's pidfd is readable (a thread of the caller that
-// does not block SIGCHLD can take the signal), so an idle wakeup costs a poll and a pread.
-void ForwardAndReap(Child& child, bool signals_ready, bool job_exited, GuardSummary& sum,
-                    GuardEvents& events) {
+// does not block SIGCHLD can take the signal), so an idle wakeup costs an epoll_wait and a
+// pread.
+void ForwardAndReap(Child& child, bool signals_ready, bool job_exited, double now_s,
+                    GuardState& state, GuardSummary& sum, GuardEvents& events) {
   bool reap = job_exited || child.pidfd() < 0;
   while (auto s = signals_ready ? child.signals().Next() : std::nullopt) {
     if (*s == SIGCHLD) {
       reap = true;
       continue;
     }
+    if (!EndsTheJob(*s)) {
+      events.Emit("ignored", {{"signal", *s}});
+      continue;
+    }
     if (!sum.forwarded_signal) sum.forwarded_signal = *s;
+    KillPolicy::Forwarded(state, now_s);
     const int n = child.Signal(*s);
     events.Emit("forward", {{"signal", *s}, {"processes", n}});
   }
@@ -279,8 +374,13 @@ void Act(const KillDecision& d, const GuardState& state, const GuardReading& r,
     case GuardAction::kEscalate: {
       const int n = child.Signal(SIGKILL);
       child.ReleaseMemoryInBackground();
-      if (state.triggered) sum.signal_path = "SIGTERM, SIGKILL after grace";
-      events.Emit("kill", {{"processes", n}, {"after_term_s", r.now_s - state.term_s}});
+      if (state.triggered) {
+        sum.signal_path = d.reason == "crossing" ? "SIGTERM, SIGKILL at the level"
+                                                 : "SIGTERM, SIGKILL after grace";
+      }
+      events.Emit(
+          "kill",
+          {{"processes", n}, {"after_term_s", r.now_s - state.term_s}, {"reason", d.reason}});
       break;
     }
     case GuardAction::kCleanup:
@@ -373,21 +473,19 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
   bool warned = false;
   double crossing_s = 0, last_rss_s = -1, last_tick_s = state.start_s;
   const double tick_s = std::chrono::duration<double>(opt.tick_period).count();
+  WakeSet wake(child->signals().fd(), psi.some.get(), psi.full.get(), child->pidfd());
   for (;;) {
     // The job's pidfd only while it runs: an exited process's pidfd stays readable.
-    pollfd fds[4] = {{child->signals().fd(), POLLIN, 0},
-                     {psi.some.get(), POLLPRI, 0},
-                     {psi.full.get(), POLLPRI, 0},
-                     {child->running() ? child->pidfd() : -1, POLLIN, 0}};
-    ::poll(fds, 4, static_cast<int>(state.period.count()));
+    if (!child->running()) wake.DropJob();
+    const uint32_t ready = wake.Wait(state.period);
     // Read.
     GuardReading r;
     r.now_s = MonoSeconds();
-    ForwardAndReap(*child, (fds[0].revents & POLLIN) != 0, (fds[3].revents & POLLIN) != 0, sum,
-                   events);
-    if (fds[1].revents & POLLPRI)
+    ForwardAndReap(*child, (ready & WakeSet::kSignals) != 0, (ready & WakeSet::kJob) != 0, r.now_s,
+                   state, sum, events);
+    if (ready & WakeSet::kPsiSome)
       events.Emit("pressure", {{"kind", "some"}, {"stall_ms_per_s", 150}});
-    r.psi_full = (fds[2].revents & POLLPRI) != 0;
+    r.psi_full = (ready & WakeSet::kPsiFull) != 0;
     const auto reading = reader.Read();
     ++sum.polls;
     r.available_bytes = reading.value_or(state.last_available_bytes);

@@ -53,9 +53,10 @@ struct GuardOptions {
   // Where the job's stdout and stderr go (-1: inherited). The guard does not close them.
   int stdout_fd = -1;
   int stderr_fd = -1;
-  // The job's first process gets SIGKILL if the guard dies (PR_SET_PDEATHSIG), so a sweep
-  // killed with SIGKILL does not leave its trial running.
-  bool kill_with_guard = false;
+  // The job's first process gets SIGKILL if the guard dies (PR_SET_PDEATHSIG), so a guard,
+  // watch or sweep killed with SIGKILL does not leave its job running unguarded
+  // (docs/guard.md, "Signals to the guard").
+  bool kill_with_guard = true;
   // Called from the watch loop about every `tick_period` with the latest reading (for a
   // progress line); must be quick.
   std::function<void(uint64_t available_bytes, double elapsed_s)> on_tick;
@@ -71,8 +72,10 @@ struct GuardSummary {
   bool timed_out = false;               // the job ran past GuardOptions::timeout and was ended
   std::optional<int> forwarded_signal;  // the first INT/TERM/HUP the guard passed to the job
   std::string kill_reason;              // "memavailable", "projected", "psi"
-  std::string signal_path;  // "SIGTERM", "SIGTERM, SIGKILL after grace", "SIGKILL at once"
-  int exit_status = 0;      // what `headroom guard` exits with
+  // "SIGTERM", "SIGTERM, SIGKILL after grace", "SIGTERM, SIGKILL at the level" (the job kept
+  // filling the pool after SIGTERM), "SIGKILL at once"
+  std::string signal_path;
+  int exit_status = 0;  // what `headroom guard` exits with
   std::optional<int> job_exit_code;
   std::optional<int> job_signal;
   double duration_s = 0;
@@ -80,7 +83,7 @@ struct GuardSummary {
   uint64_t start_available_bytes = 0;
   uint64_t lowest_available_bytes = 0;
   uint64_t peak_pool_use_bytes = 0;  // MemTotal - lowest MemAvailable
-  // The tree's RSS summed every 250 ms (2 s far from the level), or the largest single
+  // The tree's RSS summed every 250 ms (60 s far from the level), or the largest single
   // process's own peak (ru_maxrss as it is reaped), whichever is larger.
   uint64_t peak_tree_rss_bytes = 0;
   // With count_per_cpu_free: MemAvailable + per-CPU free pages, at the start and lowest.
@@ -97,6 +100,7 @@ struct GuardSummary {
   std::vector<Message> notes;
   uint64_t warnings = 0;
   uint64_t polls = 0;
+  bool say_failed = false;  // a warning line could not be written (the note says so once)
 };
 
 // Where events go: JSON lines with wall and monotonic timestamps (or nowhere). A line is
@@ -112,8 +116,9 @@ class GuardEvents {
 };
 
 // Where the guard's one-line warnings go as it runs (the caller renders them: the terminal
-// in the user's language); none: nowhere.
-using GuardSay = std::function<void(const Message& line)>;
+// in the user's language); none: nowhere. Returns false when the line could not be written
+// (a closed pipe, a full disk): the guard carries on and says so in a note.
+using GuardSay = std::function<bool(const Message& line)>;
 
 // Runs the guard to the end. Errors (exit 2): the command cannot be run, the PID does not
 // exist, /proc/meminfo cannot be opened. The events file is written in English.

@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -34,6 +36,25 @@ std::optional<std::string> ReadSmall(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// How many names a guard tries: `name`, then `name`-1 ... -15.
+constexpr int kMaxNames = 16;
+
+// A directory of this process's own below `base`'s parent: `base`, else `base`-1, -2 ... A
+// directory of that name left by an earlier process with the same PID is never adopted: when
+// it holds no process and no child group, rmdir removes it and it is made afresh (its owner
+// is gone: it had this PID); when it still holds processes (an orphaned job), the next name.
+// nullopt with errno set when none could be made.
+std::optional<std::string> MakeOwnDir(const std::string& base) {
+  for (int n = 0; n < kMaxNames; ++n) {
+    const std::string dir = n == 0 ? base : fmt::format("{}-{}", base, n);
+    if (::mkdir(dir.c_str(), 0755) == 0) return dir;
+    if (errno != EEXIST) return std::nullopt;
+    if (::rmdir(dir.c_str()) == 0 && ::mkdir(dir.c_str(), 0755) == 0) return dir;
+  }
+  errno = EEXIST;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -103,13 +124,14 @@ Result<JobCgroup> JobCgroup::Create(const SysRoot& root, const std::string& name
       why += fmt::format("{}{}: not mounted", why.empty() ? "" : "; ", what);
       return std::nullopt;
     }
-    const std::string dir = fmt::format("{}{}/{}", mount, *own == "/" ? "" : *own, name);
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      why += fmt::format("{}{}: mkdir({}): {}", why.empty() ? "" : "; ", what, dir,
+    const std::string base = fmt::format("{}{}/{}", mount, *own == "/" ? "" : *own, name);
+    const auto dir = MakeOwnDir(base);
+    if (!dir) {
+      why += fmt::format("{}{}: mkdir({}): {}", why.empty() ? "" : "; ", what, base,
                          std::strerror(errno));
       return std::nullopt;
     }
-    JobCgroup cg(dir, v2);
+    JobCgroup cg(*dir, v2);
     if (v2 && cg.kill_fd_ < 0) {
       why +=
           fmt::format("{}{}: no cgroup.kill (kernel before 5.14)", why.empty() ? "" : "; ", what);

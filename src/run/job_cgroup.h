@@ -33,7 +33,10 @@ CgroupPaths ParseProcCgroup(std::string_view proc_self_cgroup);
 
 class JobCgroup {
  public:
-  // Makes <our cgroup>/<name> in v2, else in the v1 memory hierarchy.
+  // Makes <our cgroup>/<name> in v2, else in the v1 memory hierarchy. Never adopts a
+  // leftover directory of that name: an empty one is removed and made afresh, one that still
+  // holds processes (an orphaned job, which a cgroup.kill would reach) is left alone and the
+  // cgroup is <name>-1, -2 ... instead.
   static Result<JobCgroup> Create(const SysRoot& root, const std::string& name);
   JobCgroup(JobCgroup&& other) noexcept;
   JobCgroup& operator=(JobCgroup&&) = delete;

@@ -47,6 +47,11 @@ struct GuardState {
   bool killed_hard = false;              // SIGKILL sent
   double deadline_s = 0;                 // SIGKILL once reached, after a SIGTERM
   double term_s = 0;                     // when that SIGTERM went
+  uint64_t term_available_bytes = 0;     // MemAvailable at a memory reason's SIGTERM
+  int64_t last_fall_bytes = 0;           // how far the last reading fell below the one before
+  // INT, TERM, HUP or QUIT sent to the guard and passed on to the job: how many, the first.
+  int forwards = 0;
+  double first_forward_s = 0;
 };
 
 // One reading, taken by the loop after each sleep.
@@ -64,14 +69,17 @@ enum class GuardAction {
   kTrigger,   // a memory reason: SIGTERM, or SIGKILL at once when severe
   kTimeout,   // the job ran past the timeout: SIGTERM
   kCleanup,   // the job exited and left processes behind: SIGTERM
-  kEscalate,  // SIGTERM went out and the grace ran out (or memory fell below half): SIGKILL
+  kEscalate,  // SIGTERM went out and the grace ran out, memory fell below half the level, the
+              // job kept filling the pool up to the level, or the guard was asked twice: SIGKILL
   kDone,      // the job is gone and its tree is empty
 };
 
 struct KillDecision {
   GuardAction action = GuardAction::kNone;
   int signal = 0;  // SIGTERM or SIGKILL; 0 for kNone and kDone
-  // kTrigger: "memavailable", "projected" or "psi" (the events' and the summary's words).
+  // kTrigger: "memavailable", "projected" or "psi"; kEscalate: "grace", "half" (below half
+  // the level), "crossing" (still filling at the level) or "repeated" (a second signal to
+  // the guard once the grace since the first ran out). The events' and the summary's words.
   std::string_view reason;
   bool severe = false;  // kTrigger with SIGKILL at once
   std::chrono::milliseconds next_period{10};
@@ -85,6 +93,9 @@ struct KillPolicy {
   // no grace, its escalation.
   static KillDecision Decide(const GuardState& state, const GuardReading& reading,
                              const KillPolicyOptions& options);
+  // The guard was sent INT, TERM, HUP or QUIT at `now_s` and passed it on to the job. A
+  // second one, once the grace since the first has run out, calls for SIGKILL.
+  static void Forwarded(GuardState& state, double now_s);
   // The state after the loop acted on `decision` at `reading`.
   static void Apply(GuardState& state, const KillDecision& decision, const GuardReading& reading,
                     const KillPolicyOptions& options);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <vector>
 
 namespace headroom {
 namespace {
@@ -325,6 +326,155 @@ TEST(KillPolicy, TheNoneDecisionCarriesThePeriodThatApplyKeeps) {
   EXPECT_EQ(d.next_period, milliseconds(1000));
   KillPolicy::Apply(s, d, r, Options());
   EXPECT_EQ(s.period, milliseconds(1000));
+}
+
+// One reading as the loop takes it: observed, then decided and applied until nothing is left
+// to do; returns the decisions that acted (kNone's period applied last).
+std::vector<KillDecision> Feed(GuardState& s, const KillPolicyOptions& o, double now_s,
+                               uint64_t available) {
+  const GuardReading r = Reading(now_s, available);
+  KillPolicy::Observe(s, r);
+  std::vector<KillDecision> acted;
+  for (KillDecision d = KillPolicy::Decide(s, r, o);; d = KillPolicy::Decide(s, r, o)) {
+    KillPolicy::Apply(s, d, r, o);
+    if (d.action == GuardAction::kNone || d.action == GuardAction::kDone) break;
+    acted.push_back(d);
+  }
+  return acted;
+}
+
+TEST(KillPolicy, AJobStillFillingAfterSigtermIsKilledAtTheLevelNotAfterTheGrace) {
+  // 1 GB/s, a reading every 10 ms (10 MB each), from 200 MB above the 4 GiB level.
+  const KillPolicyOptions o = Options();
+  const uint64_t level = o.min_available_bytes;
+  GuardState s = State(level + 210'000'000);
+  s.last_reading_s = 99.99;
+  s.fall_rate_bytes_per_s = 1e9;
+  double term_at = 0, kill_at = 0;
+  uint64_t kill_available = 0;
+  for (int i = 0; i < 100 && kill_at == 0; ++i) {
+    const double now = 100.0 + 0.01 * i;
+    const uint64_t available = level + 200'000'000 - 10'000'000ULL * i;
+    for (const KillDecision& d : Feed(s, o, now, available)) {
+      if (d.action == GuardAction::kTrigger) {
+        EXPECT_EQ(d.signal, SIGTERM);
+        term_at = now;
+      }
+      if (d.action == GuardAction::kEscalate) {
+        EXPECT_EQ(d.reason, "crossing");
+        kill_at = now;
+        kill_available = available;
+      }
+    }
+  }
+  ASSERT_GT(term_at, 0);
+  ASSERT_GT(kill_at, term_at);
+  // Well inside the 3 s grace, and no more than 64 MiB below the level.
+  EXPECT_LT(kill_at - term_at, 0.1);
+  EXPECT_GT(kill_available + (64ULL << 20), level);
+  EXPECT_TRUE(s.killed_hard);
+}
+
+TEST(KillPolicy, AJobThatStopsFillingAtSigtermKeepsItsGrace) {
+  const KillPolicyOptions o = Options();
+  const uint64_t level = o.min_available_bytes;
+  GuardState s = State(level + 30'000'000);
+  s.last_reading_s = 99.99;
+  s.fall_rate_bytes_per_s = 1e9;
+  auto acted = Feed(s, o, 100.0, level + 15'000'000);  // projected (15 ms away): SIGTERM
+  ASSERT_EQ(acted.size(), 1u);
+  EXPECT_EQ(acted[0].action, GuardAction::kTrigger);
+  // It stops; MemAvailable wobbles by a few MiB (other processes), down as well as up.
+  for (int i = 1; i < 299; ++i) {
+    const uint64_t wobble = (i % 2) ? 3'000'000 : 0;
+    EXPECT_TRUE(Feed(s, o, 100.0 + 0.01 * i, level + 13'000'000 - wobble).empty()) << i;
+  }
+  acted = Feed(s, o, 103.0, level + 13'000'000);
+  ASSERT_EQ(acted.size(), 1u);
+  EXPECT_EQ(acted[0].action, GuardAction::kEscalate);
+  EXPECT_EQ(acted[0].reason, "grace");
+}
+
+TEST(KillPolicy, BelowTheLevelAtSigtermAFurtherFallPastTheSlackIsSigkill) {
+  const KillPolicyOptions o = Options();
+  const uint64_t level = o.min_available_bytes;
+  GuardState s = State(level - 100'000'000);
+  s.last_reading_s = 99.99;
+  auto acted = Feed(s, o, 100.0, level - 100'000'000);  // below the level: SIGTERM
+  ASSERT_EQ(acted.size(), 1u);
+  EXPECT_EQ(acted[0].reason, "memavailable");
+  EXPECT_EQ(s.term_available_bytes, level - 100'000'000);
+  // 10 MB further (within the 16 MiB slack): still the grace.
+  EXPECT_TRUE(Feed(s, o, 100.01, level - 110'000'000).empty());
+  // 20 MB further, still falling: SIGKILL.
+  acted = Feed(s, o, 100.02, level - 120'000'000);
+  ASSERT_EQ(acted.size(), 1u);
+  EXPECT_EQ(acted[0].action, GuardAction::kEscalate);
+  EXPECT_EQ(acted[0].reason, "crossing");
+}
+
+TEST(KillPolicy, ASlowDriftAfterSigtermKeepsTheGrace) {
+  // The job stopped at SIGTERM; the rest of the machine (a build) takes 60 MB/s. With 500 ms
+  // of grace that ends 30 MB past the level at most: within the 64 MiB budget, no SIGKILL.
+  KillPolicyOptions o = Options();
+  o.grace = milliseconds(500);
+  const uint64_t level = o.min_available_bytes;
+  GuardState s = State(level + 25'000'000);
+  s.last_reading_s = 99.99;
+  s.fall_rate_bytes_per_s = 1e9;
+  ASSERT_EQ(Feed(s, o, 100.0, level + 15'000'000).size(), 1u);  // projected: SIGTERM
+  for (int i = 1; i < 50; ++i) {
+    const uint64_t drift = 600'000ULL * i;  // 0.6 MB per 10 ms
+    EXPECT_TRUE(Feed(s, o, 100.0 + 0.01 * i, level + 15'000'000 - drift).empty()) << i;
+  }
+  const auto acted = Feed(s, o, 100.5, level - 15'000'000);
+  ASSERT_EQ(acted.size(), 1u);
+  EXPECT_EQ(acted[0].reason, "grace");
+}
+
+TEST(KillPolicy, ARisingReadingAfterSigtermIsNotStillFilling) {
+  const KillPolicyOptions o = Options();
+  const uint64_t level = o.min_available_bytes;
+  GuardState s = State(level - 100'000'000);
+  s.last_reading_s = 99.99;
+  ASSERT_EQ(Feed(s, o, 100.0, level - 100'000'000).size(), 1u);
+  // It fell 50 MB at once (a cache refilled elsewhere), then comes back: not still falling.
+  s.last_available_bytes = level - 200'000'000;
+  s.last_reading_s = 100.005;
+  EXPECT_TRUE(Feed(s, o, 100.01, level - 150'000'000).empty());
+}
+
+TEST(KillPolicy, ASingleForwardedSignalNeverEscalates) {
+  const KillPolicyOptions o = Options();
+  GuardState s = State();
+  KillPolicy::Forwarded(s, 100.0);
+  EXPECT_EQ(s.forwards, 1);
+  EXPECT_DOUBLE_EQ(s.term_s, 100.0);
+  for (double t : {101.0, 103.5, 200.0}) {
+    EXPECT_EQ(KillPolicy::Decide(s, Reading(t, 50 * kGiB), o).action, GuardAction::kNone) << t;
+  }
+}
+
+TEST(KillPolicy, ARepeatedForwardedSignalIsSigkillOnceTheGraceSinceTheFirstRanOut) {
+  const KillPolicyOptions o = Options();
+  GuardState s = State();
+  KillPolicy::Forwarded(s, 100.0);
+  KillPolicy::Forwarded(s, 101.0);  // within the grace: it waits for the grace to end
+  auto d = KillPolicy::Decide(s, Reading(102.9, 50 * kGiB), o);
+  EXPECT_EQ(d.action, GuardAction::kNone);
+  EXPECT_EQ(d.next_period, milliseconds(10));  // so the end of the grace is seen on time
+  const auto r = Reading(103.0, 50 * kGiB);
+  d = KillPolicy::Decide(s, r, o);
+  EXPECT_EQ(d.action, GuardAction::kEscalate);
+  EXPECT_EQ(d.signal, SIGKILL);
+  EXPECT_EQ(d.reason, "repeated");
+  KillPolicy::Apply(s, d, r, o);
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(103.1, 50 * kGiB), o).action, GuardAction::kNone);
+  // A second signal after the grace: SIGKILL at the next reading.
+  GuardState late = State();
+  KillPolicy::Forwarded(late, 100.0);
+  KillPolicy::Forwarded(late, 110.0);
+  EXPECT_EQ(KillPolicy::Decide(late, Reading(110.01, 50 * kGiB), o).action, GuardAction::kEscalate);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 
 namespace headroom {
 
-Result<std::vector<RunRow>> ReadRunHistory(const std::filesystem::path& path, int max_runs) {
+Result<std::vector<RunRow>> ReadRunHistory(const std::filesystem::path& path, int max_runs,
+                                           std::string_view this_host,
+                                           const ProcessAliveCheck& alive) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     if (ec) return Error{Msg("journal: stat({}): {}", path.string(), ErrnoArg{ec.value()})};
@@ -16,7 +18,9 @@ Result<std::vector<RunRow>> ReadRunHistory(const std::filesystem::path& path, in
   }
   auto journal = Journal::Open(path, JournalOptions{.read_only = true});
   if (!journal) return journal.error();
-  return journal->RecentRuns(max_runs);
+  auto runs = journal->RecentRuns(max_runs);
+  if (runs && alive) MarkAbandonedRuns(*journal, *runs, this_host, alive);
+  return runs;
 }
 
 std::optional<double> RunDurationSeconds(const RunRow& run) {

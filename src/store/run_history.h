@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
+#include "store/abandoned_runs.h"
 #include "store/journal.h"
 
 namespace headroom {
@@ -16,8 +18,12 @@ namespace headroom {
 inline constexpr int kRunHistorySchemaVersion = 1;
 
 // At most `max_runs` (>= 1) runs of the journal at `path`, newest first; none when the
-// file does not exist (it is not created). An error when it cannot be stat'ed or read.
-Result<std::vector<RunRow>> ReadRunHistory(const std::filesystem::path& path, int max_runs);
+// file does not exist (it is not created). An error when it cannot be stat'ed or read. With
+// `alive`, a "running" run whose recorder on `this_host` is gone reads as abandoned
+// (store/abandoned_runs.h).
+Result<std::vector<RunRow>> ReadRunHistory(const std::filesystem::path& path, int max_runs,
+                                           std::string_view this_host = {},
+                                           const ProcessAliveCheck& alive = nullptr);
 
 // Seconds from start to end; nullopt while running, or when either time does not parse or
 // the end is before the start (a clock set back, a hand edit).

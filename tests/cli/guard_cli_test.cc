@@ -249,18 +249,41 @@ TEST(GuardCli, KillsEveryDescendantIncludingEscapees) {
 }
 
 TEST(GuardCli, ASigtermIgnoringJobDiesBySigkillAfterTheGrace) {
+  // The job stops growing at SIGTERM but does not exit (--stop-on-term): it keeps its grace. A
+  // job that keeps filling the pool is killed at the level instead (the test below).
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
   const auto r = RunUntilTheLevelIsReached([&] {
     return RunGuarded(
         Guarded({"--json", "--grace", "500ms", "--min-available", LevelBelowNow(512ULL << 20)},
-                {"--cap", "3G", "--rate", "512M", "--ignore-term", "--timeout", "20s", "--pidfile",
+                {"--cap", "3G", "--rate", "512M", "--stop-on-term", "--timeout", "20s", "--pidfile",
                  dir.File("pids")}));
   });
   ASSERT_EQ(r.status, 99) << r.out << r.err;
   const auto j = Json(r);
   EXPECT_EQ(j["signal_path"], "SIGTERM, SIGKILL after grace");
   EXPECT_GE(j["crossing_to_empty_ms"].get<double>(), 450);
+  for (pid_t p : ReadPids(dir.File("pids"))) EXPECT_FALSE(Alive(p)) << p;
+}
+
+TEST(GuardCli, ASigtermIgnoringJobThatKeepsFillingIsKilledAtTheLevel) {
+  // Issue 16: at 1 GB/s a job that ignores SIGTERM ended 415-429 MiB below the level with a 1 s
+  // grace. Now SIGKILL goes at the level, long before the 3 s grace ends.
+  TempDir dir;
+  PidfileReaper reaper{dir.File("pids")};
+  uint64_t level = 0;
+  const auto r = RunUntilTheLevelIsReached([&] {
+    level = SettledAvailable() - (1ULL << 30);
+    return RunGuarded(Guarded({"--json", "--grace", "3s", "--min-available", std::to_string(level)},
+                              {"--cap", "2560M", "--rate", "1G", "--ignore-term", "--timeout",
+                               "20s", "--pidfile", dir.File("pids")}));
+  });
+  ASSERT_EQ(r.status, 99) << r.out << r.err;
+  const auto j = Json(r);
+  EXPECT_EQ(j["signal_path"], "SIGTERM, SIGKILL at the level");
+  EXPECT_LT(j["crossing_to_empty_ms"].get<double>(), 1500);
+  // bench/guard_reaction.py measures it within 64 MiB; 160 MiB leaves room for a loaded machine.
+  EXPECT_GT(j["lowest_available_bytes"].get<uint64_t>() + (160ULL << 20), level);
   for (pid_t p : ReadPids(dir.File("pids"))) EXPECT_FALSE(Alive(p)) << p;
 }
 

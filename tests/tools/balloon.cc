@@ -65,6 +65,8 @@ std::atomic_ref<uint64_t> Atomic(uint64_t& field) { return std::atomic_ref<uint6
 // The one namespace-level mutable: a signal handler can reach nothing else. Set once, before
 // the handler is installed, and never changed.
 ProgressHeader* g_progress = nullptr;
+// --stop-on-term: set by the SIGTERM handler, read by the workers' loops.
+volatile sig_atomic_t g_stop_growing = 0;
 
 uint64_t NowNs() {
   timespec ts{};
@@ -88,6 +90,18 @@ extern "C" void OnSigterm(int) {
     }
   }
   _exit(kExitTerm);
+}
+
+// --stop-on-term: the signal's arrival is recorded as OnSigterm records it; the process then
+// touches nothing more and holds what it has until SIGKILL or --timeout.
+extern "C" void OnSigtermStop(int) {
+  if (ProgressHeader* p = g_progress) {
+    uint64_t expected = 0;
+    if (Atomic(p->t_term_ns).compare_exchange_strong(expected, NowNs())) {
+      Atomic(p->bytes_term).store(Atomic(p->bytes).load());
+    }
+  }
+  g_stop_growing = 1;
 }
 
 // The shared progress record: the --progress file, or anonymous shared memory without one
@@ -170,8 +184,9 @@ int RunWorker(const Options& o, uint64_t share, uint64_t rate, uint64_t deadline
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   const double ns_per_byte = rate > 0 ? 1e9 / static_cast<double>(rate) : 0;
   uint64_t done = 0, due_ns = NowNs();
-  while (done < share) {
+  while (done < share && !g_stop_growing) {
     if (rate > 0) SleepUntil(std::min(due_ns, deadline_ns));
+    if (g_stop_growing) break;
     if (NowNs() >= deadline_ns) return kExitOk;  // too slow to reach the cap: still bounded
     const uint64_t n = std::min(kChunkBytes, share - done);
     if (memfd >= 0) {
@@ -192,7 +207,8 @@ int RunWorker(const Options& o, uint64_t share, uint64_t rate, uint64_t deadline
     const uint64_t now = NowNs();
     due_ns = std::max(due_ns, now > n_ns ? now - n_ns : 0) + n_ns;
   }
-  SleepUntil(o.hold_ns ? std::min(NowNs() + *o.hold_ns, deadline_ns) : deadline_ns);
+  SleepUntil(o.hold_ns && !g_stop_growing ? std::min(NowNs() + *o.hold_ns, deadline_ns)
+                                          : deadline_ns);
   return kExitOk;
 }
 
@@ -239,7 +255,8 @@ int main(int argc, char** argv) {
 
   signal(SIGPIPE, SIG_IGN);  // a harness that closes our stdout must not kill the balloon
   g_progress = progress;
-  signal(SIGTERM, o.ignore_term ? SIG_IGN : OnSigterm);  // children inherit either
+  // Children inherit each.
+  signal(SIGTERM, o.ignore_term ? SIG_IGN : o.stop_on_term ? OnSigtermStop : OnSigterm);
   if (o.oom_score_adj) {
     const std::string text = std::to_string(*o.oom_score_adj);
     const int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);

@@ -82,6 +82,8 @@ Allocates and touches memory at a set rate up to a cap, then holds it. A test to
   --double-fork         each child double-forks; the grandchild is reparented
   --no-pdeathsig        plain children do not die with the parent (escapees never do)
   --ignore-term         ignore SIGTERM: only SIGKILL (or --timeout) ends it
+  --stop-on-term        on SIGTERM stop touching memory and hold it: only SIGKILL (or
+                        --timeout) ends it
   --oom-score-adj N     write N to /proc/self/oom_score_adj (a failure is noted, not fatal)
   --progress FILE       shared binary progress record (layout: balloon_progress.h)
   --pidfile FILE        every long-lived pid, one per line, appended as each starts
@@ -114,6 +116,7 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
                               : flag == "--double-fork"  ? &o.double_fork
                               : flag == "--no-pdeathsig" ? &o.no_pdeathsig
                               : flag == "--ignore-term"  ? &o.ignore_term
+                              : flag == "--stop-on-term" ? &o.stop_on_term
                               : flag == "--allow-large"  ? &o.allow_large
                               : flag == "--help"         ? &o.help
                                                          : nullptr;

@@ -19,6 +19,7 @@ struct Options {
   uint64_t timeout_ns = 60 * kNsPerS;
   int children = 0;
   bool setsid = false, double_fork = false, no_pdeathsig = false, ignore_term = false;
+  bool stop_on_term = false;  // on SIGTERM: stop growing, hold until SIGKILL or --timeout
   bool allow_large = false, help = false;
   std::optional<int> oom_score_adj;
   std::string progress_path, pidfile_path;
