@@ -45,8 +45,6 @@ bool LocaleIsUtf8() {
          (std::strcmp(codeset, "UTF-8") == 0 || std::strcmp(codeset, "utf8") == 0);
 }
 
-}  // namespace
-
 // SIGINT, SIGTERM and SIGHUP blocked and read from a signalfd for the life of the object,
 // the mask as it was afterwards: batch frames end on them with status 0, as docs/top.md says
 // (they used to kill the process: 130, 143, 129).
@@ -95,6 +93,8 @@ class StopSignals {
   sigset_t mask_{}, old_{};
   int fd_ = -1;
 };
+
+}  // namespace
 
 int RunTopBatch(const CliEnv& env, TopCollector& collector, const TopFlags& flags,
                 const std::string& host) {
