@@ -13,7 +13,7 @@
 //   BM_ParseStamped      the mixed log with an arrival stamp on every segment, as
 //                        `headroom watch --log` writes it (new vector each time)
 //   BM_ParseNoise    noise lines only: the cost of rejecting what is not a step
-//   BM_ParseRegex    a --step-regex over a 10 MB slice, for the price of std::regex
+//   BM_ParseRegex    a --step-regex over a 10 MB slice, for the price of RE2
 //   BM_StepTimes     StepTimes over the records of the mixed log
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>

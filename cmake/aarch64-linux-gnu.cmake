@@ -9,6 +9,8 @@ set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 # Multiarch: arm64 libraries and their CMake packages are in /usr/lib/aarch64-linux-gnu.
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+# pkg-config (RE2) reads the arm64 .pc files, not the build machine's.
+set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig)
 # The arm64 loader and libc are installed by libc6:arm64 at their native paths, so qemu
 # needs no -L prefix.
 find_program(HEADROOM_QEMU_AARCH64 qemu-aarch64-static REQUIRED)

@@ -69,6 +69,10 @@ set(HEADROOM_UNITS_CODE [[
 string(CONFIGURE "${HEADROOM_UNITS_CODE}" HEADROOM_UNITS_CODE @ONLY)
 install(CODE "${HEADROOM_UNITS_CODE}")
 
+# The shipped units parsed: one journal for watch and export, the watch unit hardened.
+add_test(NAME SystemdUnits COMMAND ${PROJECT_SOURCE_DIR}/tests/install/systemd_units_test.sh
+         ${PROJECT_SOURCE_DIR})
+
 # The package and the install tree, checked where they are meant for: a native build without
 # sanitizers (an ASan binary is not what anyone installs; a cross build's binary does not run
 # here without an emulator).

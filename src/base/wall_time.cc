@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <charconv>
+#include <cstdint>
 
 namespace headroom {
 namespace {
@@ -67,6 +68,11 @@ std::optional<WallTime> ParseUtcIso8601(std::string_view text) {
   const time_t secs = timegm(&u);
   // timegm normalises "Feb 31" to March 3; a date that comes back changed did not exist.
   if (u.tm_mday != *day || u.tm_mon != *month - 1) return std::nullopt;
+  // Seconds whose nanoseconds fit an int64 with a day to spare, so that the conversion below
+  // and an offset applied after it stay defined (a year 1000 or 9999 overflowed).
+  // A WallTime holds 1677-09-21 to 2262-04-11; 1677-09-22 to 2262-04-10 are read.
+  constexpr time_t kLimitSeconds = INT64_MAX / 1'000'000'000 - 86'400;
+  if (secs < -kLimitSeconds || secs > kLimitSeconds) return std::nullopt;
   return WallTime(
       std::chrono::duration_cast<WallTime::duration>(std::chrono::seconds(secs) + fraction));
 }

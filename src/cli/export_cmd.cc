@@ -37,12 +37,13 @@ struct ExportCommandFlags final : CommandFlags {
                   "memory, the journal's guard kills and warnings, and the platform. GPU memory "
                   "on GB10 comes from /proc/meminfo, labelled source=\"meminfo\". Prometheus text "
                   "format, or OpenMetrics when the scraper asks for it.\n\n"
-                  "Read-only; loopback only unless --listen names another address (a warning is "
-                  "printed). SIGTERM, SIGINT or SIGHUP stop it cleanly.\n\n"
+                  "Read-only; loopback only: another --listen address needs --allow-remote as "
+                  "well (and a warning is printed). SIGTERM, SIGINT or SIGHUP stop it "
+                  "cleanly.\n\n"
                   "exit status: 0 stopped by a signal; 1 could not listen; 2 usage error"),
                "headroom export"};
   std::string listen = "127.0.0.1:9464", interval_text, nvml_lib, journal_flag, root_dir;
-  bool no_journal = false;
+  bool no_journal = false, allow_remote = false;
   CLI::App& App() override { return app; }
 };
 
@@ -50,9 +51,12 @@ struct ExportCommandFlags final : CommandFlags {
 
 std::unique_ptr<CommandFlags> DefineExportFlags() {
   auto defined = std::make_unique<ExportCommandFlags>();
-  auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal] = *defined;
+  auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal, allow_remote] =
+      *defined;
   app.add_option("--listen", listen,
                  Tr("HOST:PORT to serve on (default 127.0.0.1:9464; port 0 picks a free one)"));
+  app.add_flag("--allow-remote", allow_remote,
+               Tr("let --listen name an address other machines can reach (not loopback)"));
   app.add_option(
       "--interval", interval_text,
       Tr("sampling period, 100ms to 1h (default 1s, or [export] interval in config.toml)"));
@@ -94,6 +98,12 @@ int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
   try {
     auto address = ParseListenAddress(flags.listen);
     if (!address) throw UsageError{TranslatedText(address.error().what)};
+    if (!IsLoopbackHost(address->first) && !flags.allow_remote) {
+      throw UsageError{TrFormat(
+          "--listen: {} is not a loopback address: /metrics shows process names and memory "
+          "figures; add --allow-remote to serve other machines",
+          address->first)};
+    }
     const ExportSamplerConfig config = ConfigFromFlags(env, flags);
     const int sfd = OpenStopSignalFd();  // before the sampler starts: every thread blocks them
     if (sfd < 0) {

@@ -153,8 +153,12 @@ void ReadJsonTime(const Member& m, StepRecord* r) {
     if (!r->elapsed_seconds) r->elapsed_seconds = v;
     return;
   }
-  r->time = UnixTime(*v >= 1e11 ? *v / 1000 : *v);
-  if (r->time) r->time_source = StepTimeSource::kLine;
+  // A time past the range is not taken, and leaves a time an earlier key gave as it was: it
+  // must not clear the time and keep its source (a "_timestamp" in year 3610).
+  if (const std::optional<WallTime> t = UnixTime(*v >= 1e11 ? *v / 1000 : *v)) {
+    r->time = t;
+    r->time_source = StepTimeSource::kLine;
+  }
 }
 
 }  // namespace

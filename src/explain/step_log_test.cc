@@ -262,6 +262,22 @@ TEST(StepLogJson, TimestampStringsMillisecondsAndElapsed) {
   EXPECT_EQ(One(R"({"_step": 7, "_runtime": 3.5, "_timestamp": 1764410400})").elapsed_seconds, 3.5);
 }
 
+TEST(StepLogJson, ATimePastTheRangeLeavesNoSourceWithoutATime) {
+  // Found by fuzzing: a "_timestamp" in the year 3610 after a valid "timestamp" cleared the
+  // time and kept its source. The far one is not taken, in either order.
+  for (const char* line : {R"({"step": 1, "timestamp": 1764410400, "_timestamp": 51750000000})",
+                           R"({"step": 1, "_timestamp": 51750000000, "timestamp": 1764410400})"}) {
+    SCOPED_TRACE(line);
+    const StepRecord r = One(line);
+    ASSERT_TRUE(r.time);
+    EXPECT_EQ(FormatUtcIso8601(*r.time), "2025-11-29T10:00:00.000Z");
+    EXPECT_EQ(r.time_source, StepTimeSource::kLine);
+  }
+  const StepRecord far = One(R"({"step": 1, "_timestamp": 51750000000})");
+  EXPECT_FALSE(far.time);
+  EXPECT_EQ(far.time_source, StepTimeSource::kNone);
+}
+
 TEST(StepLogJson, PythonNanIsKeptAndNestingSkipped) {
   EXPECT_TRUE(std::isnan(*One(R"({"step": 4, "loss": NaN, "extra": {"a": [1, {"b": 2}]}})").loss));
   EXPECT_EQ(One(R"({"step": 4, "loss": -Infinity})").loss, -INFINITY);

@@ -1,28 +1,33 @@
 // StepPattern: a user's --step-regex, for logs none of the built-in formats read.
 //
-// Grammar: ECMAScript regular expressions as std::regex reads them, searched anywhere in a
-// segment (regex_search) after the arrival prefix and launcher tags are removed. Groups:
+// Grammar: RE2's (docs/explain-logs.md "--step-regex"), searched anywhere in a segment after
+// the arrival prefix and launcher tags are removed. RE2 matches in time linear in the line,
+// whatever the pattern: no backtracking, so no backreferences and no lookaround. Groups:
 //   - named: (?<step>...) required; optional (?<total>...), (?<seconds>...) seconds per step,
 //     (?<ms>...) milliseconds per step, (?<rate>...) steps per second, (?<loss>...),
 //     (?<elapsed>...) seconds or [H:]MM:SS since the start, (?<time>...) an ISO 8601 time or
-//     Unix seconds. std::regex has no named groups: they are rewritten to numbered ones here.
+//     Unix seconds. "(?P<name>" is read the same; "(?<name>" is rewritten to it, since the
+//     RE2 of Debian 12 reads only the P spelling.
 //   - numbered, when no group is named: group 1 is the step, group 2 (if the pattern has
 //     one) the seconds per step.
 // A segment is a record when the pattern matches and the step group holds a non-negative
 // integer. Example: --step-regex 'it (?<step>\d+) took (?<ms>[0-9.]+) ms'.
 //
-// The built-in formats use hand-written scanners; a pattern runs std::regex on every segment
-// and is about 9x slower (docs/explain-logs.md has the figures). libstdc++'s matcher
-// recurses per character for some patterns, so only the first kMaxSearchBytes of a segment
-// are searched.
+// The built-in formats use hand-written scanners; a pattern runs RE2 on every segment and is
+// slower (docs/explain-logs.md has the figures). Only the first kMaxSearchBytes of a segment
+// are searched, which bounds the cost of one segment.
 #pragma once
 
-#include <regex>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "base/result.h"
 #include "explain/step_record.h"
+
+namespace re2 {
+class RE2;
+}
 
 namespace headroom {
 
@@ -45,9 +50,9 @@ class StepPattern {
  private:
   StepPattern() = default;
 
-  std::string pattern_;  // as the user wrote it
-  std::regex regex_;     // the rewritten pattern, compiled once
-  int step_group_ = 0;   // 0: no such group
+  std::string pattern_;                    // as the user wrote it
+  std::shared_ptr<const re2::RE2> regex_;  // the rewritten pattern, compiled once
+  int step_group_ = 0;                     // 0: no such group
   int total_group_ = 0;
   int seconds_group_ = 0;
   int ms_group_ = 0;

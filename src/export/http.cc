@@ -52,8 +52,26 @@ struct Connection {
   std::string out;
   size_t sent = 0;
   bool responding = false;
+  // Answered before its request was read whole (431, a body after the head): once the answer
+  // is out, the write side is shut and the rest read and dropped until the client closes or
+  // the deadline. Closing with unread bytes makes the kernel send a reset, which can reach
+  // the client before the answer does (431 came back as "connection reset").
+  bool linger = false;
+  bool draining = false;
   Clock::time_point deadline;
 };
+
+// Reads and drops what a lingering connection still sends; true when it is done (the client
+// closed, or an error).
+bool DrainInput(int fd) {
+  char buf[4096];
+  for (int i = 0; i < 16; ++i) {
+    const ssize_t got = ::recv(fd, buf, sizeof buf, 0);
+    if (got == 0) return true;
+    if (got < 0) return errno != EAGAIN && errno != EINTR;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -239,7 +257,7 @@ Result<bool> HttpServer::Serve(int stop_fd,
     fds.push_back({stop_fd, POLLIN, 0});
     fds.push_back({fd_, POLLIN, 0});
     for (const auto& c : conns)
-      fds.push_back({c.fd, static_cast<short>(c.responding ? POLLOUT : POLLIN), 0});
+      fds.push_back({c.fd, static_cast<short>(c.responding && !c.draining ? POLLOUT : POLLIN), 0});
     // Wake for the earliest deadline.
     auto now = Clock::now();
     int timeout_ms = 1000;
@@ -261,7 +279,9 @@ Result<bool> HttpServer::Serve(int stop_fd,
       Connection& c = conns[i];
       const short ev = fds[i + 2].revents;
       bool close_it = false;
-      if (!c.responding && (ev & (POLLIN | POLLHUP | POLLERR))) {
+      if (c.draining) {
+        close_it = (ev & (POLLIN | POLLHUP | POLLERR)) && DrainInput(c.fd);
+      } else if (!c.responding && (ev & (POLLIN | POLLHUP | POLLERR))) {
         char buf[4096];
         const ssize_t got = ::recv(c.fd, buf, sizeof buf, 0);
         if (got <= 0) {
@@ -270,8 +290,10 @@ Result<bool> HttpServer::Serve(int stop_fd,
           c.in.append(buf, static_cast<size_t>(got));
           const size_t end = c.in.find("\r\n\r\n");
           if (end == std::string::npos && c.in.size() > options_.max_request_bytes) {
+            c.linger = true;
             respond(c, {431, "text/plain; charset=utf-8", "request head too large\n"}, false);
           } else if (end != std::string::npos) {
+            c.linger = c.in.size() > end + 4;  // a body, or a second request: not read
             int status = 400;
             auto req = ParseRequestHead(std::string_view(c.in).substr(0, end + 4), &status);
             if (!req) {
@@ -296,7 +318,12 @@ Result<bool> HttpServer::Serve(int stop_fd,
             close_it = errno != EAGAIN && errno != EINTR;
           } else {
             c.sent += static_cast<size_t>(put);
-            close_it = c.sent == c.out.size();
+            if (c.sent == c.out.size() && c.linger) {
+              ::shutdown(c.fd, SHUT_WR);  // the answer is out: FIN, then read to the end
+              c.draining = true;
+            } else {
+              close_it = c.sent == c.out.size();
+            }
           }
         }
       }

@@ -436,7 +436,8 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view sou
   return BuildSpec(*fields, source_name);
 }
 
-Result<ModelSpec> ReadModelPath(const std::filesystem::path& path) {
+Result<ModelSpec> ReadModelPath(const std::filesystem::path& path,
+                                std::optional<uint64_t>* inconsistent_header_params) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec) return Error{fmt::format("{}: {}", path.string(), ec.message()), ec.value()};
@@ -457,11 +458,21 @@ Result<ModelSpec> ReadModelPath(const std::filesystem::path& path) {
   Result<SafetensorsCheckpoint> checkpoint = ReadSafetensorsCheckpoint(path);
   if (!checkpoint) return checkpoint.error();
   if (checkpoint->files.empty()) return spec;
-  spec->stored_dtype_params = checkpoint->dtype_elements;
-  spec->checkpoint_bytes = checkpoint->data_bytes;
   // AutoGPTQ's quantize_config.json predates quantization_config in config.json.
   const bool packed =
       PacksWeights(*fields) || std::filesystem::exists(path / "quantize_config.json", ec);
+  // Unpacked weights hold one element per parameter, so the headers and config.json must
+  // agree to within a vision tower or a tied head; a count outside [1/2, 2] x the
+  // architecture's is not this model's checkpoint (it replaced config.json's count
+  // and flipped the verdict). config.json's count is the consistent one then.
+  const double architecture = static_cast<double>(ArchitectureParams(*spec));
+  const double headers = static_cast<double>(checkpoint->total_elements);
+  if (!packed && (headers < architecture / 2 || headers > architecture * 2)) {
+    if (inconsistent_header_params) *inconsistent_header_params = checkpoint->total_elements;
+    return spec;
+  }
+  spec->stored_dtype_params = checkpoint->dtype_elements;
+  spec->checkpoint_bytes = checkpoint->data_bytes;
   if (!packed) spec->exact_params = checkpoint->total_elements;
   return spec;
 }

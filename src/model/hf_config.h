@@ -32,6 +32,11 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view sou
 // checkpoint_bytes and exact_params; exact_params stays empty for checkpoints that pack
 // several weights into one stored element (GPTQ, AWQ, bitsandbytes 4-bit, MXFP4, NVFP4),
 // where an element count is not a parameter count.
-Result<ModelSpec> ReadModelPath(const std::filesystem::path& path);
+// Headers whose element count is outside [1/2, 2] x what config.json describes are not this
+// model's checkpoint (a partial download: 16 parameters beside an 8B config; a header with
+// only __metadata__): the three fields stay empty, config.json's count stands, and the
+// headers' count is put in `*inconsistent_header_params` when it is given.
+Result<ModelSpec> ReadModelPath(const std::filesystem::path& path,
+                                std::optional<uint64_t>* inconsistent_header_params = nullptr);
 
 }  // namespace headroom

@@ -396,6 +396,45 @@ TEST(HfConfigTest, PackedQuantizationGivesNoExactCount) {
   EXPECT_FALSE(ReadModelPath(dir.path()).value().exact_params.has_value());
 }
 
+TEST(HfConfigTest, HeadersInconsistentWithTheConfigAreNotUsed) {
+  // Regression: a partial download (one tiny shard beside the config) replaced config.json's
+  // count; a header holding only __metadata__ gave "0 parameters".
+  TempDir dir("hf");
+  WriteFile(dir / "config.json", std::string(kTiny) + "}");
+  WriteShard(dir / "model.safetensors", {{"lm_head.bias", "F32", {16}}});
+  std::optional<uint64_t> ignored;
+  Result<ModelSpec> s = ReadModelPath(dir.path(), &ignored);
+  ASSERT_TRUE(s.ok()) << EnglishText(s.error().what);
+  EXPECT_EQ(ignored, 16u);
+  EXPECT_FALSE(s->exact_params.has_value());
+  EXPECT_FALSE(s->checkpoint_bytes.has_value());
+  EXPECT_TRUE(s->stored_dtype_params.empty());
+  EXPECT_EQ(TotalParams(*s), 106'816u);  // config.json's
+
+  WriteSafetensors(dir / "model.safetensors", R"({"__metadata__":{"format":"pt"}})", 0);
+  ignored.reset();
+  s = ReadModelPath(dir.path(), &ignored);
+  ASSERT_TRUE(s.ok()) << EnglishText(s.error().what);
+  EXPECT_EQ(ignored, 0u);
+  EXPECT_EQ(TotalParams(*s), 106'816u);
+
+  // Three times the config's count is another model's checkpoint as well.
+  WriteShard(dir / "model.safetensors", {{"w", "BF16", {3 * 106'816}}});
+  ignored.reset();
+  s = ReadModelPath(dir.path(), &ignored);
+  ASSERT_TRUE(s.ok()) << EnglishText(s.error().what);
+  EXPECT_EQ(ignored, 3u * 106'816u);
+  EXPECT_EQ(TotalParams(*s), 106'816u);
+
+  // Within [1/2, 2]: taken, as for a real folder (ReadsAModelFolderWithShards).
+  WriteShard(dir / "model.safetensors", {{"w", "BF16", {106'816 + 1000}}});
+  ignored.reset();
+  s = ReadModelPath(dir.path(), &ignored);
+  ASSERT_TRUE(s.ok()) << EnglishText(s.error().what);
+  EXPECT_FALSE(ignored.has_value());
+  EXPECT_EQ(s->exact_params, 106'816u + 1000u);
+}
+
 TEST(HfConfigTest, ModelPathErrors) {
   TempDir dir("hf");
   const std::string config = (dir / "config.json").string();

@@ -41,6 +41,19 @@ std::optional<int64_t> OptionalInt(const std::string& text, std::string_view fla
   return Need(ParsePositiveInt(text), flag);
 }
 
+// The bounds CompleteAndValidate holds a model to (model/model_spec.cc): no dimension past
+// 2^24, no vocabulary past 2^26. A shape flag past them is refused by its own name here,
+// where the architecture's check would blame --params.
+constexpr int64_t kMaxShapeDim = int64_t{1} << 24;
+constexpr int64_t kMaxShapeVocab = int64_t{1} << 26;
+
+std::optional<int64_t> ShapeInt(const std::string& text, std::string_view flag,
+                                int64_t max = kMaxShapeDim) {
+  const std::optional<int64_t> v = OptionalInt(text, flag);
+  if (v && *v > max) throw Failure{Msg("{}: {} is absurdly large (at most {})", flag, *v, max)};
+  return v;
+}
+
 bool OnOff(const std::string& v, std::string_view flag) {
   if (v == "on" || v == "true" || v == "yes" || v == "1") return true;
   if (v == "off" || v == "false" || v == "no" || v == "0") return false;
@@ -88,15 +101,15 @@ void ParseModel(const PlanFlagText& fl, PlanRequest* r) {
   r->source = ModelSource::kParams;
   r->params = Need(ParseParamCount(fl.params), "--params");
   ModelShape& s = r->shape;
-  s.hidden = OptionalInt(fl.hidden, "--hidden");
-  s.layers = OptionalInt(fl.layers, "--layers");
-  s.heads = OptionalInt(fl.heads, "--heads");
-  s.kv_heads = OptionalInt(fl.kv_heads, "--kv-heads");
-  s.intermediate = OptionalInt(fl.intermediate, "--intermediate");
-  s.vocab = OptionalInt(fl.vocab, "--vocab");
+  s.hidden = ShapeInt(fl.hidden, "--hidden");
+  s.layers = ShapeInt(fl.layers, "--layers");
+  s.heads = ShapeInt(fl.heads, "--heads");
+  s.kv_heads = ShapeInt(fl.kv_heads, "--kv-heads");
+  s.intermediate = ShapeInt(fl.intermediate, "--intermediate");
+  s.vocab = ShapeInt(fl.vocab, "--vocab", kMaxShapeVocab);
   if (!fl.experts.empty()) {
-    s.experts = OptionalInt(fl.experts, "--experts");
-    s.active_experts = OptionalInt(fl.active_experts, "--active-experts");
+    s.experts = ShapeInt(fl.experts, "--experts");
+    s.active_experts = ShapeInt(fl.active_experts, "--active-experts");
   } else if (!fl.active_experts.empty()) {
     throw Failure{Msg("--active-experts: needs --experts")};
   }
@@ -111,7 +124,11 @@ Workload ParseWorkload(const PlanFlagText& fl) {
         Msg("conflicting flags: --lora-rank, --lora-targets and --lora-dropout need a "
             "LoRA method (lora, qlora, nvfp4-lora), not --method full")};
   }
-  if (!fl.lora_rank.empty()) w.lora_rank = Need(ParsePositiveInt(fl.lora_rank), "--lora-rank");
+  if (!fl.lora_rank.empty()) {
+    // A rank is at most a matrix's smaller side; 2^24 is the largest any model here has. The
+    // model's own hidden size is checked once the model is known (ResolvePlanRequest).
+    w.lora_rank = *ShapeInt(fl.lora_rank, "--lora-rank");
+  }
   if (!fl.lora_targets.empty())
     w.lora_targets = Need(ParseLoraTargets(fl.lora_targets), "--lora-targets");
   if (!fl.lora_dropout.empty()) w.lora_dropout = Fraction(fl.lora_dropout, "--lora-dropout", 0, 1);
@@ -224,7 +241,23 @@ ModelSpec SpecFromParams(const PlanRequest& r, std::vector<Message>* notes) {
   s.extra_params = 0;
   s.exact_params = params;  // the count the user gave wins over the shape's
   if (const Message err = CompleteAndValidate(&s); !err.empty()) {
-    throw Failure{Msg("--params: the architecture is not valid: {}", err)};
+    // The shape flags given are what made it invalid (the borrowed fields are a catalog
+    // model's, valid): name them, not --params.
+    std::string flags;
+    const std::pair<const char*, bool> given[] = {
+        {"--hidden", shape.hidden.has_value()},
+        {"--layers", shape.layers.has_value()},
+        {"--heads", shape.heads.has_value()},
+        {"--kv-heads", shape.kv_heads.has_value()},
+        {"--intermediate", shape.intermediate.has_value()},
+        {"--vocab", shape.vocab.has_value()},
+        {"--experts", shape.experts.has_value()},
+        {"--active-experts", shape.active_experts.has_value()}};
+    for (const auto& [flag, is_given] : given) {
+      if (is_given) flags += (flags.empty() ? "" : ", ") + std::string(flag);
+    }
+    if (flags.empty()) throw Failure{Msg("--params: the architecture is not valid: {}", err)};
+    throw Failure{Msg("{}: the architecture is not valid: {}", flags, err)};
   }
   if (borrowed && nearest) {
     notes->push_back(Msg(
@@ -247,11 +280,18 @@ ModelSpec ResolveModel(const PlanRequest& r, std::vector<Message>* notes) {
               r.model, names)};
     }
     case ModelSource::kConfig: {
-      auto spec = ReadModelPath(r.model);
+      std::optional<uint64_t> inconsistent;
+      auto spec = ReadModelPath(r.model, &inconsistent);
       if (!spec) FailFlag("--config", spec.error().what);
       if (spec->exact_params) {
         notes->push_back(
             Msg("exact parameter count {} read from safetensors headers", *spec->exact_params));
+      }
+      if (inconsistent) {
+        notes->push_back(
+            Msg("the safetensors headers in {} hold {} parameters where config.json describes "
+                "{} (a partial download?): they are not used; the count is config.json's",
+                r.model, *inconsistent, ArchitectureParams(*spec)));
       }
       return std::move(spec).value();
     }
@@ -400,6 +440,13 @@ std::optional<PlanInputs> ResolvePlanRequest(const PlanRequest& request, const P
     in.spec = ResolveModel(request, &in.model_notes);
     in.model_source = std::string(Name(request.source));
     in.workload = request.workload;
+    if (IsLora(in.workload.method) && in.spec.hidden_size > 0 &&
+        in.workload.lora_rank > in.spec.hidden_size) {
+      throw Failure{
+          Msg("--lora-rank: {} is larger than the model's hidden size ({}): a rank "
+              "past the adapted matrices' smaller side adds nothing",
+              in.workload.lora_rank, in.spec.hidden_size)};
+    }
     in.budget = ResolveBudget(request, context);
     in.options.pool_bytes = in.budget.pool_bytes();
     if (request.overhead_bytes) in.options.overhead_bytes = *request.overhead_bytes;

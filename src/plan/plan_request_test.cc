@@ -45,6 +45,110 @@ TEST(PlanRequest, FlagsAreTyped) {
   EXPECT_FALSE(r.reserve_bytes);
 }
 
+// The error of parsing and resolving `text` (with a budget, so no /proc is read), in
+// English; "" when both succeed.
+std::string ResolveError(const PlanFlagText& text) {
+  Message error;
+  auto r = ParsePlanRequest(text, &error);
+  if (r && ResolvePlanRequest(*r, PlanContext{}, &error)) return "";
+  return EnglishText(error);
+}
+
+// Regression: every numeric flag of plan, given a meaningless value, is refused by an error
+// that starts with that flag (13 of them blamed another: `--params 8B --hidden
+// 9223372036854775807` blamed --params), and none is accepted.
+TEST(PlanRequest, EveryNumericFlagRefusesMeaninglessValuesByItsOwnName) {
+  using Field = std::string PlanFlagText::*;
+  struct Row {
+    const char* flag;
+    Field field;
+    bool shape;  // goes with --params
+  };
+  const Row rows[] = {
+      {"--params", &PlanFlagText::params, true},
+      {"--hidden", &PlanFlagText::hidden, true},
+      {"--layers", &PlanFlagText::layers, true},
+      {"--heads", &PlanFlagText::heads, true},
+      {"--kv-heads", &PlanFlagText::kv_heads, true},
+      {"--intermediate", &PlanFlagText::intermediate, true},
+      {"--vocab", &PlanFlagText::vocab, true},
+      {"--experts", &PlanFlagText::experts, true},
+      {"--active-experts", &PlanFlagText::active_experts, true},
+      {"--lora-rank", &PlanFlagText::lora_rank, false},
+      {"--lora-dropout", &PlanFlagText::lora_dropout, false},
+      {"--batch", &PlanFlagText::batch, false},
+      {"--seq", &PlanFlagText::seq, false},
+      {"--budget", &PlanFlagText::budget, false},
+      {"--overhead", &PlanFlagText::overhead, false},
+  };
+  const char* values[] = {
+      "9223372036854775807", "99999999999999999999", "0", "-1", "1e30", "nan", "x"};
+  for (const Row& row : rows) {
+    for (const char* value : values) {
+      PlanFlagText t;
+      if (row.shape) {
+        t.params = "8B";
+        if (std::string(row.flag) == "--active-experts") t.experts = "8";
+      } else {
+        t.model = "llama-3.1-8b";
+      }
+      t.budget = "100GB";
+      t.*row.field = value;
+      const std::string error = ResolveError(t);
+      SCOPED_TRACE(std::string(row.flag) + " " + value + ": " + error);
+      if (std::string(row.flag) == "--overhead" && std::string(value) == "0") {
+        EXPECT_EQ(error, "");  // no overhead is a meaning
+        continue;
+      }
+      if (std::string(row.flag) == "--lora-dropout" && std::string(value) == "0") {
+        EXPECT_EQ(error, "");  // no dropout
+        continue;
+      }
+      EXPECT_EQ(error.rfind(std::string(row.flag) + ": ", 0), 0u);
+    }
+  }
+}
+
+TEST(PlanRequest, ShapeFlagsThatDisagreeAreNamedNotParams) {
+  PlanFlagText t;
+  t.params = "8B";
+  t.budget = "100GB";
+  t.hidden = "4097";  // not a multiple of the borrowed 32 heads
+  EXPECT_EQ(ResolveError(t),
+            "--hidden: the architecture is not valid: hidden_size is not a multiple of "
+            "num_attention_heads and head_dim is not given");
+  t.heads = "32";
+  EXPECT_EQ(ResolveError(t).rfind("--hidden, --heads: the architecture is not valid: ", 0), 0u);
+  t = PlanFlagText{};
+  t.params = "8B";
+  t.budget = "100GB";
+  t.experts = "1";
+  t.active_experts = "2";
+  EXPECT_EQ(ResolveError(t),
+            "--experts, --active-experts: the architecture is not valid: num_experts_per_tok is "
+            "larger than num_experts");
+  t = PlanFlagText{};
+  t.params = "8B";
+  t.budget = "100GB";
+  t.layers = "16777217";
+  EXPECT_EQ(ResolveError(t), "--layers: 16777217 is absurdly large (at most 16777216)");
+}
+
+TEST(PlanRequest, ALoraRankPastTheHiddenSizeIsRefused) {
+  PlanFlagText t;
+  t.model = "llama-3.1-8b";
+  t.budget = "100GB";
+  t.lora_rank = "4096";  // the hidden size: the largest meaningful rank
+  EXPECT_EQ(ResolveError(t), "");
+  t.lora_rank = "4097";
+  EXPECT_EQ(ResolveError(t),
+            "--lora-rank: 4097 is larger than the model's hidden size (4096): a rank past the "
+            "adapted matrices' smaller side adds nothing");
+  t.lora_rank = "9223372036854775807";
+  EXPECT_EQ(ResolveError(t),
+            "--lora-rank: 9223372036854775807 is absurdly large (at most 16777216)");
+}
+
 TEST(PlanRequest, FlagErrorsNameTheFlag) {
   PlanFlagText t = Qlora8b();
   t.batch = "0";

@@ -29,19 +29,23 @@ inline constexpr size_t kReportBuckets = 2000;
 
 // Readings (t, v) into time buckets of bucket_s; each non-empty bucket gives the mean time of
 // its readings and their min, max and mean. A gap between consecutive readings longer than
-// gap_s writes one all-null entry (a break in the line) at its midpoint. `integers`: values
+// gap_s and than a bucket writes one all-null entry (a break in the line) at its midpoint, so
+// a series has at most two entries per bucket whatever the rows' spacing. `integers`: values
 // are bytes, written as integers (the mean rounded).
 class Bucketer {
  public:
   Bucketer(double duration_s, double bucket_s, double gap_s, bool integers)
       : duration_s_(duration_s), bucket_s_(bucket_s), gap_s_(gap_s), integers_(integers) {}
   void Add(double t, double v);
-  void Break(double t);  // an explicit gap (a log restart)
+  // An explicit gap (a log restart); merged into the bucket being filled when t falls in it.
+  void Break(double t);
   size_t readings() const { return readings_; }
   // {"t": [...], "min": [...], "max": [...], "mean": [...]}
   nlohmann::ordered_json Finish();
 
  private:
+  int64_t BucketOf(double t) const;
+  void Mark(double t);  // writes the break entry
   void Flush();
   void Push(double t, std::optional<double> lo, std::optional<double> hi,
             std::optional<double> mean);

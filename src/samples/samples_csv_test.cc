@@ -134,6 +134,21 @@ TEST(SamplesCsv, ZeroFilledTailAndShortRowsAreSkipped) {
   EXPECT_EQ(series->skipped_rows, 3u);
 }
 
+TEST(SamplesCsv, TimestampsAWallTimeCannotHoldAreSkippedRows) {
+  // Found by fuzzing: a year outside 1678-2262 overflowed the int64 nanoseconds (UB); such a
+  // row is now one more skipped row, like any timestamp that does not parse.
+  std::string text = FormatSamplesHeader(Header());
+  text += FormatSampleRow(FullSample(1000), 2);
+  text += "9999-12-31T23:59:59.999+00:00" + std::string(20, ',') + "\n";
+  text += "1000-01-01T00:00:00.000-05:00" + std::string(20, ',') + "\n";
+  text += "2262-04-12T00:00:00.000+00:00" + std::string(20, ',') + "\n";
+  text += FormatSampleRow(FullSample(3000), 2);
+  auto series = ParseSamplesCsv(text);
+  ASSERT_TRUE(series.ok());
+  EXPECT_EQ(series->samples.size(), 2u);
+  EXPECT_EQ(series->skipped_rows, 3u);
+}
+
 TEST(SamplesCsv, MapsColumnsByNameInAnyOrderAndKeepsUnknownOnes) {
   const std::string text =
       "# headroom samples schema_version=1 host=h device=none\n"

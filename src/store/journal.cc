@@ -577,7 +577,7 @@ Result<std::vector<RunRow>> Journal::ReadRuns(std::string_view where, int limit)
     row.ended_at = s.OptionalText(3);
     row.command = ParseCommand(s.Text(4));
     row.status = s.Text(5);
-    if (auto exit = s.OptionalInt(6)) row.exit_status = static_cast<int>(*exit);
+    row.exit_status = s.OptionalInt(6);
     row.summary_json = s.OptionalText(7);
     row.host = s.Text(8);
     row.notes = ReadRunNotes(s.OptionalText(9), row.summary_json);

@@ -50,12 +50,14 @@ std::string_view TrialOutcomeName(TrialOutcome outcome);
 // One row of `runs`, as stored (text fields verbatim, so a reader shows what was written).
 struct RunRow {
   int64_t id = 0;
-  std::string kind;                         // "guard" | "sweep"
-  std::string started_at;                   // ISO-8601 UTC
-  std::optional<std::string> ended_at;      // nullopt until FinishRun
-  std::vector<std::string> command;         // the job's argv
-  std::string status;                       // "running" until FinishRun
-  std::optional<int> exit_status;           // what headroom exited with
+  std::string kind;                     // "guard" | "sweep"
+  std::string started_at;               // ISO-8601 UTC
+  std::optional<std::string> ended_at;  // nullopt until FinishRun
+  std::vector<std::string> command;     // the job's argv
+  std::string status;                   // "running" until FinishRun
+  // What headroom exited with, as stored: an SQLite INTEGER is 64 bits, and a row another
+  // program wrote may hold any of them (99999999999 once read back as 1215752191).
+  std::optional<int64_t> exit_status;
   std::optional<std::string> summary_json;  // a JSON object, nullopt until FinishRun
   std::string host;
   // The run's notes (a guard's: privileges it lacked, degradations), to be rendered in the

@@ -310,6 +310,29 @@ TEST(Journal, NewerSchemaIsRefusedWithoutWriting) {
   EXPECT_EQ(ReadBytes(path), before);
 }
 
+TEST(Journal, AnExitStatusPastA32BitIntReadsBackWhole) {
+  // Regression: a row holding 99999999999 read back as 1215752191 (cut to 32 bits).
+  TempDir tmp;
+  const fs::path path = tmp / "journal.db";
+  {
+    auto journal = Journal::Open(path);
+    ASSERT_TRUE(journal) << EnglishText(journal.error().what);
+    auto id = journal->BeginRun(RunKind::kGuard, {"true"}, std::chrono::system_clock::now());
+    ASSERT_TRUE(id);
+  }
+  RawExec(path, "UPDATE runs SET status = 'exited', exit_status = 99999999999;");
+  RawExec(path,
+          "INSERT INTO runs (kind, started_at, command, status, exit_status, host) "
+          "SELECT kind, started_at, command, 'exited', -99999999999, host FROM runs;");
+  auto journal = Journal::Open(path, JournalOptions{.read_only = true});
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
+  auto runs = journal->RecentRuns(10);
+  ASSERT_TRUE(runs);
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].exit_status, int64_t{-99999999999});
+  EXPECT_EQ((*runs)[1].exit_status, int64_t{99999999999});
+}
+
 TEST(Journal, VersionOneFileIsMigratedKeepingItsRuns) {
   TempDir tmp;
   const fs::path path = tmp / "journal.db";

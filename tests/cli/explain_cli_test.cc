@@ -157,6 +157,22 @@ TEST_F(ExplainCli, UsageErrors) {
   EXPECT_NE(RunCli({"--help"}).out.find("explain"), std::string::npos);
 }
 
+TEST_F(ExplainCli, ABacktrackingStepRegexFinishesOnLongLines) {
+  // Regression: '(?<step>\d+)((.|x)*)z' on long lines ran past 30 s with std::regex. 1,000
+  // lines of 8 KiB that never match, then two that do: RE2 finishes in a fraction of a
+  // second; the 15 s bound is what the test allows, not a figure.
+  std::string log;
+  for (int i = 0; i < 1000; ++i) log += "1" + std::string(8192, 'x') + "\n";
+  log += "step 1 xz\nstep 2 xxz\n";
+  const std::string path = Write("long.log", log);
+  const auto r =
+      RunCli({"explain", "--log", path, "--step-regex", "(?<step>\\d+)((.|x)*)z"}, 15000);
+  EXPECT_FALSE(r.timed_out);
+  // Two records give one interval: fewer than the series needs, so status 1 and one line.
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(Lines(r.err), 1u) << r.err;
+}
+
 TEST_F(ExplainCli, PlatformNoneOverridesTheHeader) {
   const auto f = WriteRun(MakeSyntheticRun(Scenario::kClockCollapse, 300, 120, 200, 3.0));
   const auto r = RunCli({"explain", "--log", f[0], "--samples", f[1], "--platform", "none"});

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -256,6 +258,51 @@ TEST(ExportCli, BadRequestsGetErrorsAndNothingChanges) {
                        "headroom export: stopped"));
 }
 
+// Regression: a head over 8 KiB that the client goes on sending got a TCP reset instead of the
+// documented 431. The client here sends 1 MiB of header before it reads.
+TEST(ExportCli, AHugeRequestHeadGets431NotAReset) {
+  Exporter e({"--no-journal"});
+  ASSERT_NE(e.port, 0) << e.err;
+  for (int round = 0; round < 3; ++round) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    const timeval limit{5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(e.port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    std::string head = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    const std::string line = "X-Filler: " + std::string(1000, 'a') + "\r\n";
+    while (head.size() < (1u << 20)) head += line;
+    head += "\r\n";
+    size_t sent = 0;
+    while (sent < head.size()) {
+      const ssize_t n = send(fd, head.data() + sent, head.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<size_t>(n);
+    }
+    EXPECT_EQ(sent, head.size()) << "send: " << std::strerror(errno);
+    std::string out;
+    char buf[8192];
+    for (;;) {
+      const ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) {
+        EXPECT_EQ(n, 0) << "recv: " << std::strerror(errno);
+        break;
+      }
+      out.append(buf, static_cast<size_t>(n));
+    }
+    close(fd);
+    EXPECT_TRUE(ValidResponse(out, 431)) << out.substr(0, 200);
+  }
+  // Still serving after the lingering connections.
+  EXPECT_TRUE(ValidResponse(Get(e.port, "/"), 200));
+  EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
+}
+
 TEST(ExportCli, GuardCountersComeFromTheJournal) {
   testing::TempDir dir("export-journal");
   const auto path = dir / "journal.db";
@@ -294,7 +341,7 @@ TEST(ExportCli, GuardCountersComeFromTheJournal) {
 
 TEST(ExportCli, AnyOtherAddressThanLoopbackWarnsAndUsageErrors) {
   {
-    Exporter e({"--no-journal"}, "0.0.0.0");
+    Exporter e({"--no-journal", "--allow-remote"}, "0.0.0.0");
     ASSERT_NE(e.port, 0) << e.err;
     EXPECT_TRUE(Contains(
         e.err, "headroom: export: warning: listening on 0.0.0.0, reachable from other machines"))
@@ -307,6 +354,13 @@ TEST(ExportCli, AnyOtherAddressThanLoopbackWarnsAndUsageErrors) {
   };
   for (const Case& c :
        {Case{{"--listen", "nowhere"}, "headroom: export: --listen: 'nowhere' is not HOST:PORT\n"},
+        // Regression: another address than loopback needs the opt-in, not only a warning.
+        Case{{"--listen", "0.0.0.0:0"},
+             "headroom: export: --listen: 0.0.0.0 is not a loopback address: /metrics shows "
+             "process names and memory figures; add --allow-remote to serve other machines\n"},
+        Case{{"--listen", "[::]:0"},
+             "headroom: export: --listen: :: is not a loopback address: /metrics shows "
+             "process names and memory figures; add --allow-remote to serve other machines\n"},
         Case{{"--interval", "10ms"}, "headroom: export: --interval: '10ms' is outside 100ms..1h\n"},
         Case{{"--root", "/nonexistent"},
              "headroom: export: --root: /nonexistent has no proc/ directory\n"}}) {

@@ -208,3 +208,37 @@ TEST_F(HistoryCli, BadJournals) {
 
 }  // namespace
 }  // namespace headroom
+
+namespace headroom {
+namespace {
+
+// An exit status past 32 bits, as another program may store it (the column is an SQLite
+// INTEGER, 64 bits): shown whole in the table and in JSON, not cut to 1215752191.
+TEST(HistoryCliExitStatus, A64BitExitStatusIsShownWhole) {
+  testing::TempDir tmp("history-exit");
+  const std::string journal = tmp.File("journal.db");
+  {
+    auto j = Journal::Open(journal);
+    ASSERT_TRUE(j) << EnglishText(j.error().what);
+    auto id = j->BeginRun(RunKind::kGuard, {"true"}, kT0, "spark-1");
+    ASSERT_TRUE(id);
+    ASSERT_TRUE(j->FinishRun(*id, "exited", 0, "{}", kT0 + seconds(1)));
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(journal.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "UPDATE runs SET exit_status = 99999999999", nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(db);
+  const std::vector<std::string> env = {"HOME=" + tmp.path().string(), "LANG=C", "LC_ALL=C"};
+  const auto table = RunCli({"history", "--journal", journal}, 20000, env);
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("99999999999"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("1215752191"), std::string::npos) << table.out;
+  const auto json = RunCli({"history", "--journal", journal, "--json"}, 20000, env);
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["runs"][0]["exit_status"], 99999999999LL) << json.out;
+}
+
+}  // namespace
+}  // namespace headroom

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -98,6 +100,54 @@ TEST(TopCli, JsonOnceAndIterations) {
   EXPECT_LT(objects[0]["wall_time"].get<std::string>(), objects[2]["wall_time"].get<std::string>());
   EXPECT_LT(objects[0]["gpu"]["temperature_c"].get<int>(),
             objects[2]["gpu"]["temperature_c"].get<int>());
+}
+
+// Regression: `top --iterations N` died of SIGTERM (143) and SIGHUP (129) where docs/top.md says
+// status 0. Real signals to the real binary, after its first frame.
+TEST(TopCli, IterationsEndWithStatusZeroOnStopSignals) {
+  testing::TempDir dir("top-signals");
+  const auto env = FakeEnv(dir, "discrete");
+  for (int sig : {SIGTERM, SIGHUP, SIGINT}) {
+    SCOPED_TRACE(strsignal(sig));
+    int out[2];
+    ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      dup2(out[1], 1);
+      for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
+      execl(HEADROOM_BINARY, HEADROOM_BINARY, "top", "--json", "--iterations", "1000", "--interval",
+            "100ms", "--root", kPsBox.c_str(), "--nvml-lib", HEADROOM_FAKE_NVML_PATH,
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(out[1]);
+    // The first frame is one JSON line: the loop is running.
+    std::string got;
+    char buf[4096];
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (got.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+      const ssize_t n = read(out[0], buf, sizeof buf);
+      if (n <= 0) break;
+      got.append(buf, static_cast<size_t>(n));
+    }
+    ASSERT_NE(got.find('\n'), std::string::npos) << got;
+    ASSERT_EQ(kill(pid, sig), 0);
+    int status = 0;
+    pid_t done = 0;
+    for (int i = 0; i < 500 && done == 0; ++i) {
+      done = waitpid(pid, &status, WNOHANG);
+      if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (done == 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      ADD_FAILURE() << "still running 10 s after the signal";
+    }
+    close(out[0]);
+    EXPECT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+  }
 }
 
 TEST(TopCli, JsonWithoutGpuSaysWhyAndIsEnglish) {

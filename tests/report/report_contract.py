@@ -213,7 +213,8 @@ def downsample(times, values, duration_s, bucket_s, gap_s, ndigits=None):
     """Reference bucketing: readings (t, v) with v None for missing go into buckets
     floor(t / bucket_s); each non-empty bucket gives t = mean time of its readings and the
     min, max and mean of its values. One all-null entry is written where consecutive readings
-    are more than gap_s apart (a break in the line), never for every empty bucket."""
+    are more than gap_s and more than a bucket apart (a break in the line), never for every
+    empty bucket: a series holds at most two entries per bucket."""
     out = {"t": [], "min": [], "max": [], "mean": []}
     last_bucket = None
     acc = None
@@ -235,7 +236,8 @@ def downsample(times, values, duration_s, bucket_s, gap_s, ndigits=None):
     for t, v in zip(times, values):
         if v is None:
             continue
-        if prev_t is not None and t - prev_t > gap_s:
+        b = min(int(t // bucket_s), max(0, int(math.ceil(duration_s / bucket_s)) - 1))
+        if prev_t is not None and t - prev_t > max(gap_s, bucket_s):
             flush()
             acc = None
             out["t"].append(round((prev_t + t) / 2, 3))
@@ -243,7 +245,6 @@ def downsample(times, values, duration_s, bucket_s, gap_s, ndigits=None):
                 out[k].append(None)
             last_bucket = None
         prev_t = t
-        b = min(int(t // bucket_s), max(0, int(math.ceil(duration_s / bucket_s)) - 1))
         if b != last_bucket:
             flush()
             acc = [0, 0.0, v, v, 0.0]

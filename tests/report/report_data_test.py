@@ -163,6 +163,16 @@ class Contract(unittest.TestCase):
         self.assertEqual(out["max"], [9, 1, None, 6])
         self.assertEqual(out["mean"], [7, 1, None, 5])
 
+    def test_gaps_inside_one_bucket_are_not_marked(self):
+        # Regression: rows 10 s apart with a 3 s gap and 100 s buckets gave a break per row.
+        t = [10.0 * i for i in range(1000)]
+        out = rc.downsample(t, [1] * len(t), t[-1], 100.0, 3.0, 0)
+        self.assertEqual(len(out["t"]), 100)
+        self.assertNotIn(None, out["mean"])
+        # A gap across buckets is still marked.
+        out = rc.downsample([0, 1, 250, 251], [1, 1, 1, 1], 251, 100.0, 3.0, 0)
+        self.assertEqual(out["mean"], [1, None, 1])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <langinfo.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
@@ -44,10 +45,60 @@ bool LocaleIsUtf8() {
          (std::strcmp(codeset, "UTF-8") == 0 || std::strcmp(codeset, "utf8") == 0);
 }
 
+// SIGINT, SIGTERM and SIGHUP blocked and read from a signalfd for the life of the object,
+// the mask as it was afterwards: batch frames end on them with status 0, as docs/top.md says
+// (they used to kill the process: 130, 143, 129).
+class StopSignals {
+ public:
+  StopSignals() {
+    sigemptyset(&mask_);
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask_, s);
+    ::sigprocmask(SIG_BLOCK, &mask_, &old_);
+    fd_ = ::signalfd(-1, &mask_, SFD_CLOEXEC | SFD_NONBLOCK);
+  }
+  ~StopSignals() {
+    // One that came during the last frame is taken here: unblocked, it would kill the process.
+    while (Pending()) {
+    }
+    if (fd_ >= 0) ::close(fd_);
+    ::sigprocmask(SIG_SETMASK, &old_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  // Waits until `until`; true when a stop signal came first (or was already pending).
+  bool WaitUntil(std::chrono::steady_clock::time_point until) const {
+    for (;;) {
+      if (Pending()) return true;
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now())
+              .count();
+      if (left <= 0) return false;
+      if (fd_ < 0) {  // no signalfd: sleep, and let a signal end the process as before
+        ::sigprocmask(SIG_SETMASK, &old_, nullptr);
+        std::this_thread::sleep_until(until);
+        return false;
+      }
+      pollfd p{fd_, POLLIN, 0};
+      (void)::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 60'000)));
+    }
+  }
+
+ private:
+  bool Pending() const {
+    if (fd_ < 0) return false;
+    signalfd_siginfo info{};
+    return ::read(fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info);
+  }
+  sigset_t mask_{}, old_{};
+  int fd_ = -1;
+};
+
 }  // namespace
 
 int RunTopBatch(const CliEnv& env, TopCollector& collector, const TopFlags& flags,
                 const std::string& host) {
+  const StopSignals stop;
   ViewOptions view;
   view.width = BatchWidth();
   view.height = kBatchHeight;
@@ -63,7 +114,7 @@ int RunTopBatch(const CliEnv& env, TopCollector& collector, const TopFlags& flag
   for (int64_t i = 0; i < n; ++i) {
     if (i > 0) {
       cadence.Advance(std::chrono::steady_clock::now(), /*skip_overrun=*/false);
-      std::this_thread::sleep_until(cadence.next());
+      if (stop.WaitUntil(cadence.next())) break;  // the frames written stay whole
     }
     const TopSnapshot& s =
         collector.Refresh(std::chrono::system_clock::now(), std::chrono::steady_clock::now());
