@@ -1,5 +1,6 @@
 #include "cli/config_defaults.h"
 
+#include "base/bytes.h"
 #include "cli/run_files.h"
 #include "config/settings.h"
 #include "run/guard.h"
@@ -22,7 +23,17 @@ uint64_t KillLevelBytes(const CliEnv& env, const std::string& flag_value, std::s
 
 uint64_t WarnLevelBytes(const CliEnv& env, const std::string& flag_value, std::string_view flag,
                         uint64_t mem_total_bytes, uint64_t kill_level_bytes) {
-  if (!flag_value.empty()) return SizeOrPercentFlag(flag_value, mem_total_bytes, flag);
+  if (!flag_value.empty()) {
+    const uint64_t warn = SizeOrPercentFlag(flag_value, mem_total_bytes, flag);
+    // A warning at or below the kill level could never come before the kill.
+    if (warn <= kill_level_bytes) {
+      throw UsageError{
+          TrFormat("{}: {} is not above the kill level, {} (--min-available): the "
+                   "warning could never come first",
+                   flag, FormatBoth(warn), FormatBoth(kill_level_bytes))};
+    }
+    return warn;
+  }
   const auto& level = env.config.settings.warn_level.value;
   return level ? MemLevelBytes(*level, mem_total_bytes) : 2 * kill_level_bytes;
 }

@@ -25,8 +25,8 @@ Result<std::filesystem::path> JournalPath(const CliEnv& env, std::string_view fl
 uint64_t KillLevelBytes(const CliEnv& env, const std::string& flag_value, std::string_view flag,
                         uint64_t mem_total_bytes);
 
-// The warning level: `flag_value` when given, else [guard] warn_level, else twice
-// `kill_level_bytes`.
+// The warning level: `flag_value` when given (a UsageError when it is not above
+// `kill_level_bytes`), else [guard] warn_level, else twice `kill_level_bytes`.
 uint64_t WarnLevelBytes(const CliEnv& env, const std::string& flag_value, std::string_view flag,
                         uint64_t mem_total_bytes, uint64_t kill_level_bytes);
 

@@ -42,6 +42,19 @@ TEST(ConfigDefaults, WarnLevelFlagThenSettingThenTwiceTheKillLevel) {
             SizeOrPercentFlag("10%", kTotal, "x"));
 }
 
+TEST(ConfigDefaults, AWarnLevelFlagAtOrBelowTheKillLevelIsRefusedByName) {
+  for (const char* given : {"4GiB", "5GiB"}) {
+    try {
+      WarnLevelBytes(CliEnv{}, given, "--warn-available", kTotal, 5 * kGiB);
+      ADD_FAILURE() << given << ": a warning that cannot come first must throw";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(e.message.rfind("--warn-available: ", 0), 0u) << e.message;
+      EXPECT_NE(e.message.find("--min-available"), std::string::npos) << e.message;
+    }
+  }
+  EXPECT_EQ(WarnLevelBytes(CliEnv{}, "6GiB", "--warn-available", kTotal, 5 * kGiB), 6 * kGiB);
+}
+
 TEST(ConfigDefaults, JournalFlagThenSetting) {
   CliEnv env = WithSettings({{SettingId::kJournal, "/cfg/j.db"}});
   EXPECT_EQ(JournalPath(env, "").value(), "/cfg/j.db");

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "base/text.h"
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
@@ -87,6 +88,11 @@ int Step(const CliEnv& env, const LadderFlags& f, const SysRoot& root) {
   if (f.start->parsed()) {
     const auto symptom = ParseLadderSymptom(f.symptom);
     if (!symptom) throw UsageError{"--symptom: " + TranslatedText(symptom.error().what)};
+    // Blank text is in every command line: the job would always seem to be running.
+    if (TrimBlanks(f.job).empty())
+      throw UsageError{Tr("JOB: a blank name would match every process")};
+    if (f.start->count("--match") && TrimBlanks(f.match).empty())
+      throw UsageError{Tr("--match: blank text would match every process")};
     const LadderRow row =
         NewLadderRow(f.job, *symptom, f.match, f.plan_args, PlanArgsFlag(env, root, f.plan_args));
     Ladders l(env, f.journal);

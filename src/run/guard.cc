@@ -436,7 +436,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
                               const GuardSay& say) {
   GuardSummary sum;
   const std::string meminfo_path = root.Path("proc/meminfo").string();
-  OwnedFd meminfo_fd(::open(meminfo_path.c_str(), O_RDONLY | O_CLOEXEC));
+  OwnedFd meminfo_fd(OpenKernelFile(meminfo_path));  // a FIFO under --root cannot hang it
   if (meminfo_fd.get() < 0) return ErrnoError("cannot open " + meminfo_path);
   AvailableReader reader(std::move(meminfo_fd));
   if (auto info = ReadMemInfo(root)) sum.mem_total_bytes = info->total_bytes().value_or(0);

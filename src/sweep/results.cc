@@ -90,7 +90,7 @@ Result<bool> WriteSweepResultCsv(const std::filesystem::path& path, const SweepO
   // Replaces only a regular file or nothing (base/safe_file), as the check before the first
   // trial promised.
   if (auto e = ReplaceFile(path.string(), SweepResultCsv(options, result))) {
-    return Error{Msg("--csv: {}", std::make_shared<const Message>(e->what)), e->errno_value};
+    return Error{Message("--csv: {}", {std::make_shared<const Message>(e->what)}), e->errno_value};
   }
   return true;
 }

@@ -199,6 +199,43 @@ TEST(BadInputMatrix, FifosDevicesSymlinksAndInputsAsOutputs) {
   EXPECT_FALSE(fs::exists(journal));  // sweep refused before it made its journal
 }
 
+// Values that parse but mean nothing (issue 16, "Smaller ones"): refused by name, before any
+// work (no job runs, no journal is made).
+TEST(BadInputMatrix, MeaninglessValuesAreRefusedByTheirOwnName) {
+  Fixture f;
+  const std::string journal = f.dir.File("journal.db");
+  const std::string marker = f.dir.File("job-ran");
+  const Row rows[] = {
+      {"guard --warn-available below --min-available",
+       {"guard", "--no-journal", "--min-available", "8GiB", "--warn-available", "4GiB", "--",
+        "touch", marker},
+       2,
+       "--warn-available: "},
+      {"guard --warn-available at --min-available",
+       {"guard", "--no-journal", "--min-available", "8GiB", "--warn-available", "8GiB", "--",
+        "touch", marker},
+       2,
+       "the warning could never come first"},
+      {"ladder start ''",
+       {"ladder", "--journal", journal, "start", "", "--symptom", "load"},
+       2,
+       "JOB: a blank name would match every process"},
+      {"ladder start --match ' '",
+       {"ladder", "--journal", journal, "start", "job", "--symptom", "load", "--match", " "},
+       2,
+       "--match: blank text would match every process"},
+      {"plan --lora-rank past any model",
+       {"plan", "llama-3.1-8b", "--lora-rank", "9223372036854775807"},
+       2,
+       "--lora-rank"},
+  };
+  for (const Row& row : rows) {
+    Check(f, row, RunBounded(row.args));
+    EXPECT_FALSE(fs::exists(marker)) << row.name << ": the job ran";
+  }
+  EXPECT_FALSE(fs::exists(journal));
+}
+
 TEST(BadInputMatrix, LibrariesThatWouldHangOrKillTheLoader) {
   Fixture f;
   const std::string whole = Slurp(HEADROOM_FAKE_NVML_PATH);

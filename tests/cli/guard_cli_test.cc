@@ -272,14 +272,31 @@ TEST(GuardCli, ASigtermIgnoringJobThatKeepsFillingIsKilledAtTheLevel) {
   TempDir dir;
   PidfileReaper reaper{dir.File("pids")};
   uint64_t level = 0;
-  const auto r = RunUntilTheLevelIsReached([&] {
-    level = SettledAvailable() - (1ULL << 30);
-    return RunGuarded(Guarded({"--json", "--grace", "3s", "--min-available", std::to_string(level)},
-                              {"--cap", "2560M", "--rate", "1G", "--ignore-term", "--timeout",
-                               "20s", "--pidfile", dir.File("pids")}));
-  });
-  ASSERT_EQ(r.status, 99) << r.out << r.err;
-  const auto j = Json(r);
+  testing::CliResult r;
+  nlohmann::json j;
+  // The rule acts on a job still filling at 500 MB/s or more after the SIGTERM. This VM at
+  // times cannot fill that fast (0.1 GB/s seen while the host backs fresh guest pages): an
+  // attempt whose whole grace fell slower than 400 MB/s is run again, and three such are a
+  // skip, never a pass. A fast fill that is not killed at the level fails below.
+  for (int attempt = 1;; ++attempt) {
+    r = RunUntilTheLevelIsReached([&] {
+      level = SettledAvailable() - (1ULL << 30);
+      return RunGuarded(
+          Guarded({"--json", "--grace", "3s", "--min-available", std::to_string(level)},
+                  {"--cap", "2560M", "--rate", "1G", "--ignore-term", "--timeout", "20s",
+                   "--pidfile", dir.File("pids")}));
+    });
+    ASSERT_EQ(r.status, 99) << r.out << r.err;
+    j = Json(r);
+    if (j["signal_path"] == "SIGTERM, SIGKILL at the level") break;
+    const double fell = static_cast<double>(level) -
+                        static_cast<double>(j["lowest_available_bytes"].get<uint64_t>());
+    const double rate = fell / 3.0;  // over the 3 s grace
+    if (rate >= 400e6) break;
+    std::fprintf(stderr, "note: attempt %d: the job filled at only %.0f MB/s after SIGTERM\n",
+                 attempt, rate / 1e6);
+    if (attempt == 3) GTEST_SKIP() << "this machine could not fill at 500 MB/s in 3 attempts";
+  }
   EXPECT_EQ(j["signal_path"], "SIGTERM, SIGKILL at the level");
   EXPECT_LT(j["crossing_to_empty_ms"].get<double>(), 1500);
   // bench/guard_reaction.py measures it within 64 MiB; 160 MiB leaves room for a loaded machine.
