@@ -21,15 +21,15 @@
 namespace headroom {
 
 FileFd& FileFd::operator=(FileFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.release();
-  }
+  if (this != &other) reset(other.release());
   return *this;
 }
 
-FileFd::~FileFd() {
+FileFd::~FileFd() { reset(); }
+
+void FileFd::reset(int fd) {
   if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
 }
 
 Message FileKind(mode_t mode) {

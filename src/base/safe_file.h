@@ -43,6 +43,7 @@ class FileFd {
     fd_ = -1;
     return fd;
   }
+  void reset(int fd = -1);
 
  private:
   int fd_ = -1;

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "base/table.h"
+#include "base/text.h"
 #include "cli/cli.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
@@ -29,13 +30,7 @@ std::string ShownValue(const Settings& s, const SettingInfo& info) {
 
 }  // namespace
 
-std::string PrintableText(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-  }
-  return out;
-}
+std::string PrintableText(std::string_view text) { return ControlsAsQuestionMarks(text); }
 
 std::string ConfigFileLine(const LoadedConfig& c) {
   if (c.location.path.empty()) {

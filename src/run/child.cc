@@ -42,16 +42,6 @@ void WriteFileQuietly(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-OwnedFd& OwnedFd::operator=(OwnedFd&& other) noexcept {
-  if (this != &other) reset(other.release());
-  return *this;
-}
-
-void OwnedFd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
 SignalScope::SignalScope() {
   sigset_t mask;
   sigemptyset(&mask);
@@ -117,7 +107,7 @@ Result<Child> Child::Spawn(const SysRoot& root, ChildSpec spec) {
   if (spec.cgroup) child.cgroup_.emplace(std::move(*spec.cgroup));
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return ErrnoError("pipe");
-  OwnedFd err_read(pipe_fds[0]), err_write(pipe_fds[1]);
+  FileFd err_read(pipe_fds[0]), err_write(pipe_fds[1]);
 
   // Everything the child needs, prepared before the fork.
   std::vector<std::string> env_strings = spec.extra_env;
@@ -221,7 +211,7 @@ std::vector<ProcStat> Child::Members() const {
 
 int Child::Signal(int sig) {
   // The whole tree first, each member by a verified pidfd; only then any signal.
-  std::vector<OwnedFd> targets;
+  std::vector<FileFd> targets;
   for (const ProcStat& m : Members()) {
     if (m.pid == pid_ && pidfd_.get() >= 0) continue;  // signalled through its own pidfd below
     auto fd = OpenVerifiedPidfd(*root_, m.pid, m.starttime_ticks);
@@ -229,14 +219,14 @@ int Child::Signal(int sig) {
     if (attached_ && std::none_of(known_.begin(), known_.end(), [&](const Known& k) {
           return k.stat.pid == m.pid && k.stat.starttime_ticks == m.starttime_ticks;
         })) {
-      known_.push_back({m, OwnedFd(::fcntl(*fd, F_DUPFD_CLOEXEC, 0))});
+      known_.push_back({m, FileFd(::fcntl(*fd, F_DUPFD_CLOEXEC, 0))});
     }
     targets.emplace_back(*fd);
   }
   int n = 0;
   if (sig == SIGKILL && cgroup_ && cgroup_->is_v2()) cgroup_->KillAll(*root_);
   if (alive() && PidfdSendSignal(pidfd_.get(), sig) == 0) ++n;
-  for (OwnedFd& fd : targets) {
+  for (FileFd& fd : targets) {
     if (PidfdSendSignal(fd.get(), sig) == 0) ++n;
     if (sig == SIGKILL && kill_pidfds_.size() < kMaxReleasePidfds)
       kill_pidfds_.push_back(fd.release());

@@ -17,34 +17,12 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/safe_file.h"
 #include "run/job_cgroup.h"
 #include "sys/processes.h"
 #include "sys/sysroot.h"
 
 namespace headroom {
-
-// A file descriptor closed by its destructor; -1 holds nothing.
-class OwnedFd {
- public:
-  OwnedFd() = default;
-  explicit OwnedFd(int fd) : fd_(fd) {}
-  OwnedFd(OwnedFd&& other) noexcept : fd_(other.release()) {}
-  OwnedFd& operator=(OwnedFd&& other) noexcept;
-  OwnedFd(const OwnedFd&) = delete;
-  OwnedFd& operator=(const OwnedFd&) = delete;
-  ~OwnedFd() { reset(); }
-
-  int get() const { return fd_; }
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-  void reset(int fd = -1);
-
- private:
-  int fd_ = -1;
-};
 
 // SIGCHLD, the signals that end the job (INT, TERM, HUP, QUIT) and those the guard ignores
 // (USR1, USR2, ALRM, PIPE) blocked for the calling thread and read through a signalfd, so none
@@ -64,7 +42,7 @@ class SignalScope {
   std::optional<int> Next();
 
  private:
-  OwnedFd fd_;
+  FileFd fd_;
   sigset_t old_mask_{};
   bool restore_ = true;
 };
@@ -128,7 +106,7 @@ class Child {
   const SysRoot* root_;
   SignalScope signals_;
   std::optional<JobCgroup> cgroup_;
-  OwnedFd pidfd_;
+  FileFd pidfd_;
   pid_t pid_ = 0;
   pid_t anchor_ = 0;  // whose descendants form the tree: the guard, or the attached process
   bool attached_ = false;
@@ -138,7 +116,7 @@ class Child {
   // re-parented to init, out of the tree below the attached process).
   struct Known {
     ProcStat stat;
-    OwnedFd pidfd;
+    FileFd pidfd;
   };
   std::vector<Known> known_;
 };

@@ -73,7 +73,7 @@ std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_hand
 // MemAvailable through a kept-open descriptor.
 class AvailableReader {
  public:
-  explicit AvailableReader(OwnedFd fd) : fd_(std::move(fd)) {}
+  explicit AvailableReader(FileFd fd) : fd_(std::move(fd)) {}
   std::optional<uint64_t> Read() {
     const ssize_t n = ::pread(fd_.get(), buf_, sizeof buf_, 0);
     if (n <= 0) return std::nullopt;
@@ -81,7 +81,7 @@ class AvailableReader {
   }
 
  private:
-  OwnedFd fd_;
+  FileFd fd_;
   char buf_[16384];
 };
 
@@ -133,17 +133,17 @@ class WakeSet {
     ::epoll_ctl(ep_.get(), EPOLL_CTL_ADD, fds_[i].fd, &e);
   }
 
-  OwnedFd ep_;
+  FileFd ep_;
   std::array<pollfd, 4> fds_;
 };
 
 // Opens a PSI trigger (Documentation/accounting/psi.rst): "<some|full> <stall us> <window
 // us>". A 1 s window needs CAP_SYS_RESOURCE; unprivileged triggers take 2 s windows.
-OwnedFd OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms,
-                       bool* unprivileged_window) {
+FileFd OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms,
+                      bool* unprivileged_window) {
   const std::string path = root.Path("proc/pressure/memory").string();
   for (int window_ms : {1000, 2000}) {
-    OwnedFd fd(::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC));
+    FileFd fd(::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC));
     if (fd.get() < 0) return fd;
     const std::string spec =
         fmt::format("{} {} {}", kind, stall_ms * 1000 * window_ms / 1000, window_ms * 1000);
@@ -152,7 +152,7 @@ OwnedFd OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms,
       return fd;
     }
   }
-  return OwnedFd();
+  return FileFd();
 }
 
 void AddNote(GuardSummary& sum, Message note) { sum.notes.push_back(std::move(note)); }
@@ -171,7 +171,7 @@ void ProtectGuard(const SysRoot& root, GuardSummary& sum) {
     AddNote(sum, Msg("nice -10: {} (the watch loop runs at normal priority)", ErrnoArg{errno}));
   }
   const std::string adj = root.Path("proc/self/oom_score_adj").string();
-  OwnedFd fd(::open(adj.c_str(), O_WRONLY | O_CLOEXEC));
+  FileFd fd(::open(adj.c_str(), O_WRONLY | O_CLOEXEC));
   if (fd.get() < 0 || ::write(fd.get(), "-500", 4) != 4) {
     AddNote(sum, Msg("oom_score_adj -500 for the guard: not permitted"));
   }
@@ -247,7 +247,7 @@ Result<Child> StartJob(const SysRoot& root, const GuardOptions& opt, GuardSummar
 
 // PSI: thrashing as an event, and with --psi-kill sustained full pressure as a reason.
 struct PsiTriggers {
-  OwnedFd some, full;
+  FileFd some, full;
 };
 PsiTriggers OpenPsi(const SysRoot& root, const GuardOptions& opt, GuardSummary& sum) {
   bool unprivileged = false;
@@ -436,7 +436,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
                               const GuardSay& say) {
   GuardSummary sum;
   const std::string meminfo_path = root.Path("proc/meminfo").string();
-  OwnedFd meminfo_fd(OpenKernelFile(meminfo_path));  // a FIFO under --root cannot hang it
+  FileFd meminfo_fd(OpenKernelFile(meminfo_path));  // a FIFO under --root cannot hang it
   if (meminfo_fd.get() < 0) return ErrnoError("cannot open " + meminfo_path);
   AvailableReader reader(std::move(meminfo_fd));
   if (auto info = ReadMemInfo(root)) sum.mem_total_bytes = info->total_bytes().value_or(0);

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "base/text.h"
 #include "sys/processes.h"
 
 namespace headroom {
@@ -344,10 +345,7 @@ std::string DisplayCommand(const ProcessFacts& facts) {
     line += shown;
   }
   if (facts.argv_truncated) line += " ...";
-  for (char& c : line) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-  }
-  return line;
+  return ControlsAsQuestionMarks(line);
 }
 
 }  // namespace headroom
