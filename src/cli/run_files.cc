@@ -27,10 +27,8 @@ std::string ReadWhole(const std::string& flag, const std::string& path) {
 }
 
 SampleSeries ReadSamplesFlag(const std::string& path) {
-  // The type first, on a descriptor opened O_NONBLOCK: ReadSamplesCsv's stream would wait
-  // forever on a FIFO.
-  if (auto checked = OpenInput(path); !checked)
-    throw UsageError{"--samples: " + TranslatedText(checked.error().what)};
+  // ReadSamplesCsv opens the file once and checks its type on that descriptor: a FIFO or a
+  // device is an error, never a hang.
   auto read = ReadSamplesCsv(path, kMaxFileBytes);
   if (!read) throw UsageError{"--samples: " + TranslatedText(read.error().what)};
   return std::move(*read);

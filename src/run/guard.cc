@@ -428,8 +428,18 @@ void GuardEvents::Emit(std::string_view type, const Json& fields) {
     line += value.is_number_float() ? fmt::format("{:.3f}", value.get<double>()) : Dump(value);
   }
   line += "}\n";
-  std::fputs(line.c_str(), file_);
-  std::fflush(file_);
+  errno = 0;
+  if ((std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0) && first_errno_ == 0) {
+    first_errno_ = errno != 0 ? errno : EIO;
+  }
+}
+
+int GuardEvents::FlushAndFirstError() {
+  if (!file_) return 0;
+  errno = 0;
+  if (std::fflush(file_) != 0 && first_errno_ == 0) first_errno_ = errno != 0 ? errno : EIO;
+  if (std::ferror(file_) && first_errno_ == 0) first_errno_ = EIO;
+  return first_errno_;
 }
 
 Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, GuardEvents& events,

@@ -110,9 +110,13 @@ class GuardEvents {
  public:
   explicit GuardEvents(std::FILE* file) : file_(file) {}
   void Emit(std::string_view type, const nlohmann::ordered_json& fields);
+  // Flushes the file; the errno of the first write that failed (Emit's or this flush's), or
+  // 0 when every event reached the kernel.
+  int FlushAndFirstError();
 
  private:
   std::FILE* file_;
+  int first_errno_ = 0;
 };
 
 // Where the guard's one-line warnings go as it runs (the caller renders them: the terminal

@@ -52,10 +52,11 @@ std::optional<RecordedRun> Record(const GuardedRunOptions& o, std::optional<Erro
 
 }  // namespace
 
-void NoteLostEvents(std::FILE* events, const std::string& path, GuardSummary& summary) {
-  if (events == nullptr || (std::fflush(events) == 0 && !std::ferror(events))) return;
+void NoteLostEvents(GuardEvents& events, const std::string& path, GuardSummary& summary) {
+  const int error = events.FlushAndFirstError();
+  if (error == 0) return;
   summary.notes.push_back(
-      Msg("--events: {}: an event could not be written (is the disk full?)", path));
+      Msg("--events: {}: an event could not be written: {}", path, ErrnoArg{error}));
   // Never silence: the job's own failure stays what it was, a success becomes a failure.
   if (summary.exit_status == kExitOk) summary.exit_status = kExitUsage;
 }
@@ -88,7 +89,7 @@ Result<GuardSummary> RunGuardedJob(const SysRoot& root, const GuardedRunOptions&
     if (record) (void)record->Finish("error", kExitUsage, "");
     return summary;
   }
-  NoteLostEvents(scoped.events, o.events_path, *summary);  // before the status is recorded
+  NoteLostEvents(events, o.events_path, *summary);  // before the status is recorded
   if (record) {
     auto done = record->Finish(
         summary->killed ? "killed-by-guard" : "exited", summary->exit_status,

@@ -38,7 +38,7 @@ struct GuardedRunOptions {
 // After the run: when a write to the events stream `events` failed (a full disk), a note in
 // `summary` naming `path`, and a success turned into kExitUsage (never silence). Nothing for
 // a null stream.
-void NoteLostEvents(std::FILE* events, const std::string& path, GuardSummary& summary);
+void NoteLostEvents(GuardEvents& events, const std::string& path, GuardSummary& summary);
 
 // Runs the guard with all of the above. Errors (exit 2): the torch cap or the events file
 // could not be set up, or RunGuard's own.

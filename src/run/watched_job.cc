@@ -83,7 +83,7 @@ Result<GuardSummary> RunWatchedJob(const SysRoot& root, GuardOptions options, Sa
 
   GuardEvents events(events_file);
   auto summary = RunGuard(root, options, events, say);
-  if (summary) NoteLostEvents(events_file, io.events_path, *summary);
+  if (summary) NoteLostEvents(events, io.events_path, *summary);
 
   // The job tree is empty: stop sampling after one last row, then drain the tee.
   WriteAll(fds.stop[1], "x");

@@ -11,15 +11,17 @@
 #include "samples/samples_csv.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "base/message.h"
+#include "base/safe_file.h"
 #include "gpu/clock_events.h"
 
 namespace headroom {
@@ -488,14 +490,17 @@ class SamplesCsvParser {
 
 // The number of '\n' in the file: its rows, to reserve them before the parse (a vector that
 // doubles holds 1.5x its rows at the copy). A file that grows meanwhile only costs a copy.
-size_t CountLines(std::ifstream& in) {
+// Read with pread, so the descriptor's offset stays at the start.
+size_t CountLines(int fd) {
   size_t lines = 0;
   char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    lines += static_cast<size_t>(std::count(buf, buf + in.gcount(), '\n'));
+  off_t offset = 0;
+  for (;;) {
+    const ssize_t got = ::pread(fd, buf, sizeof buf, offset);
+    if (got <= 0) break;
+    lines += static_cast<size_t>(std::count(buf, buf + got, '\n'));
+    offset += got;
   }
-  in.clear();
-  in.seekg(0);
   return lines;
 }
 
@@ -516,15 +521,22 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
 // Parsed block by block: memory is the samples, not the text (explain held 4.4x
 // its samples file; bench/samples_memory.py has the figures).
 Result<SampleSeries> ReadSamplesCsv(const std::filesystem::path& path, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ErrnoError("samples: open(" + path.string() + ")");
+  // Opened and type-checked once (base/safe_file.h), then read from that descriptor: a FIFO
+  // swapped in after a check by name cannot block the reader.
+  auto file = OpenInput(path.string());
+  if (!file) return file.error();
+  const int fd = file->get();
   SamplesCsvParser parser;
-  parser.Reserve(CountLines(in));
+  parser.Reserve(CountLines(fd));
   std::string pending;  // the line the last block ended inside
   size_t total = 0;
   char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    const size_t got = static_cast<size_t>(in.gcount());
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("samples: read(" + path.string() + ")");
+    if (n == 0) break;
+    const size_t got = static_cast<size_t>(n);
     total += got;
     if (total > max_bytes) {
       return Error{Msg("samples: {}: larger than {} bytes", path.string(), max_bytes)};

@@ -1,6 +1,7 @@
 #include "samples/samples_csv.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -225,6 +226,22 @@ TEST(SamplesCsv, WriterWritesWholeLinesAndReaderReadsThem) {
   auto missing = ReadSamplesCsv(path);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(EnglishText(missing.error().what).find(path.string()), std::string::npos);
+}
+
+// The reader checks the type on the descriptor it reads from: a FIFO with no writer is an
+// error at once, never a read that waits for one.
+TEST(SamplesCsv, AFifoIsRefusedWithoutWaitingForAWriter) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("headroom-samples-fifo-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto fifo = dir / "s.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto read = ReadSamplesCsv(fifo);
+  ASSERT_FALSE(read.ok());
+  const std::string text = EnglishText(read.error().what);
+  EXPECT_NE(text.find(fifo.string()), std::string::npos) << text;
+  EXPECT_NE(text.find("a FIFO, not a regular file"), std::string::npos) << text;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

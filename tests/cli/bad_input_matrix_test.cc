@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -299,6 +300,10 @@ TEST(BadInputMatrix, AWriteThatFailsIsNotSilent) {
   EXPECT_NE(r.status, 0) << r.err;
   EXPECT_NE(r.status, 128 + SIGXFSZ) << r.err;
   EXPECT_NE(r.err.find("--events: " + events + ": an event could not be written"),
+            std::string::npos)
+      << r.err;
+  // The note says why the write failed, from the errno the write itself got.
+  EXPECT_NE(r.err.find("an event could not be written: " + std::string(std::strerror(EFBIG))),
             std::string::npos)
       << r.err;
   const std::string csv = f.dir.File("s.csv");
