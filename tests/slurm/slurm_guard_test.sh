@@ -138,7 +138,8 @@ for _ in $(seq 100); do  # COMPLETING until slurmd reports the step's end
   case "$job" in *JobState=COMPLETING*) sleep 0.1 ;; *) break ;; esac
 done
 case "$job" in
-  *JobState=FAILED*Reason=NonZeroExitCode*) ;;
+  # NonZeroExitCode; JobLaunchFailure when srun had to force-terminate task 1 (KillWait).
+  *JobState=FAILED*Reason=NonZeroExitCode* | *JobState=FAILED*Reason=JobLaunchFailure*) ;;
   *) fail "scontrol show job: ${job:-no job}" ;;
 esac
 [ "$status" = 0 ] && echo "slurm_guard_test: ok (srun $rc after ${took}s; $(grep -o 'task 0: Exited with exit code 99' "$T/srun.err"))"
