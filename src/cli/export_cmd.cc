@@ -43,7 +43,7 @@ struct ExportCommandFlags final : CommandFlags {
                   "exit status: 0 stopped by a signal; 1 could not listen; 2 usage error"),
                "headroom export"};
   std::string listen = "127.0.0.1:9464", interval_text, nvml_lib, journal_flag, root_dir;
-  bool no_journal = false, allow_remote = false;
+  bool no_journal = false, allow_remote = false, no_dcgm_names = false;
   CLI::App& App() override { return app; }
 };
 
@@ -51,8 +51,8 @@ struct ExportCommandFlags final : CommandFlags {
 
 std::unique_ptr<CommandFlags> DefineExportFlags() {
   auto defined = std::make_unique<ExportCommandFlags>();
-  auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal, allow_remote] =
-      *defined;
+  auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal, allow_remote,
+         no_dcgm_names] = *defined;
   app.add_option("--listen", listen,
                  Tr("HOST:PORT to serve on (default 127.0.0.1:9464; port 0 picks a free one)"));
   app.add_flag("--allow-remote", allow_remote,
@@ -63,6 +63,9 @@ std::unique_ptr<CommandFlags> DefineExportFlags() {
   AddNvmlLibFlag(app, nvml_lib);
   AddJournalFlag(app, journal_flag);
   app.add_flag("--no-journal", no_journal, Tr("export no guard counters"));
+  app.add_flag("--no-dcgm-names", no_dcgm_names,
+               Tr("serve only headroom_* names, not the DCGM_FI_* ones DCGM's Grafana dashboard "
+                  "reads"));
   AddRootFlag(app, root_dir);
   return defined;
 }
@@ -83,6 +86,7 @@ ExportSamplerConfig ConfigFromFlags(const CliEnv& env, ExportCommandFlags& f) {
   config.nvml_lib = ResolveNvmlLibrary(f.nvml_lib, std::getenv);
   config.interval = *interval;
   config.platform = env.config.settings.platform_override();
+  config.dcgm_names = !f.no_dcgm_names;
   if (!f.no_journal) {
     auto path = JournalPath(env, f.journal_flag);
     if (!path) throw UsageError{"--journal: " + TranslatedText(path.error().what)};

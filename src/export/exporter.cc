@@ -3,6 +3,7 @@
 #include "export/exporter.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <utility>
 
@@ -92,6 +93,11 @@ void ExportSampler::SampleOnce() {
     }
   }
   s.arch = arch_;
+  s.dcgm_names = config_.dcgm_names;
+  if (s.dcgm_names) {
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) == 0) s.hostname = host;
+  }
   s.version = HEADROOM_VERSION;
   s.samples_total = ++samples_;
   s.last_sample_seconds = last_seconds_;

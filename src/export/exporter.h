@@ -62,6 +62,7 @@ struct ExportSamplerConfig {
   std::optional<std::filesystem::path> journal{};  // nullopt: no guard counters
   std::chrono::microseconds interval{1'000'000};
   PlatformOverride platform{};  // config.toml [platform]
+  bool dcgm_names = true;       // also the dcgm-exporter names (export/metrics.h)
 };
 
 class ExportSampler {

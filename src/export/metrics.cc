@@ -268,6 +268,65 @@ void AddGpu(GpuFamilies& f, const GpuReading& g, const ExportSnapshot& s) {
   f.lost.samples.push_back({id, g.gpu_lost ? 1.0 : 0.0});
 }
 
+// The subset of dcgm-exporter's default counters (etc/default-counters.csv of
+// NVIDIA/dcgm-exporter) that its Grafana dashboard (grafana/dcgm-exporter-dashboard.json)
+// queries and NVML can answer, in DCGM's units and with its labels (gpu, UUID, device,
+// Hostname). On unified memory (GB10) the framebuffer is the pool: FB_USED is MemTotal -
+// MemAvailable and FB_FREE MemAvailable, as for headroom_gpu_memory_*.
+struct DcgmFamilies {
+  explicit DcgmFamilies(Families& fam)
+      : temp(fam.Add("DCGM_FI_DEV_GPU_TEMP", "gauge", "", "GPU temperature (in C).")),
+        power(fam.Add("DCGM_FI_DEV_POWER_USAGE", "gauge", "", "Power draw (in W).")),
+        sm_clock(fam.Add("DCGM_FI_DEV_SM_CLOCK", "gauge", "", "SM clock frequency (in MHz).")),
+        mem_clock(
+            fam.Add("DCGM_FI_DEV_MEM_CLOCK", "gauge", "", "Memory clock frequency (in MHz).")),
+        util(fam.Add("DCGM_FI_DEV_GPU_UTIL", "gauge", "", "GPU utilization (in %).")),
+        copy_util(fam.Add("DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "", "Memory utilization (in %).")),
+        fb_free(fam.Add("DCGM_FI_DEV_FB_FREE", "gauge", "",
+                        "Framebuffer memory free (in MiB); on unified memory MemAvailable.")),
+        fb_used(fam.Add("DCGM_FI_DEV_FB_USED", "gauge", "",
+                        "Framebuffer memory used (in MiB); on unified memory MemTotal - "
+                        "MemAvailable.")) {}
+  MetricFamily &temp, &power, &sm_clock, &mem_clock, &util, &copy_util, &fb_free, &fb_used;
+};
+
+// Free and used bytes of one GPU's memory: NVML's, else the pool's on unified memory.
+std::optional<std::pair<uint64_t, uint64_t>> FreeAndUsed(const GpuReading& g,
+                                                         const ExportSnapshot& s) {
+  if (g.memory_total_bytes && *g.memory_total_bytes > 0 && g.memory_used_bytes) {
+    const uint64_t free = g.memory_free_bytes.value_or(
+        *g.memory_total_bytes - std::min(*g.memory_total_bytes, *g.memory_used_bytes));
+    return std::pair{free, *g.memory_used_bytes};
+  }
+  if (s.platform.memory_source != MemorySource::kMemInfo || !s.meminfo) return std::nullopt;
+  const auto total = s.meminfo->total_bytes();
+  const auto avail = s.meminfo->EstimatedAvailable();
+  if (!total || !avail) return std::nullopt;
+  const uint64_t free = std::min(*total, avail->bytes);
+  return std::pair{free, *total - free};
+}
+
+void AddDcgm(DcgmFamilies& f, const GpuReading& g, const ExportSnapshot& s) {
+  const Labels id = {{"gpu", std::to_string(g.index)},
+                     {"UUID", g.uuid.value_or("")},
+                     {"device", "nvidia" + std::to_string(g.index)},
+                     {"Hostname", s.hostname}};
+  auto add = [&](MetricFamily& fam, auto v, double scale = 1) {
+    if (v) fam.samples.push_back({id, static_cast<double>(*v) * scale});
+  };
+  add(f.temp, g.temperature_c);
+  add(f.power, g.power_mw, 1e-3);
+  add(f.sm_clock, g.sm_clock_mhz);
+  add(f.mem_clock, g.mem_clock_mhz);
+  add(f.util, g.gpu_utilization_pct);
+  add(f.copy_util, g.memory_utilization_pct);
+  if (const auto fu = FreeAndUsed(g, s)) {
+    constexpr double kMiB = 1.0 / (1024 * 1024);
+    f.fb_free.samples.push_back({id, std::floor(static_cast<double>(fu->first) * kMiB)});
+    f.fb_used.samples.push_back({id, std::floor(static_cast<double>(fu->second) * kMiB)});
+  }
+}
+
 // GB10's sustained and rated power figures, which NVML does not report, on the first GPU.
 void AddPlatformPowerLimits(MetricFamily& power_limit, const ExportSnapshot& s) {
   if (s.gpus.empty()) return;
@@ -348,6 +407,10 @@ std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
   GpuFamilies gpu(fam);
   for (const auto& g : s.gpus) AddGpu(gpu, g, s);
   AddPlatformPowerLimits(gpu.power_limit, s);
+  if (s.dcgm_names) {
+    DcgmFamilies dcgm(fam);
+    for (const auto& g : s.gpus) AddDcgm(dcgm, g, s);
+  }
   AddGuardCounters(fam, s);
   AddPlatformInfo(fam, s);
   AddExporterSelf(fam, s);

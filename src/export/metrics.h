@@ -59,6 +59,10 @@ struct ExportSnapshot {
   std::map<unsigned, std::map<std::string, double>> throttle_seconds;
   // Process names for NVML's pids (comm), when readable.
   std::map<uint32_t, std::string> process_names;
+  // Also serve the dcgm-exporter names NVIDIA's DCGM Grafana dashboard reads (docs/export.md),
+  // labelled with this host's name as dcgm-exporter's Hostname label.
+  bool dcgm_names = true;
+  std::string hostname;
   // The exporter's own work.
   uint64_t samples_total = 0;
   double last_sample_seconds = 0;

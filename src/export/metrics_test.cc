@@ -105,6 +105,47 @@ TEST(ExportMetrics, DiscreteMemoryComesFromNvml) {
   EXPECT_FALSE(Contains(text, "kind=\"sustained\"")) << text;
 }
 
+// The names and labels NVIDIA's DCGM dashboard queries (docs/export.md), in DCGM's units.
+TEST(ExportMetrics, DcgmNamesOnGb10TakeTheFramebufferFromThePool) {
+  ExportSnapshot s = Gb10Snapshot();
+  s.gpus[0].uuid = "GPU-5e3c";
+  s.gpus[0].mem_clock_mhz = 4266;
+  s.hostname = "spark-1";
+  const std::string text = RenderPrometheus(BuildFamilies(s));
+  const std::string id = "{gpu=\"0\",UUID=\"GPU-5e3c\",device=\"nvidia0\",Hostname=\"spark-1\"}";
+  EXPECT_TRUE(
+      Contains(text, "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\nDCGM_FI_DEV_GPU_TEMP" + id + " 61\n"))
+      << text;
+  EXPECT_TRUE(Contains(text, "DCGM_FI_DEV_POWER_USAGE" + id + " 99.5\n")) << text;
+  EXPECT_TRUE(Contains(text, "DCGM_FI_DEV_SM_CLOCK" + id + " 2405\n")) << text;
+  EXPECT_TRUE(Contains(text, "DCGM_FI_DEV_MEM_CLOCK" + id + " 4266\n")) << text;
+  EXPECT_TRUE(Contains(text, "DCGM_FI_DEV_GPU_UTIL" + id + " 96\n")) << text;
+  // MemAvailable 120000000 kB = 117187.5 MiB free; MemTotal - MemAvailable 7600748 kB used.
+  EXPECT_TRUE(Contains(text, "DCGM_FI_DEV_FB_FREE" + id + " 117187\n")) << text;
+  EXPECT_TRUE(Contains(text, "DCGM_FI_DEV_FB_USED" + id + " 7422\n")) << text;
+  // NVML reports no memory utilization here: no sample, not a 0.
+  EXPECT_FALSE(Contains(text, "DCGM_FI_DEV_MEM_COPY_UTIL")) << text;
+}
+
+TEST(ExportMetrics, DcgmNamesOnADiscreteGpuTakeNvmlsMemoryAndCanBeTurnedOff) {
+  ExportSnapshot s = Gb10Snapshot();
+  s.gpus[0].name = "NVIDIA H200";
+  s.gpus[0].memory_total_bytes = 150'754'820'096ULL;
+  s.gpus[0].memory_used_bytes = 85'899'345'920ULL;  // 81920 MiB
+  s.gpus[0].memory_free_bytes = 64'424'509'440ULL;  // 61440 MiB
+  s.gpus[0].memory_utilization_pct = 40;
+  s.platform = DetectPlatform(s.gpus);
+  std::string text = RenderPrometheus(BuildFamilies(s));
+  const std::string id = "{gpu=\"0\",UUID=\"\",device=\"nvidia0\",Hostname=\"\"}";
+  EXPECT_TRUE(Contains(text, "DCGM_FI_DEV_FB_USED" + id + " 81920\n")) << text;
+  EXPECT_TRUE(Contains(text, "DCGM_FI_DEV_FB_FREE" + id + " 61440\n")) << text;
+  EXPECT_TRUE(Contains(text, "DCGM_FI_DEV_MEM_COPY_UTIL" + id + " 40\n")) << text;
+  s.dcgm_names = false;
+  text = RenderPrometheus(BuildFamilies(s));
+  EXPECT_FALSE(Contains(text, "DCGM_")) << text;
+  EXPECT_TRUE(Contains(text, "headroom_gpu_memory_used_bytes")) << text;
+}
+
 TEST(ExportMetrics, ThrottleSecondsAccumulatePerReasonFromTheFirstSample) {
   ThrottleAccumulator acc;
   std::vector<GpuReading> gpus = {Gb10Reading()};

@@ -211,7 +211,11 @@ TEST(ExportCli, ServesGb10MetricsThatPromtoolAccepts) {
         "headroom_gpu_process_memory_bytes{gpu=\"0\",name=\"NVIDIA GB10\",pid=\"4242\"",
         "headroom_platform_info{kind=\"gb10\",gpu=\"NVIDIA "
         "GB10\",driver=\"580.95.05\",cuda=\"13.0\"",
-        "headroom_memory_pressure_stalled_seconds_total{kind=\"some\"} 0.184233\n"}) {
+        "headroom_memory_pressure_stalled_seconds_total{kind=\"some\"} 0.184233\n",
+        // The dcgm-exporter names DCGM's Grafana dashboard reads, FB from the pool on GB10.
+        "# TYPE DCGM_FI_DEV_FB_FREE gauge\nDCGM_FI_DEV_FB_FREE{gpu=\"0\",UUID=\"",
+        "# TYPE DCGM_FI_DEV_FB_USED gauge\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"",
+        "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\nDCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\""}) {
     EXPECT_TRUE(Contains(body, part)) << part << "\n" << body;
   }
   // promtool (Debian's prometheus package) lints the exposition.
@@ -230,6 +234,15 @@ TEST(ExportCli, ServesGb10MetricsThatPromtoolAccepts) {
       Contains(om, "Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n"))
       << om;
   EXPECT_TRUE(Body(om).ends_with("# EOF\n"));
+  EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
+}
+
+TEST(ExportCli, NoDcgmNamesServesOnlyHeadroomNames) {
+  Exporter e({"--no-journal", "--no-dcgm-names"});
+  ASSERT_NE(e.port, 0) << e.err;
+  const std::string body = Body(Get(e.port, "/metrics"));
+  EXPECT_TRUE(Contains(body, "headroom_gpu_memory_used_bytes{")) << body;
+  EXPECT_FALSE(Contains(body, "DCGM_")) << body;
   EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
 }
 
