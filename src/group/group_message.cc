@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <algorithm>
 #include <array>
 
 namespace headroom::group {
@@ -161,6 +162,38 @@ Result<GroupMessage> DecodeMessage(std::string_view frame, std::string_view secr
   if (m.job_id != job_id) return Error(Msg("group message: for another job"));
   if (auto ok = CheckKindFields(m); !ok) return ok.error();
   return m;
+}
+
+Result<bool> FrameReader::Feed(std::string_view bytes, std::vector<std::string>& frames) {
+  if (failed_) return Error(Msg("group message: the stream broke earlier"));
+  while (!bytes.empty()) {
+    // Take only what completes the current frame, so the buffer never exceeds one frame.
+    size_t want = 2;
+    if (buffer_.size() >= 2) {
+      auto length = FrameLength(buffer_);
+      if (!length) {
+        failed_ = true;
+        buffer_.clear();
+        return length.error();
+      }
+      want = **length;
+    }
+    const size_t take = std::min(want - buffer_.size(), bytes.size());
+    buffer_.append(bytes.substr(0, take));
+    bytes.remove_prefix(take);
+    if (buffer_.size() == want && want > 2) {
+      frames.push_back(std::move(buffer_));
+      buffer_.clear();
+    }
+  }
+  if (buffer_.size() == 2) {  // a length alone: check it now rather than on the next call
+    if (auto length = FrameLength(buffer_); !length) {
+      failed_ = true;
+      buffer_.clear();
+      return length.error();
+    }
+  }
+  return true;
 }
 
 ReplayGuard::ReplayGuard(uint16_t nodes, uint64_t window_ms)

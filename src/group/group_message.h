@@ -79,6 +79,21 @@ Result<std::optional<size_t>> FrameLength(std::string_view buffered);
 Result<GroupMessage> DecodeMessage(std::string_view frame, std::string_view secret,
                                    std::string_view job_id);
 
+// A connection's bytes cut into frames, holding at most one frame (kMaxFrameBytes): the
+// per-connection memory bound of the channel. After a bad length the reader stays failed
+// and the connection is to be closed.
+class FrameReader {
+ public:
+  // Appends `bytes`; the complete frames go to `frames` (still to be decoded). An error on
+  // an out-of-bounds length, now and on every later call.
+  Result<bool> Feed(std::string_view bytes, std::vector<std::string>& frames);
+  size_t buffered() const { return buffer_.size(); }
+
+ private:
+  std::string buffer_;
+  bool failed_ = false;
+};
+
 // Replay protection for authenticated messages from `nodes` node ranks.
 class ReplayGuard {
  public:

@@ -118,6 +118,44 @@ TEST(GroupMessage, EncoderRefusesWhatTheDecoderWould) {
   EXPECT_EQ(longest->size(), kMaxFrameBytes);
 }
 
+TEST(FrameReader, CutsAStreamFedByteByByteAndInOneGo) {
+  const std::string a = Frame(Memory());
+  GroupMessage h = Memory();
+  h.kind = MessageKind::kHeartbeat;
+  h.available_bytes = h.level_bytes = 0;
+  const std::string b = Frame(h);
+  const std::string stream = a + b + a.substr(0, 10);
+  FrameReader bytewise;
+  std::vector<std::string> frames;
+  for (const char c : stream) {
+    ASSERT_TRUE(bytewise.Feed(std::string_view(&c, 1), frames).ok());
+    EXPECT_LE(bytewise.buffered(), kMaxFrameBytes);
+  }
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0], a);
+  EXPECT_EQ(frames[1], b);
+  EXPECT_EQ(bytewise.buffered(), 10u);
+  FrameReader whole;
+  frames.clear();
+  ASSERT_TRUE(whole.Feed(stream, frames).ok());
+  EXPECT_EQ(frames.size(), 2u);
+  EXPECT_EQ(whole.buffered(), 10u);
+}
+
+TEST(FrameReader, ABadLengthBreaksTheStreamForGood) {
+  FrameReader reader;
+  std::vector<std::string> frames;
+  // 64 KiB claimed: refused at once, without buffering toward it.
+  EXPECT_FALSE(reader.Feed(std::string("\xff\xff", 2), frames).ok());
+  EXPECT_EQ(reader.buffered(), 0u);
+  EXPECT_FALSE(reader.Feed(Frame(Memory()), frames).ok());
+  EXPECT_TRUE(frames.empty());
+  FrameReader after_good;
+  const std::string good = Frame(Memory());
+  EXPECT_FALSE(after_good.Feed(good + std::string(2, '\0'), frames).ok());
+  EXPECT_EQ(frames.size(), 1u);  // the frame before the break still came out
+}
+
 TEST(ReplayGuard, RefusesReplaysStaleFramesAndUnknownRanks) {
   ReplayGuard guard(/*nodes=*/2, /*window_ms=*/30'000);
   GroupMessage m = Memory();
