@@ -15,6 +15,8 @@
 #include <cerrno>
 #include <vector>
 
+#include "group/member.h"
+
 namespace headroom::group {
 
 Coordinator::Coordinator(const CoordinatorSettings& settings)
@@ -130,6 +132,26 @@ std::optional<Verdict> Coordinator::Poll(int timeout_ms, int64_t now_ms, uint64_
   }
   if (!verdict) verdict = membership_.OnTick(now_ms);
   return verdict;
+}
+
+}  // namespace headroom::group
+
+namespace headroom::group {
+
+void Coordinator::Broadcast(MessageKind kind, uint64_t now_unix_ms) {
+  GroupMessage m;
+  m.job_id = settings_.job_id;
+  m.node_rank = 0;
+  m.sequence = ++sequence_;
+  m.sent_unix_ms = now_unix_ms;
+  m.kind = kind;
+  auto frame = EncodeMessage(m, settings_.secret);
+  if (!frame) return;
+  std::vector<int> broken;
+  for (const auto& [fd, reader] : connections_) {
+    if (!SendFrame(fd, *frame)) broken.push_back(fd);
+  }
+  for (const int fd : broken) Close(fd);
 }
 
 }  // namespace headroom::group

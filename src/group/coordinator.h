@@ -43,6 +43,9 @@ class Coordinator {
   // Waits up to `timeout_ms` for traffic, handles all of it, and returns the first verdict
   // a message or the clock brings (monotonic `now_ms`, `now_unix_ms` for the replay window).
   std::optional<Verdict> Poll(int timeout_ms, int64_t now_ms, uint64_t now_unix_ms);
+  // Sends one frame of `kind` (a heartbeat, or an abort) from rank 0 to every connection;
+  // a connection the frame cannot be written to whole is closed.
+  void Broadcast(MessageKind kind, uint64_t now_unix_ms);
 
  private:
   explicit Coordinator(const CoordinatorSettings& settings);
@@ -58,6 +61,7 @@ class Coordinator {
   ReplayGuard replay_;
   Membership membership_;
   uint64_t refused_ = 0;
+  uint64_t sequence_ = 0;
 };
 
 }  // namespace headroom::group
