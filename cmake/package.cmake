@@ -1,6 +1,6 @@
 # `make deb`: a Debian package of what cmake/install.cmake installs, prefix /usr.
 # Dependencies come from dpkg-shlibdeps (the libraries the binary links: libc6, libstdc++6,
-# libgcc-s1, libfmt, libsqlite3, libre2, libncursesw6/libtinfo6), so they are right on each release
+# libgcc-s1, libfmt, libsqlite3, libre2, libssl3 for libcrypto, libncursesw6/libtinfo6), so they are right on each release
 # it is built on (Debian 12, Ubuntu 24.04 on arm64 for DGX OS). NVML and libcuda are loaded
 # with dlopen when present and are not dependencies: headroom runs without a GPU.
 set(CPACK_GENERATOR DEB)

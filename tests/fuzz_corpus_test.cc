@@ -13,6 +13,7 @@
 #include "../fuzz/explain_targets.h"
 #include "../fuzz/fuzz_targets.h"
 #include "../fuzz/gpu_targets.h"
+#include "../fuzz/group_targets.h"
 #include "../fuzz/http_targets.h"
 #include "../fuzz/plan_targets.h"
 #include "testing_files.h"
@@ -81,6 +82,20 @@ TEST(PlanRequestFuzzCorpus, Replays) {
   for (const char* target : {"plan_request", "json_reader", "hf_config"}) {
     EXPECT_GT(Replay(target, fuzz::PlanRequestHolds), 0) << target;
   }
+}
+
+TEST(GroupMessageFuzzCorpus, Replays) {
+  // Its own seeds (the five kinds framed under the fuzz secret, and forged, truncated and
+  // out-of-layout frames), and another binary-ish corpus as frames that are not.
+  for (const char* target : {"group_message", "safetensors"}) {
+    EXPECT_GT(Replay(target, fuzz::GroupMessageHolds), 0) << target;
+  }
+  int decoded = 0;
+  Replay("group_message", [&](const std::string& bytes) {
+    decoded += group::DecodeMessage(bytes, fuzz::kGroupFuzzSecret, fuzz::kGroupFuzzJob).ok();
+    return true;
+  });
+  EXPECT_EQ(decoded, 5);  // join, heartbeat, ended-for-memory, failed, abort; the rest refused
 }
 
 TEST(SamplesCsvFuzzCorpus, Replays) { EXPECT_GT(Replay("samples_csv", fuzz::SamplesCsvHolds), 0); }

@@ -1,0 +1,157 @@
+// Implementation notes: level-triggered epoll; each readable connection is read until
+// EAGAIN in 4 KiB chunks. A connection is closed on EOF, on a read error, on a frame the
+// decoder or the replay guard refuses (one bad frame and the peer is not trusted again), and
+// when the connection cap is reached at accept. The cap is twice the node count: a member
+// that reconnects may briefly hold two, and nothing else has a reason to connect.
+#include "group/coordinator.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <vector>
+
+#include "group/member.h"
+
+namespace headroom::group {
+
+Coordinator::Coordinator(const CoordinatorSettings& settings)
+    : settings_(settings),
+      replay_(settings.nodes, settings.replay_window_ms),
+      membership_(settings.nodes, 0, settings.heartbeat_timeout_ms) {}
+
+Result<std::unique_ptr<Coordinator>> Coordinator::Listen(const CoordinatorSettings& settings) {
+  if (auto ok = CheckSecret(settings.secret); !ok) return ok.error();
+  if (auto ok = CheckJobId(settings.job_id); !ok) return ok.error();
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(settings.port);
+  if (inet_pton(AF_INET, settings.host.c_str(), &address.sin_addr) != 1) {
+    return Error(Msg("--group: {}: not a numeric IPv4 address", settings.host));
+  }
+  std::unique_ptr<Coordinator> c(new Coordinator(settings));
+  c->listener_.reset(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (c->listener_.get() < 0) return ErrnoError(Msg("socket(AF_INET)"));
+  const int one = 1;
+  setsockopt(c->listener_.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(c->listener_.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    return ErrnoError(Msg("bind({}:{})", settings.host, settings.port));
+  }
+  if (listen(c->listener_.get(), 16) != 0) return ErrnoError(Msg("listen({})", settings.host));
+  socklen_t length = sizeof address;
+  getsockname(c->listener_.get(), reinterpret_cast<sockaddr*>(&address), &length);
+  c->port_ = ntohs(address.sin_port);
+  c->epoll_.reset(epoll_create1(EPOLL_CLOEXEC));
+  if (c->epoll_.get() < 0) return ErrnoError(Msg("epoll_create1"));
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.fd = c->listener_.get();
+  if (epoll_ctl(c->epoll_.get(), EPOLL_CTL_ADD, c->listener_.get(), &event) != 0) {
+    return ErrnoError(Msg("epoll_ctl(listener)"));
+  }
+  return c;
+}
+
+Coordinator::~Coordinator() {
+  for (const auto& [fd, reader] : connections_) close(fd);
+}
+
+void Coordinator::Accept() {
+  for (;;) {
+    const int fd = accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;  // EAGAIN, or a connection that went away before we took it
+    if (connections_.size() >= 2u * settings_.nodes) {
+      close(fd);
+      ++refused_;
+      continue;
+    }
+    epoll_event event{};
+    event.events = EPOLLIN | EPOLLRDHUP;
+    event.data.fd = fd;
+    if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &event) != 0) {
+      close(fd);
+      continue;
+    }
+    connections_.emplace(fd, FrameReader());
+  }
+}
+
+void Coordinator::Close(int fd) {
+  epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+  close(fd);
+  connections_.erase(fd);
+}
+
+std::optional<Verdict> Coordinator::Read(int fd, int64_t now_ms, uint64_t now_unix_ms) {
+  std::optional<Verdict> verdict;
+  std::array<char, 4096> chunk{};
+  for (;;) {
+    const ssize_t n = read(fd, chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return verdict;
+    if (n <= 0) {
+      Close(fd);
+      return verdict;
+    }
+    std::vector<std::string> frames;
+    const bool stream_ok = connections_.at(fd)
+                               .Feed(std::string_view(chunk.data(), static_cast<size_t>(n)), frames)
+                               .ok();
+    for (const std::string& frame : frames) {
+      auto message = DecodeMessage(frame, settings_.secret, settings_.job_id);
+      if (!message || !replay_.Accept(*message, now_unix_ms)) {
+        ++refused_;
+        Close(fd);
+        return verdict;
+      }
+      if (auto v = membership_.OnMessage(*message, now_ms); v && !verdict) verdict = v;
+    }
+    if (!stream_ok) {
+      ++refused_;
+      Close(fd);
+      return verdict;
+    }
+  }
+}
+
+std::optional<Verdict> Coordinator::Poll(int timeout_ms, int64_t now_ms, uint64_t now_unix_ms) {
+  std::array<epoll_event, 16> events{};
+  const int n = epoll_wait(epoll_.get(), events.data(), events.size(), timeout_ms);
+  std::optional<Verdict> verdict;
+  for (int i = 0; i < n; ++i) {
+    const int fd = events[i].data.fd;
+    if (fd == listener_.get()) {
+      Accept();
+    } else if (connections_.count(fd)) {
+      if (auto v = Read(fd, now_ms, now_unix_ms); v && !verdict) verdict = v;
+    }
+  }
+  if (!verdict) verdict = membership_.OnTick(now_ms);
+  return verdict;
+}
+
+}  // namespace headroom::group
+
+namespace headroom::group {
+
+void Coordinator::Broadcast(MessageKind kind, uint64_t now_unix_ms) {
+  GroupMessage m;
+  m.job_id = settings_.job_id;
+  m.node_rank = 0;
+  m.sequence = ++sequence_;
+  m.sent_unix_ms = now_unix_ms;
+  m.kind = kind;
+  auto frame = EncodeMessage(m, settings_.secret);
+  if (!frame) return;
+  std::vector<int> broken;
+  for (const auto& [fd, reader] : connections_) {
+    if (!SendFrame(fd, *frame)) broken.push_back(fd);
+  }
+  for (const int fd : broken) Close(fd);
+}
+
+}  // namespace headroom::group

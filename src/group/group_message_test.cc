@@ -1,0 +1,180 @@
+#include "group/group_message.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace headroom::group {
+namespace {
+
+constexpr std::string_view kSecret = "0123456789abcdef-secret";
+constexpr std::string_view kJob = "slurm-4242";
+
+GroupMessage Memory() {
+  GroupMessage m;
+  m.job_id = std::string(kJob);
+  m.node_rank = 1;
+  m.sequence = 7;
+  m.sent_unix_ms = 1'800'000'000'000;
+  m.kind = MessageKind::kEndedForMemory;
+  m.available_bytes = 3'328'599'654;  // 3.1 GiB
+  m.level_bytes = 4ull << 30;
+  return m;
+}
+
+std::string Frame(const GroupMessage& m) {
+  auto frame = EncodeMessage(m, kSecret);
+  EXPECT_TRUE(frame.ok()) << EnglishText(frame.error().what);
+  return frame.ok() ? *frame : std::string();
+}
+
+std::string Why(const Result<GroupMessage>& r) { return r ? "" : EnglishText(r.error().what); }
+
+TEST(GroupMessage, RoundTripsEveryKind) {
+  for (const MessageKind kind :
+       {MessageKind::kJoin, MessageKind::kHeartbeat, MessageKind::kEndedForMemory,
+        MessageKind::kFailed, MessageKind::kAbort}) {
+    GroupMessage m = Memory();
+    m.kind = kind;
+    if (kind != MessageKind::kEndedForMemory) m.available_bytes = m.level_bytes = 0;
+    if (kind == MessageKind::kFailed) m.status = -3;  // negative survives the u32 field
+    const std::string frame = Frame(m);
+    EXPECT_EQ(frame.size(), kHeaderBytes + kJob.size() + kMacBytes);
+    const auto length = FrameLength(frame);
+    ASSERT_TRUE(length.ok());
+    EXPECT_EQ(**length, frame.size());
+    const auto back = DecodeMessage(frame, kSecret, kJob);
+    ASSERT_TRUE(back.ok()) << Why(back);
+    EXPECT_EQ(*back, m) << MessageKindName(kind);
+  }
+}
+
+TEST(GroupMessage, RefusesEveryFlippedBit) {
+  // Any single bit changed anywhere (length, header, fields, job id or MAC) is refused.
+  const std::string frame = Frame(Memory());
+  for (size_t i = 0; i < frame.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string bad = frame;
+      bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
+      EXPECT_FALSE(DecodeMessage(bad, kSecret, kJob).ok()) << "byte " << i << " bit " << bit;
+    }
+  }
+}
+
+TEST(GroupMessage, RefusesTheWrongSecretAndAnotherJob) {
+  const std::string frame = Frame(Memory());
+  EXPECT_EQ(Why(DecodeMessage(frame, "another-secret-of-16+", kJob)),
+            "group message: authentication failed");
+  EXPECT_EQ(Why(DecodeMessage(frame, kSecret, "slurm-4243")), "group message: for another job");
+  EXPECT_EQ(Why(DecodeMessage(frame, "short", kJob)), "group secret: shorter than 16 bytes");
+}
+
+TEST(GroupMessage, ForgedAbortWithoutTheSecretIsRefused) {
+  // An attacker who knows the layout but not the secret: a MAC under a guessed key.
+  GroupMessage abort;
+  abort.job_id = std::string(kJob);
+  abort.sequence = 1;
+  abort.kind = MessageKind::kAbort;
+  const auto forged = EncodeMessage(abort, "guessed-secret-guessed");
+  ASSERT_TRUE(forged.ok());
+  EXPECT_EQ(Why(DecodeMessage(*forged, kSecret, kJob)), "group message: authentication failed");
+  std::string zero_mac = *forged;
+  zero_mac.replace(zero_mac.size() - kMacBytes, kMacBytes, std::string(kMacBytes, '\0'));
+  EXPECT_FALSE(DecodeMessage(zero_mac, kSecret, kJob).ok());
+}
+
+TEST(GroupMessage, RefusesHostileLengthsAndTruncations) {
+  const std::string frame = Frame(Memory());
+  for (size_t n = 0; n < frame.size(); ++n) {
+    EXPECT_FALSE(DecodeMessage(frame.substr(0, n), kSecret, kJob).ok()) << n;
+  }
+  EXPECT_FALSE(DecodeMessage(frame + "x", kSecret, kJob).ok());
+  EXPECT_FALSE(FrameLength(std::string("\xff\xff", 2)).ok());  // 65537 bytes claimed
+  EXPECT_FALSE(FrameLength(std::string("\x00\x00", 2)).ok());
+  EXPECT_FALSE(FrameLength(std::string(1, '\0')).value().has_value());  // wait for more
+  const std::string huge(kMaxFrameBytes + 1, 'A');
+  EXPECT_FALSE(DecodeMessage(huge, kSecret, kJob).ok());
+}
+
+TEST(GroupMessage, EncoderRefusesWhatTheDecoderWould) {
+  GroupMessage m = Memory();
+  m.job_id = std::string(kMaxJobIdBytes + 1, 'j');
+  EXPECT_FALSE(EncodeMessage(m, kSecret).ok());
+  m.job_id = "has space";
+  EXPECT_FALSE(EncodeMessage(m, kSecret).ok());
+  m = Memory();
+  m.sequence = 0;
+  EXPECT_FALSE(EncodeMessage(m, kSecret).ok());
+  m = Memory();
+  m.kind = MessageKind::kHeartbeat;  // a heartbeat carrying a reading
+  EXPECT_FALSE(EncodeMessage(m, kSecret).ok());
+  m = Memory();
+  m.level_bytes = 0;
+  EXPECT_FALSE(EncodeMessage(m, kSecret).ok());
+  m.job_id = std::string(kMaxJobIdBytes, 'j');
+  m.level_bytes = 1;
+  const auto longest = EncodeMessage(m, kSecret);
+  ASSERT_TRUE(longest.ok());
+  EXPECT_EQ(longest->size(), kMaxFrameBytes);
+}
+
+TEST(FrameReader, CutsAStreamFedByteByByteAndInOneGo) {
+  const std::string a = Frame(Memory());
+  GroupMessage h = Memory();
+  h.kind = MessageKind::kHeartbeat;
+  h.available_bytes = h.level_bytes = 0;
+  const std::string b = Frame(h);
+  const std::string stream = a + b + a.substr(0, 10);
+  FrameReader bytewise;
+  std::vector<std::string> frames;
+  for (const char c : stream) {
+    ASSERT_TRUE(bytewise.Feed(std::string_view(&c, 1), frames).ok());
+    EXPECT_LE(bytewise.buffered(), kMaxFrameBytes);
+  }
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0], a);
+  EXPECT_EQ(frames[1], b);
+  EXPECT_EQ(bytewise.buffered(), 10u);
+  FrameReader whole;
+  frames.clear();
+  ASSERT_TRUE(whole.Feed(stream, frames).ok());
+  EXPECT_EQ(frames.size(), 2u);
+  EXPECT_EQ(whole.buffered(), 10u);
+}
+
+TEST(FrameReader, ABadLengthBreaksTheStreamForGood) {
+  FrameReader reader;
+  std::vector<std::string> frames;
+  // 64 KiB claimed: refused at once, without buffering toward it.
+  EXPECT_FALSE(reader.Feed(std::string("\xff\xff", 2), frames).ok());
+  EXPECT_EQ(reader.buffered(), 0u);
+  EXPECT_FALSE(reader.Feed(Frame(Memory()), frames).ok());
+  EXPECT_TRUE(frames.empty());
+  FrameReader after_good;
+  const std::string good = Frame(Memory());
+  EXPECT_FALSE(after_good.Feed(good + std::string(2, '\0'), frames).ok());
+  EXPECT_EQ(frames.size(), 1u);  // the frame before the break still came out
+}
+
+TEST(ReplayGuard, RefusesReplaysStaleFramesAndUnknownRanks) {
+  ReplayGuard guard(/*nodes=*/2, /*window_ms=*/30'000);
+  GroupMessage m = Memory();
+  const uint64_t now = m.sent_unix_ms + 100;
+  EXPECT_TRUE(guard.Accept(m, now).ok());
+  EXPECT_FALSE(guard.Accept(m, now).ok());  // the same frame again
+  m.sequence = 6;
+  EXPECT_FALSE(guard.Accept(m, now).ok());  // an older one
+  m.sequence = 8;
+  EXPECT_FALSE(guard.Accept(m, now + 30'101).ok());             // too old
+  EXPECT_FALSE(guard.Accept(m, m.sent_unix_ms - 30'001).ok());  // from the future
+  EXPECT_TRUE(guard.Accept(m, now).ok());
+  m.node_rank = 0;
+  m.sequence = 1;  // each rank counts on its own
+  EXPECT_TRUE(guard.Accept(m, now).ok());
+  m.node_rank = 2;
+  m.sequence = 100;
+  EXPECT_FALSE(guard.Accept(m, now).ok());
+}
+
+}  // namespace
+}  // namespace headroom::group

@@ -1,0 +1,64 @@
+// A member's end of the guard group's channel (docs/guard-group.md "Members"): one TCP
+// connection to the coordinator, a join on connect, a heartbeat every period, reports sent
+// when this node's job ends, and the coordinator's frames read back (abort, heartbeats).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "base/safe_file.h"
+#include "group/group_message.h"
+#include "group/membership.h"
+
+namespace headroom::group {
+
+struct MemberSettings {
+  std::string host;  // the coordinator's numeric IPv4 address
+  uint16_t port = 0;
+  std::string job_id;
+  std::string secret;
+  uint16_t node_rank = 1;
+  uint16_t nodes = 2;
+  int64_t heartbeat_ms = 0;
+  int64_t heartbeat_timeout_ms = 0;
+  uint64_t replay_window_ms = 30'000;
+};
+
+class Member {
+ public:
+  // Connects (blocking, the kernel's connect timeout), sends the join.
+  static Result<std::unique_ptr<Member>> Connect(const MemberSettings& settings, int64_t now_ms,
+                                                 uint64_t now_unix_ms);
+  Member(const Member&) = delete;
+  Member& operator=(const Member&) = delete;
+
+  // Sends one frame of `kind` from this node (the reading or status its kind carries).
+  Result<bool> Send(MessageKind kind, uint64_t now_unix_ms, uint64_t available_bytes = 0,
+                    uint64_t level_bytes = 0, int32_t status = 0);
+  // Heartbeats when the period is up, waits up to `timeout_ms` for the coordinator's frames,
+  // and returns the verdict: kAborted from the coordinator, or kPeerLost (rank 0) when its
+  // connection closed, a frame from it was refused, or it was silent past the timeout.
+  std::optional<Verdict> Poll(int timeout_ms, int64_t now_ms, uint64_t now_unix_ms);
+
+ private:
+  explicit Member(const MemberSettings& settings);
+
+  MemberSettings settings_;
+  FileFd socket_;
+  FrameReader reader_;
+  ReplayGuard replay_;
+  Membership membership_;
+  uint64_t sequence_ = 0;
+  int64_t last_sent_ms_ = 0;
+  bool broken_ = false;
+};
+
+// Writes one whole frame to non-blocking socket `fd` (MSG_NOSIGNAL: a closed peer is an
+// error, not a SIGPIPE). A frame is at most 142 bytes, so a short write means a peer that
+// stopped reading: an error, the connection to be closed.
+Result<bool> SendFrame(int fd, const std::string& frame);
+
+}  // namespace headroom::group
