@@ -45,7 +45,7 @@ test: lint test-fast test-asan
 # (docs/install.md, "Build times"). `make build` and `make bench` keep RelWithDebInfo.
 $(TEST_BUILD)/build.ninja: | deps
 	@cmake -S . -B $(TEST_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-Og -g1" >/dev/null
+	  -DCMAKE_CXX_FLAGS_DEBUG="-Og -g1" -DHEADROOM_UNITY=ON >/dev/null
 
 test-fast: deps $(TEST_BUILD)/build.ninja
 	@cmake --build $(TEST_BUILD) -j $(JOBS)
@@ -56,7 +56,7 @@ test-fast: deps $(TEST_BUILD)/build.ninja
 # build stays on g++, so both compilers build the tree.
 $(ASAN_BUILD)/build.ninja: | deps
 	@CXX=clang++ cmake -S . -B $(ASAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DHEADROOM_SANITIZE=ON \
-	  -DHEADROOM_BENCH=OFF >/dev/null
+	  -DHEADROOM_BENCH=OFF -DHEADROOM_UNITY=ON >/dev/null
 
 test-asan: deps $(ASAN_BUILD)/build.ninja
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)

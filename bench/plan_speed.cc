@@ -6,6 +6,10 @@
 // model.safetensors.index.json and 30 safetensors shards of a Llama-3.1-70B layout (723
 // tensors, 141 GB of bf16 data). The shards are sparse files: only their headers are
 // written, which is all the planner reads. Target: under 10 ms per plan.
+// BM_PlanFromRunConfig: `plan --from FILE` as the CLI runs it: a real axolotl QLoRA file
+// (tests/fixtures/run_configs/axolotl/llama-3-qlora.yml) read through base/safe_file, parsed
+// with yaml-cpp into the bounded tree, read as axolotl, then ParsePlanRequest,
+// ResolvePlanRequest (the live /proc/meminfo) and the plan. Target: under 10 ms (issue 17).
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -22,6 +26,8 @@
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "plan/plan.h"
+#include "plan/plan_request.h"
+#include "plan/run_config.h"
 #include "sys/meminfo.h"
 #include "sys/sysroot.h"
 
@@ -135,6 +141,29 @@ void BM_PlanSharded70B(benchmark::State& state) {
   state.counters["params"] = static_cast<double>(ReadModelPath(dir)->exact_params.value_or(0));
 }
 BENCHMARK(BM_PlanSharded70B)->Unit(benchmark::kMicrosecond);
+
+void BM_PlanFromRunConfig(benchmark::State& state) {
+  const std::string file =
+      std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/run_configs/axolotl/llama-3-qlora.yml";
+  const PlanContext context{"/", kDefaultReserveBytes};
+  for (auto _ : state) {
+    auto config = LoadRunConfig(file, {});
+    if (!config) {
+      state.SkipWithError(EnglishText(config.error().what).c_str());
+      break;
+    }
+    Message error;
+    auto request = ParsePlanRequest(config->text, &error);
+    auto inputs = request ? ResolvePlanRequest(*request, context, &error) : std::nullopt;
+    if (!inputs) {
+      state.SkipWithError(EnglishText(error).c_str());
+      break;
+    }
+    PlanResult p = MakePlan(*inputs);
+    benchmark::DoNotOptimize(p.footprint.steady_peak_bytes);
+  }
+}
+BENCHMARK(BM_PlanFromRunConfig)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -11,11 +11,26 @@
 //    columns; "foreach=False" is a loop step, "fused" a fused step, else foreach (the
 //    PyTorch default); lit-gpt QLoRA quantizes lm_head too (its notes say so);
 //  - the statistic decides what is compared: allocated/active/tracemalloc with the tensor
-//    peak, max_memory_reserved with tensor peak + allocator slack, unknown stats with the
-//    tensor peak; an OOM row is a lower bound and only checked as such;
+//    peak, max_memory_reserved with the larger of the tensor peak and the load's device
+//    tensors, plus allocator slack (ReservedPeakBytes: the recipes of these rows never empty
+//    the allocator's cache between load and training, so what the load reserved stays
+//    reserved), unknown stats with the tensor peak; an OOM row is a lower bound and only
+//    checked as such;
 //  - a blank seq_len uses the stated truncation (512), or for untruncated Alpaca under the
 //    Llama-2 tokenizer its longest sample (1304, from the LR rows' notes); such rows are
 //    marked "seq assumed"; any other blank seq_len keeps the row out of the headline;
+//  - the stack comes from the row's source (LR: litgpt, TT: torchtune, AO: pytorch -- torchao's
+//    benchmark is a plain loop --, PEFT: hf) and the Workload starts from its profile
+//    (plan/framework_profile.h): the mechanisms no column states (which layers a 4-bit load
+//    quantizes, the loss of litgpt's finetune script, gradient dtype) are the profile's; every
+//    column the row states (method, dtypes, optimizer and step, dropout, checkpointing, a loss
+//    its notes name) overrides it, as a flag would. torchtune rows that predate the chunked
+//    loss are planned with the standard loss unless their notes name CEWithChunkedOutputLoss;
+//    torchtune rows whose source is dated before 2024-06-26 are planned with torchao 0.1's
+//    whole-tensor NF4 quantization (torchtune's pyproject.toml pinned torchao==0.1 from
+//    2ab2721e6, 2024-04-04, until c1c9f308a "Pin ao==0.3", 2024-06-26; torchao quantizes in
+//    chunks since 6081796bc, 2024-05-01, first released in 0.2);
+//  - the figures are also given per framework;
 //  - rows that depend on mechanisms the planner does not model are printed but kept out of
 //    the headline figures, with the reason: paged optimizers (states spill to the host),
 //    optimizer-in-backward, activation offloading, torch.compile, encoder-decoder models,
@@ -23,6 +38,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +50,7 @@
 #include "base/csv.h"
 #include "base/message.h"
 #include "plan/footprint.h"
+#include "plan/framework_profile.h"
 
 using namespace headroom;
 
@@ -48,8 +65,24 @@ bool Has(std::string_view hay, std::string_view needle) {
 
 int64_t ToInt(std::string_view s) { return s.empty() ? 0 : std::stoll(std::string(s)); }
 
+// The first YYYY-MM-DD date in `text`, or "" when there is none.
+std::string FirstDate(std::string_view text) {
+  auto digits = [&](size_t at, size_t n) {
+    for (size_t k = at; k < at + n; ++k) {
+      if (!std::isdigit(static_cast<unsigned char>(text[k]))) return false;
+    }
+    return true;
+  };
+  for (size_t i = 0; i + 10 <= text.size(); ++i) {
+    if (digits(i, 4) && text[i + 4] == '-' && digits(i + 5, 2) && text[i + 7] == '-' &&
+        digits(i + 8, 2))
+      return std::string(text.substr(i, 10));
+  }
+  return "";
+}
+
 struct Row {
-  std::string id, model, method, kind;
+  std::string id, model, method, kind, framework;
   double measured_gb = 0, estimate_gb = 0, naive_gb = 0;
   std::string compare;   // which estimate was compared
   std::string excluded;  // reason, or empty when in the headline figures
@@ -120,7 +153,17 @@ int main(int argc, char** argv) {
       return 2;
     }
 
-    Workload w;
+    const Framework framework = r.id.rfind("LR-", 0) == 0   ? Framework::kLitgpt
+                                : r.id.rfind("TT-", 0) == 0 ? Framework::kTorchtune
+                                : r.id.rfind("AO-", 0) == 0 ? Framework::kPytorch
+                                                            : Framework::kHf;
+    r.framework = std::string(Name(framework));
+    Workload w = ProfileWorkload(framework);
+    // The row states its optimizer step (below: foreach unless it says fused or
+    // foreach=False) and its loss (standard unless its notes name another), except litgpt's,
+    // which its finetune script fixes (chunked).
+    w.optimizer_step = OptimizerStep::kForeach;
+    if (framework != Framework::kLitgpt) w.loss = LossKind::kStandard;
     auto method = ParseMethod(r.method);
     if (!method) {
       std::fprintf(stderr, "planner_accuracy: %s: %s\n", r.id.c_str(),
@@ -150,7 +193,7 @@ int main(int argc, char** argv) {
       w.weight_dtype = DType::kNf4;
       // bnb.nf4 in lit-gpt: no double quantization; "nf4-dq" and torchao NF4 have it.
       w.double_quant = Has(wdt, "double") || !Has(wdt, "bnb.nf4");
-      w.quantize_lm_head = Has(notes, "incl. LoRA base layers and lm_head");
+      w.quantize_lm_head = w.quantize_lm_head || Has(notes, "incl. LoRA base layers and lm_head");
     } else {
       w.weight_dtype = DType::kBf16;
     }
@@ -179,6 +222,10 @@ int main(int argc, char** argv) {
       w.seq = 512;
     }
     if (Has(notes, "chunkedoutputloss") || Has(notes, "chunked ce")) w.loss = LossKind::kChunked;
+    if (framework == Framework::kTorchtune) {
+      const std::string date = FirstDate(get("source"));
+      if (!date.empty() && date < "2024-06-26") w.quantizer = Quantizer::kTorchaoWholeTensor;
+    }
 
     // Mechanisms the planner does not model.
     if (enc_dec)
@@ -206,13 +253,11 @@ int main(int argc, char** argv) {
       }
     }
     if (Has(kind, "reserved")) {
-      r.compare = "tensor+slack";
-      r.estimate_gb = static_cast<double>(f.tensor_peak_bytes + f.allocator_slack_bytes) / 1e9;
+      r.compare = "reserved";
+      r.estimate_gb = static_cast<double>(ReservedPeakBytes(f, w)) / 1e9;
     } else if (Has(kind, "nvidia-smi")) {
-      r.compare = "tensor+slack+ctx";
-      r.estimate_gb = static_cast<double>(f.tensor_peak_bytes + f.allocator_slack_bytes +
-                                          f.cuda_context_bytes) /
-                      1e9;
+      r.compare = "reserved+ctx";
+      r.estimate_gb = static_cast<double>(ReservedPeakBytes(f, w) + f.cuda_context_bytes) / 1e9;
     } else {
       r.compare = "tensor";
       r.estimate_gb = static_cast<double>(f.tensor_peak_bytes) / 1e9;
@@ -257,5 +302,17 @@ int main(int argc, char** argv) {
               Percentile(err, 0.5), Percentile(err, 0.9), Percentile(err, 1.0));
   std::printf("naive formula: median |error| %.1f %%, p90 %.1f %%, max %.1f %%\n",
               Percentile(naive_err, 0.5), Percentile(naive_err, 0.9), Percentile(naive_err, 1.0));
+  std::printf("\nper framework (headline rows):\n");
+  for (const FrameworkProfile& p : FrameworkProfiles()) {
+    std::vector<double> fe;
+    for (const Row& r : rows) {
+      if (r.framework != p.name || r.lower_bound || !r.excluded.empty()) continue;
+      fe.push_back(std::fabs(100 * (r.estimate_gb - r.measured_gb) / r.measured_gb));
+    }
+    if (fe.empty()) continue;
+    std::printf("  %-14s rows %2zu: median |error| %.1f %%, p90 %.1f %%, max %.1f %%\n",
+                std::string(p.name).c_str(), fe.size(), Percentile(fe, 0.5), Percentile(fe, 0.9),
+                Percentile(fe, 1.0));
+  }
   return 0;
 }

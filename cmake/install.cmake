@@ -8,6 +8,9 @@
 #   lib/systemd/system/headroom-export.service, headroom-watch@.service
 #                                       (share/systemd, with this prefix's paths; not enabled)
 #   share/doc/headroom/                                         (README.md, docs/*.md)
+#   lib/python3/dist-packages/headroom/ (prefix /usr: Debian's path for packaged modules), else
+#   lib/python3.X/dist-packages/headroom/ (the path Debian's python3.X reads below /usr/local
+#   and other prefixes; X from /usr/bin/python3 at configure time): the Python companion
 # The binary finds its catalogs relative to itself (main.cc), so nothing here is compiled in:
 # the prefix is chosen at install time (cmake --install --prefix, CPack's /usr).
 
@@ -40,8 +43,19 @@ install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 file(GLOB HEADROOM_DOC_PAGES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
 install(FILES ${HEADROOM_DOC_PAGES} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
+# The Python version whose dist-packages a prefix other than /usr gets (Debian's python3.X
+# reads /usr/local/lib/python3.X/dist-packages); "3" when there is no /usr/bin/python3.
+set(HEADROOM_PYTHON_VERSION 3)
+if(EXISTS /usr/bin/python3)
+  execute_process(COMMAND /usr/bin/python3 -c "import sys; print('%d.%d' % sys.version_info[:2])"
+                  OUTPUT_VARIABLE HEADROOM_PYTHON_VERSION OUTPUT_STRIP_TRAILING_WHITESPACE
+                  RESULT_VARIABLE py_rc)
+  if(NOT py_rc EQUAL 0)
+    set(HEADROOM_PYTHON_VERSION 3)
+  endif()
+endif()
 # The systemd units name the binary and the docs by path: rewrite /usr to the prefix being
-# installed to; zsh's directory depends on the prefix too. Both are decided at install time,
+# installed to; zsh's and Python's directories depend on the prefix too. Both are decided at install time,
 # so `cmake --install --prefix` and CPack (prefix /usr) each get their own.
 set(HEADROOM_UNITS_CODE [[
   set(prefix "${CMAKE_INSTALL_PREFIX}")
@@ -65,13 +79,25 @@ set(HEADROOM_UNITS_CODE [[
     set(zsh_dir "${prefix}/@CMAKE_INSTALL_DATADIR@/zsh/site-functions")
   endif()
   file(INSTALL DESTINATION "${zsh_dir}" TYPE FILE FILES "@HEADROOM_DOCS_DIR@/completions/_headroom")
+  # The Python companion (python/headroom, docs/companion.md): where the system's python3
+  # finds it for this prefix.
+  if(prefix STREQUAL "/usr")
+    set(py_dir "${prefix}/lib/python3/dist-packages")
+  else()
+    set(py_dir "${prefix}/lib/python@HEADROOM_PYTHON_VERSION@/dist-packages")
+  endif()
+  file(GLOB py_files "@PROJECT_SOURCE_DIR@/python/headroom/*.py")
+  file(INSTALL DESTINATION "${py_dir}/headroom" TYPE FILE FILES ${py_files})
 ]])
 string(CONFIGURE "${HEADROOM_UNITS_CODE}" HEADROOM_UNITS_CODE @ONLY)
 install(CODE "${HEADROOM_UNITS_CODE}")
 
 # The shipped units parsed: one journal for watch and export, the watch unit hardened.
-add_test(NAME SystemdUnits COMMAND ${PROJECT_SOURCE_DIR}/tests/install/systemd_units_test.sh
-         ${PROJECT_SOURCE_DIR})
+# No compiled code runs in it: the normal build alone runs it.
+if(NOT HEADROOM_SANITIZE)
+  add_test(NAME SystemdUnits COMMAND ${PROJECT_SOURCE_DIR}/tests/install/systemd_units_test.sh
+           ${PROJECT_SOURCE_DIR})
+endif()
 
 # The package and the install tree, checked where they are meant for: a native build without
 # sanitizers (an ASan binary is not what anyone installs; a cross build's binary does not run

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "doctor/distributed.h"
+#include "doctor/fleet.h"
 #include "doctor/parallel_config.h"
 #include "sys/container.h"
 #include "sys/loader_libs.h"
@@ -46,6 +48,18 @@ inline bool DoctorInputsHold(std::string_view text) {
   if (auto mm = headroom::ParseMajorMinor(text)) {
     if (mm->first < 0 || mm->second < 0) return false;
   }
+
+  // doctor --compare's env-report.json reader and G11's slurm.conf and library names.
+  if (auto node = headroom::ParseEnvReport(text, "fuzz.json")) {
+    if (node->host.empty()) return false;  // the file name stands in for a missing host
+  }
+  if (auto kill = headroom::ParseKillOnBadExit(text)) {
+    if (text.find('=') == std::string_view::npos) return false;
+  }
+  const std::string nccl = headroom::LibraryFileVersion(text, "libnccl.so");
+  if (!nccl.empty() && (!text.starts_with("libnccl.so.") ||
+                        nccl.find_first_not_of("0123456789.") != std::string::npos))
+    return false;
 
   const int major = headroom::LibraryMajor(text, "libcudart.so");
   if (major < -1 || major > 1000) return false;

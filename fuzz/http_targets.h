@@ -2,9 +2,11 @@
 // fuzz/corpus/http_request/ in every build).
 #pragma once
 
+#include <algorithm>
 #include <string_view>
 
 #include "export/http.h"
+#include "top/node_metrics.h"
 
 namespace headroom::fuzz {
 
@@ -23,6 +25,12 @@ inline bool HttpRequestHolds(std::string_view text) {
   if (auto a = ParseListenAddress(text.substr(0, 64))) {
     if (a->first.empty()) return false;
   }
+  // top --node: the URL and the metrics page it reads (top/node_metrics.h).
+  if (auto u = ParseNodeUrl(text.substr(0, 256))) {
+    if (u->port == 0 || u->host.empty() || u->path.empty() || u->path.front() != '/') return false;
+  }
+  const NodeMetrics m = ParseNodeMetrics(text);
+  if (m.samples > static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1) return false;
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "plan/plan_request.h"
+#include "plan/run_config.h"
 
 namespace headroom::fuzz {
 
@@ -20,6 +21,23 @@ inline bool PlanRequestHolds(std::string_view text) {
   Message again_error;
   const auto again = headroom::PlanRequestFromJson(form, &again_error);
   return again && headroom::PlanRequestToJson(*again) == form;
+}
+
+// plan --from's front end (plan/run_config.h, fuzz/run_config_fuzz.cc). Invariants: no crash
+// and bounded work on any text; a refused file has a message that names it; an accepted one
+// names its format, sets only PlanFlagText fields that exist, and its flag text goes through
+// ParsePlanRequest (accepted or refused with a message) without a crash.
+inline bool RunConfigHolds(std::string_view text) {
+  auto config = headroom::ParseRunConfig(text, "fuzz.yaml", {});
+  if (!config) return headroom::EnglishText(config.error().what).starts_with("fuzz.yaml");
+  if (headroom::Name(config->format).empty()) return false;
+  headroom::PlanFlagText flags = config->text;
+  for (const auto& field : config->set) {
+    if (headroom::RunConfigField(flags, field) == nullptr) return false;
+  }
+  Message error;
+  const auto request = headroom::ParsePlanRequest(flags, &error);
+  return request || !headroom::EnglishText(error).empty();
 }
 
 }  // namespace headroom::fuzz

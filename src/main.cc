@@ -19,7 +19,7 @@ constexpr Subcommand kSubcommands[] = {
     {"explain", N_("find where a run slowed down and say why, from its log and watch's samples"),
      DefineExplainFlags, RunExplainCommand},
     {"doctor",
-     N_("preflight before a long run: checks G1-G10 of known failure modes, with a verdict"),
+     N_("preflight before a long run: checks G1-G11 of known failure modes, with a verdict"),
      DefineDoctorFlags, RunDoctorCommand},
     {"bandwidth", N_("measure host and GPU memory copy bandwidth (GB/s, bytes read + written)"),
      DefineBandwidthFlags, RunBandwidthCommand},

@@ -26,13 +26,13 @@
 #include <thread>
 #include <vector>
 
+#include "base/bytes.h"
 #include "sys/meminfo.h"
 #include "tools/balloon_progress.h"
 
 namespace headroom {
 namespace {
 
-constexpr uint64_t kMiB = 1ULL << 20;
 constexpr uint64_t kCapBytes = 256 * kMiB;  // matches the "256M" passed below
 
 using balloon::LogEntry, balloon::kLogOffset;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "../fuzz/companion_targets.h"
 #include "../fuzz/config_targets.h"
 #include "../fuzz/doctor_targets.h"
 #include "../fuzz/explain_targets.h"
@@ -77,6 +78,14 @@ TEST(StepLogFuzzCorpus, Replays) {
   }
 }
 
+TEST(RunConfigFuzzCorpus, Replays) {
+  // Its own seeds (real run configs, hostile ones), and other text corpora as files that are
+  // no run configuration.
+  for (const char* target : {"run_config", "config", "hf_config", "step_log"}) {
+    EXPECT_GT(Replay(target, fuzz::RunConfigHolds), 0) << target;
+  }
+}
+
 TEST(PlanRequestFuzzCorpus, Replays) {
   // Its own seeds, and the other JSON corpora as requests that are not.
   for (const char* target : {"plan_request", "json_reader", "hf_config"}) {
@@ -85,7 +94,7 @@ TEST(PlanRequestFuzzCorpus, Replays) {
 }
 
 TEST(GroupMessageFuzzCorpus, Replays) {
-  // Its own seeds (the five kinds framed under the fuzz secret, and forged, truncated and
+  // Its own seeds (the six kinds framed under the fuzz secret, and forged, truncated and
   // out-of-layout frames), and another binary-ish corpus as frames that are not.
   for (const char* target : {"group_message", "safetensors"}) {
     EXPECT_GT(Replay(target, fuzz::GroupMessageHolds), 0) << target;
@@ -95,7 +104,15 @@ TEST(GroupMessageFuzzCorpus, Replays) {
     decoded += group::DecodeMessage(bytes, fuzz::kGroupFuzzSecret, fuzz::kGroupFuzzJob).ok();
     return true;
   });
-  EXPECT_EQ(decoded, 5);  // join, heartbeat, ended-for-memory, failed, abort; the rest refused
+  EXPECT_EQ(decoded,
+            6);  // join, heartbeat, ended-for-memory, failed, abort, done; the rest refused
+}
+
+TEST(StepRecordFuzzCorpus, Replays) {
+  // Its own seeds, and other corpora as JSON-ish lines that are no step records.
+  for (const char* target : {"step_record", "json_reader", "step_log"}) {
+    EXPECT_GT(Replay(target, fuzz::StepRecordsHold), 0) << target;
+  }
 }
 
 TEST(SamplesCsvFuzzCorpus, Replays) { EXPECT_GT(Replay("samples_csv", fuzz::SamplesCsvHolds), 0); }

@@ -17,12 +17,8 @@ namespace headroom {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::Slurp;
 using testing::TempDir;
-
-std::string Slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 TEST(DurableLines, NeverWritesThroughASymlinkOrIntoAFifo) {
   TempDir dir("durable-lines");

@@ -18,6 +18,13 @@ inline constexpr int kExitRefused = 3;
 // status: its exit code, or 128 + signal). No signal death maps here (those are 128 + N) and
 // ordinary programs do not return it.
 inline constexpr int kExitGuardKilled = 99;
+// `guard --group` (docs/guard-group.md): the guard group ended this node's job because
+// another node's guard ended its job for memory, another node's job failed, or another node
+// was lost (silent past --heartbeat-timeout, its guard gone, or never joined). Beside 99,
+// below any 128 + N, and not among the statuses Python, torchrun or Slurm's srun use.
+inline constexpr int kExitGroupPeerMemory = 96;
+inline constexpr int kExitGroupPeerFailed = 97;
+inline constexpr int kExitGroupPeerLost = 98;
 // Any command: an internal error, an exception no code below expected (a bug, or a failure of
 // the C++ runtime such as threads that cannot be made), caught at the edge and printed as one
 // line (cli/cli.cc RunCli). 70 is EX_SOFTWARE of sysexits.h.

@@ -9,15 +9,12 @@
 #include <sstream>
 #include <string>
 
+#include "testing_files.h"
+
 namespace headroom {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::Slurp;
 
 TEST(ExitStatus, DocsTableListsEveryStatusOfTheHeader) {
   const std::string header = Slurp(std::string(HEADROOM_SOURCE_DIR) + "/src/base/exit_status.h");
@@ -33,7 +30,8 @@ TEST(ExitStatus, DocsTableListsEveryStatusOfTheHeader) {
     (name.rfind("kExitDoctor", 0) == 0 ? doctor : shared).insert(std::stoi((*it)[2]));
   }
   EXPECT_EQ(shared, (std::set<int>{kExitOk, kExitNegative, kExitUsage, kExitRefused,
-                                   kExitGuardKilled, kExitSweepInterrupted, kExitInternal}));
+                                   kExitGuardKilled, kExitGroupPeerMemory, kExitGroupPeerFailed,
+                                   kExitGroupPeerLost, kExitSweepInterrupted, kExitInternal}));
   EXPECT_EQ(doctor, (std::set<int>{kExitDoctorReady, kExitDoctorWarnings, kExitDoctorBlocked,
                                    kExitDoctorUsage}));
   std::set<int> documented;

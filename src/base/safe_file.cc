@@ -43,13 +43,38 @@ Message FileKind(mode_t mode) {
   return Msg("not a regular file");
 }
 
-Result<FileFd> OpenInput(const std::string& path) {
-  FileFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (fd.get() < 0) return ErrnoError("open(" + path + ")");
+FileFd OpenRegularFile(const char* path, OpenFailure* failure) {
+  FileFd fd(::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) {
+    *failure = {OpenFailure::Step::kOpen, errno, 0};
+    return fd;
+  }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return ErrnoError("fstat(" + path + ")");
-  if (!S_ISREG(st.st_mode))
-    return Error{Msg("{0}: {1}, not a regular file", path, FileKind(st.st_mode))};
+  if (::fstat(fd.get(), &st) != 0) {
+    *failure = {OpenFailure::Step::kFstat, errno, 0};
+    return FileFd();
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *failure = {OpenFailure::Step::kNotRegular, 0, st.st_mode};
+    return FileFd();
+  }
+  return fd;
+}
+
+Result<FileFd> OpenInput(const std::string& path) {
+  OpenFailure why;
+  FileFd fd = OpenRegularFile(path.c_str(), &why);
+  if (fd.get() < 0) {
+    switch (why.step) {
+      case OpenFailure::Step::kOpen:
+        return ErrnoError("open(" + path + ")", why.errno_value);
+      case OpenFailure::Step::kFstat:
+        return ErrnoError("fstat(" + path + ")", why.errno_value);
+      case OpenFailure::Step::kNotRegular:
+        break;
+    }
+    return Error{Msg("{0}: {1}, not a regular file", path, FileKind(why.mode))};
+  }
   // A regular file never blocks; clear the flag so later reads behave as usual.
   (void)::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
   return fd;

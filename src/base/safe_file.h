@@ -53,6 +53,20 @@ class FileFd {
 // device", ...), as a message value.
 Message FileKind(mode_t mode);
 
+// Why OpenRegularFile refused: the step that failed with its errno, or the file's type.
+struct OpenFailure {
+  enum class Step { kOpen, kFstat, kNotRegular };
+  Step step = Step::kOpen;
+  int errno_value = 0;  // kOpen, kFstat
+  mode_t mode = 0;      // kNotRegular
+};
+
+// The one open-and-check of every reader (OpenInput here, sys/sysroot.h's kernel files):
+// open(O_RDONLY | O_CLOEXEC | O_NONBLOCK), so a FIFO cannot wait for a writer, then fstat on
+// that descriptor: a regular file only. O_NONBLOCK stays set (a regular file never blocks).
+// On failure an empty FileFd and `*failure` says why; each caller words its own error.
+FileFd OpenRegularFile(const char* path, OpenFailure* failure);
+
 // Opens `path` read-only: a regular file only. Errors: "open(PATH): <reason>" (ELOOP for a
 // symbolic-link loop included), "PATH: a FIFO, not a regular file".
 Result<FileFd> OpenInput(const std::string& path);

@@ -19,7 +19,7 @@ namespace {
 using testing::TempDir;
 using testing::WriteFile;
 
-std::string Slurp(const std::filesystem::path& p) {
+std::string ReadBack(const std::filesystem::path& p) {
   auto r = ReadInputFile(p.string(), 1 << 20);
   return r ? *r : "<unreadable>";
 }
@@ -66,7 +66,7 @@ TEST(SafeFile, OpenInputNamesASymlinkLoop) {
 TEST(SafeFile, ReadInputFileReadsARegularFileAndCapsIt) {
   TempDir dir("safe-file");
   WriteFile(dir / "x", "hello\n");
-  EXPECT_EQ(Slurp(dir / "x"), "hello\n");
+  EXPECT_EQ(ReadBack(dir / "x"), "hello\n");
   auto capped = ReadInputFile(dir.File("x"), 3);
   ASSERT_FALSE(capped);
   EXPECT_NE(EnglishText(capped.error().what).find("larger than 3 bytes"), std::string::npos);
@@ -75,9 +75,9 @@ TEST(SafeFile, ReadInputFileReadsARegularFileAndCapsIt) {
 TEST(SafeFile, ReplaceFileWritesAndReplacesARegularFile) {
   TempDir dir("safe-file");
   EXPECT_FALSE(ReplaceFile(dir.File("out"), "one"));
-  EXPECT_EQ(Slurp(dir / "out"), "one");
+  EXPECT_EQ(ReadBack(dir / "out"), "one");
   EXPECT_FALSE(ReplaceFile(dir.File("out"), "two"));
-  EXPECT_EQ(Slurp(dir / "out"), "two");
+  EXPECT_EQ(ReadBack(dir / "out"), "two");
   // No temporary file is left beside it.
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
                           std::filesystem::directory_iterator()),
@@ -92,7 +92,7 @@ TEST(SafeFile, ReplaceFileRefusesASymlinkAndLeavesItsTargetAlone) {
   ASSERT_TRUE(e);
   EXPECT_NE(EnglishText(e->what).find("a symbolic link; an output replaces only a regular file"),
             std::string::npos);
-  EXPECT_EQ(Slurp(dir / "target"), "precious");
+  EXPECT_EQ(ReadBack(dir / "target"), "precious");
   EXPECT_TRUE(std::filesystem::is_symlink(dir / "link"));
 }
 
@@ -125,7 +125,7 @@ TEST(SafeFile, ReplaceFileRefusesAnInputByAnyName) {
     EXPECT_NE(EnglishText(e->what).find("the same file as the input " + dir.File("in.csv")),
               std::string::npos);
   }
-  EXPECT_EQ(Slurp(dir / "in.csv"), "data");
+  EXPECT_EQ(ReadBack(dir / "in.csv"), "data");
 }
 
 TEST(SafeFile, ReplaceFileSkipsATemporaryNamePlantedAsASymlink) {
@@ -135,8 +135,8 @@ TEST(SafeFile, ReplaceFileSkipsATemporaryNamePlantedAsASymlink) {
   // old fixed name as well: neither is ever written through.
   std::filesystem::create_symlink(dir / "victim", dir / "out.tmp");
   EXPECT_FALSE(ReplaceFile(dir.File("out"), "page"));
-  EXPECT_EQ(Slurp(dir / "out"), "page");
-  EXPECT_EQ(Slurp(dir / "victim"), "precious");
+  EXPECT_EQ(ReadBack(dir / "out"), "page");
+  EXPECT_EQ(ReadBack(dir / "victim"), "precious");
 }
 
 TEST(SafeFile, CheckOutputPathNeedsAnExistingDirectory) {
@@ -157,12 +157,12 @@ TEST(SafeFile, OpenOutputAppendsOrTruncatesARegularFileOnly) {
     ASSERT_TRUE(fd);
     EXPECT_FALSE(WriteAll(fd->get(), "new\n", dir.File("log")));
   }
-  EXPECT_EQ(Slurp(dir / "log"), "old\nnew\n");
+  EXPECT_EQ(ReadBack(dir / "log"), "old\nnew\n");
   {
     auto fd = OpenOutput(dir.File("log"), OutputMode::kTruncate);
     ASSERT_TRUE(fd);
   }
-  EXPECT_EQ(Slurp(dir / "log"), "");
+  EXPECT_EQ(ReadBack(dir / "log"), "");
   WriteFile(dir / "target", "precious");
   std::filesystem::create_symlink(dir / "target", dir / "link");
   ASSERT_EQ(::mkfifo(dir.File("f").c_str(), 0600), 0);
@@ -170,7 +170,7 @@ TEST(SafeFile, OpenOutputAppendsOrTruncatesARegularFileOnly) {
     auto fd = OpenOutput(p, OutputMode::kTruncate);
     EXPECT_FALSE(fd) << p;
   }
-  EXPECT_EQ(Slurp(dir / "target"), "precious");
+  EXPECT_EQ(ReadBack(dir / "target"), "precious");
 }
 
 TEST(SafeFile, WriteAllReportsAFullDevice) {

@@ -19,11 +19,13 @@ inline std::string AsciiLower(std::string_view s) {
   return out;
 }
 
-// `s` without leading and trailing blanks (space, tab, CR, LF).
+// A blank in kernel, configuration and log text: space, tab, CR or LF.
+inline bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// `s` without leading and trailing blanks (IsBlank).
 inline std::string_view TrimBlanks(std::string_view s) {
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsBlank(s.back())) s.remove_suffix(1);
   return s;
 }
 

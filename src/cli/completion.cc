@@ -14,8 +14,6 @@
 namespace headroom {
 namespace {
 
-using nlohmann::json;
-
 // An option's zsh _arguments action, by ValueKind.
 constexpr std::string_view kZshActions[] = {":value:", ":file:_files", ":directory:_files -/"};
 
@@ -52,7 +50,7 @@ std::string ZshDescription(std::string_view text) {
   return out;
 }
 
-std::string WordList(const json& options, bool with_values_only) {
+std::string WordList(const nlohmann::json& options, bool with_values_only) {
   std::vector<std::string> words;
   for (const auto& opt : options) {
     if (opt.value("positional", false)) continue;
@@ -63,7 +61,7 @@ std::string WordList(const json& options, bool with_values_only) {
 }
 
 // `case` arms for one level of bash completion: options of the app and its subcommands.
-void BashOptionCases(std::string& out, const std::string& key, const json& spec) {
+void BashOptionCases(std::string& out, const std::string& key, const nlohmann::json& spec) {
   std::vector<std::string> files, dirs;
   for (const auto& opt : spec["options"]) {
     if (opt.value("positional", false) || !opt.value("value", false)) continue;
@@ -85,7 +83,7 @@ void BashOptionCases(std::string& out, const std::string& key, const json& spec)
     BashOptionCases(out, key + "/" + sub["name"].get<std::string>(), sub);
 }
 
-std::string ZshArguments(const json& spec, std::string_view models) {
+std::string ZshArguments(const nlohmann::json& spec, std::string_view models) {
   std::string out;
   const auto quoted_line = [&out](const std::string& arg) {
     out += fmt::format("    {} \\\n", ShellQuote(arg));

@@ -6,11 +6,12 @@
 #include "base/bytes.h"
 #include "config/settings.h"
 #include "run/guard.h"
+#include "testing_memory.h"
 
 namespace headroom {
 namespace {
 
-constexpr uint64_t kTotal = 128 * kGiB;
+using testing::kTotalPool;
 
 CliEnv WithSettings(const std::vector<FlagSetting>& values) {
   CliEnv env;
@@ -21,13 +22,14 @@ CliEnv WithSettings(const std::vector<FlagSetting>& values) {
 }
 
 TEST(ConfigDefaults, KillLevelFlagThenSettingThenGuardDefault) {
-  EXPECT_EQ(KillLevelBytes(CliEnv{}, "", "--min-available", kTotal), DefaultKillLevelBytes(kTotal));
+  EXPECT_EQ(KillLevelBytes(CliEnv{}, "", "--min-available", kTotalPool),
+            DefaultKillLevelBytes(kTotalPool));
   const CliEnv env = WithSettings({{SettingId::kKillLevel, "20%"}});
-  EXPECT_EQ(KillLevelBytes(env, "", "--min-available", kTotal),
-            static_cast<uint64_t>(0.2 * static_cast<double>(kTotal)));
-  EXPECT_EQ(KillLevelBytes(env, "6GiB", "--min-available", kTotal), 6 * kGiB);
+  EXPECT_EQ(KillLevelBytes(env, "", "--min-available", kTotalPool),
+            static_cast<uint64_t>(0.2 * static_cast<double>(kTotalPool)));
+  EXPECT_EQ(KillLevelBytes(env, "6GiB", "--min-available", kTotalPool), 6 * kGiB);
   try {
-    KillLevelBytes(env, "6 apples", "--min-available", kTotal);
+    KillLevelBytes(env, "6 apples", "--min-available", kTotalPool);
     ADD_FAILURE() << "a bad flag must throw";
   } catch (const UsageError& e) {
     EXPECT_EQ(e.message.rfind("--min-available: ", 0), 0u) << e.message;
@@ -35,24 +37,24 @@ TEST(ConfigDefaults, KillLevelFlagThenSettingThenGuardDefault) {
 }
 
 TEST(ConfigDefaults, WarnLevelFlagThenSettingThenTwiceTheKillLevel) {
-  EXPECT_EQ(WarnLevelBytes(CliEnv{}, "", "--warn-available", kTotal, 5 * kGiB), 10 * kGiB);
+  EXPECT_EQ(WarnLevelBytes(CliEnv{}, "", "--warn-available", kTotalPool, 5 * kGiB), 10 * kGiB);
   const CliEnv env = WithSettings({{SettingId::kWarnLevel, "16GiB"}});
-  EXPECT_EQ(WarnLevelBytes(env, "", "--warn-available", kTotal, 5 * kGiB), 16 * kGiB);
-  EXPECT_EQ(WarnLevelBytes(env, "10%", "--warn-available", kTotal, 5 * kGiB),
-            SizeOrPercentFlag("10%", kTotal, "x"));
+  EXPECT_EQ(WarnLevelBytes(env, "", "--warn-available", kTotalPool, 5 * kGiB), 16 * kGiB);
+  EXPECT_EQ(WarnLevelBytes(env, "10%", "--warn-available", kTotalPool, 5 * kGiB),
+            SizeOrPercentFlag("10%", kTotalPool, "x"));
 }
 
 TEST(ConfigDefaults, AWarnLevelFlagAtOrBelowTheKillLevelIsRefusedByName) {
   for (const char* given : {"4GiB", "5GiB"}) {
     try {
-      WarnLevelBytes(CliEnv{}, given, "--warn-available", kTotal, 5 * kGiB);
+      WarnLevelBytes(CliEnv{}, given, "--warn-available", kTotalPool, 5 * kGiB);
       ADD_FAILURE() << given << ": a warning that cannot come first must throw";
     } catch (const UsageError& e) {
       EXPECT_EQ(e.message.rfind("--warn-available: ", 0), 0u) << e.message;
       EXPECT_NE(e.message.find("--min-available"), std::string::npos) << e.message;
     }
   }
-  EXPECT_EQ(WarnLevelBytes(CliEnv{}, "6GiB", "--warn-available", kTotal, 5 * kGiB), 6 * kGiB);
+  EXPECT_EQ(WarnLevelBytes(CliEnv{}, "6GiB", "--warn-available", kTotalPool, 5 * kGiB), 6 * kGiB);
 }
 
 TEST(ConfigDefaults, JournalFlagThenSetting) {
@@ -106,12 +108,12 @@ TEST(ConfigDefaults, LevelsAgreeWithSizeOrPercentFlags) {
     auto level = ParseMemLevel(text);
     std::optional<uint64_t> flag;
     try {
-      flag = SizeOrPercentFlag(text, kTotal, "--x");
+      flag = SizeOrPercentFlag(text, kTotalPool, "--x");
     } catch (const UsageError&) {
     }
     ASSERT_EQ(level.ok(), flag.has_value()) << "'" << text << "'";
     if (flag) {
-      EXPECT_EQ(MemLevelBytes(*level, kTotal), *flag) << text;
+      EXPECT_EQ(MemLevelBytes(*level, kTotalPool), *flag) << text;
     }
   }
 }

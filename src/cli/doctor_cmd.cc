@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/common_flags.h"
+#include "cli/doctor_compare.h"
 #include "cli/doctor_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
@@ -26,6 +27,7 @@
 #include "doctor/workload.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/nvml.h"
+#include "plan/run_config.h"
 
 namespace headroom {
 namespace {
@@ -33,7 +35,8 @@ namespace {
 // doctor's flags: the app, then the variables its options write.
 struct DoctorCommandFlags final : CommandFlags {
   CLI::App app{
-      Tr("Preflight before a long run: the platform's identity, then ten checks of known failure "
+      Tr("Preflight before a long run: the platform's identity, then eleven checks of known "
+         "failure "
          "modes, each pass / warn / fail / skip / info with its evidence:\n"
          "  G1 CUDA ABI (torch's CUDA from torch/version.py, libcudart registered, the driver's "
          "CUDA)\n"
@@ -42,14 +45,16 @@ struct DoctorCommandFlags final : CommandFlags {
          "(sm_121a)\n"
          "  G8 playbooks (offline)   G9 container and library versions   G10 multi-node (tensor "
          "parallelism)\n"
-         "With --workload, the memory headroom plan gives for it.\n\n"
+         "  G11 distributed settings (NCCL error handling, NCCL wheel or system, Ray, Slurm)\n"
+         "With --workload, the memory headroom plan gives for it. With --compare A.json B.json "
+         "..., the nodes' env-report.json files side by side instead.\n\n"
          "Read-only: it signals nothing and changes no setting; G5 copies memory between two of "
          "its own buffers for about a second.\n\n"
          "exit status: 0 ready, 1 ready with warnings (any warn or skip), 2 blocked (any fail, or "
          "the workload does not fit), 3 usage error"),
       "headroom doctor"};
   std::string workload, python, report, nvml_lib, cuda_lib, root_dir;
-  std::vector<std::string> configs;
+  std::vector<std::string> configs, compare;
   bool json = false, no_bandwidth = false, verbose = false;
   CLI::App& App() override { return app; }
   int UsageStatus() const override { return kExitDoctorUsage; }
@@ -59,11 +64,12 @@ struct DoctorCommandFlags final : CommandFlags {
 
 std::unique_ptr<CommandFlags> DefineDoctorFlags() {
   auto defined = std::make_unique<DoctorCommandFlags>();
-  auto& [app, workload, python, report, nvml_lib, cuda_lib, root_dir, configs, json, no_bandwidth,
-         verbose] = *defined;
+  auto& [app, workload, python, report, nvml_lib, cuda_lib, root_dir, configs, compare, json,
+         no_bandwidth, verbose] = *defined;
   app.add_option(
       "--workload", workload,
-      Tr("plan this too: \"qlora llama-3.1-70b seq 8192 [batch N]\" (plan flags allowed)"));
+      Tr("plan this too: \"qlora llama-3.1-70b seq 8192 [batch N]\", or \"from FILE\" (the run's "
+         "own config, as plan --from); plan flags allowed"));
   app.add_option("--python", python,
                  Tr("the Python environment: an interpreter or a prefix (default: $VIRTUAL_ENV, "
                     "$CONDA_PREFIX, python3 on PATH)"));
@@ -71,6 +77,10 @@ std::unique_ptr<CommandFlags> DefineDoctorFlags() {
                  Tr("a training or serving config (yaml, json, a launch script) to check for "
                     "tensor parallelism; repeatable"));
   app.add_option("--report", report, Tr("write env-report.json here (schema in docs/doctor.md)"));
+  app.add_option("--compare", compare,
+                 Tr("compare the env-report.json files of a multi-node run's nodes (driver, CUDA, "
+                    "torch, NCCL, each node's verdict) instead of checking this machine"))
+      ->expected(2, 64);
   AddJsonFlag(app, json);
   app.add_flag("--no-bandwidth", no_bandwidth, Tr("skip G5's copy measurement (about a second)"));
   app.add_flag("-v,--verbose", verbose,
@@ -118,6 +128,9 @@ GatherOptions OptionsFor(const DoctorCommandFlags& f, const CliEnv& env) {
 int RunDoctorCommand(const CliEnv& env, CommandFlags& given_flags) {
   const auto& f = FlagsOf<DoctorCommandFlags>(given_flags);
   try {
+    if (!f.compare.empty())  // the nodes' reports, not this machine
+      return RunDoctorCompare(env, f.compare, f.json, f.verbose,
+                              !f.workload.empty() || !f.report.empty() || !f.configs.empty());
     const SysRoot root = RootFromFlag(env, f.root_dir);
     CheckPaths(f);
     const GatherOptions o = OptionsFor(f, env);
@@ -125,10 +138,17 @@ int RunDoctorCommand(const CliEnv& env, CommandFlags& given_flags) {
     // in English (GatherFacts), and the checks run once; their words are message values that
     // ReportJson renders in English and the screen translates.
     std::optional<WorkloadFacts> planned;
-    if (!f.workload.empty()) {  // planned once, its budget read below --root
-      planned =
-          PlanWorkloadFacts(f.workload, ResolveRequest(ParseWorkloadRequest(f.workload),
-                                                       "--workload", root.root().string(), env));
+    if (!f.workload.empty()) {       // planned once, its budget read below --root
+      std::optional<FromFile> from;  // "from FILE" / "--from FILE" in it, read once
+      const PlanRequest request = ParseWorkloadRequest(f.workload, &from);
+      planned = PlanWorkloadFacts(f.workload,
+                                  ResolveRequest(request, "--workload", root.root().string(), env));
+      if (from) {
+        planned->from_file = from->path;
+        planned->from_format = std::string(Name(from->config.format));
+        planned->not_modelled = from->config.not_modelled;
+        planned->from_note = NotModelledNote(from->config, from->path);
+      }
     }
     if (o.measure_bandwidth) PrintBandwidthNotice(env);
     DoctorFacts facts = GatherFacts(root, o);

@@ -18,12 +18,7 @@ struct Counts {
   int fails = 0, warns = 0, skips = 0;
 };
 
-Counts PrintChecks(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckResult>& checks,
-                   bool verbose) {
-  std::fprintf(env.out, "%s\n", TrFormat("platform: {}", TranslatedText(PlatformLine(f))).c_str());
-  if (f.kernel_driver)
-    std::fprintf(env.out, "%s\n", TrFormat("kernel module: {}", *f.kernel_driver).c_str());
-  std::fputc('\n', env.out);
+Counts PrintCheckLines(const CliEnv& env, const std::vector<CheckResult>& checks, bool verbose) {
   Counts n;
   for (const auto& c : checks) {
     // Padded by display width: a translated verdict is two CJK characters, four columns.
@@ -43,9 +38,33 @@ Counts PrintChecks(const CliEnv& env, const DoctorFacts& f, const std::vector<Ch
   return n;
 }
 
+Counts PrintChecks(const CliEnv& env, const DoctorFacts& f, const std::vector<CheckResult>& checks,
+                   bool verbose) {
+  std::fprintf(env.out, "%s\n", TrFormat("platform: {}", TranslatedText(PlatformLine(f))).c_str());
+  if (f.kernel_driver)
+    std::fprintf(env.out, "%s\n", TrFormat("kernel module: {}", *f.kernel_driver).c_str());
+  std::fputc('\n', env.out);
+  return PrintCheckLines(env, checks, verbose);
+}
+
+void PrintDoctorVerdict(const CliEnv& env, DoctorVerdict verdict, const Counts& n, bool verbose) {
+  // TRANSLATORS: doctor's last line: the overall verdict, then how many checks failed,
+  // warned and were skipped.
+  std::fprintf(
+      env.out, "\n%s\n",
+      (verbose
+           ? TrFormat("verdict: {} ({} fail, {} warn, {} skip)", DoctorVerdictLabel(verdict),
+                      n.fails, n.warns, n.skips)
+           : TrFormat(
+                 "verdict: {} ({} fail, {} warn, {} skip); --verbose shows every check's details",
+                 DoctorVerdictLabel(verdict), n.fails, n.warns, n.skips))
+          .c_str());
+}
+
 void PrintWorkload(const CliEnv& env, const WorkloadFacts& w) {
   std::fprintf(env.out, "\n%s\n  %s\n", TrFormat("workload: {}", w.description).c_str(),
                TranslatedText(w.plan_line).c_str());
+  if (w.from_note) std::fprintf(env.out, "  %s\n", TranslatedText(*w.from_note).c_str());
   const double h = (static_cast<double>(w.budget_bytes) - static_cast<double>(w.peak_bytes)) / 1e9;
   // TRANSLATORS: headroom here is the memory left over, not the program's name.
   std::fprintf(
@@ -61,21 +80,20 @@ void PrintWorkload(const CliEnv& env, const WorkloadFacts& w) {
 void PrintDoctorReport(const CliEnv& env, const DoctorFacts& f,
                        const std::vector<CheckResult>& checks, DoctorVerdict verdict, bool verbose,
                        const std::string& report_path) {
-  const auto [fails, warns, skips] = PrintChecks(env, f, checks, verbose);
+  const Counts n = PrintChecks(env, f, checks, verbose);
   if (f.workload) PrintWorkload(env, *f.workload);
-  // TRANSLATORS: doctor's last line: the overall verdict, then how many checks failed,
-  // warned and were skipped.
-  std::fprintf(
-      env.out, "\n%s\n",
-      (verbose
-           ? TrFormat("verdict: {} ({} fail, {} warn, {} skip)", DoctorVerdictLabel(verdict), fails,
-                      warns, skips)
-           : TrFormat(
-                 "verdict: {} ({} fail, {} warn, {} skip); --verbose shows every check's details",
-                 DoctorVerdictLabel(verdict), fails, warns, skips))
-          .c_str());
+  PrintDoctorVerdict(env, verdict, n, verbose);
   if (!report_path.empty())
     std::fprintf(env.out, "%s\n", TrFormat("report: {}", report_path).c_str());
+}
+
+void PrintCompareReport(const CliEnv& env, const std::vector<NodeReport>& nodes,
+                        const std::vector<CheckResult>& checks, DoctorVerdict verdict,
+                        bool verbose) {
+  for (const auto& node : nodes)
+    std::fprintf(env.out, "%s\n", TrFormat("node: {} ({})", node.host, node.source).c_str());
+  std::fputc('\n', env.out);
+  PrintDoctorVerdict(env, verdict, PrintCheckLines(env, checks, verbose), verbose);
 }
 
 void PrintBandwidthNotice(const CliEnv& env) {

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "doctor/checks.h"
+#include "doctor/fleet.h"
 
 namespace headroom {
 
@@ -15,6 +16,11 @@ namespace headroom {
 void PrintDoctorReport(const CliEnv& env, const DoctorFacts& facts,
                        const std::vector<CheckResult>& checks, DoctorVerdict verdict, bool verbose,
                        const std::string& report_path);
+
+// doctor --compare: the nodes, one line per check (F1-F5) and the verdict.
+void PrintCompareReport(const CliEnv& env, const std::vector<NodeReport>& nodes,
+                        const std::vector<CheckResult>& checks, DoctorVerdict verdict,
+                        bool verbose);
 
 // On stderr, where it is a terminal: G5's copies are about to take a second.
 void PrintBandwidthNotice(const CliEnv& env);

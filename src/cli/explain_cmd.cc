@@ -26,6 +26,7 @@
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "cli/run_files.h"
+#include "explain/companion_steps.h"
 #include "explain/explain_report.h"
 #include "explain/step_log.h"
 #include "explain/step_times.h"
@@ -93,16 +94,25 @@ int RunExplainCommand(const CliEnv& env, CommandFlags& given_flags) {
       throw UsageError{Tr("--log: give the training log, or --run ID of a watch run")};
     const std::optional<StepPattern> pattern = StepPatternFlag(step_regex);
     // Inputs first, all of them, so a bad path is reported before any analysis.
+    // The log is parsed before the samples are read so that only the rows its slowdown
+    // windows look at are kept (ExplainSampleFilter): memory follows the windows, not the file.
     const std::string log_text = ReadWhole("--log", log_path);
+    StepLogOptions options;
+    if (pattern) options.pattern = &*pattern;
+    // A step-records file of the companion (docs/companion.md) is read as such: exact times.
+    bool from_records = false;
+    const std::vector<StepRecord> records = ParseStepSource(log_text, options, &from_records);
+    const std::vector<StepTiming> timings = StepTimes(records);
+    ExplainSampleFilter filter(timings);
     std::optional<SampleSeries> samples;
-    if (!samples_path.empty()) samples = ReadSamplesFlag(samples_path);
+    if (!samples_path.empty())
+      samples =
+          ReadSamplesFlag(samples_path, [&filter](const SampleSeries& series, const Sample& s) {
+            return filter.Keep(series, s);
+          });
     std::optional<RecordedEvents> events;
     if (!events_path.empty()) events = ParseEventLines(ReadWhole("--events", events_path));
 
-    StepLogOptions options;
-    if (pattern) options.pattern = &*pattern;
-    const std::vector<StepRecord> records = ParseStepLog(log_text, options);
-    const std::vector<StepTiming> timings = StepTimes(records);
     if (timings.empty()) {
       PrintError(
           env, "explain: " +
@@ -121,7 +131,13 @@ int RunExplainCommand(const CliEnv& env, CommandFlags& given_flags) {
                            platform_from_config,
                            env.config.settings.platform_override()};
     request.power.kind = std::nullopt;  // the kind is `forced`, chosen above
-    const ExplainReport r = AnalyzeRun(request, records, timings);
+    if (samples) request.sample_stats = &filter.stats();
+    ExplainReport r = AnalyzeRun(request, records, timings);
+    if (from_records) {
+      r.notes.insert(r.notes.begin(),
+                     Msg("steps from the companion's step records: the trainer's own step numbers "
+                         "and end times, no log scraping"));
+    }
     const std::string text = json ? ExplainReportToJson(r).dump(2) + "\n" : ExplainReportText(r);
     std::fputs(text.c_str(), env.out);
     return kExitOk;

@@ -35,7 +35,7 @@ std::string SummaryText(const ExplainReport& r) {
          "\n";
   if (r.samples) {
     out += Label(Tr("samples:")) +
-           TrFormat("{}, {} rows, platform {} (from {})", r.samples_path, r.samples->samples.size(),
+           TrFormat("{}, {} rows, platform {} (from {})", r.samples_path, r.samples->rows,
                     PlatformKindName(r.profile.kind), PlatformSourceName(r.platform_source)) +
            "\n";
   } else {

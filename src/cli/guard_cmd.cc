@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,7 +15,10 @@
 #include "cli/guard_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "group/group_place.h"
+#include "group/group_secret.h"
 #include "run/guard.h"
+#include "run/guard_group.h"
 #include "run/guard_record.h"
 #include "run/guard_request.h"
 #include "run/guarded_run.h"
@@ -34,9 +38,14 @@ struct GuardCommandFlags final : CommandFlags {
           "kill level, sends SIGTERM to the whole job tree (its own session, process group and, "
           "where one can be made, cgroup), then SIGKILL when the grace runs out; far below the "
           "level, or when memory falls fast, SIGKILL at once.\n\n"
+          "With --group on every node of a multi-node job, the guards end the whole job together "
+          "when one node runs out of memory, fails or freezes (docs/guard-group.md).\n\n"
           "exit status: the job's own (its exit code, or 128 + signal); {} when the guard killed "
-          "it; {} when --require-available refused to start; 2 usage error",
-          kExitGuardKilled, kExitRefused),
+          "it; {} when --require-available refused to start; with --group, {} when another node "
+          "ran out of memory, {} when another node's job failed, {} when another node was lost; "
+          "2 usage error",
+          kExitGuardKilled, kExitRefused, kExitGroupPeerMemory, kExitGroupPeerFailed,
+          kExitGroupPeerLost),
       "headroom guard"};
   GuardFlags fl;
   CLI::App& App() override { return app; }
@@ -70,6 +79,61 @@ T Usable(Result<T> result) {
   return std::move(result).value();
 }
 
+// The launcher variables the group is found from (group/group_place.h).
+group::Environment LauncherEnvironment() {
+  group::Environment env;
+  for (const char* name : {"MASTER_ADDR", "MASTER_PORT", "NNODES", "NODE_RANK", "SLURM_JOB_ID",
+                           "SLURM_NODEID", "SLURM_JOB_NUM_NODES", "SLURM_JOB_NODELIST"}) {
+    if (const char* value = std::getenv(name)) env.emplace(name, value);
+  }
+  return env;
+}
+
+// The group's secret: --group-secret-file, else HEADROOM_GROUP_SECRET, else (rank 0 only) a
+// fresh one, printed with how to share it.
+std::string GroupSecret(const CliEnv& env, const GuardGroupRequest& r, uint16_t rank) {
+  if (!r.secret_file.empty()) {
+    auto secret = group::ReadGroupSecretFile(r.secret_file);
+    if (!secret) throw UsageError{TranslatedText(secret.error().what)};
+    return *secret;
+  }
+  if (const char* value = std::getenv("HEADROOM_GROUP_SECRET"); value && *value) {
+    return Usable(group::GroupSecretFromValue(value, "HEADROOM_GROUP_SECRET"));
+  }
+  if (rank != 0) {
+    throw UsageError{
+        Tr("--group: no secret: give --group-secret-file F or HEADROOM_GROUP_SECRET "
+           "(the same on every node)")};
+  }
+  std::string made = Usable(group::GenerateGroupSecret());
+  std::fprintf(env.err, "headroom guard: %s\n",
+               TrFormat("no group secret given: made one; start the other nodes' guards with "
+                        "HEADROOM_GROUP_SECRET={} (or put it in a file of mode 0600 and give "
+                        "--group-secret-file)",
+                        made)
+                   .c_str());
+  return made;
+}
+
+// The guard group this node joins (nullptr without --group). `lost`: a member found no
+// coordinator within --group-wait (printed; the guard exits kExitGroupPeerLost).
+std::unique_ptr<GuardGroup> StartGroup(const CliEnv& env, const GuardGroupRequest& r, bool& lost) {
+  auto settings = Usable(GuardGroupSettingsFor(r, LauncherEnvironment()));
+  if (!settings) return nullptr;
+  auto address = group::ResolveIPv4(settings->host);
+  if (!address) throw UsageError{TrFormat("--group: {}", TranslatedText(address.error().what))};
+  settings->host = *address;
+  settings->secret = GroupSecret(env, r, settings->node_rank);
+  auto started = GuardGroup::Start(*settings);
+  if (!started && settings->node_rank != 0 && started.error().errno_value != 0) {
+    PrintError(env, "guard: " + TranslatedText(started.error().what));
+    lost = true;
+    return nullptr;
+  }
+  if (!started) throw UsageError{TranslatedText(started.error().what)};
+  return std::move(*started);
+}
+
 }  // namespace
 
 int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
@@ -89,6 +153,10 @@ int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
     const GuardRequest request = GuardRequestFromFlags(env, f, total);
     GuardOptions guard = Usable(GuardOptionsFor(request));
     if (!RoomToStart(env, root, f.require_available, total, *available)) return kExitRefused;
+    bool lost = false;
+    const std::unique_ptr<GuardGroup> group = StartGroup(env, request.group, lost);
+    if (lost) return kExitGroupPeerLost;
+    guard.group = group.get();
     // The identity is read from the real /proc, not --root's.
     GuardStartRecord who = ThisGuardStart(SysRoot(env.default_root), guard.min_available_bytes,
                                           guard.warn_available_bytes);
@@ -111,6 +179,11 @@ int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
               .c_str());
     } else {
       PrintGuardSummary(env.err, *summary);
+    }
+    if (summary->group_end) {
+      std::fprintf(env.err, "headroom guard: %s\n",
+                   TranslatedText(GroupEndMessage(*summary->group_end, group->settings().node_rank))
+                       .c_str());
     }
     return summary->exit_status;
   } catch (const UsageError& e) {

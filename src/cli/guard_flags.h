@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "run/guard_group.h"
 #include "run/guard_request.h"
 
 namespace CLI {
@@ -22,7 +23,13 @@ struct GuardFlags {
   std::string journal_flag;
   bool no_journal = false;
   bool json = false, psi_kill = false, no_cgroup = false, torch_cap = false;
+  // The companion and the checkpoint before the kill (docs/companion.md).
+  std::string step_records, checkpoint_grace, checkpoint_signal = "SIGUSR1", checkpoint_request;
+  bool no_checkpoint = false, hooks = false;
   std::vector<std::string> command;
+  // --group, --node-rank, --nodes, --group-secret-file, --heartbeat, --heartbeat-timeout,
+  // --group-wait (docs/guard-group.md).
+  GuardGroupRequest group;
 };
 
 // Every option of guard's on `app`, in --help's order; the job is the positional after --.
@@ -33,5 +40,10 @@ void AddGuardFlags(CLI::App& app, GuardFlags& flags);
 // `total` and twice that; the torch cap's place from TMPDIR and PYTHONPATH; the journal
 // unless --no-journal.
 GuardRequest GuardRequestFromFlags(const CliEnv& env, const GuardFlags& f, uint64_t total);
+
+// Where the companion package (python/headroom) is, for --hooks: ../python beside a build
+// tree inside the source tree, else the lib/python3*/dist-packages of the installed prefix,
+// relative to the running binary; "" when none holds headroom/__init__.py.
+std::string FindCompanionDir();
 
 }  // namespace headroom

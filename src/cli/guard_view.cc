@@ -43,6 +43,31 @@ void PrintGuardSummary(std::FILE* out, const GuardSummary& s) {
                s.cgroup_peak_bytes ? FormatGiB(*s.cgroup_peak_bytes) : Tr("n/a"),
                s.available_after_bytes ? FormatGiB(*s.available_after_bytes) : Tr("n/a"))
           .c_str());
+  // Checkpoint before the kill (docs/guard.md): one line when it was asked for or when a
+  // crossing could not ask. A guard that can never ask (--pid without the job's step records)
+  // says so only when memory came near the levels; --json always has the reason.
+  const bool came_near = s.warnings > 0 || !s.kill_reason.empty();
+  if (const auto& c = s.checkpoint;
+      c && (c->asked || (!c->not_asked.empty() && (came_near || c->can_ask)))) {
+    std::string line;
+    if (!c->asked) {
+      line = TrFormat("checkpoint not asked for: {}", TranslatedText(c->not_asked));
+    } else if (c->finished && c->ok) {
+      line = TrFormat(
+          "checkpoint asked for ({0}, MemAvailable {1}); saved step {2} in {3:.1f} s "
+          "to {4}{5}",
+          c->how, FormatGiB(c->asked_available_bytes.value_or(0)),
+          c->step ? std::to_string(*c->step) : std::string("?"), c->duration_s.value_or(0.0),
+          c->path.empty() ? Tr("(path unknown)") : c->path,
+          c->late ? Tr(", after its deadline") : std::string());
+    } else if (c->finished) {
+      line = TrFormat("checkpoint asked for ({0}); the save failed: {1}", c->how, c->error);
+    } else {
+      line = TrFormat("checkpoint asked for ({0}); not finished{1}", c->how,
+                      c->killed_while_saving ? Tr(" when the kill came") : std::string());
+    }
+    std::fprintf(out, "headroom guard: %s\n", line.c_str());
+  }
   for (const auto& n : s.notes) {
     std::fprintf(out, "headroom guard: %s\n", TrFormat("note: {}", TranslatedText(n)).c_str());
   }

@@ -12,8 +12,6 @@
 namespace headroom {
 namespace {
 
-using nlohmann::json;
-
 std::vector<std::string> OptionNames(const CLI::Option& opt) {
   std::vector<std::string> names;
   for (const auto& s : opt.get_snames()) names.push_back("-" + s);
@@ -43,21 +41,21 @@ std::string JoinWords(std::span<const std::string> lines, std::string_view sep) 
   return out;
 }
 
-json AppSpec(const CLI::App& app) {
-  json spec = {{"name", app.get_name()},
-               {"description", app.get_description()},
-               {"footer", app.get_footer()},
-               {"options", json::array()},
-               {"subcommands", json::array()}};
+nlohmann::json AppSpec(const CLI::App& app) {
+  nlohmann::json spec = {{"name", app.get_name()},
+                         {"description", app.get_description()},
+                         {"footer", app.get_footer()},
+                         {"options", nlohmann::json::array()},
+                         {"subcommands", nlohmann::json::array()}};
   const CLI::Option* help = app.get_help_ptr();
   for (const CLI::Option* opt : app.get_options()) {
     if (opt == help || opt == app.get_help_all_ptr()) continue;
-    json o = {
+    nlohmann::json o = {
         {"positional", opt->get_positional()}, {"value", opt->get_items_expected_max() > 0},
         {"type", opt->get_type_name()},        {"description", opt->get_description()},
         {"required", opt->get_required()},     {"repeatable", opt->get_items_expected_max() > 1}};
     if (opt->get_positional())
-      o["names"] = json::array({opt->get_name()});
+      o["names"] = nlohmann::json::array({opt->get_name()});
     else
       o["names"] = OptionNames(*opt);
     spec["options"].push_back(std::move(o));

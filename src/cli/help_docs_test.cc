@@ -18,9 +18,12 @@
 #include "cli/common_flags.h"
 #include "cli/completion.h"
 #include "cli/man_page.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
+
+using testing::Contains;
 
 struct FakeFlags final : CommandFlags {
   CLI::App app{"A command for the test.\n\nexit status: 0 always", "headroom fake"};
@@ -50,10 +53,6 @@ int RunFake(const CliEnv&, CommandFlags&) {
 }
 
 constexpr Subcommand kFake[] = {{"fake", "a command for the test", DefineFake, RunFake}};
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // What RunHelpCommand prints for `args`, and its status.
 std::pair<int, std::string> Help(const std::vector<std::string>& args) {

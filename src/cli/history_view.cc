@@ -16,7 +16,7 @@ namespace {
 
 // Commands are cut to this many characters in the table so that a row fits a terminal
 // beside the other columns (about 60 of 120); --json has them whole.
-constexpr size_t kCommandColumnChars = 60;
+constexpr size_t kHistoryCommandChars = 60;
 
 // "2025-03-14 09:26:53" from the stored "2025-03-14T09:26:53.589Z"; other text as it is.
 std::string ShowStarted(const std::string& started_at) {
@@ -33,8 +33,8 @@ void PrintNote(const CliEnv& env, const Message& note) {
                TrFormat("note: {}", ControlsAsQuestionMarks(TranslatedText(note))).c_str());
 }
 
-void PrintTable(const CliEnv& env, const std::filesystem::path& path,
-                const std::vector<RunRow>& runs) {
+void PrintHistoryTable(const CliEnv& env, const std::filesystem::path& path,
+                       const std::vector<RunRow>& runs) {
   using A = TextTable::Align;
   TextTable table({A::kRight, A::kLeft, A::kLeft, A::kRight, A::kLeft, A::kRight, A::kLeft});
   // TRANSLATORS: headings of the history table; the KIND and STATUS cells are the journal's
@@ -47,7 +47,7 @@ void PrintTable(const CliEnv& env, const std::filesystem::path& path,
         {std::to_string(run.id), ControlsAsQuestionMarks(run.kind), ShowStarted(run.started_at),
          seconds ? FormatElapsed(*seconds) : "-", ControlsAsQuestionMarks(run.status),
          run.exit_status ? std::to_string(*run.exit_status) : "-",
-         ShortenUtf8(ControlsAsQuestionMarks(ShellQuoted(run.command)), kCommandColumnChars)});
+         ShortenUtf8(ControlsAsQuestionMarks(ShellQuoted(run.command)), kHistoryCommandChars)});
   }
   std::fprintf(env.out, "%s\n", TrFormat("journal: {}", path.string()).c_str());
   // The table's lines are its heading, then one per run: each run's notes follow its line.
@@ -70,7 +70,7 @@ void PrintRunHistory(const CliEnv& env, const std::filesystem::path& path,
   if (runs.empty()) {
     std::fprintf(env.out, "%s\n", TrFormat("no runs recorded in {}", path.string()).c_str());
   } else {
-    PrintTable(env, path, runs);
+    PrintHistoryTable(env, path, runs);
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -93,10 +94,12 @@ int Step(const CliEnv& env, const LadderFlags& f, const SysRoot& root) {
       throw UsageError{Tr("JOB: a blank name would match every process")};
     if (f.start->count("--match") && TrimBlanks(f.match).empty())
       throw UsageError{Tr("--match: blank text would match every process")};
-    const LadderRow row =
-        NewLadderRow(f.job, *symptom, f.match, f.plan_args, PlanArgsFlag(env, root, f.plan_args));
+    const LadderPlanArgs plan = PlanArgsFlag(env, root, f.plan_args);
+    const LadderRow row = NewLadderRow(f.job, *symptom, f.match, plan.recorded, plan.request);
     Ladders l(env, f.journal);
     PrintLadderStarted(env.out, row, Take(StartLadder(l.ladders, row, inputs, now)));
+    if (const std::string note = LadderFromNote(plan); !note.empty())
+      std::fprintf(env.out, "  %s\n", note.c_str());
   } else if (f.record->parsed()) {
     const auto result = ParseLadderResult(f.result);
     if (!result) throw UsageError{"--result: " + TranslatedText(result.error().what)};

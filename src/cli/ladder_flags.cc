@@ -7,6 +7,8 @@
 #include "cli/message_text.h"
 #include "cli/plan_args.h"
 #include "ladder/ladder_plan.h"
+#include "plan/plan_words.h"
+#include "plan/run_config.h"
 
 namespace headroom {
 
@@ -46,14 +48,24 @@ void AddLadderFlags(CLI::App& app, LadderFlags& f) {
   f.apply->add_option("--note", f.note, Tr("free text kept with the flush"));
 }
 
-std::optional<PlanRequest> PlanArgsFlag(const CliEnv& env, const SysRoot& root,
-                                        const std::string& plan_args) {
-  if (plan_args.empty()) return std::nullopt;
-  PlanRequest request = ParsePlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args");
+LadderPlanArgs PlanArgsFlag(const CliEnv& env, const SysRoot& root, const std::string& plan_args) {
+  if (plan_args.empty()) return {};
+  PlanWords read = ReadPlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args");
   Message error;
-  if (!ResolveLadderPlan(request, CliPlanContext(env, root.root().string()), &error))
+  if (!ResolveLadderPlan(read.request, CliPlanContext(env, root.root().string()), &error))
     throw UsageError{TranslatedText(error)};
-  return request;
+  LadderPlanArgs out;
+  // The words as given unless --from's path had to change: quoting as the user wrote it stays.
+  out.recorded = read.from ? JoinShellWords(read.words) : plan_args;
+  out.request = std::move(read.request);
+  out.from = std::move(read.from);
+  return out;
+}
+
+std::string LadderFromNote(const LadderPlanArgs& plan) {
+  if (!plan.from) return "";
+  const auto note = NotModelledNote(plan.from->config, plan.from->path);
+  return note ? TranslatedText(*note) : "";
 }
 
 std::optional<PlanRequest> ReadOldPlanWords(const std::string& words, Message* error) {

@@ -53,9 +53,13 @@ TEST(LadderFlags, RequiredOptionsAndOneSubcommandAtMost) {
 
 TEST(LadderFlags, PlanArgsAreCheckedAtStart) {
   const SysRoot nowhere("/nonexistent");
-  EXPECT_FALSE(PlanArgsFlag(CliEnv{}, nowhere, ""));
-  auto request = PlanArgsFlag(CliEnv{}, nowhere, "llama-3.1-8b --method qlora --budget 100GB");
+  EXPECT_FALSE(PlanArgsFlag(CliEnv{}, nowhere, "").request);
+  const LadderPlanArgs read =
+      PlanArgsFlag(CliEnv{}, nowhere, "llama-3.1-8b --method qlora --budget 100GB");
+  const auto& request = read.request;
   ASSERT_TRUE(request);
+  EXPECT_EQ(read.recorded, "llama-3.1-8b --method qlora --budget 100GB");  // no --from: as given
+  EXPECT_FALSE(read.from);
   EXPECT_EQ(request->model, "llama-3.1-8b");
   EXPECT_EQ(request->budget_bytes, 100'000'000'000ULL);
   for (const std::string words : {"no-such-model --budget 100GB", "llama-3.1-8b --batch 0",

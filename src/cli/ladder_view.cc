@@ -9,12 +9,14 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "ladder/flush.h"
 #include "ladder/ladder.h"
 #include "ladder/ladder_advice.h"
 #include "ladder/ladder_journal.h"
+#include "ladder/ladder_resume.h"
 #include "ladder/ladder_steps.h"
 #include "sys/meminfo.h"
 
@@ -22,6 +24,9 @@ namespace headroom {
 namespace {
 
 constexpr int kLadderJsonSchemaVersion = 1;
+// The guarded runs looked through for a ladder job's last one (newest first): a journal
+// holds every run of every job, and one job's last run is among the recent ones.
+constexpr int kResumeRunsLooked = 500;
 
 nlohmann::json ParseObject(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
@@ -41,6 +46,64 @@ std::string EntryKindWord(const std::string& kind) {
   return kind;
 }
 
+// The job's last guarded run's checkpoint (ladder/ladder_resume.h): --json's "checkpoint".
+nlohmann::json CheckpointJson(const FinishedCheckpoint& c, const ResumeAdvice& a) {
+  return {{"run_id", c.run_id},
+          {"run_started_at", c.run_started_at},
+          {"path", c.path},
+          {"step", c.step ? nlohmann::json(*c.step) : nlohmann::json(nullptr)},
+          {"next_step", a.next_step ? nlohmann::json(*a.next_step) : nlohmann::json(nullptr)},
+          {"duration_s", c.duration_s ? nlohmann::json(*c.duration_s) : nlohmann::json(nullptr)},
+          {"source", c.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.source)},
+          {"framework", std::string(Name(a.framework))},
+          {"resume", a.commands}};
+}
+
+// Where the checkpoint is and how to resume from it, in the reader's language; the commands
+// as typed. Paths and commands with control characters are shown with '?' for them.
+void PrintCheckpoint(std::FILE* out, const FinishedCheckpoint& c, const ResumeAdvice& a) {
+  const std::string path = ControlsAsQuestionMarks(c.path);
+  std::fprintf(out, "  %s\n",
+               (c.step ? TrFormat("checkpoint: the guard asked run {0} ({1}) for one; it saved "
+                                  "step {2} at {3}",
+                                  c.run_id, c.run_started_at, *c.step, path)
+                       : TrFormat("checkpoint: the guard asked run {0} ({1}) for one; it saved "
+                                  "at {2} (the step it holds is not known)",
+                                  c.run_id, c.run_started_at, path))
+                   .c_str());
+  // TRANSLATORS: the step a resumed run starts at: a number, or this text when not known.
+  const std::string next =
+      a.next_step ? std::to_string(*a.next_step) : Tr("the one after the saved step");
+  std::vector<std::string> cmd;
+  for (const auto& command : a.commands) cmd.push_back(ControlsAsQuestionMarks(command));
+  std::string line;
+  switch (a.framework) {
+    case ResumeFramework::kTransformers:
+      // TRANSLATORS: {0} and {1} are code (kept as they are); {2} a step number.
+      line = TrFormat(
+          "resume (Transformers Trainer, TRL): {0}, or a script's {1}; training "
+          "continues at step {2}",
+          cmd.at(0), cmd.at(1), next);
+      break;
+    case ResumeFramework::kLightning:
+      line = TrFormat("resume (Lightning): {0}; training continues at step {1}", cmd.at(0), next);
+      break;
+    case ResumeFramework::kLoop:
+      line = TrFormat(
+          "resume (plain loop, headroom.on_save): load the file your save function wrote with "
+          "{0} and resume at step {1}",
+          cmd.at(0), next);
+      break;
+    case ResumeFramework::kUnknown:
+      line = TrFormat(
+          "resume: the framework that wrote it is not known (the step records do not say); "
+          "resume from this path as your framework does, at step {0}",
+          next);
+      break;
+  }
+  std::fprintf(out, "  %s\n", line.c_str());
+}
+
 }  // namespace
 
 int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool json) {
@@ -53,6 +116,16 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
       return kExitNegative;
     }
     open = std::move(rows).value();
+  }
+  // The guarded runs, for each job's last checkpoint; none read when no ladder is open.
+  std::vector<RunRow> runs;
+  if (journal && !open.empty()) {
+    auto recent = journal->RecentRuns(kResumeRunsLooked);
+    if (!recent) {
+      PrintError(env, "ladder: " + TranslatedText(recent.error().what));
+      return kExitNegative;
+    }
+    runs = std::move(recent).value();
   }
   nlohmann::json out = {{"schema_version", kLadderJsonSchemaVersion},
                         {"ladders", nlohmann::json::array()}};
@@ -129,6 +202,14 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
           !note.empty()) {
         std::fprintf(env.out, "  %s\n", TrFormat("note: {}", TranslatedText(note)).c_str());
       }
+    }
+    // The job's last guarded run's checkpoint before the kill, and how to resume from it.
+    const std::optional<FinishedCheckpoint> checkpoint = LastJobCheckpoint(runs, l.match_text);
+    j["checkpoint"] = nullptr;
+    if (checkpoint) {
+      const ResumeAdvice advice = ResumeFor(*checkpoint);
+      j["checkpoint"] = CheckpointJson(*checkpoint, advice);
+      if (!json) PrintCheckpoint(env.out, *checkpoint, advice);
     }
     if (!json) {
       std::fprintf(env.out, "  %s\n",

@@ -20,8 +20,6 @@
 namespace headroom {
 namespace {
 
-using nlohmann::json;
-
 // An option's value on a man page, by ValueKind.
 constexpr std::string_view kPlaceholders[] = {" \\fIVALUE\\fR", " \\fIFILE\\fR", " \\fIDIR\\fR"};
 
@@ -82,7 +80,7 @@ std::string Heading(const char* english) {
 }
 
 // Text with roff font escapes for option names: "--batch" -> \fB\-\-batch\fR.
-std::string OptionLabel(const json& opt) {
+std::string OptionLabel(const nlohmann::json& opt) {
   std::string label;
   if (opt.value("positional", false)) {
     label = fmt::format("\\fI{}\\fR", RoffEscape(opt["names"][0].get<std::string>()));
@@ -98,7 +96,7 @@ std::string OptionLabel(const json& opt) {
   return label;
 }
 
-void RenderDescription(std::string& out, const json& spec, std::string* exit_status) {
+void RenderDescription(std::string& out, const nlohmann::json& spec, std::string* exit_status) {
   for (const auto& paragraph : Paragraphs(spec.value("description", ""))) {
     if (const size_t prefix = ExitStatusPrefix(paragraph); prefix > 0 && exit_status != nullptr) {
       *exit_status = JoinWords(paragraph, " ").substr(prefix);
@@ -114,13 +112,13 @@ void RenderDescription(std::string& out, const json& spec, std::string* exit_sta
   }
 }
 
-void RenderOptions(std::string& out, const json& spec) {
+void RenderOptions(std::string& out, const nlohmann::json& spec) {
   for (const auto& opt : spec["options"]) {
     out += ".TP\n" + OptionLabel(opt) + "\n" + RoffText(opt.value("description", "")) + "\n";
   }
 }
 
-std::string UsageLine(const std::string& command, const json& spec) {
+std::string UsageLine(const std::string& command, const nlohmann::json& spec) {
   std::string line = "\\fBheadroom " + RoffEscape(command) + "\\fR [\\fIoptions\\fR]";
   if (!spec["subcommands"].empty()) line += " [\\fIsubcommand\\fR]";
   for (const auto& opt : spec["options"]) {

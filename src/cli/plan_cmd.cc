@@ -1,10 +1,13 @@
 // `headroom plan`: flags -> ModelSpec + Workload + Budget -> PlanResult -> table or JSON.
 //
-// Flag values are taken as strings and parsed by the library's parsers, so every error is
-// one line naming the flag and what is wrong (exit 2). Exit status: 0 fits or tight,
-// 1 does not fit, 2 usage or input error.
+// --from FILE reads the run's own configuration first (cli/plan_args ApplyRunConfig), and the
+// flags given beside it are laid over it. Flag values are taken as strings and parsed by the
+// library's parsers, so every error is one line naming the flag and what is wrong (exit 2). Exit
+// status: 0 fits or tight, 1 does not fit, 2 usage or input error.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,7 @@
 #include "cli/plan_view.h"
 #include "plan/measured_anchors.h"
 #include "plan/plan.h"
+#include "plan/run_config.h"
 
 namespace headroom {
 namespace {
@@ -37,7 +41,7 @@ struct PlanCommandFlags final : CommandFlags {
 std::unique_ptr<CommandFlags> DefinePlanFlags() {
   auto defined = std::make_unique<PlanCommandFlags>();
   auto& [app, fl] = *defined;
-  AddPlanInputFlags(app, fl);
+  AddPlanInputFlags(app, fl);  // --from among them
   AddJsonFlag(app, fl.json);
   app.add_flag("--list-models", fl.list_models, Tr("list the catalog and exit"));
   AddJournalFlag(app, fl.journal);
@@ -56,6 +60,8 @@ int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
   }
 
   try {
+    std::optional<RunConfig> from;
+    if (!fl.from.empty()) from = ApplyRunConfig(app, fl, std::getenv);
     const PlanInputs in = ResolvePlanInputs(fl, env);
     const PlanResult plan = MakePlan(in);
     const auto journal = JournalPath(env, fl.journal);
@@ -64,8 +70,10 @@ int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
     if (fl.json) {
       auto j = PlanToJson(plan);
       j["measured_anchors"] = LocalAnchorsJson(local);
+      if (from) j["from"] = RunConfigToJson(*from, fl.from);
       std::fprintf(env.out, "%s\n", j.dump(2).c_str());
     } else {
+      if (from) PrintRunConfig(env, *from, fl.from);
       PrintPlan(env, plan);
       PrintLocalAnchors(env, local);
     }

@@ -13,6 +13,7 @@
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "model/catalog.h"
+#include "plan/framework_profile.h"
 
 namespace headroom {
 namespace {
@@ -20,6 +21,19 @@ namespace {
 std::string Gb(uint64_t b) { return fmt::format("{:.2f}", static_cast<double>(b) / 1e9); }
 std::string Gib(uint64_t b) {
   return fmt::format("{:.2f}", static_cast<double>(b) / static_cast<double>(kGiB));
+}
+
+// --devices N: the figures below are one node's share; says so above the table.
+void PrintPerNode(const CliEnv& env, const Footprint& f) {
+  if (!f.sharding) return;
+  const ShardingInfo& s = *f.sharding;
+  // TRANSLATORS: above plan's table with --devices: {0} devices, {1} the sharding (ddp, fsdp,
+  // zero2, zero3: values of --sharding), {2} the same run's peak on one device.
+  std::fprintf(env.out, "%s\n\n",
+               TrFormat("per node ({0} devices, {1}): every figure below is one node's share, "
+                        "against each node's budget; the same run on one device peaks {2}",
+                        s.devices, Name(s.sharding), FormatGB(s.single_device_peak_bytes))
+                   .c_str());
 }
 
 void PrintHeader(const CliEnv& env, const PlanResult& p) {
@@ -39,14 +53,23 @@ void PrintHeader(const CliEnv& env, const PlanResult& p) {
                    .c_str());
   // TRANSLATORS: the workload line under the plan's title. {4} is empty or " + fp32 master";
   // {7} is on or off (the values of --grad-ckpt); the other values are names of flags' values.
-  std::fprintf(env.out, "  %s\n\n",
+  std::fprintf(env.out, "  %s\n",
                TrFormat("{0}, weights {1}, {2} ({3} step){4}, batch {5} x seq {6}, grad-ckpt {7}, "
                         "{8} attention, {9} loss, {10}",
                         how, Name(w.weight_dtype), Name(w.optimizer), Name(w.optimizer_step),
                         // TRANSLATORS: appended to the optimizer in the workload line.
                         w.master_weights ? Tr(" + fp32 master") : "", w.batch, w.seq,
-                        w.grad_ckpt ? "on" : "off", Name(w.attention), Name(w.loss), Name(w.kind))
+                        w.grad_ckpt ? (w.offload_checkpoints ? "offload" : "on") : "off",
+                        Name(w.attention), Name(w.loss), Name(w.kind))
                    .c_str());
+  // TRANSLATORS: {0} is a --framework name (hf, unsloth, ...), {1} what that stack is, in
+  // English; {2} is unified or discrete (the values of --platform).
+  std::fprintf(env.out, "  %s\n\n",
+               TrFormat("framework {0} ({1}): its defaults fill the flags not given; platform {2}",
+                        Name(w.framework), ProfileOf(w.framework).stack,
+                        p.options.unified_memory ? "unified" : "discrete")
+                   .c_str());
+  PrintPerNode(env, f);
 }
 
 void PrintTerms(const CliEnv& env, const Footprint& f) {
@@ -109,6 +132,18 @@ void PrintVerdict(const CliEnv& env, const PlanResult& p) {
       b.budget_bytes ? fmt::format("{:.0f} %", share) : std::string(Tr("all"));
   // TRANSLATORS: "verdict: fits: peak 45.2 GB (42.1 GiB) (the load peak) is 40 % of the 112.6 GB
   // budget"; {0} is the verdict (fits, tight, does not fit).
+  if (f.sharding) {
+    // TRANSLATORS: the verdict with --devices: {0} the verdict, {1} the peak, {2} and {3} the
+    // devices and the sharding (a value of --sharding), {4} the share, {5} one node's budget.
+    std::fprintf(
+        env.out, "\n%s\n",
+        TrFormat("verdict: {0}: peak {1} per node ({2} devices, {3}) is {4} of each "
+                 "node's {5} budget",
+                 TranslatedText(VerdictWord(p.verdict)), FormatBoth(peak), f.sharding->devices,
+                 Name(f.sharding->sharding), share_text, FormatGB(b.budget_bytes))
+            .c_str());
+    return;
+  }
   std::fprintf(env.out, "\n%s\n",
                (f.load_peak_bytes > f.steady_peak_bytes
                     ? TrFormat("verdict: {0}: peak {1} (the load peak) is {2} of the {3} budget",
@@ -142,6 +177,24 @@ void PrintAnchor(const CliEnv& env, const PlanResult& p) {
                    FormatGB(p.anchor.anchor_estimate_bytes), p.anchor.plan_ratio)
               .c_str());
     }
+    // Like with like: the anchor's own setup is planned with the stack it was measured with.
+    const std::string anchor_stack(Name(a.framework));
+    const std::string plan_stack(Name(p.workload.framework));
+    std::string line;
+    if (!a.framework_stated) {
+      // TRANSLATORS: {0} is a --framework name.
+      line = TrFormat("the anchor's stack is not stated: planned as {0}", anchor_stack);
+    } else if (a.framework == p.workload.framework) {
+      // TRANSLATORS: {0} is a --framework name.
+      line = TrFormat("the anchor was measured with {0}, the stack of this plan", anchor_stack);
+    } else {
+      // TRANSLATORS: {0} and {1} are --framework names.
+      line = TrFormat(
+          "the anchor was measured with {0} and planned with its profile; this plan is for {1} "
+          "(--framework {0} plans the same stack)",
+          anchor_stack, plan_stack);
+    }
+    std::fprintf(env.out, "  %s\n", line.c_str());
   }
 }
 
@@ -161,6 +214,24 @@ void PrintAdviceAndNotes(const CliEnv& env, const PlanResult& p) {
 }
 
 }  // namespace
+
+void PrintRunConfig(const CliEnv& env, const RunConfig& config, const std::string& file) {
+  std::string origin;
+  if (config.model_origin == "catalog") origin = Tr("catalog");
+  if (config.model_origin == "local folder") origin = Tr("local folder");
+  if (config.model_origin == "hf cache") origin = Tr("Hugging Face cache");
+  std::fprintf(env.out, "%s\n",
+               origin.empty() ? TrFormat("from {} ({})", file, Name(config.format)).c_str()
+                              : TrFormat("from {} ({}): base model {} ({})", file,
+                                         Name(config.format), config.base_model, origin)
+                                    .c_str());
+  if (!config.not_modelled.empty()) {
+    std::string keys;
+    for (const auto& k : config.not_modelled) keys += (keys.empty() ? "" : ", ") + k;
+    std::fprintf(env.out, "%s\n", TrFormat("not modelled: {}", keys).c_str());
+  }
+  std::fprintf(env.out, "\n");
+}
 
 void PrintPlan(const CliEnv& env, const PlanResult& p) {
   PrintHeader(env, p);
@@ -193,6 +264,16 @@ void PrintLocalAnchors(const CliEnv& env, const std::vector<ShownAnchor>& anchor
             : TrFormat("run {0}: {1}: {2}: peak {3} above the baseline", a.run_id, what,
                        a.config_text, FormatGB(a.peak_bytes));
     std::fprintf(env.out, "  %s\n", line.c_str());
+  }
+  for (const auto& s : anchors) {
+    if (!s.estimate_bytes) continue;
+    // TRANSLATORS: {0} is a --framework name.
+    std::fprintf(env.out, "  %s\n",
+                 TrFormat("(estimates planned with the {0} profile: the journal does not record "
+                          "the stack a sweep ran)",
+                          Name(s.framework))
+                     .c_str());
+    break;
   }
 }
 

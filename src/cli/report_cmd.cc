@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +20,9 @@
 #include "cli/plan_args.h"
 #include "cli/report_view.h"
 #include "cli/run_files.h"
+#include "explain/explain_report.h"
 #include "explain/run_inputs.h"
+#include "plan/run_config.h"
 #include "report/report_data.h"
 #include "report/report_inputs.h"
 
@@ -89,30 +92,55 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
     // anything is read, and again when the page is written.
     const std::vector<std::string> inputs{samples_path, log_path, events_path};
     if (!json) CheckOutputFlag(out_path, "-o", inputs);
-    const SampleSeries samples = ReadSamplesFlag(samples_path);
+    // The log first, so the samples keep only the rows its slowdown windows need
+    // (ExplainSampleFilter, as explain does); its text is gone once its steps are read.
+    std::optional<ReportLog> log;
+    if (!log_path.empty())
+      log = ReadReportLog(ReadWhole("--log", log_path), pattern ? &*pattern : nullptr);
+    // Two passes over the samples, neither holding the file: the first measures its extent
+    // (the time axis) and keeps the windows' rows; the second buckets every row as it is read
+    // (report/report_data.h ReportSamplePass). Memory follows the buckets and the windows.
+    SamplesExtent extent;
+    ExplainSampleFilter filter(log ? log->timings : std::vector<StepTiming>{});
+    const SampleSeries samples =
+        ReadSamplesFlag(samples_path, [&](const SampleSeries& series, const Sample& s) {
+          extent.Add(s);
+          return filter.Keep(series, s);
+        });
+    std::unique_ptr<ReportSamplePass> pass;
+    if (extent.rows > 0)
+      ReadSamplesFlag(samples_path, [&](const SampleSeries& series, const Sample& s) {
+        if (!pass) pass = std::make_unique<ReportSamplePass>(series, extent);
+        pass->Add(s);
+        return false;
+      });
     // The page's data (report --json prints it; the page's script and tests read it) is
     // English: its notes and the plan's line are written in English here, explain's verdicts
     // (their evidence and advice) are message values that BuildReportData renders in English,
     // and it writes the rest untranslated. Errors found on the way are in the user's language.
     PlatformSource source = PlatformSource::kNone;
-    ReportInputs in =
-        StartReportInputs(samples, samples_path,
-                          WithConfiguredPower(env, ProfileFromSamples(samples, forced, &source)),
-                          title, std::chrono::system_clock::now());
+    ReportInputs in = StartReportInputs(
+        samples, samples_path,
+        WithConfiguredPower(env, ProfileFromSamples(samples, filter.stats(), forced, &source)),
+        title, std::chrono::system_clock::now());
+    in.pass = pass.get();
     std::optional<RecordedEvents> recorded;
     if (!events_path.empty())
       recorded = AddReportEvents(in, ReadWhole("--events", events_path), events_path);
-    ReportLog log;
-    if (!log_path.empty()) {
-      const std::string log_text = ReadWhole("--log", log_path);
-      log = AnalyzeReportLog(log_text, pattern ? &*pattern : nullptr, samples,
-                             recorded ? &*recorded : nullptr, in.profile);
-      AddReportLog(in, log, log_path);
+    if (log) {
+      JudgeReportLog(*log, samples, recorded ? &*recorded : nullptr, in.profile);
+      AddReportLog(in, *log, log_path);
     }
     // --plan-args: plan's own flags as words, parsed by plan's definitions into a request.
-    if (!plan_args.empty())
-      AddPlanEstimate(
-          in, ResolvePlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args", "", env));
+    // A --from FILE among them: the keys it has that the plan does not model are a note.
+    if (!plan_args.empty()) {
+      std::optional<FromFile> from;
+      AddPlanEstimate(in, ResolvePlanWords(SplitWords(plan_args, "--plan-args"), "--plan-args", "",
+                                           env, &from));
+      if (from)
+        if (auto note = NotModelledNote(from->config, from->path))
+          in.notes.push_back(EnglishText(*note));
+    }
     auto data = BuildReportData(in);
     if (!data)
       throw UsageError{"--samples: " + samples_path + ": " + TranslatedText(data.error().what)};

@@ -26,10 +26,10 @@ std::string ReadWhole(const std::string& flag, const std::string& path) {
   return std::move(*text);
 }
 
-SampleSeries ReadSamplesFlag(const std::string& path) {
+SampleSeries ReadSamplesFlag(const std::string& path, const SampleRowFilter& keep) {
   // ReadSamplesCsv opens the file once and checks its type on that descriptor: a FIFO or a
   // device is an error, never a hang.
-  auto read = ReadSamplesCsv(path, kMaxFileBytes);
+  auto read = ReadSamplesCsv(path, kMaxFileBytes, keep);
   if (!read) throw UsageError{"--samples: " + TranslatedText(read.error().what)};
   return std::move(*read);
 }

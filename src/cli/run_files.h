@@ -21,7 +21,8 @@ inline constexpr size_t kMaxFileBytes = size_t{1} << 30;
 std::string ReadWhole(const std::string& flag, const std::string& path);
 
 // --samples: watch's samples CSV (up to kMaxFileBytes), or a UsageError naming the flag.
-SampleSeries ReadSamplesFlag(const std::string& path);
+// With `keep`, only the rows it wants are stored (samples/samples_csv.h).
+SampleSeries ReadSamplesFlag(const std::string& path, const SampleRowFilter& keep = nullptr);
 
 // --step-regex compiled; nullopt for "" (the built-in formats); a UsageError when it does not
 // compile.

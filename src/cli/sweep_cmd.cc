@@ -60,8 +60,8 @@ namespace {
 
 // Preflight, as the owners do it: who holds the pool, and is there room to start? false:
 // refused (the lines are printed).
-bool RoomToStart(const CliEnv& env, const SysRoot& root, const SweepFlags& f, const SweepOptions& o,
-                 uint64_t total, uint64_t available) {
+bool RoomForTheSweep(const CliEnv& env, const SysRoot& root, const SweepFlags& f,
+                     const SweepOptions& o, uint64_t total, uint64_t available) {
   const auto leftovers = FindLeftovers(root);
   PrintSweepLeftovers(env.err, leftovers, f.kill_leftovers,
                       f.kill_leftovers && !leftovers.empty()
@@ -106,7 +106,7 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     auto journal = Journal::Open(*path);
     if (!journal) throw UsageError{TranslatedText(journal.error().what)};
     o.log_dir = SweepLogDir(f.logs, *path);
-    if (!RoomToStart(env, root, f, o, total, *available)) return kExitRefused;
+    if (!RoomForTheSweep(env, root, f, o, total, *available)) return kExitRefused;
     PrintSweepStart(env.err, o, total, *path);
 
     const SweepProgress progress{env.err, ::isatty(::fileno(env.err)) == 1, TranslatedText};

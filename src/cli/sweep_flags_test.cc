@@ -11,13 +11,14 @@
 #include "base/bytes.h"
 #include "run/guard.h"
 #include "sweep/policy.h"
+#include "testing_memory.h"
 
 namespace headroom {
 namespace {
 
-constexpr uint64_t kTotal = 128 * kGiB;
+using testing::kTotalPool;
 
-// The options `words` give, on a machine with kTotal bytes of MemTotal.
+// The options `words` give, on a machine with kTotalPool bytes of MemTotal.
 SweepOptions Options(const std::string& words) {
   SweepFlags f;
   CLI::App app;
@@ -25,7 +26,7 @@ SweepOptions Options(const std::string& words) {
   app.parse(words, false);
   auto grid = BuildSweepGrid({f.batch, f.seq, f.grad_accum, f.params, f.order}, f.command);
   EXPECT_TRUE(grid) << EnglishText(grid.error().what);
-  return SweepOptionsFromFlags(CliEnv{}, f, grid ? *grid : Grid{}, kTotal);
+  return SweepOptionsFromFlags(CliEnv{}, f, grid ? *grid : Grid{}, kTotalPool);
 }
 
 // The usage error `words` give, "" when none.
@@ -41,10 +42,10 @@ std::string UsageErrorOf(const std::string& words) {
 TEST(SweepFlags, FlagsNotGivenTakeThePolicysDefaults) {
   const SweepOptions o = Options("--batch 1..8 -- python t.py --bs {batch}");
   EXPECT_EQ(o.command, (std::vector<std::string>{"python", "t.py", "--bs", "{batch}"}));
-  EXPECT_EQ(o.limit_bytes, DefaultSweepLimitBytes(kTotal));
+  EXPECT_EQ(o.limit_bytes, DefaultSweepLimitBytes(kTotalPool));
   EXPECT_EQ(o.margin_bytes, DefaultSweepMarginBytes(o.limit_bytes));
-  EXPECT_EQ(o.min_available_bytes, DefaultKillLevelBytes(kTotal));
-  EXPECT_EQ(o.settle_tolerance_bytes, DefaultSettleToleranceBytes(kTotal));
+  EXPECT_EQ(o.min_available_bytes, DefaultKillLevelBytes(kTotalPool));
+  EXPECT_EQ(o.settle_tolerance_bytes, DefaultSettleToleranceBytes(kTotalPool));
   EXPECT_EQ(o.grace, std::chrono::milliseconds(3000));
   EXPECT_EQ(o.settle_timeout, std::chrono::milliseconds(60000));
   EXPECT_FALSE(o.trial_timeout);
@@ -58,7 +59,7 @@ TEST(SweepFlags, GivenFlagsAreTaken) {
       "--batch 1..8 --limit 50% --margin 1GiB --min-available 6GiB --trial-timeout 20m "
       "--grace 500ms --settle-timeout 5s --settle-tolerance 2GiB --no-bisect --fresh "
       "--max-trials 5 --model llama-3.1-8b --method qlora -- t {batch}");
-  EXPECT_EQ(o.limit_bytes, kTotal / 2);
+  EXPECT_EQ(o.limit_bytes, kTotalPool / 2);
   EXPECT_EQ(o.margin_bytes, 1 * kGiB);
   EXPECT_EQ(o.min_available_bytes, 6 * kGiB);
   EXPECT_EQ(o.trial_timeout, std::chrono::milliseconds(20 * 60 * 1000));
@@ -74,7 +75,7 @@ TEST(SweepFlags, GivenFlagsAreTaken) {
 
 TEST(SweepFlags, BadValuesAreUsageErrorsNamingTheFlag) {
   EXPECT_EQ(UsageErrorOf("--batch 1..8 --limit 200GiB -- t {batch}"),
-            "--limit: " + FormatGB(200 * kGiB) + " is more than MemTotal " + FormatGB(kTotal));
+            "--limit: " + FormatGB(200 * kGiB) + " is more than MemTotal " + FormatGB(kTotalPool));
   EXPECT_EQ(UsageErrorOf("--batch 1..8 --grace soon -- t {batch}").rfind("--grace: ", 0), 0u);
   EXPECT_EQ(
       UsageErrorOf("--batch 1..8 --trial-timeout 0 -- t {batch}").rfind("--trial-timeout: ", 0),

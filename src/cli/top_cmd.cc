@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/bytes.h"
 #include "base/duration.h"
@@ -48,6 +49,7 @@ struct TopCommandFlags final : CommandFlags {
       "headroom top"};
   std::string interval_text, root_dir, nvml_lib, journal_flag, sort_text = "mem", iterations_text;
   bool once = false;
+  std::vector<std::string> nodes;
   TopFlags flags;
   CLI::App& App() override { return app; }
 };
@@ -57,7 +59,7 @@ struct TopCommandFlags final : CommandFlags {
 std::unique_ptr<CommandFlags> DefineTopFlags() {
   auto defined = std::make_unique<TopCommandFlags>();
   auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
-         flags] = *defined;
+         nodes, flags] = *defined;
   app.add_option(
       "--interval", interval_text,
       Tr("time between samples, at least 100ms (default 1s, or [top] interval in config.toml)"));
@@ -68,6 +70,9 @@ std::unique_ptr<CommandFlags> DefineTopFlags() {
                Tr("no colours: bold, reverse and underline only (also when NO_COLOR is set)"));
   app.add_option("--sort", sort_text, Tr("order of the processes: mem, pid or name (default mem)"));
   app.add_flag("--once", once, Tr("print one frame as plain text and exit (no terminal needed)"));
+  app.add_option("--node", nodes,
+                 Tr("show this node's `headroom export` page instead (http://HOST:PORT, an IP "
+                    "address; repeatable, one pane a node; with --once or --iterations)"));
   app.add_option("--iterations", iterations_text,
                  Tr("print N frames, one per interval, as plain text and exit"));
   AddJsonFlag(app, flags.json);
@@ -79,7 +84,7 @@ namespace {
 // --interval (else [top] interval), --sort, --once and --iterations into `flags`.
 void ReadTopFlags(const CliEnv& env, TopCommandFlags& f) {
   auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
-         flags] = f;
+         nodes, flags] = f;
   // --interval, else HEADROOM_TOP_INTERVAL or [top] interval, else 1s.
   if (interval_text.empty()) interval_text = ConfiguredText(env, SettingId::kTopInterval);
   auto parsed = ParseDuration(interval_text);
@@ -105,9 +110,10 @@ void ReadTopFlags(const CliEnv& env, TopCommandFlags& f) {
 
 int RunTopCommand(const CliEnv& env, CommandFlags& given_flags) {
   auto& [app, interval_text, root_dir, nvml_lib, journal_flag, sort_text, iterations_text, once,
-         flags] = FlagsOf<TopCommandFlags>(given_flags);
+         nodes, flags] = FlagsOf<TopCommandFlags>(given_flags);
   try {
     ReadTopFlags(env, FlagsOf<TopCommandFlags>(given_flags));
+    if (!nodes.empty()) return RunTopNodes(env, nodes, flags);  // other machines' exporters
     const SysRoot root = RootFromFlag(env, root_dir);
     // ncurses draws wide characters under a UTF-8 LC_CTYPE (main sets it only where it found
     // catalogs); the layout's widths are base/display_width's in every locale.

@@ -84,6 +84,18 @@ GuardOptions WatchGuardOptions(const CliEnv& env, const WatchFlags& f, uint64_t 
     opt.min_available_bytes = KillLevelBytes(env, "", "--guard", total);
     opt.warn_available_bytes = WarnLevelBytes(env, "", "--guard", total, opt.min_available_bytes);
   }
+  // The companion's step records beside the stamped log (docs/companion.md), for explain and
+  // report; under --guard the guard may ask it for a checkpoint before the kill (SIGUSR1).
+  if (!f.log_path.empty()) {
+    const std::string records = f.log_path + ".steps.jsonl";
+    opt.extra_env = {"HEADROOM_STEP_RECORDS=" + records,
+                     f.guard ? "HEADROOM_CHECKPOINT_SIGNAL=10" : "HEADROOM_CHECKPOINT_SIGNAL=none"};
+    if (f.guard) {
+      CheckpointOptions cp;
+      cp.records_path = records;
+      opt.checkpoint = cp;
+    }
+  }
   return opt;
 }
 

@@ -13,11 +13,13 @@
 #include "config/settings.h"
 #include "run/guard.h"
 #include "testing_files.h"
+#include "testing_memory.h"
 
 namespace headroom {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::kTotalPool;
 
 TEST(WatchFlags, TheDefinitionsWriteTheFlags) {
   WatchFlags f;
@@ -77,17 +79,30 @@ TEST(WatchFlags, WithoutNvmlTheGpuIsNoneAndTheHeaderSaysWhy) {
 }
 
 TEST(WatchFlags, TheJobIsGuardedAtTheConfiguredLevelsOnlyWithGuard) {
-  constexpr uint64_t kTotal = 128 * kGiB;
   WatchFlags f;
   f.command = {"python", "t.py"};
-  GuardOptions opt = WatchGuardOptions(CliEnv{}, f, kTotal);
+  GuardOptions opt = WatchGuardOptions(CliEnv{}, f, kTotalPool);
   EXPECT_EQ(opt.command, f.command);
   EXPECT_EQ(opt.min_available_bytes, 0u);  // never killed
   EXPECT_EQ(opt.warn_available_bytes, 0u);
   f.guard = true;
-  opt = WatchGuardOptions(CliEnv{}, f, kTotal);
-  EXPECT_EQ(opt.min_available_bytes, DefaultKillLevelBytes(kTotal));
-  EXPECT_EQ(opt.warn_available_bytes, 2 * DefaultKillLevelBytes(kTotal));
+  opt = WatchGuardOptions(CliEnv{}, f, kTotalPool);
+  EXPECT_EQ(opt.min_available_bytes, DefaultKillLevelBytes(kTotalPool));
+  EXPECT_EQ(opt.warn_available_bytes, 2 * DefaultKillLevelBytes(kTotalPool));
+  EXPECT_TRUE(opt.extra_env.empty());  // no log: no step records
+  EXPECT_FALSE(opt.checkpoint);
+  // With a log, the companion's records go beside it; the guard may ask for a checkpoint.
+  f.log_path = "/runs/train.log";
+  opt = WatchGuardOptions(CliEnv{}, f, kTotalPool);
+  EXPECT_EQ(opt.extra_env,
+            (std::vector<std::string>{"HEADROOM_STEP_RECORDS=/runs/train.log.steps.jsonl",
+                                      "HEADROOM_CHECKPOINT_SIGNAL=10"}));
+  ASSERT_TRUE(opt.checkpoint);
+  EXPECT_EQ(opt.checkpoint->records_path, "/runs/train.log.steps.jsonl");
+  f.guard = false;
+  opt = WatchGuardOptions(CliEnv{}, f, kTotalPool);
+  EXPECT_EQ(opt.extra_env.back(), "HEADROOM_CHECKPOINT_SIGNAL=none");
+  EXPECT_FALSE(opt.checkpoint);
 }
 
 TEST(WatchFlags, TheRunIsRecordedUnlessNoJournal) {

@@ -13,18 +13,12 @@
 
 #include "base/bytes.h"
 #include "config/config_toml.h"
+#include "testing_env.h"
 
 namespace headroom {
 namespace {
 
 namespace fs = std::filesystem;
-
-GetEnvFn Env(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const char* name) -> const char* {
-    auto it = vars.find(name);
-    return it == vars.end() ? nullptr : it->second.c_str();
-  };
-}
 
 class ConfigFileTest : public ::testing::Test {
  protected:
@@ -45,20 +39,21 @@ class ConfigFileTest : public ::testing::Test {
 };
 
 TEST(ConfigLocate, ExplicitThenXdgThenHome) {
-  auto l = LocateConfigFile(
-      Env({{"HEADROOM_CONFIG", "/x/c.toml"}, {"XDG_CONFIG_HOME", "/xdg"}, {"HOME", "/h"}}));
+  auto l = LocateConfigFile(testing::FakeEnv(
+      {{"HEADROOM_CONFIG", "/x/c.toml"}, {"XDG_CONFIG_HOME", "/xdg"}, {"HOME", "/h"}}));
   EXPECT_EQ(l.path, "/x/c.toml");
   EXPECT_TRUE(l.explicit_path);
   EXPECT_EQ(l.named_by, "HEADROOM_CONFIG");
-  l = LocateConfigFile(Env({{"XDG_CONFIG_HOME", "/xdg"}, {"HOME", "/h"}}));
+  l = LocateConfigFile(testing::FakeEnv({{"XDG_CONFIG_HOME", "/xdg"}, {"HOME", "/h"}}));
   EXPECT_EQ(l.path, "/xdg/headroom/config.toml");
   EXPECT_FALSE(l.explicit_path);
   EXPECT_EQ(l.named_by, "XDG_CONFIG_HOME");
   // Relative XDG values are ignored, as the XDG spec says; empty ones are unset.
-  l = LocateConfigFile(Env({{"XDG_CONFIG_HOME", "rel"}, {"HEADROOM_CONFIG", ""}, {"HOME", "/h"}}));
+  l = LocateConfigFile(
+      testing::FakeEnv({{"XDG_CONFIG_HOME", "rel"}, {"HEADROOM_CONFIG", ""}, {"HOME", "/h"}}));
   EXPECT_EQ(l.path, "/h/.config/headroom/config.toml");
   EXPECT_EQ(l.named_by, "HOME");
-  l = LocateConfigFile(Env({}));
+  l = LocateConfigFile(testing::FakeEnv({}));
   EXPECT_EQ(l.path, "");
 }
 
@@ -124,15 +119,16 @@ TEST_F(ConfigFileTest, UnsearchableDirectoryIsMissingOnlyWhereAsked) {
   EXPECT_NE(EnglishText(r.error().what).find("Permission denied"), std::string::npos)
       << EnglishText(r.error().what);
   // The default location behind it: no file, no error; named by HEADROOM_CONFIG: an error.
-  EXPECT_TRUE(LoadConfig(Env({{"XDG_CONFIG_HOME", (dir_ / "locked").string()}})).errors.empty());
-  EXPECT_EQ(LoadConfig(Env({{"HEADROOM_CONFIG", p}})).errors.size(), 1u);
+  EXPECT_TRUE(LoadConfig(testing::FakeEnv({{"XDG_CONFIG_HOME", (dir_ / "locked").string()}}))
+                  .errors.empty());
+  EXPECT_EQ(LoadConfig(testing::FakeEnv({{"HEADROOM_CONFIG", p}})).errors.size(), 1u);
 }
 
 TEST_F(ConfigFileTest, LoadLayersTheFileAndTheEnvironment) {
   Write("xdg/headroom/config.toml", "[plan]\nreserve = \"2GiB\"\n[watch]\ninterval = \"5s\"\n");
-  const LoadedConfig c = LoadConfig(Env({{"XDG_CONFIG_HOME", (dir_ / "xdg").string()},
-                                         {"HOME", "/h"},
-                                         {"HEADROOM_WATCH_INTERVAL", "7s"}}));
+  const LoadedConfig c = LoadConfig(testing::FakeEnv({{"XDG_CONFIG_HOME", (dir_ / "xdg").string()},
+                                                      {"HOME", "/h"},
+                                                      {"HEADROOM_WATCH_INTERVAL", "7s"}}));
   EXPECT_TRUE(c.errors.empty());
   EXPECT_TRUE(c.exists);
   EXPECT_EQ(c.settings.reserve_bytes.value, 2 * kGiB);
@@ -142,11 +138,11 @@ TEST_F(ConfigFileTest, LoadLayersTheFileAndTheEnvironment) {
 }
 
 TEST_F(ConfigFileTest, MissingDefaultFileIsFineMissingExplicitFileIsNot) {
-  LoadedConfig c = LoadConfig(Env({{"HOME", dir_.string()}}));
+  LoadedConfig c = LoadConfig(testing::FakeEnv({{"HOME", dir_.string()}}));
   EXPECT_TRUE(c.errors.empty());
   EXPECT_FALSE(c.exists);
   const std::string named = (dir_ / "named.toml").string();
-  c = LoadConfig(Env({{"HOME", dir_.string()}, {"HEADROOM_CONFIG", named}}));
+  c = LoadConfig(testing::FakeEnv({{"HOME", dir_.string()}, {"HEADROOM_CONFIG", named}}));
   ASSERT_EQ(c.errors.size(), 1u);
   EXPECT_EQ(EnglishText(c.errors[0]),
             "config: " + named + ": no such file (named by HEADROOM_CONFIG)");
@@ -155,7 +151,8 @@ TEST_F(ConfigFileTest, MissingDefaultFileIsFineMissingExplicitFileIsNot) {
 TEST_F(ConfigFileTest, BrokenFileKeepsDefaultsAndStillReadsTheEnvironment) {
   const std::string p =
       Write("c.toml", "[plan]\nreserve = \"2GiB\"\n[guard]\nkill_level = \"oops\"\n");
-  const LoadedConfig c = LoadConfig(Env({{"HEADROOM_CONFIG", p}, {"HEADROOM_RESERVE", "bad"}}));
+  const LoadedConfig c =
+      LoadConfig(testing::FakeEnv({{"HEADROOM_CONFIG", p}, {"HEADROOM_RESERVE", "bad"}}));
   ASSERT_EQ(c.errors.size(), 2u);
   EXPECT_EQ(EnglishText(c.errors[0]),
             "config: " + p +

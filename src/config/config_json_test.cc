@@ -9,16 +9,10 @@
 #include <string>
 
 #include "base/bytes.h"
+#include "testing_env.h"
 
 namespace headroom {
 namespace {
-
-GetEnvFn Env(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const char* name) -> const char* {
-    auto it = vars.find(name);
-    return it == vars.end() ? nullptr : it->second.c_str();
-  };
-}
 
 const nlohmann::ordered_json& Entry(const nlohmann::ordered_json& doc, const std::string& key) {
   for (const auto& s : doc["settings"]) {
@@ -31,7 +25,7 @@ const nlohmann::ordered_json& Entry(const nlohmann::ordered_json& doc, const std
 TEST(ConfigJson, OriginsAndTypedValues) {
   LoadedConfig c;
   const ResolvedSettings r = ResolveSettings(
-      nullptr, Env({{"HEADROOM_KILL_LEVEL", "12GiB"}, {"HEADROOM_WARN_LEVEL", "10%"}}),
+      nullptr, testing::FakeEnv({{"HEADROOM_KILL_LEVEL", "12GiB"}, {"HEADROOM_WARN_LEVEL", "10%"}}),
       {{SettingId::kWatchInterval, "2s"}});
   ASSERT_TRUE(r.errors.empty());
   c.settings = r.settings;

@@ -8,19 +8,12 @@
 #include <string>
 
 #include "base/bytes.h"
+#include "testing_env.h"
 
 namespace headroom {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A table of environment variables for the resolver.
-GetEnvFn Env(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const char* name) -> const char* {
-    auto it = vars.find(name);
-    return it == vars.end() ? nullptr : it->second.c_str();
-  };
-}
 
 TEST(ConfigSettings, TableNamesEverySettingOnce) {
   std::set<int> ids;
@@ -113,14 +106,14 @@ TEST(ConfigSettings, PrecedenceForEverySetting) {
     const SettingInfo& info = InfoOf(l.id);
     SCOPED_TRACE(SettingKey(info));
     ConfigFile file{"/etc/c.toml", 1, {{l.id, l.file, 7}}};
-    const auto env = Env({{std::string(info.env), l.env}});
+    const auto env = testing::FakeEnv({{std::string(info.env), l.env}});
     const std::vector<FlagSetting> flags = {{l.id, l.flag}};
 
-    ResolvedSettings r = ResolveSettings(nullptr, Env({}), {});
+    ResolvedSettings r = ResolveSettings(nullptr, testing::FakeEnv({}), {});
     EXPECT_TRUE(r.errors.empty());
     EXPECT_EQ(r.settings.OriginOf(l.id), SettingOrigin::kDefault);
 
-    r = ResolveSettings(&file, Env({}), {});
+    r = ResolveSettings(&file, testing::FakeEnv({}), {});
     EXPECT_TRUE(r.errors.empty()) << EnglishText(r.errors.front());
     EXPECT_EQ(r.settings.OriginOf(l.id), SettingOrigin::kFile);
     EXPECT_EQ(r.settings.WhereOf(l.id), "/etc/c.toml:7");
@@ -140,7 +133,7 @@ TEST(ConfigSettings, PrecedenceForEverySetting) {
     // Environment without a file, flag without either.
     r = ResolveSettings(nullptr, env, {});
     EXPECT_EQ(r.settings.OriginOf(l.id), SettingOrigin::kEnvironment);
-    r = ResolveSettings(nullptr, Env({}), flags);
+    r = ResolveSettings(nullptr, testing::FakeEnv({}), flags);
     EXPECT_EQ(r.settings.OriginOf(l.id), SettingOrigin::kFlag);
   }
 }
@@ -153,8 +146,9 @@ TEST(ConfigSettings, TypedValuesFollowTheWinningLayer) {
                    {SettingId::kWatchInterval, "10s", 4},
                    {SettingId::kPlatformKind, "gb10", 5},
                    {SettingId::kSustainedPower, "97.5", 6}}};
-  auto r = ResolveSettings(&file, Env({{"HEADROOM_RESERVE", "2GB"}, {"HEADROOM_PLATFORM", "none"}}),
-                           {{SettingId::kWatchInterval, "1.5s"}});
+  auto r = ResolveSettings(
+      &file, testing::FakeEnv({{"HEADROOM_RESERVE", "2GB"}, {"HEADROOM_PLATFORM", "none"}}),
+      {{SettingId::kWatchInterval, "1.5s"}});
   ASSERT_TRUE(r.errors.empty());
   const Settings& s = r.settings;
   EXPECT_EQ(s.reserve_bytes.value, 2 * kGB);
@@ -171,14 +165,14 @@ TEST(ConfigSettings, TypedValuesFollowTheWinningLayer) {
 }
 
 TEST(ConfigSettings, AutoMeansDetect) {
-  auto r = ResolveSettings(nullptr, Env({{"HEADROOM_PLATFORM", "auto"}}), {});
+  auto r = ResolveSettings(nullptr, testing::FakeEnv({{"HEADROOM_PLATFORM", "auto"}}), {});
   EXPECT_FALSE(r.settings.platform_kind.value);
   EXPECT_EQ(r.settings.platform_kind.origin, SettingOrigin::kEnvironment);
 }
 
 TEST(ConfigSettings, BadLayerIsAnErrorAndKeepsTheLayerBelow) {
   ConfigFile file{"/c.toml", 1, {{SettingId::kReserve, "8GiB", 3}}};
-  auto r = ResolveSettings(&file, Env({{"HEADROOM_RESERVE", "lots"}}),
+  auto r = ResolveSettings(&file, testing::FakeEnv({{"HEADROOM_RESERVE", "lots"}}),
                            {{SettingId::kWatchInterval, "10ms"}});
   ASSERT_EQ(r.errors.size(), 2u);
   EXPECT_EQ(EnglishText(r.errors[0]),
@@ -191,8 +185,8 @@ TEST(ConfigSettings, BadLayerIsAnErrorAndKeepsTheLayerBelow) {
 }
 
 TEST(ConfigSettings, EmptyVariablesCountAsUnset) {
-  auto r =
-      ResolveSettings(nullptr, Env({{"HEADROOM_RESERVE", ""}, {"HEADROOM_KILL_LEVEL", ""}}), {});
+  auto r = ResolveSettings(
+      nullptr, testing::FakeEnv({{"HEADROOM_RESERVE", ""}, {"HEADROOM_KILL_LEVEL", ""}}), {});
   EXPECT_TRUE(r.errors.empty());
   EXPECT_EQ(r.settings.reserve_bytes.origin, SettingOrigin::kDefault);
 }
@@ -226,25 +220,27 @@ TEST(ConfigSettings, Watts) {
 
 TEST(ConfigSettings, SustainedAboveRatedIsAnError) {
   ConfigFile file{"/c.toml", 1, {{SettingId::kSustainedPower, "300", 4}}};
-  auto r = ResolveSettings(&file, Env({{"HEADROOM_RATED_POWER_W", "240"}}), {});
+  auto r = ResolveSettings(&file, testing::FakeEnv({{"HEADROOM_RATED_POWER_W", "240"}}), {});
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(EnglishText(r.errors[0]),
             "config: sustained power 300 W (/c.toml:4) is above the rated 240 W "
             "(HEADROOM_RATED_POWER_W)");
   // Equal is fine (a discrete GPU's limit is both).
-  r = ResolveSettings(&file, Env({{"HEADROOM_RATED_POWER_W", "300"}}), {});
+  r = ResolveSettings(&file, testing::FakeEnv({{"HEADROOM_RATED_POWER_W", "300"}}), {});
   EXPECT_TRUE(r.errors.empty());
 }
 
 TEST(ConfigSettings, JournalDefaultFollowsTheStateDirectory) {
-  auto r = ResolveSettings(nullptr, Env({{"HOME", "/home/u"}}), {});
+  auto r = ResolveSettings(nullptr, testing::FakeEnv({{"HOME", "/home/u"}}), {});
   EXPECT_EQ(r.settings.journal.value, "/home/u/.local/state/headroom/journal.db");
   EXPECT_EQ(r.settings.journal.origin, SettingOrigin::kDefault);
-  r = ResolveSettings(nullptr, Env({{"HOME", "/home/u"}, {"XDG_STATE_HOME", "/s"}}), {});
+  r = ResolveSettings(nullptr, testing::FakeEnv({{"HOME", "/home/u"}, {"XDG_STATE_HOME", "/s"}}),
+                      {});
   EXPECT_EQ(r.settings.journal.value, "/s/headroom/journal.db");
-  r = ResolveSettings(nullptr, Env({{"HOME", "/home/u"}, {"XDG_STATE_HOME", "relative"}}), {});
+  r = ResolveSettings(nullptr,
+                      testing::FakeEnv({{"HOME", "/home/u"}, {"XDG_STATE_HOME", "relative"}}), {});
   EXPECT_EQ(r.settings.journal.value, "/home/u/.local/state/headroom/journal.db");
-  r = ResolveSettings(nullptr, Env({}), {});
+  r = ResolveSettings(nullptr, testing::FakeEnv({}), {});
   EXPECT_EQ(r.settings.journal.value, "");
   EXPECT_NE(EnglishText(r.settings.journal_error).find("HEADROOM_JOURNAL"), std::string::npos);
   EXPECT_TRUE(r.errors.empty());  // only a command that needs the journal fails
@@ -252,16 +248,18 @@ TEST(ConfigSettings, JournalDefaultFollowsTheStateDirectory) {
 
 TEST(ConfigSettings, JournalInTheFileExpandsHome) {
   ConfigFile file{"/c.toml", 1, {{SettingId::kJournal, "~/j/journal.db", 2}}};
-  auto r = ResolveSettings(&file, Env({{"HOME", "/home/u"}, {"XDG_STATE_HOME", "/s"}}), {});
+  auto r =
+      ResolveSettings(&file, testing::FakeEnv({{"HOME", "/home/u"}, {"XDG_STATE_HOME", "/s"}}), {});
   ASSERT_TRUE(r.errors.empty());
   EXPECT_EQ(r.settings.journal.value, "/home/u/j/journal.db");
   EXPECT_EQ(r.settings.journal.text, "~/j/journal.db");
   EXPECT_EQ(r.settings.journal.origin, SettingOrigin::kFile);
   // HEADROOM_JOURNAL still wins, as it always has, and is taken as given.
-  r = ResolveSettings(&file, Env({{"HOME", "/home/u"}, {"HEADROOM_JOURNAL", "rel/j.db"}}), {});
+  r = ResolveSettings(
+      &file, testing::FakeEnv({{"HOME", "/home/u"}, {"HEADROOM_JOURNAL", "rel/j.db"}}), {});
   EXPECT_EQ(r.settings.journal.value, "rel/j.db");
   // No HOME to expand with.
-  r = ResolveSettings(&file, Env({}), {});
+  r = ResolveSettings(&file, testing::FakeEnv({}), {});
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(EnglishText(r.errors[0]), "config: /c.toml:2: journal: '~' needs HOME, which is unset");
 }

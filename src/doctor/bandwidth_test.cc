@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/bytes.h"
+
 namespace headroom {
 namespace {
 
@@ -187,7 +189,6 @@ TEST(Bandwidth, MeasuresTheHostAndEachDeviceOfTheFakeDriver) {
 #endif
 
 TEST(Bandwidth, HostCopyIsHeldToAnEighthOfMemAvailable) {
-  constexpr uint64_t kGiB = 1ULL << 30;
   EXPECT_EQ(CapHostCopyBytes(kGiB, 16 * kGiB).bytes, kGiB);  // exactly 1/8: kept
   EXPECT_FALSE(CapHostCopyBytes(kGiB, 16 * kGiB).lowered);
   const HostCopySize capped = CapHostCopyBytes(4 * kGiB, 16 * kGiB);

@@ -613,7 +613,7 @@ CheckResult CheckMultiNode(const DoctorFacts& f) {
 std::vector<CheckResult> RunChecks(const DoctorFacts& f) {
   return {CheckCudaAbi(f),   CheckFlashAttn(f),  CheckUmaHeadroom(f), CheckThermal(f),
           CheckBandwidth(f), CheckContention(f), CheckPrecision(f),   CheckPlaybooks(f),
-          CheckContainer(f), CheckMultiNode(f)};
+          CheckContainer(f), CheckMultiNode(f),  CheckDistributed(f)};
 }
 
 std::string_view DoctorVerdictName(DoctorVerdict v) {
@@ -675,6 +675,26 @@ Message PlatformLine(const DoctorFacts& f) {
   return JoinMessages(parts, "; ");
 }
 
+void ChecksJson(const std::vector<CheckResult>& checks, nlohmann::ordered_json& short_checks,
+                nlohmann::ordered_json& details) {
+  using Json = nlohmann::ordered_json;
+  // The checks' words are message values, rendered here in English: the report is data.
+  short_checks = Json::object();
+  details = Json::array();
+  for (const auto& c : checks) {
+    const std::string v(CheckVerdictName(c.verdict));
+    const std::string summary = EnglishText(c.summary);
+    short_checks[c.id] = c.verdict == V::kPass || summary.empty() ? v : v + ": " + summary;
+    Json lines = Json::array();
+    for (const auto& d : c.details) lines.push_back(EnglishText(d));
+    details.push_back({{"id", c.id},
+                       {"title", EnglishText(c.title)},
+                       {"verdict", v},
+                       {"summary", summary},
+                       {"details", lines}});
+  }
+}
+
 nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckResult>& checks,
                                   DoctorVerdict verdict) {
   using Json = nlohmann::ordered_json;
@@ -695,21 +715,8 @@ nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckR
       {"gpu_error", f.gpu_error.empty() ? Json(nullptr) : Json(f.gpu_error)},
       {"container", f.container.in_container ? Json(f.container.runtime) : Json(nullptr)},
   };
-  // The checks' words are message values, rendered here in English: the report is data.
-  Json short_checks = Json::object();
-  Json details = Json::array();
-  for (const auto& c : checks) {
-    const std::string v(CheckVerdictName(c.verdict));
-    const std::string summary = EnglishText(c.summary);
-    short_checks[c.id] = c.verdict == V::kPass || summary.empty() ? v : v + ": " + summary;
-    Json lines = Json::array();
-    for (const auto& d : c.details) lines.push_back(EnglishText(d));
-    details.push_back({{"id", c.id},
-                       {"title", EnglishText(c.title)},
-                       {"verdict", v},
-                       {"summary", summary},
-                       {"details", lines}});
-  }
+  Json short_checks, details;
+  ChecksJson(checks, short_checks, details);
   Json headroom = nullptr;
   Json workload = nullptr;
   if (f.workload) {
@@ -723,11 +730,39 @@ nlohmann::ordered_json ReportJson(const DoctorFacts& f, const std::vector<CheckR
         {"description", f.workload->description}, {"plan", EnglishText(f.workload->plan_line)},
         {"peak_bytes", f.workload->peak_bytes},   {"budget_bytes", f.workload->budget_bytes},
         {"verdict", f.workload->verdict},         {"advice", advice}};
+    workload["from"] = nullptr;
+    if (!f.workload->from_file.empty()) {
+      workload["from"] = {{"file", f.workload->from_file},
+                          {"format", f.workload->from_format},
+                          {"not_modelled", f.workload->not_modelled}};
+    }
   }
   std::optional<AvailableEstimate> available;
   if (f.meminfo) available = f.meminfo->EstimatedAvailable();
+  const DistributedFacts& d = f.distributed;
+  const auto text_or_null = [](const std::optional<std::string>& v) {
+    return v ? Json(*v) : Json(nullptr);
+  };
+  // What doctor --compare lines up across nodes (doctor/fleet.h).
+  const Json software = {
+      {"torch", f.torch ? Json(f.torch->version) : Json(nullptr)},
+      {"torch_cuda", f.torch ? text_or_null(f.torch->cuda) : Json(nullptr)},
+      {"nccl", text_or_null(EffectiveNccl(d))},
+      {"nccl_wheel", d.nccl_wheel ? Json(d.nccl_wheel_name + " " + *d.nccl_wheel) : Json(nullptr)},
+      {"nccl_system", text_or_null(d.nccl_system)},
+      {"ray", text_or_null(d.ray)}};
+  Json env = Json::object();
+  for (const auto& [name, value] : d.env) env[name] = value;
+  const Json distributed = {
+      {"env", env},
+      {"slurm_conf", d.slurm.path.empty() ? Json(nullptr) : Json(d.slurm.path)},
+      {"kill_on_bad_exit",
+       d.slurm.kill_on_bad_exit ? Json(*d.slurm.kill_on_bad_exit) : Json(nullptr)}};
   return Json{{"schema_version", 1},
+              {"host", f.host.empty() ? Json(nullptr) : Json(f.host)},
               {"platform", platform},
+              {"software", software},
+              {"distributed", distributed},
               {"checks", short_checks},
               {"check_details", details},
               {"headroom_gb", headroom},

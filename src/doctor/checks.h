@@ -1,4 +1,4 @@
-// `headroom doctor`: ten preflight checks (G1-G10) over facts gathered once.
+// `headroom doctor`: eleven preflight checks (G1-G11) over facts gathered once.
 //
 // The checks are pure functions of DoctorFacts, so each verdict is a unit test with literal
 // facts; doctor/gather.h fills the facts from a SysRoot, NVML, libcuda, the Python
@@ -19,6 +19,7 @@
 
 #include "base/message.h"
 #include "doctor/bandwidth.h"
+#include "doctor/distributed.h"
 #include "doctor/parallel_config.h"
 #include "gpu/gpu.h"
 #include "gpu/platform.h"
@@ -65,6 +66,12 @@ struct WorkloadFacts {
   std::string verdict;  // plan's Name(Verdict): "fits", "tight", "does not fit" (compared, never
                         // translated)
   std::vector<Message> advice;  // plan's advice (Advice::text) when it does not fit or is tight
+  // --from FILE in the workload: the file (made absolute), its format (Name(RunFormat)) and
+  // the keys it has that the plan does not model, shown beside the plan line, never dropped;
+  // `from_note` is plan/run_config.h NotModelledNote. from_file is "" without --from.
+  std::string from_file, from_format;
+  std::vector<std::string> not_modelled;
+  std::optional<Message> from_note;
 };
 
 struct BandwidthFacts {
@@ -111,6 +118,9 @@ struct DoctorFacts {
   std::vector<ConfigFacts> configs;
   // --workload, planned.
   std::optional<WorkloadFacts> workload;
+  // G11: NCCL, Ray, Slurm and the environment variables of a distributed run.
+  DistributedFacts distributed;
+  std::string host;  // the node's name (env-report.json, doctor --compare)
 };
 
 CheckResult CheckCudaAbi(const DoctorFacts& f);      // G1
@@ -123,8 +133,9 @@ CheckResult CheckPrecision(const DoctorFacts& f);    // G7
 CheckResult CheckPlaybooks(const DoctorFacts& f);    // G8
 CheckResult CheckContainer(const DoctorFacts& f);    // G9
 CheckResult CheckMultiNode(const DoctorFacts& f);    // G10
+// G11 CheckDistributed is in doctor/distributed.h.
 
-// G1..G10 in order.
+// G1..G11 in order.
 std::vector<CheckResult> RunChecks(const DoctorFacts& f);
 
 // Page cache above this share of MemTotal is a G3 warning.
@@ -144,6 +155,11 @@ int ExitStatusFor(DoctorVerdict v);
 // The platform identity line: "aarch64; NVIDIA GB10 (compute capability 12.1); driver
 // 580.95.05, CUDA 13.0; GB10: yes".
 Message PlatformLine(const DoctorFacts& f);
+
+// The "checks" ({"G1": "pass", "G3": "warn: ..."}) and "check_details" members of a report,
+// in English.
+void ChecksJson(const std::vector<CheckResult>& checks, nlohmann::ordered_json& short_checks,
+                nlohmann::ordered_json& details);
 
 // env-report.json (docs/doctor.md): schema_version, platform, checks {"G1": "pass",
 // "G3": "warn: ..."}, check_details, headroom_gb, verdict. Always English: the checks'

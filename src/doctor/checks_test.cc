@@ -135,7 +135,7 @@ TEST(DoctorChecks, ReportShapeFollowsTheIssue) {
   DoctorFacts f = Gb10Facts();
   f.torch = Torch("2.7.0+cu128", "12.8");
   const auto checks = RunChecks(f);
-  ASSERT_EQ(checks.size(), 10u);
+  ASSERT_EQ(checks.size(), 11u);
   for (size_t i = 0; i < checks.size(); ++i) EXPECT_EQ(checks[i].id, "G" + std::to_string(i + 1));
   const auto j = ReportJson(f, checks, OverallVerdict(checks, std::nullopt));
   EXPECT_EQ(j["schema_version"], 1);

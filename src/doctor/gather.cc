@@ -9,8 +9,10 @@
 
 #include "base/message.h"
 #include "base/text.h"
+#include "doctor/distributed.h"
 #include "gpu/nvml.h"
 #include "sys/hwmon.h"
+#include "sys/loader_libs.h"
 #include "sys/machine_arch.h"
 
 namespace headroom {
@@ -59,6 +61,49 @@ void GatherPython(const GatherOptions& o, DoctorFacts& f) {
     if (auto d = FindDistribution(*env, name)) f.distributions.emplace(std::string(name), *d);
   }
   f.env_cudart = EnvCudaRuntimes(*env);
+  for (const char* name : {"nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11"}) {
+    if (auto d = FindDistribution(*env, name)) {
+      f.distributed.nccl_wheel = d->version;
+      f.distributed.nccl_wheel_name = name;
+      break;
+    }
+  }
+  if (auto ray = FindDistribution(*env, "ray")) f.distributed.ray = ray->version;
+}
+
+// G11's facts from the system: the registered libnccl.so.2 (its fullest file name gives the
+// version) and slurm.conf's KillOnBadExit ($SLURM_CONF, else Debian's and Slurm's own paths).
+void GatherDistributed(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) {
+  DistributedFacts& d = f.distributed;
+  d.env = o.distributed_env;
+  if (auto name = root.ReadFile("proc/sys/kernel/hostname", 4096))
+    f.host = std::string(TrimBlanks(*name));
+  const auto nccl = FindLibraryMajors(root, LoaderDirectories(root), "libnccl.so");
+  for (const auto& [major, files] : nccl) {
+    for (const auto& file : files) {
+      const std::string name = fs::path(file.path).filename().string();
+      const std::string version = LibraryFileVersion(name, "libnccl.so");
+      if (!version.empty() && (!d.nccl_system || version.size() > d.nccl_system->size())) {
+        d.nccl_system = version;
+        d.nccl_system_path = file.path;
+      }
+    }
+  }
+  std::vector<std::string> candidates;
+  if (o.slurm_conf) candidates.push_back(*o.slurm_conf);
+  candidates.insert(candidates.end(), {"/etc/slurm/slurm.conf", "/etc/slurm-llnl/slurm.conf"});
+  for (const auto& path : candidates) {
+    const fs::path on_root = root.Path(std::string_view(path).substr(path.starts_with('/')));
+    std::error_code ec;
+    if (!fs::exists(on_root, ec)) continue;
+    d.slurm.path = path;
+    if (auto text = ReadFileCapped(on_root, kConfigMaxBytes)) {
+      d.slurm.kill_on_bad_exit = ParseKillOnBadExit(*text);
+    } else {
+      d.slurm.error = EnglishText(text.error().what);
+    }
+    break;
+  }
 }
 
 void GatherGpu(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) {
@@ -152,6 +197,7 @@ DoctorFacts GatherFacts(const SysRoot& root, const GatherOptions& o) {
   f.world_size = o.world_size;
   f.nnodes = o.nnodes;
   f.container = DetectContainer(root, o.container_env);
+  GatherDistributed(root, o, f);
   for (const auto& path : o.configs) {
     ConfigFacts c;
     c.path = path;
@@ -185,6 +231,11 @@ void SetGatherEnvironment(GatherOptions& o, const GetEnvFn& getenv) {
   o.world_size = env("WORLD_SIZE");
   o.nnodes = env("NNODES");
   o.container_env = env("container");
+  for (std::string_view name : kDistributedEnvNames) {
+    const std::string key(name);
+    if (auto v = env(key.c_str())) o.distributed_env.emplace(key, *v);
+  }
+  o.slurm_conf = env("SLURM_CONF");
 }
 
 }  // namespace headroom

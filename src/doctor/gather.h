@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct GatherOptions {
   std::optional<std::string> world_size;
   std::optional<std::string> nnodes;
   std::optional<std::string> container_env;
+  // G11: those of kDistributedEnvNames (doctor/distributed.h) that are set; SLURM_CONF.
+  std::map<std::string, std::string, std::less<>> distributed_env;
+  std::optional<std::string> slurm_conf;
   // G5: measure at all, and how much.
   bool measure_bandwidth = true;
   HostCopyOptions host_copy;

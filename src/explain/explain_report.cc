@@ -99,6 +99,23 @@ double SampleIntervalSeconds(const SampleSeries& samples) {
   return std::atof(interval->second.c_str()) / 1000;
 }
 
+ExplainSampleFilter::ExplainSampleFilter(const std::vector<StepTiming>& timings) {
+  if (!timings.empty()) windows_ = FindSlowdowns(timings, SlowdownThresholds{}).windows;
+}
+
+bool ExplainSampleFilter::Keep(const SampleSeries& series, const Sample& s) {
+  stats_.Add(s);
+  if (!spans_) {
+    spans_.emplace();
+    const double interval_s = SampleIntervalSeconds(series);
+    for (const SlowdownWindow& w : windows_)
+      if (auto span = WindowSampleSpan(w, interval_s)) spans_->push_back(*span);
+  }
+  for (const SampleSpan& span : *spans_)
+    if (s.time >= span.before && s.time <= span.to) return true;
+  return false;
+}
+
 std::vector<WindowVerdict> ExplainWindows(const SlowdownAnalysis& analysis,
                                           const VerdictInputs& inputs) {
   std::vector<WindowVerdict> verdicts;
@@ -127,10 +144,13 @@ ExplainReport AnalyzeRun(const ExplainRequest& request, const std::vector<StepRe
   VerdictInputs in;
   if (const SampleSeries* samples = request.samples) {
     r.samples = samples;
-    r.profile = ProfileFromSamples(*samples, request.forced_platform, &r.platform_source);
+    r.profile = request.sample_stats
+                    ? ProfileFromSamples(*samples, *request.sample_stats, request.forced_platform,
+                                         &r.platform_source)
+                    : ProfileFromSamples(*samples, request.forced_platform, &r.platform_source);
     in.samples = &samples->samples;
     in.sample_interval_s = SampleIntervalSeconds(*samples);
-    if (samples->samples.empty()) r.notes.push_back(Msg("the samples file has no rows"));
+    if (samples->rows == 0) r.notes.push_back(Msg("the samples file has no rows"));
   } else if (request.forced_platform) {
     r.profile.kind = *request.forced_platform;
     r.platform_source = PlatformSource::kFlag;
@@ -162,7 +182,7 @@ nlohmann::ordered_json ExplainReportToJson(const ExplainReport& r) {
   Json samples = nullptr;
   if (r.samples) {
     samples = {{"path", r.samples_path},
-               {"rows", r.samples->samples.size()},
+               {"rows", r.samples->rows},
                {"skipped_rows", r.samples->skipped_rows},
                {"platform", PlatformKindName(r.profile.kind)},
                {"platform_source", PlatformSourceName(r.platform_source)}};

@@ -37,6 +37,9 @@ struct ExplainRequest {
   bool platform_from_config = false;  // forced_platform came from the configuration
   // [platform] sustained_power_w and rated_power_w (the kind is forced_platform's).
   PlatformOverride power;
+  // The stats of all the samples' rows when `samples` holds only some of them (read through
+  // ExplainSampleFilter); null: `samples` holds every row.
+  const SampleProfileStats* sample_stats = nullptr;
 };
 
 // Everything the report shows.
@@ -54,6 +57,21 @@ struct ExplainReport {
   SlowdownAnalysis analysis;
   std::vector<WindowVerdict> verdicts;  // parallel to analysis.windows
   std::vector<Message> notes;
+};
+
+// The rows of a samples file an analysis of `timings` reads, for ReadSamplesCsv's `keep`:
+// those within some slowdown window's span (verdict.h, WindowSampleSpan); every row goes into
+// the platform stats. So explain holds the rows of its windows, not the file.
+class ExplainSampleFilter {
+ public:
+  explicit ExplainSampleFilter(const std::vector<StepTiming>& timings);
+  bool Keep(const SampleSeries& series, const Sample& s);
+  const SampleProfileStats& stats() const { return stats_; }
+
+ private:
+  std::vector<SlowdownWindow> windows_;
+  std::optional<std::vector<SampleSpan>> spans_;  // made at the first row (the header is read)
+  SampleProfileStats stats_;
 };
 
 // The sample interval in seconds, from the samples header's interval_ms; 0 when unknown.

@@ -6,10 +6,12 @@
 
 #include <chrono>
 
+#include "explain/log_formats.h"
+
 namespace headroom {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+using step_log::IsDigit;
 
 // Exactly `n` digits at text[pos], or -1.
 int Digits(std::string_view text, size_t pos, size_t n) {

@@ -7,17 +7,9 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "base/bytes.h"
+
 namespace headroom {
-namespace {
-
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
-}
-
-}  // namespace
-
 RecordedEvents ParseEventLines(std::string_view text) {
   RecordedEvents out;
   while (!text.empty()) {
@@ -57,18 +49,38 @@ std::string_view PlatformSourceName(PlatformSource source) {
   return "none";
 }
 
+void SampleProfileStats::Add(const Sample& s) {
+  if (s.sm_clock_mhz) ++clocks_mhz[*s.sm_clock_mhz];
+  if (s.power_mw) ++power_mw[*s.power_mw];
+  gpu = gpu || s.sm_clock_mhz || s.power_mw || s.temperature_c || s.gpu_utilization_pct;
+  device_memory = device_memory || s.gpu_memory_total_bytes;
+  if (s.mem_total_bytes) mem_total_bytes = s.mem_total_bytes;
+}
+
+uint32_t SampleProfileStats::Percentile(const std::map<uint32_t, uint64_t>& counts, double p) {
+  uint64_t n = 0;
+  for (const auto& [value, count] : counts) n += count;
+  if (n == 0) return 0;
+  const auto rank = static_cast<uint64_t>(p * static_cast<double>(n - 1));
+  uint64_t seen = 0;
+  for (const auto& [value, count] : counts) {
+    seen += count;
+    if (rank < seen) return value;
+  }
+  return counts.rbegin()->first;
+}
+
 PlatformProfile ProfileFromSamples(const SampleSeries& series, std::optional<PlatformKind> forced,
                                    PlatformSource* source) {
-  std::vector<double> clocks, watts;
-  bool gpu = false, device_memory = false;
-  std::optional<uint64_t> mem_total;
-  for (const Sample& s : series.samples) {
-    if (s.sm_clock_mhz) clocks.push_back(*s.sm_clock_mhz);
-    if (s.power_mw) watts.push_back(*s.power_mw);
-    gpu = gpu || s.sm_clock_mhz || s.power_mw || s.temperature_c || s.gpu_utilization_pct;
-    device_memory = device_memory || s.gpu_memory_total_bytes;
-    if (s.mem_total_bytes) mem_total = s.mem_total_bytes;
-  }
+  SampleProfileStats stats;
+  for (const Sample& s : series.samples) stats.Add(s);
+  return ProfileFromSamples(series, stats, forced, source);
+}
+
+PlatformProfile ProfileFromSamples(const SampleSeries& series, const SampleProfileStats& stats,
+                                   std::optional<PlatformKind> forced, PlatformSource* source) {
+  const bool gpu = stats.gpu, device_memory = stats.device_memory;
+  const std::optional<uint64_t>& mem_total = stats.mem_total_bytes;
   PlatformKind kind = PlatformKind::kNoGpu;
   *source = PlatformSource::kNone;
   const auto device = series.header.find("device");
@@ -81,7 +93,6 @@ PlatformProfile ProfileFromSamples(const SampleSeries& series, std::optional<Pla
     kind = PlatformKind::kGb10;
     *source = PlatformSource::kHeader;
   } else if (gpu) {
-    constexpr double kGiB = double(uint64_t{1} << 30);
     const bool pool = mem_total && *mem_total >= 115 * kGiB && *mem_total <= 135 * kGiB;
     kind = !device_memory && pool ? PlatformKind::kGb10 : PlatformKind::kDiscrete;
     *source = PlatformSource::kValues;
@@ -96,10 +107,12 @@ PlatformProfile ProfileFromSamples(const SampleSeries& series, std::optional<Pla
     p.degraded_sm_clock_min_mhz = kGb10DegradedSmClockMinMhz;
     p.degraded_sm_clock_max_mhz = kGb10DegradedSmClockMaxMhz;
   } else if (kind != PlatformKind::kNoGpu) {
-    if (!clocks.empty()) p.normal_sm_clock_mhz = static_cast<uint32_t>(Percentile(clocks, 0.95));
+    const auto& clocks = stats.clocks_mhz;
+    const auto& watts = stats.power_mw;
+    if (!clocks.empty()) p.normal_sm_clock_mhz = SampleProfileStats::Percentile(clocks, 0.95);
     if (!watts.empty()) {
-      p.sustained_power_mw = static_cast<uint32_t>(Percentile(watts, 0.95));
-      p.rated_power_mw = static_cast<uint32_t>(Percentile(watts, 1.0));
+      p.sustained_power_mw = SampleProfileStats::Percentile(watts, 0.95);
+      p.rated_power_mw = SampleProfileStats::Percentile(watts, 1.0);
     }
   }
   return p;

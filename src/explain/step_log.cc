@@ -114,6 +114,8 @@ std::string_view StepLogFormatName(StepLogFormat format) {
       return "jsonl";
     case StepLogFormat::kUserPattern:
       return "regex";
+    case StepLogFormat::kCompanion:
+      return "headroom-step";
   }
   return "unknown";
 }

@@ -18,9 +18,11 @@ enum class StepLogFormat : uint8_t {
   kMegatron,
   kJsonLines,
   kUserPattern,
+  kCompanion,  // the companion's step records (explain/companion_steps.h)
 };
 
-// "tqdm", "torchtune-progress", "torchtune-step", "hf-dict", "megatron", "jsonl", "regex".
+// "tqdm", "torchtune-progress", "torchtune-step", "hf-dict", "megatron", "jsonl", "regex",
+// "headroom-step".
 std::string_view StepLogFormatName(StepLogFormat format);
 
 enum class StepTimeSource : uint8_t {

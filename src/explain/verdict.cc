@@ -311,6 +311,18 @@ void Judge::Readings() {
   }
 }
 
+}  // namespace
+
+std::optional<SampleSpan> WindowSampleSpan(const SlowdownWindow& w, double sample_interval_s) {
+  if (!w.start_time || !w.end_time) return std::nullopt;
+  const double pad = sample_interval_s / 2;
+  const double length = std::chrono::duration<double>(*w.end_time - *w.start_time).count();
+  return SampleSpan{Shift(*w.start_time, -length - pad), Shift(*w.start_time, -pad),
+                    Shift(*w.end_time, pad)};
+}
+
+namespace {
+
 WindowVerdict Judge::Run() {
   if (!w_.start_time || !w_.end_time) {
     out_.unavailable.push_back(
@@ -319,10 +331,7 @@ WindowVerdict Judge::Run() {
   } else if (!in_.samples) {
     out_.unavailable.push_back(Msg("samples: no --samples file"));
   } else {
-    const double pad = in_.sample_interval_s / 2;
-    const double length = std::chrono::duration<double>(*w_.end_time - *w_.start_time).count();
-    const WallTime from = Shift(*w_.start_time, -pad), to = Shift(*w_.end_time, pad);
-    const WallTime before = Shift(*w_.start_time, -length - pad);
+    const auto [before, from, to] = *WindowSampleSpan(w_, in_.sample_interval_s);
     for (const Sample& s : *in_.samples) {
       if (s.time >= from && s.time <= to)
         span_.window.push_back(&s);

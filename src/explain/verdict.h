@@ -118,6 +118,14 @@ struct VerdictInputs {
   double sample_interval_s = 0;  // the header's interval_ms / 1000; 0 when unknown
 };
 
+// The samples a window's verdict reads: those stamped from `from` to `to` (the window widened
+// by half the sampling interval on each side), and from `before` (one window length earlier)
+// up to `from` for the temperature's lowest. nullopt when the window has no wall-clock times.
+struct SampleSpan {
+  WallTime before, from, to;
+};
+std::optional<SampleSpan> WindowSampleSpan(const SlowdownWindow& window, double sample_interval_s);
+
 WindowVerdict ExplainWindow(const SlowdownWindow& window, const VerdictInputs& inputs,
                             const VerdictThresholds& thresholds = {});
 

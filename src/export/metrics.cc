@@ -321,9 +321,9 @@ void AddDcgm(DcgmFamilies& f, const GpuReading& g, const ExportSnapshot& s) {
   add(f.util, g.gpu_utilization_pct);
   add(f.copy_util, g.memory_utilization_pct);
   if (const auto fu = FreeAndUsed(g, s)) {
-    constexpr double kMiB = 1.0 / (1024 * 1024);
-    f.fb_free.samples.push_back({id, std::floor(static_cast<double>(fu->first) * kMiB)});
-    f.fb_used.samples.push_back({id, std::floor(static_cast<double>(fu->second) * kMiB)});
+    constexpr double kPerMiB = 1.0 / (1024 * 1024);
+    f.fb_free.samples.push_back({id, std::floor(static_cast<double>(fu->first) * kPerMiB)});
+    f.fb_used.samples.push_back({id, std::floor(static_cast<double>(fu->second) * kPerMiB)});
   }
 }
 

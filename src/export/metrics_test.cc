@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "testing_files.h"
+
 namespace headroom {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 GpuReading Gb10Reading() {
   GpuReading g;

@@ -10,29 +10,27 @@
 
 namespace headroom {
 
-namespace abi = cuda_abi;
-
 struct CudaDriver::Api {
-  abi::InitFn init = nullptr;
-  abi::DriverGetVersionFn driver_get_version = nullptr;
-  abi::DeviceGetCountFn device_get_count = nullptr;
-  abi::DeviceGetFn device_get = nullptr;
-  abi::DeviceGetNameFn device_get_name = nullptr;
-  abi::DeviceGetAttributeFn device_get_attribute = nullptr;
-  abi::PrimaryCtxRetainFn primary_ctx_retain = nullptr;
-  abi::PrimaryCtxReleaseFn primary_ctx_release = nullptr;
-  abi::CtxSetCurrentFn ctx_set_current = nullptr;
-  abi::CtxSynchronizeFn ctx_synchronize = nullptr;
-  abi::MemAllocFn mem_alloc = nullptr;
-  abi::MemFreeFn mem_free = nullptr;
-  abi::MemcpyDtoDFn memcpy_dtod = nullptr;
-  abi::MemsetD8Fn memset_d8 = nullptr;
-  abi::GetErrorStringFn get_error_string = nullptr;
-  abi::EventCreateFn event_create = nullptr;
-  abi::EventRecordFn event_record = nullptr;
-  abi::EventSynchronizeFn event_synchronize = nullptr;
-  abi::EventElapsedTimeFn event_elapsed = nullptr;
-  abi::EventDestroyFn event_destroy = nullptr;
+  cuda_abi::InitFn init = nullptr;
+  cuda_abi::DriverGetVersionFn driver_get_version = nullptr;
+  cuda_abi::DeviceGetCountFn device_get_count = nullptr;
+  cuda_abi::DeviceGetFn device_get = nullptr;
+  cuda_abi::DeviceGetNameFn device_get_name = nullptr;
+  cuda_abi::DeviceGetAttributeFn device_get_attribute = nullptr;
+  cuda_abi::PrimaryCtxRetainFn primary_ctx_retain = nullptr;
+  cuda_abi::PrimaryCtxReleaseFn primary_ctx_release = nullptr;
+  cuda_abi::CtxSetCurrentFn ctx_set_current = nullptr;
+  cuda_abi::CtxSynchronizeFn ctx_synchronize = nullptr;
+  cuda_abi::MemAllocFn mem_alloc = nullptr;
+  cuda_abi::MemFreeFn mem_free = nullptr;
+  cuda_abi::MemcpyDtoDFn memcpy_dtod = nullptr;
+  cuda_abi::MemsetD8Fn memset_d8 = nullptr;
+  cuda_abi::GetErrorStringFn get_error_string = nullptr;
+  cuda_abi::EventCreateFn event_create = nullptr;
+  cuda_abi::EventRecordFn event_record = nullptr;
+  cuda_abi::EventSynchronizeFn event_synchronize = nullptr;
+  cuda_abi::EventElapsedTimeFn event_elapsed = nullptr;
+  cuda_abi::EventDestroyFn event_destroy = nullptr;
 };
 
 namespace {
@@ -55,7 +53,7 @@ std::string ResolveCudaLibrary(std::string_view flag,
 
 std::string CudaDriver::ErrorText(int code) const {
   const char* text = nullptr;
-  if (api_->get_error_string(code, &text) != abi::kSuccess || text == nullptr)
+  if (api_->get_error_string(code, &text) != cuda_abi::kSuccess || text == nullptr)
     text = "unknown error";
   return fmt::format("{} (cuda error {})", text, code);
 }
@@ -105,13 +103,13 @@ Result<std::unique_ptr<CudaDriver>> CudaDriver::Open(const std::string& library_
   for (const auto& e : entries) {
     if (!e.ok) return Error{Msg("cuda: dlsym({0}): {1}", e.name, DlErrorText())};
   }
-  if (const int r = api.init(0); r != abi::kSuccess) {
+  if (const int r = api.init(0); r != cuda_abi::kSuccess) {
     return Error{Msg("cuda: cuInit(): {}", cuda->ErrorText(r))};
   }
-  if (const int r = api.driver_get_version(&cuda->driver_version_); r != abi::kSuccess) {
+  if (const int r = api.driver_get_version(&cuda->driver_version_); r != cuda_abi::kSuccess) {
     return Error{"cuda: cuDriverGetVersion(): " + cuda->ErrorText(r)};
   }
-  if (const int r = api.device_get_count(&cuda->device_count_); r != abi::kSuccess) {
+  if (const int r = api.device_get_count(&cuda->device_count_); r != cuda_abi::kSuccess) {
     return Error{"cuda: cuDeviceGetCount(): " + cuda->ErrorText(r)};
   }
   return cuda;
@@ -124,24 +122,24 @@ CudaDriver::~CudaDriver() = default;
 Result<CudaDeviceInfo> CudaDriver::Device(int index) const {
   CudaDeviceInfo info;
   info.index = index;
-  abi::Device dev = 0;
-  if (const int r = api_->device_get(&dev, index); r != abi::kSuccess) {
+  cuda_abi::Device dev = 0;
+  if (const int r = api_->device_get(&dev, index); r != cuda_abi::kSuccess) {
     return Error{fmt::format("cuda: cuDeviceGet({}): {}", index, ErrorText(r))};
   }
   char name[256] = {};
-  if (const int r = api_->device_get_name(name, sizeof name - 1, dev); r != abi::kSuccess) {
+  if (const int r = api_->device_get_name(name, sizeof name - 1, dev); r != cuda_abi::kSuccess) {
     return Error{fmt::format("cuda: cuDeviceGetName({}): {}", index, ErrorText(r))};
   }
   info.name = name;
-  if (const int r =
-          api_->device_get_attribute(&info.cc_major, abi::kAttributeComputeCapabilityMajor, dev);
-      r != abi::kSuccess) {
+  if (const int r = api_->device_get_attribute(&info.cc_major,
+                                               cuda_abi::kAttributeComputeCapabilityMajor, dev);
+      r != cuda_abi::kSuccess) {
     return Error{
         fmt::format("cuda: cuDeviceGetAttribute(compute capability major): {}", ErrorText(r))};
   }
-  if (const int r =
-          api_->device_get_attribute(&info.cc_minor, abi::kAttributeComputeCapabilityMinor, dev);
-      r != abi::kSuccess) {
+  if (const int r = api_->device_get_attribute(&info.cc_minor,
+                                               cuda_abi::kAttributeComputeCapabilityMinor, dev);
+      r != cuda_abi::kSuccess) {
     return Error{
         fmt::format("cuda: cuDeviceGetAttribute(compute capability minor): {}", ErrorText(r))};
   }
@@ -151,16 +149,16 @@ Result<CudaDeviceInfo> CudaDriver::Device(int index) const {
 Result<bool> CudaDriver::TimeDeviceCopies(
     int index, uint64_t bytes, int repeats,
     const std::function<void(double seconds)>& on_copy) const {
-  abi::Device dev = 0;
-  if (const int r = api_->device_get(&dev, index); r != abi::kSuccess) {
+  cuda_abi::Device dev = 0;
+  if (const int r = api_->device_get(&dev, index); r != cuda_abi::kSuccess) {
     return Error{fmt::format("cuda: cuDeviceGet({}): {}", index, ErrorText(r))};
   }
-  abi::Context ctx = nullptr;
-  if (const int r = api_->primary_ctx_retain(&ctx, dev); r != abi::kSuccess) {
+  cuda_abi::Context ctx = nullptr;
+  if (const int r = api_->primary_ctx_retain(&ctx, dev); r != cuda_abi::kSuccess) {
     return Error{fmt::format("cuda: cuDevicePrimaryCtxRetain({}): {}", index, ErrorText(r))};
   }
-  abi::DevicePtr src = 0, dst = 0;
-  abi::Event start = nullptr, stop = nullptr;
+  cuda_abi::DevicePtr src = 0, dst = 0;
+  cuda_abi::Event start = nullptr, stop = nullptr;
   // One exit for every path below: destroy, free, release.
   auto finish = [&](Result<bool> result) -> Result<bool> {
     if (stop != nullptr) api_->event_destroy(stop);
@@ -174,45 +172,45 @@ Result<bool> CudaDriver::TimeDeviceCopies(
   auto fail = [&](const char* call, int r) {
     return finish(Error{fmt::format("cuda: {}: {}", call, ErrorText(r))});
   };
-  if (const int r = api_->ctx_set_current(ctx); r != abi::kSuccess)
+  if (const int r = api_->ctx_set_current(ctx); r != cuda_abi::kSuccess)
     return fail("cuCtxSetCurrent()", r);
   const size_t n = static_cast<size_t>(bytes);
-  if (const int r = api_->mem_alloc(&src, n); r != abi::kSuccess) {
+  if (const int r = api_->mem_alloc(&src, n); r != cuda_abi::kSuccess) {
     src = 0;
     return fail("cuMemAlloc_v2()", r);
   }
-  if (const int r = api_->mem_alloc(&dst, n); r != abi::kSuccess) {
+  if (const int r = api_->mem_alloc(&dst, n); r != cuda_abi::kSuccess) {
     dst = 0;
     return fail("cuMemAlloc_v2()", r);
   }
-  if (const int r = api_->event_create(&start, 0); r != abi::kSuccess) {
+  if (const int r = api_->event_create(&start, 0); r != cuda_abi::kSuccess) {
     start = nullptr;
     return fail("cuEventCreate()", r);
   }
-  if (const int r = api_->event_create(&stop, 0); r != abi::kSuccess) {
+  if (const int r = api_->event_create(&stop, 0); r != cuda_abi::kSuccess) {
     stop = nullptr;
     return fail("cuEventCreate()", r);
   }
   // Touch both buffers so the timed copies do not pay for first-use page mapping.
-  if (const int r = api_->memset_d8(src, 0x5a, n); r != abi::kSuccess)
+  if (const int r = api_->memset_d8(src, 0x5a, n); r != cuda_abi::kSuccess)
     return fail("cuMemsetD8_v2()", r);
-  if (const int r = api_->memset_d8(dst, 0, n); r != abi::kSuccess)
+  if (const int r = api_->memset_d8(dst, 0, n); r != cuda_abi::kSuccess)
     return fail("cuMemsetD8_v2()", r);
-  if (const int r = api_->ctx_synchronize(); r != abi::kSuccess)
+  if (const int r = api_->ctx_synchronize(); r != cuda_abi::kSuccess)
     return fail("cuCtxSynchronize()", r);
   // Each copy is timed on the GPU by events on the default stream around it (as CUDA's
   // bandwidthTest does): the host's scheduling does not enter the figure.
   for (int i = -1; i < repeats; ++i) {  // i = -1: the warm-up
-    if (const int r = api_->event_record(start, nullptr); r != abi::kSuccess)
+    if (const int r = api_->event_record(start, nullptr); r != cuda_abi::kSuccess)
       return fail("cuEventRecord()", r);
-    if (const int r = api_->memcpy_dtod(dst, src, n); r != abi::kSuccess)
+    if (const int r = api_->memcpy_dtod(dst, src, n); r != cuda_abi::kSuccess)
       return fail("cuMemcpyDtoD_v2()", r);
-    if (const int r = api_->event_record(stop, nullptr); r != abi::kSuccess)
+    if (const int r = api_->event_record(stop, nullptr); r != cuda_abi::kSuccess)
       return fail("cuEventRecord()", r);
-    if (const int r = api_->event_synchronize(stop); r != abi::kSuccess)
+    if (const int r = api_->event_synchronize(stop); r != cuda_abi::kSuccess)
       return fail("cuEventSynchronize()", r);
     float ms = 0;
-    if (const int r = api_->event_elapsed(&ms, start, stop); r != abi::kSuccess)
+    if (const int r = api_->event_elapsed(&ms, start, stop); r != cuda_abi::kSuccess)
       return fail("cuEventElapsedTime()", r);
     if (i >= 0) on_copy(static_cast<double>(ms) / 1e3);
   }

@@ -16,12 +16,8 @@
 namespace headroom {
 namespace {
 
+using testing::Slurp;
 using testing::TempDir;
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // The fake NVML (a real shared library) cut to `bytes`.
 std::string TruncatedLibrary(const TempDir& dir, size_t bytes) {

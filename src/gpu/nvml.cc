@@ -31,47 +31,48 @@
 
 namespace headroom {
 
-namespace abi = nvml_abi;
-
-namespace {
-
 // A resolved symbol: the function, and the name it resolved under (or the preferred name
-// when it did not resolve, for messages).
+// when it did not resolve, for messages). In a named namespace, not an anonymous one: Nvml::Api,
+// a class with linkage, holds it (g++'s -Wsubobject-linkage, in the unity build).
+namespace nvml_detail {
+
 template <typename Fn>
 struct Sym {
   Fn fn = nullptr;
   std::string_view name;
 };
 
-}  // namespace
+}  // namespace nvml_detail
+
+using nvml_detail::Sym;
 
 struct Nvml::Api {
   // Required: Open() fails without them.
-  Sym<abi::InitFn> init;
-  Sym<abi::ShutdownFn> shutdown;
-  Sym<abi::ErrorStringFn> error_string;
-  Sym<abi::DeviceGetCountFn> get_count;
-  Sym<abi::DeviceGetHandleByIndexFn> get_handle_by_index;
+  Sym<nvml_abi::InitFn> init;
+  Sym<nvml_abi::ShutdownFn> shutdown;
+  Sym<nvml_abi::ErrorStringFn> error_string;
+  Sym<nvml_abi::DeviceGetCountFn> get_count;
+  Sym<nvml_abi::DeviceGetHandleByIndexFn> get_handle_by_index;
   // Optional.
-  Sym<abi::SystemGetStringFn> driver_version;
-  Sym<abi::SystemGetCudaDriverVersionFn> cuda_driver_version;
-  Sym<abi::DeviceGetStringFn> name;
-  Sym<abi::DeviceGetStringFn> uuid;
-  Sym<abi::DeviceGetComputeCapabilityFn> compute_capability;
-  Sym<abi::DeviceGetTemperatureVFn> temperature_v;
-  Sym<abi::DeviceGetTemperatureFn> temperature;
-  Sym<abi::DeviceGetUintFn> power_usage;
-  Sym<abi::DeviceGetUllFn> total_energy;
-  Sym<abi::DeviceGetUintFn> enforced_power_limit;
-  Sym<abi::DeviceGetClockFn> clock_info;
-  Sym<abi::DeviceGetClockFn> max_clock_info;
-  Sym<abi::DeviceGetUllFn> clock_event_reasons;
-  Sym<abi::DeviceGetUtilizationFn> utilization;
-  Sym<abi::DeviceGetMemoryInfoV2Fn> memory_info_v2;
-  Sym<abi::DeviceGetMemoryInfoFn> memory_info;
-  Sym<abi::DeviceGetProcessesFn> processes;
-  Sym<abi::DeviceGetProcessesV1Fn> processes_v1;
-  Sym<abi::DeviceGetFieldValuesFn> field_values;
+  Sym<nvml_abi::SystemGetStringFn> driver_version;
+  Sym<nvml_abi::SystemGetCudaDriverVersionFn> cuda_driver_version;
+  Sym<nvml_abi::DeviceGetStringFn> name;
+  Sym<nvml_abi::DeviceGetStringFn> uuid;
+  Sym<nvml_abi::DeviceGetComputeCapabilityFn> compute_capability;
+  Sym<nvml_abi::DeviceGetTemperatureVFn> temperature_v;
+  Sym<nvml_abi::DeviceGetTemperatureFn> temperature;
+  Sym<nvml_abi::DeviceGetUintFn> power_usage;
+  Sym<nvml_abi::DeviceGetUllFn> total_energy;
+  Sym<nvml_abi::DeviceGetUintFn> enforced_power_limit;
+  Sym<nvml_abi::DeviceGetClockFn> clock_info;
+  Sym<nvml_abi::DeviceGetClockFn> max_clock_info;
+  Sym<nvml_abi::DeviceGetUllFn> clock_event_reasons;
+  Sym<nvml_abi::DeviceGetUtilizationFn> utilization;
+  Sym<nvml_abi::DeviceGetMemoryInfoV2Fn> memory_info_v2;
+  Sym<nvml_abi::DeviceGetMemoryInfoFn> memory_info;
+  Sym<nvml_abi::DeviceGetProcessesFn> processes;
+  Sym<nvml_abi::DeviceGetProcessesV1Fn> processes_v1;
+  Sym<nvml_abi::DeviceGetFieldValuesFn> field_values;
 
   std::vector<NvmlSymbolStatus> table;
 
@@ -95,7 +96,7 @@ struct Nvml::Api {
   }
 
   // "<nvmlErrorString in lower case> (nvml error N)". nvmlErrorString works before init.
-  std::string ErrorText(abi::Return code) const {
+  std::string ErrorText(nvml_abi::Return code) const {
     std::string text = error_string.fn != nullptr ? error_string.fn(code) : "";
     if (text.empty()) text = "unknown error";
     std::transform(text.begin(), text.end(), text.begin(),
@@ -120,11 +121,11 @@ class DeviceReader {
       return false;
     }
     last_code_ = sym.fn(args...);
-    if (last_code_ == abi::kSuccess) {
+    if (last_code_ == nvml_abi::kSuccess) {
       pending_.reset();
       return true;
     }
-    if (last_code_ == abi::kErrorGpuIsLost) reading_.gpu_lost = true;
+    if (last_code_ == nvml_abi::kErrorGpuIsLost) reading_.gpu_lost = true;
     pending_ = GpuCallStatus{std::string(sym.name), last_code_, api_.ErrorText(last_code_)};
     return false;
   }
@@ -140,7 +141,7 @@ class DeviceReader {
 
   // Records a failure found after a successful call (a field inside a batch).
   void Record(std::string call, int code) {
-    if (code == abi::kErrorGpuIsLost) reading_.gpu_lost = true;
+    if (code == nvml_abi::kErrorGpuIsLost) reading_.gpu_lost = true;
     reading_.unavailable.push_back(GpuCallStatus{std::move(call), code, api_.ErrorText(code)});
   }
 
@@ -150,12 +151,13 @@ class DeviceReader {
   const Nvml::Api& api_;
   GpuReading& reading_;
   std::optional<GpuCallStatus> pending_;
-  int last_code_ = abi::kSuccess;
+  int last_code_ = nvml_abi::kSuccess;
 };
 
 // A string from a fixed buffer the driver fills; NUL-terminated even if the driver is not.
-std::optional<std::string> ReadString(DeviceReader& reader, const Sym<abi::DeviceGetStringFn>& sym,
-                                      abi::Device device, unsigned size) {
+std::optional<std::string> ReadString(DeviceReader& reader,
+                                      const Sym<nvml_abi::DeviceGetStringFn>& sym,
+                                      nvml_abi::Device device, unsigned size) {
   std::vector<char> buffer(size, '\0');
   std::optional<std::string> out;
   if (reader.Call(sym, device, buffer.data(), size)) {
@@ -168,7 +170,7 @@ std::optional<std::string> ReadString(DeviceReader& reader, const Sym<abi::Devic
 GpuProcess ToProcess(unsigned pid, unsigned long long used) {
   GpuProcess p;
   p.pid = pid;
-  if (used != abi::kValueNotAvailable) p.used_bytes = used;
+  if (used != nvml_abi::kValueNotAvailable) p.used_bytes = used;
   return p;
 }
 
@@ -178,7 +180,7 @@ GpuProcess ToProcess(unsigned pid, unsigned long long used) {
 // The count is capped so a corrupt answer cannot ask for gigabytes (65536 x 24 B = 1.5 MiB).
 template <typename Info, typename Fn>
 std::optional<std::vector<GpuProcess>> ReadProcessList(DeviceReader& reader, const Sym<Fn>& sym,
-                                                       abi::Device device) {
+                                                       nvml_abi::Device device) {
   constexpr int kAttempts = 3;
   constexpr unsigned kSlack = 8;
   constexpr unsigned kMaxProcesses = 65536;
@@ -187,7 +189,7 @@ std::optional<std::vector<GpuProcess>> ReadProcessList(DeviceReader& reader, con
     if (reader.Call(sym, device, &count, static_cast<Info*>(nullptr))) {
       return std::vector<GpuProcess>{};
     }
-    if (reader.last_code() != abi::kErrorInsufficientSize) return std::nullopt;
+    if (reader.last_code() != nvml_abi::kErrorInsufficientSize) return std::nullopt;
     std::vector<Info> infos(std::min(count, kMaxProcesses) + kSlack);
     unsigned filled = static_cast<unsigned>(infos.size());
     if (reader.Call(sym, device, &filled, infos.data())) {
@@ -197,19 +199,19 @@ std::optional<std::vector<GpuProcess>> ReadProcessList(DeviceReader& reader, con
       }
       return out;
     }
-    if (reader.last_code() != abi::kErrorInsufficientSize) return std::nullopt;
+    if (reader.last_code() != nvml_abi::kErrorInsufficientSize) return std::nullopt;
   }
   return std::nullopt;
 }
 
 // An unsigned field value of any width, or nullopt for another type.
-std::optional<uint64_t> UnsignedFieldValue(const abi::FieldValue& v) {
+std::optional<uint64_t> UnsignedFieldValue(const nvml_abi::FieldValue& v) {
   switch (v.value_type) {
-    case abi::kValueTypeUnsignedInt:
+    case nvml_abi::kValueTypeUnsignedInt:
       return v.value.ui_val;
-    case abi::kValueTypeUnsignedLong:
+    case nvml_abi::kValueTypeUnsignedLong:
       return v.value.ul_val;
-    case abi::kValueTypeUnsignedLongLong:
+    case nvml_abi::kValueTypeUnsignedLongLong:
       return v.value.ull_val;
     default:
       return std::nullopt;
@@ -293,26 +295,26 @@ Result<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library_path) {
   api.Resolve(handle, api.processes_v1, {"nvmlDeviceGetComputeRunningProcesses"}, false);
   api.Resolve(handle, api.field_values, {"nvmlDeviceGetFieldValues"}, false);
 
-  if (const abi::Return code = api.init.fn(); code != abi::kSuccess) {
+  if (const nvml_abi::Return code = api.init.fn(); code != nvml_abi::kSuccess) {
     return Error{Msg("nvml: nvmlInit_v2(): {}", api.ErrorText(code))};
   }
   nvml->initialized_ = true;
 
   unsigned count = 0;
-  if (const abi::Return code = api.get_count.fn(&count); code != abi::kSuccess) {
+  if (const nvml_abi::Return code = api.get_count.fn(&count); code != nvml_abi::kSuccess) {
     return Error{Msg("nvml: nvmlDeviceGetCount_v2(): {}", api.ErrorText(code))};
   }
   nvml->device_count_ = count;
 
   if (api.driver_version.fn != nullptr) {
-    char buffer[abi::kDriverVersionBufferSize] = {};
-    if (api.driver_version.fn(buffer, sizeof buffer) == abi::kSuccess) {
+    char buffer[nvml_abi::kDriverVersionBufferSize] = {};
+    if (api.driver_version.fn(buffer, sizeof buffer) == nvml_abi::kSuccess) {
       nvml->driver_version_ = std::string(buffer, strnlen(buffer, sizeof buffer));
     }
   }
   if (api.cuda_driver_version.fn != nullptr) {
     int version = 0;
-    if (api.cuda_driver_version.fn(&version) == abi::kSuccess) {
+    if (api.cuda_driver_version.fn(&version) == nvml_abi::kSuccess) {
       nvml->cuda_driver_version_ = version;
     }
   }
@@ -336,14 +338,14 @@ GpuReading Nvml::ReadDevice(unsigned index) {
 
   // The handle is asked for on every sample: cheap, and the fake library counts samples by
   // it (tests/fakes/fake_nvml.cc).
-  abi::Device device = nullptr;
+  nvml_abi::Device device = nullptr;
   if (!reader.Call(api.get_handle_by_index, index, &device)) {
     reader.Flush(std::to_string(index));
     return r;
   }
 
-  r.name = ReadString(reader, api.name, device, abi::kDeviceNameBufferSize);
-  r.uuid = ReadString(reader, api.uuid, device, abi::kDeviceUuidBufferSize);
+  r.name = ReadString(reader, api.name, device, nvml_abi::kDeviceNameBufferSize);
+  r.uuid = ReadString(reader, api.uuid, device, nvml_abi::kDeviceUuidBufferSize);
 
   int major = 0, minor = 0;
   if (reader.Call(api.compute_capability, device, &major, &minor)) {
@@ -352,11 +354,12 @@ GpuReading Nvml::ReadDevice(unsigned index) {
   }
   reader.Flush();
 
-  abi::TemperatureV1 temperature_v{abi::kTemperatureV1Version, abi::kTemperatureGpu, 0};
+  nvml_abi::TemperatureV1 temperature_v{nvml_abi::kTemperatureV1Version, nvml_abi::kTemperatureGpu,
+                                        0};
   unsigned temperature = 0;
   if (reader.Call(api.temperature_v, device, &temperature_v)) {
     r.temperature_c = temperature_v.temperature;
-  } else if (reader.Call(api.temperature, device, abi::kTemperatureGpu, &temperature)) {
+  } else if (reader.Call(api.temperature, device, nvml_abi::kTemperatureGpu, &temperature)) {
     r.temperature_c = static_cast<int>(temperature);
   }
   reader.Flush();
@@ -373,11 +376,11 @@ GpuReading Nvml::ReadDevice(unsigned index) {
   reader.Flush();
 
   unsigned mhz = 0;
-  if (reader.Call(api.clock_info, device, abi::kClockSm, &mhz)) r.sm_clock_mhz = mhz;
+  if (reader.Call(api.clock_info, device, nvml_abi::kClockSm, &mhz)) r.sm_clock_mhz = mhz;
   reader.Flush("sm");
-  if (reader.Call(api.clock_info, device, abi::kClockMem, &mhz)) r.mem_clock_mhz = mhz;
+  if (reader.Call(api.clock_info, device, nvml_abi::kClockMem, &mhz)) r.mem_clock_mhz = mhz;
   reader.Flush("mem");
-  if (reader.Call(api.max_clock_info, device, abi::kClockSm, &mhz)) r.max_sm_clock_mhz = mhz;
+  if (reader.Call(api.max_clock_info, device, nvml_abi::kClockSm, &mhz)) r.max_sm_clock_mhz = mhz;
   reader.Flush("sm");
 
   unsigned long long reasons = 0;
@@ -385,13 +388,13 @@ GpuReading Nvml::ReadDevice(unsigned index) {
   reader.Flush();
 
   // One batch for the cumulative counters; each entry has its own return code.
-  abi::FieldValue fields[2] = {};
-  fields[0].field_id = abi::kFieldSwPowerCapNs;
-  fields[1].field_id = abi::kFieldSyncBoostNs;
+  nvml_abi::FieldValue fields[2] = {};
+  fields[0].field_id = nvml_abi::kFieldSwPowerCapNs;
+  fields[1].field_id = nvml_abi::kFieldSyncBoostNs;
   if (reader.Call(api.field_values, device, 2, fields)) {
     std::optional<uint64_t>* targets[2] = {&r.sw_power_cap_ns, &r.sync_boost_ns};
     for (int i = 0; i < 2; ++i) {
-      if (fields[i].nvml_return == abi::kSuccess) {
+      if (fields[i].nvml_return == nvml_abi::kSuccess) {
         *targets[i] = UnsignedFieldValue(fields[i]);
       } else {
         reader.Record("nvmlDeviceGetFieldValues(" + std::to_string(fields[i].field_id) + ")",
@@ -401,7 +404,7 @@ GpuReading Nvml::ReadDevice(unsigned index) {
   }
   reader.Flush();
 
-  abi::Utilization utilization{};
+  nvml_abi::Utilization utilization{};
   if (reader.Call(api.utilization, device, &utilization)) {
     r.gpu_utilization_pct = utilization.gpu;
     r.memory_utilization_pct = utilization.memory;
@@ -409,9 +412,9 @@ GpuReading Nvml::ReadDevice(unsigned index) {
   reader.Flush();
 
   // v2 adds `reserved`; both answer NOT_SUPPORTED on integrated GPUs (GB10, Jetson).
-  abi::MemoryV2 memory_v2{};
-  memory_v2.version = abi::kMemoryV2Version;
-  abi::Memory memory{};
+  nvml_abi::MemoryV2 memory_v2{};
+  memory_v2.version = nvml_abi::kMemoryV2Version;
+  nvml_abi::Memory memory{};
   if (reader.Call(api.memory_info_v2, device, &memory_v2)) {
     r.memory_total_bytes = memory_v2.total;
     r.memory_reserved_bytes = memory_v2.reserved;
@@ -425,10 +428,10 @@ GpuReading Nvml::ReadDevice(unsigned index) {
   reader.Flush();
 
   // When the v2/v3 lists fail for any reason but a lost GPU, the legacy list may still work.
-  r.processes = ReadProcessList<abi::ProcessInfo>(reader, api.processes, device);
+  r.processes = ReadProcessList<nvml_abi::ProcessInfo>(reader, api.processes, device);
   if (!r.processes && api.processes_v1.fn != nullptr &&
-      reader.last_code() != abi::kErrorGpuIsLost) {
-    r.processes = ReadProcessList<abi::ProcessInfoV1>(reader, api.processes_v1, device);
+      reader.last_code() != nvml_abi::kErrorGpuIsLost) {
+    r.processes = ReadProcessList<nvml_abi::ProcessInfoV1>(reader, api.processes_v1, device);
   }
   reader.Flush();
   return r;

@@ -1,8 +1,10 @@
 // Implementation notes: level-triggered epoll; each readable connection is read until
 // EAGAIN in 4 KiB chunks. A connection is closed on EOF, on a read error, on a frame the
 // decoder or the replay guard refuses (one bad frame and the peer is not trusted again), and
-// when the connection cap is reached at accept. The cap is twice the node count: a member
-// that reconnects may briefly hold two, and nothing else has a reason to connect.
+// when the connection cap is reached at accept. A connection that an authenticated member
+// spoke on and that closes before the member left (done) is that member lost at once: a
+// guard killed with SIGKILL takes its job with it (PR_SET_PDEATHSIG). The cap is twice the node
+// count: a member that reconnects may briefly hold two, and nothing else has a reason to connect.
 #include "group/coordinator.h"
 
 #include <arpa/inet.h>
@@ -57,7 +59,7 @@ Result<std::unique_ptr<Coordinator>> Coordinator::Listen(const CoordinatorSettin
 }
 
 Coordinator::~Coordinator() {
-  for (const auto& [fd, reader] : connections_) close(fd);
+  for (const auto& [fd, connection] : connections_) close(fd);
 }
 
 void Coordinator::Accept() {
@@ -76,14 +78,18 @@ void Coordinator::Accept() {
       close(fd);
       continue;
     }
-    connections_.emplace(fd, FrameReader());
+    connections_.emplace(fd, Connection());
   }
 }
 
-void Coordinator::Close(int fd) {
+std::optional<Verdict> Coordinator::Close(int fd) {
   epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
   close(fd);
-  connections_.erase(fd);
+  const auto it = connections_.find(fd);
+  if (it == connections_.end()) return std::nullopt;
+  const std::optional<uint16_t> rank = it->second.rank;
+  connections_.erase(it);
+  return rank ? membership_.OnClosed(*rank) : std::nullopt;
 }
 
 std::optional<Verdict> Coordinator::Read(int fd, int64_t now_ms, uint64_t now_unix_ms) {
@@ -93,27 +99,30 @@ std::optional<Verdict> Coordinator::Read(int fd, int64_t now_ms, uint64_t now_un
     const ssize_t n = read(fd, chunk.data(), chunk.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return verdict;
-    if (n <= 0) {
-      Close(fd);
+    const auto closed = [&] {
+      if (auto v = Close(fd); v && !verdict) verdict = v;
       return verdict;
-    }
+    };
+    if (n <= 0) return closed();
     std::vector<std::string> frames;
-    const bool stream_ok = connections_.at(fd)
-                               .Feed(std::string_view(chunk.data(), static_cast<size_t>(n)), frames)
-                               .ok();
+    Connection& connection = connections_.at(fd);
+    const bool stream_ok =
+        connection.reader.Feed(std::string_view(chunk.data(), static_cast<size_t>(n)), frames).ok();
     for (const std::string& frame : frames) {
       auto message = DecodeMessage(frame, settings_.secret, settings_.job_id);
-      if (!message || !replay_.Accept(*message, now_unix_ms)) {
+      // A member speaks for one rank, and never for rank 0's.
+      if (!message || message->node_rank == 0 ||
+          (connection.rank && *connection.rank != message->node_rank) ||
+          !replay_.Accept(*message, now_unix_ms)) {
         ++refused_;
-        Close(fd);
-        return verdict;
+        return closed();
       }
+      connection.rank = message->node_rank;
       if (auto v = membership_.OnMessage(*message, now_ms); v && !verdict) verdict = v;
     }
     if (!stream_ok) {
       ++refused_;
-      Close(fd);
-      return verdict;
+      return closed();
     }
   }
 }
@@ -145,13 +154,42 @@ void Coordinator::Broadcast(MessageKind kind, uint64_t now_unix_ms) {
   m.sequence = ++sequence_;
   m.sent_unix_ms = now_unix_ms;
   m.kind = kind;
+  Send(m);
+}
+
+void Coordinator::BroadcastAbort(const Verdict& why, uint64_t now_unix_ms) {
+  GroupMessage m;
+  m.job_id = settings_.job_id;
+  m.node_rank = 0;
+  m.sequence = ++sequence_;
+  m.sent_unix_ms = now_unix_ms;
+  m.kind = MessageKind::kAbort;
+  m.origin_rank = why.node_rank;
+  switch (why.kind) {
+    case VerdictKind::kPeerEndedForMemory:
+      m.cause = AbortCause::kMemory;
+      m.available_bytes = why.available_bytes;
+      m.level_bytes = why.level_bytes;
+      break;
+    case VerdictKind::kPeerFailed:
+      m.cause = AbortCause::kFailed;
+      m.status = why.status;
+      break;
+    case VerdictKind::kPeerLost:
+      m.cause = AbortCause::kLost;
+      break;
+  }
+  Send(m);
+}
+
+void Coordinator::Send(const GroupMessage& m) {
   auto frame = EncodeMessage(m, settings_.secret);
   if (!frame) return;
   std::vector<int> broken;
-  for (const auto& [fd, reader] : connections_) {
+  for (const auto& [fd, connection] : connections_) {
     if (!SendFrame(fd, *frame)) broken.push_back(fd);
   }
-  for (const int fd : broken) Close(fd);
+  for (const int fd : broken) (void)Close(fd);
 }
 
 }  // namespace headroom::group

@@ -35,6 +35,10 @@ class Coordinator {
   ~Coordinator();  // closes every member connection
 
   uint16_t port() const { return port_; }
+  // Readable when there is traffic to handle (the epoll set itself, for the guard's own
+  // epoll set): then Poll(0, ...).
+  int fd() const { return epoll_.get(); }
+  const Membership& membership() const { return membership_; }
   size_t connections() const { return connections_.size(); }
   // How many frames were refused (unauthenticated, malformed, replayed) and connections
   // closed for it, for events and tests.
@@ -43,21 +47,29 @@ class Coordinator {
   // Waits up to `timeout_ms` for traffic, handles all of it, and returns the first verdict
   // a message or the clock brings (monotonic `now_ms`, `now_unix_ms` for the replay window).
   std::optional<Verdict> Poll(int timeout_ms, int64_t now_ms, uint64_t now_unix_ms);
-  // Sends one frame of `kind` (a heartbeat, or an abort) from rank 0 to every connection;
-  // a connection the frame cannot be written to whole is closed.
+  // Sends one heartbeat from rank 0 to every connection; a connection the frame cannot be
+  // written to whole is closed.
   void Broadcast(MessageKind kind, uint64_t now_unix_ms);
+  // Sends the abort that passes `why` on (its cause, origin node, reading or status) to every
+  // connection.
+  void BroadcastAbort(const Verdict& why, uint64_t now_unix_ms);
 
  private:
   explicit Coordinator(const CoordinatorSettings& settings);
   void Accept();
   std::optional<Verdict> Read(int fd, int64_t now_ms, uint64_t now_unix_ms);
-  void Close(int fd);
+  std::optional<Verdict> Close(int fd);
+  void Send(const GroupMessage& message);
 
   CoordinatorSettings settings_;
   FileFd listener_;
   FileFd epoll_;
   uint16_t port_ = 0;
-  std::unordered_map<int, FrameReader> connections_;  // keyed by the descriptor they own
+  struct Connection {
+    FrameReader reader;
+    std::optional<uint16_t> rank;  // once a frame from it was accepted
+  };
+  std::unordered_map<int, Connection> connections_;  // keyed by the descriptor they own
   ReplayGuard replay_;
   Membership membership_;
   uint64_t refused_ = 0;

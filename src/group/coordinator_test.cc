@@ -37,7 +37,8 @@ int Connect(uint16_t port) {
   return fd;
 }
 
-std::string Frame(MessageKind kind, uint64_t sequence, std::string_view secret = kSecret) {
+std::string CoordinatorFrame(MessageKind kind, uint64_t sequence,
+                             std::string_view secret = kSecret) {
   GroupMessage m;
   m.job_id = "job";
   m.node_rank = 1;
@@ -68,10 +69,10 @@ TEST(Coordinator, AMemberJoinsHeartbeatsAndReportsItsMemoryEnd) {
   ASSERT_TRUE(c);
   EXPECT_NE(c->port(), 0);
   const int fd = Connect(c->port());
-  Send(fd, Frame(MessageKind::kJoin, 1) + Frame(MessageKind::kHeartbeat, 2));
+  Send(fd, CoordinatorFrame(MessageKind::kJoin, 1) + CoordinatorFrame(MessageKind::kHeartbeat, 2));
   EXPECT_FALSE(PollFor(*c, 0, 4));
   EXPECT_EQ(c->connections(), 1u);
-  Send(fd, Frame(MessageKind::kEndedForMemory, 3));
+  Send(fd, CoordinatorFrame(MessageKind::kEndedForMemory, 3));
   EXPECT_EQ(PollFor(*c, 100), (Verdict{VerdictKind::kPeerEndedForMemory, 1, 3, 4, 0}));
   EXPECT_EQ(c->refused(), 0u);
   close(fd);
@@ -81,7 +82,7 @@ TEST(Coordinator, ASilentMemberIsLostAfterTheTimeout) {
   auto c = Start();
   ASSERT_TRUE(c);
   const int fd = Connect(c->port());
-  Send(fd, Frame(MessageKind::kJoin, 1));
+  Send(fd, CoordinatorFrame(MessageKind::kJoin, 1));
   EXPECT_FALSE(PollFor(*c, 0, 4));
   EXPECT_FALSE(c->Poll(0, 1000, kNow));
   EXPECT_EQ(c->Poll(0, 1001, kNow), (Verdict{VerdictKind::kPeerLost, 1, 0, 0, 0}));
@@ -92,15 +93,15 @@ TEST(Coordinator, AForgedOrReplayedFrameIsIgnoredAndItsConnectionClosed) {
   auto c = Start();
   ASSERT_TRUE(c);
   const int forger = Connect(c->port());
-  Send(forger, Frame(MessageKind::kEndedForMemory, 1, "not-the-secret-at-all"));
+  Send(forger, CoordinatorFrame(MessageKind::kEndedForMemory, 1, "not-the-secret-at-all"));
   EXPECT_FALSE(PollFor(*c, 0));
   EXPECT_EQ(c->refused(), 1u);
   EXPECT_EQ(c->connections(), 0u);
   const int member = Connect(c->port());
-  Send(member, Frame(MessageKind::kJoin, 5));
+  Send(member, CoordinatorFrame(MessageKind::kJoin, 5));
   EXPECT_FALSE(PollFor(*c, 0, 4));
   const int replayer = Connect(c->port());
-  Send(replayer, Frame(MessageKind::kFailed, 5));  // sequence 5 again
+  Send(replayer, CoordinatorFrame(MessageKind::kFailed, 5));  // sequence 5 again
   EXPECT_FALSE(PollFor(*c, 0));
   EXPECT_EQ(c->refused(), 2u);
   EXPECT_EQ(c->connections(), 1u);  // the honest member stays

@@ -34,18 +34,27 @@ std::array<unsigned char, kMacBytes> Mac(std::string_view data, std::string_view
   return mac;
 }
 
-bool KnownKind(uint8_t kind) { return kind >= 1 && kind <= 5; }
+bool KnownKind(uint8_t kind) { return kind >= 1 && kind <= 6; }
 
-// Only kEndedForMemory carries readings and only kFailed a status.
+// Only kEndedForMemory (and an abort for memory) carries readings, only kFailed (and an
+// abort for a failure) a status, only kAbort a cause and origin, and an abort always a cause.
 Result<bool> CheckKindFields(const GroupMessage& m) {
-  const bool memory = m.kind == MessageKind::kEndedForMemory;
+  const bool abort = m.kind == MessageKind::kAbort;
+  if (abort && (m.cause == AbortCause::kNone || static_cast<uint8_t>(m.cause) > 3)) {
+    return Error(Msg("group message: abort without a known cause"));
+  }
+  if (!abort && (m.cause != AbortCause::kNone || m.origin_rank != 0)) {
+    return Error(Msg("group message: {} carries a cause", MessageKindName(m.kind)));
+  }
+  const bool memory = m.kind == MessageKind::kEndedForMemory || m.cause == AbortCause::kMemory;
   if (!memory && (m.available_bytes != 0 || m.level_bytes != 0)) {
     return Error(Msg("group message: {} carries a memory reading", MessageKindName(m.kind)));
   }
   if (memory && m.level_bytes == 0) {
-    return Error(Msg("group message: ended-for-memory without a level"));
+    return Error(Msg("group message: {} without a level", MessageKindName(m.kind)));
   }
-  if (m.kind != MessageKind::kFailed && m.status != 0) {
+  const bool failed = m.kind == MessageKind::kFailed || m.cause == AbortCause::kFailed;
+  if (!failed && m.status != 0) {
     return Error(Msg("group message: {} carries an exit status", MessageKindName(m.kind)));
   }
   if (m.sequence == 0) return Error(Msg("group message: sequence 0"));
@@ -66,6 +75,8 @@ std::string_view MessageKindName(MessageKind kind) {
       return "failed";
     case MessageKind::kAbort:
       return "abort";
+    case MessageKind::kDone:
+      return "done";
   }
   return "unknown";
 }
@@ -106,6 +117,8 @@ Result<std::string> EncodeMessage(const GroupMessage& m, std::string_view secret
   PutBig(out, m.available_bytes, 8);
   PutBig(out, m.level_bytes, 8);
   PutBig(out, static_cast<uint32_t>(m.status), 4);
+  PutBig(out, static_cast<uint8_t>(m.cause), 1);
+  PutBig(out, m.origin_rank, 2);
   PutBig(out, m.job_id.size(), 1);
   out.append(m.job_id);
   const auto mac = Mac(out, secret);
@@ -157,6 +170,8 @@ Result<GroupMessage> DecodeMessage(std::string_view frame, std::string_view secr
   m.available_bytes = GetBig(frame, 25, 8);
   m.level_bytes = GetBig(frame, 33, 8);
   m.status = static_cast<int32_t>(static_cast<uint32_t>(GetBig(frame, 41, 4)));
+  m.cause = static_cast<AbortCause>(static_cast<uint8_t>(frame[45]));
+  m.origin_rank = static_cast<uint16_t>(GetBig(frame, 46, 2));
   m.job_id = std::string(frame.substr(kHeaderBytes, id_bytes));
   if (auto ok = CheckJobId(m.job_id); !ok) return ok.error();
   if (m.job_id != job_id) return Error(Msg("group message: for another job"));

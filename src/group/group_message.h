@@ -4,8 +4,11 @@
 // Frame, all integers big-endian:
 //   u16 length (bytes after this field)  "HRG" magic  u8 version  u8 kind  u16 node rank
 //   u64 sequence  u64 sent (Unix ms)  u64 available bytes  u64 level bytes  i32 status
-//   u8 job id length  job id (1..64 printable ASCII bytes)  32-byte HMAC-SHA256
-// The MAC covers every byte before it, the length prefix included. A frame is 79..142 bytes.
+//   u8 cause  u16 origin rank  u8 job id length  job id (1..64 printable ASCII bytes)
+//   32-byte HMAC-SHA256
+// The MAC covers every byte before it, the length prefix included. A frame is 82..145 bytes.
+// Version 2 added the cause and origin: an abort says which node ended the group and why, so
+// every node can name the root cause (version 1 frames are refused).
 //
 // The decoder checks the length, the magic and the version, then the MAC (in constant time)
 // before it reads any other field, so an unauthenticated frame is refused without its
@@ -29,20 +32,31 @@ enum class MessageKind : uint8_t {
   kHeartbeat = 2,       // a member is alive
   kEndedForMemory = 3,  // the sender's guard ended its job for memory (reading, level)
   kFailed = 4,          // the sender's job exited with a failure (status)
-  kAbort = 5,           // the coordinator tells every member to end its job
+  kAbort = 5,           // the coordinator tells every member to end its job (cause, origin)
+  kDone = 6,            // the sender's job exited 0: it leaves the group, not lost
+};
+
+// Why the coordinator ends the group (an abort's cause): the origin node's guard ended its
+// job for memory (the abort carries its reading and level), its job failed (the status), or
+// it was lost (silent past the heartbeat timeout, or its connection closed).
+enum class AbortCause : uint8_t {
+  kNone = 0,  // every other kind
+  kMemory = 1,
+  kFailed = 2,
+  kLost = 3,
 };
 
 // The English name of a kind, as written in events and the journal.
 std::string_view MessageKindName(MessageKind kind);
 
-inline constexpr uint8_t kWireVersion = 1;
+inline constexpr uint8_t kWireVersion = 2;
 inline constexpr size_t kMaxJobIdBytes = 64;
 inline constexpr size_t kMacBytes = 32;  // HMAC-SHA256
 // A shorter secret is refused: 16 bytes is 128 bits, HMAC-SHA256's security level needs no
 // more, and a typed passphrase shorter than that is guessable offline from one frame.
 inline constexpr size_t kMinSecretBytes = 16;
 inline constexpr size_t kMaxSecretBytes = 4096;
-inline constexpr size_t kHeaderBytes = 2 + 3 + 1 + 1 + 2 + 8 + 8 + 8 + 8 + 4 + 1;  // 46
+inline constexpr size_t kHeaderBytes = 2 + 3 + 1 + 1 + 2 + 8 + 8 + 8 + 8 + 4 + 1 + 2 + 1;  // 49
 inline constexpr size_t kMinFrameBytes = kHeaderBytes + 1 + kMacBytes;
 inline constexpr size_t kMaxFrameBytes = kHeaderBytes + kMaxJobIdBytes + kMacBytes;
 
@@ -52,11 +66,15 @@ struct GroupMessage {
   uint64_t sequence = 0;  // starts at 1 for each sender; 0 is never valid
   uint64_t sent_unix_ms = 0;
   MessageKind kind = MessageKind::kHeartbeat;
-  // kEndedForMemory: the reading that ended the job and the level it fell under; 0 otherwise.
+  // kEndedForMemory (and an abort for memory): the reading that ended the job and the level
+  // it fell under; 0 otherwise.
   uint64_t available_bytes = 0;
   uint64_t level_bytes = 0;
-  // kFailed: the job's exit status (a signal as 128 + number); 0 otherwise.
+  // kFailed (and an abort for a failure): the job's exit status (a signal as 128 + number).
   int32_t status = 0;
+  // kAbort only: why, and which node's end it passes on; kNone and 0 otherwise.
+  AbortCause cause = AbortCause::kNone;
+  uint16_t origin_rank = 0;
 
   bool operator==(const GroupMessage&) const = default;
 };

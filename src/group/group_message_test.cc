@@ -7,7 +7,7 @@
 namespace headroom::group {
 namespace {
 
-constexpr std::string_view kSecret = "0123456789abcdef-secret";
+constexpr std::string_view kMessageSecret = "0123456789abcdef-secret";
 constexpr std::string_view kJob = "slurm-4242";
 
 GroupMessage Memory() {
@@ -23,7 +23,7 @@ GroupMessage Memory() {
 }
 
 std::string Frame(const GroupMessage& m) {
-  auto frame = EncodeMessage(m, kSecret);
+  auto frame = EncodeMessage(m, kMessageSecret);
   EXPECT_TRUE(frame.ok()) << EnglishText(frame.error().what);
   return frame.ok() ? *frame : std::string();
 }
@@ -33,17 +33,22 @@ std::string Why(const Result<GroupMessage>& r) { return r ? "" : EnglishText(r.e
 TEST(GroupMessage, RoundTripsEveryKind) {
   for (const MessageKind kind :
        {MessageKind::kJoin, MessageKind::kHeartbeat, MessageKind::kEndedForMemory,
-        MessageKind::kFailed, MessageKind::kAbort}) {
+        MessageKind::kFailed, MessageKind::kAbort, MessageKind::kDone}) {
     GroupMessage m = Memory();
     m.kind = kind;
     if (kind != MessageKind::kEndedForMemory) m.available_bytes = m.level_bytes = 0;
     if (kind == MessageKind::kFailed) m.status = -3;  // negative survives the u32 field
+    if (kind == MessageKind::kAbort) {                // the abort names its origin and cause
+      m.cause = AbortCause::kFailed;
+      m.origin_rank = 513;
+      m.status = 137;
+    }
     const std::string frame = Frame(m);
     EXPECT_EQ(frame.size(), kHeaderBytes + kJob.size() + kMacBytes);
     const auto length = FrameLength(frame);
     ASSERT_TRUE(length.ok());
     EXPECT_EQ(**length, frame.size());
-    const auto back = DecodeMessage(frame, kSecret, kJob);
+    const auto back = DecodeMessage(frame, kMessageSecret, kJob);
     ASSERT_TRUE(back.ok()) << Why(back);
     EXPECT_EQ(*back, m) << MessageKindName(kind);
   }
@@ -56,7 +61,7 @@ TEST(GroupMessage, RefusesEveryFlippedBit) {
     for (int bit = 0; bit < 8; ++bit) {
       std::string bad = frame;
       bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
-      EXPECT_FALSE(DecodeMessage(bad, kSecret, kJob).ok()) << "byte " << i << " bit " << bit;
+      EXPECT_FALSE(DecodeMessage(bad, kMessageSecret, kJob).ok()) << "byte " << i << " bit " << bit;
     }
   }
 }
@@ -65,7 +70,8 @@ TEST(GroupMessage, RefusesTheWrongSecretAndAnotherJob) {
   const std::string frame = Frame(Memory());
   EXPECT_EQ(Why(DecodeMessage(frame, "another-secret-of-16+", kJob)),
             "group message: authentication failed");
-  EXPECT_EQ(Why(DecodeMessage(frame, kSecret, "slurm-4243")), "group message: for another job");
+  EXPECT_EQ(Why(DecodeMessage(frame, kMessageSecret, "slurm-4243")),
+            "group message: for another job");
   EXPECT_EQ(Why(DecodeMessage(frame, "short", kJob)), "group secret: shorter than 16 bytes");
 }
 
@@ -75,45 +81,60 @@ TEST(GroupMessage, ForgedAbortWithoutTheSecretIsRefused) {
   abort.job_id = std::string(kJob);
   abort.sequence = 1;
   abort.kind = MessageKind::kAbort;
+  abort.cause = AbortCause::kLost;
   const auto forged = EncodeMessage(abort, "guessed-secret-guessed");
   ASSERT_TRUE(forged.ok());
-  EXPECT_EQ(Why(DecodeMessage(*forged, kSecret, kJob)), "group message: authentication failed");
+  EXPECT_EQ(Why(DecodeMessage(*forged, kMessageSecret, kJob)),
+            "group message: authentication failed");
   std::string zero_mac = *forged;
   zero_mac.replace(zero_mac.size() - kMacBytes, kMacBytes, std::string(kMacBytes, '\0'));
-  EXPECT_FALSE(DecodeMessage(zero_mac, kSecret, kJob).ok());
+  EXPECT_FALSE(DecodeMessage(zero_mac, kMessageSecret, kJob).ok());
 }
 
 TEST(GroupMessage, RefusesHostileLengthsAndTruncations) {
   const std::string frame = Frame(Memory());
   for (size_t n = 0; n < frame.size(); ++n) {
-    EXPECT_FALSE(DecodeMessage(frame.substr(0, n), kSecret, kJob).ok()) << n;
+    EXPECT_FALSE(DecodeMessage(frame.substr(0, n), kMessageSecret, kJob).ok()) << n;
   }
-  EXPECT_FALSE(DecodeMessage(frame + "x", kSecret, kJob).ok());
+  EXPECT_FALSE(DecodeMessage(frame + "x", kMessageSecret, kJob).ok());
   EXPECT_FALSE(FrameLength(std::string("\xff\xff", 2)).ok());  // 65537 bytes claimed
   EXPECT_FALSE(FrameLength(std::string("\x00\x00", 2)).ok());
   EXPECT_FALSE(FrameLength(std::string(1, '\0')).value().has_value());  // wait for more
   const std::string huge(kMaxFrameBytes + 1, 'A');
-  EXPECT_FALSE(DecodeMessage(huge, kSecret, kJob).ok());
+  EXPECT_FALSE(DecodeMessage(huge, kMessageSecret, kJob).ok());
 }
 
 TEST(GroupMessage, EncoderRefusesWhatTheDecoderWould) {
   GroupMessage m = Memory();
   m.job_id = std::string(kMaxJobIdBytes + 1, 'j');
-  EXPECT_FALSE(EncodeMessage(m, kSecret).ok());
+  EXPECT_FALSE(EncodeMessage(m, kMessageSecret).ok());
   m.job_id = "has space";
-  EXPECT_FALSE(EncodeMessage(m, kSecret).ok());
+  EXPECT_FALSE(EncodeMessage(m, kMessageSecret).ok());
   m = Memory();
   m.sequence = 0;
-  EXPECT_FALSE(EncodeMessage(m, kSecret).ok());
+  EXPECT_FALSE(EncodeMessage(m, kMessageSecret).ok());
   m = Memory();
   m.kind = MessageKind::kHeartbeat;  // a heartbeat carrying a reading
-  EXPECT_FALSE(EncodeMessage(m, kSecret).ok());
+  EXPECT_FALSE(EncodeMessage(m, kMessageSecret).ok());
   m = Memory();
   m.level_bytes = 0;
-  EXPECT_FALSE(EncodeMessage(m, kSecret).ok());
+  EXPECT_FALSE(EncodeMessage(m, kMessageSecret).ok());
+  m = Memory();
+  m.cause = AbortCause::kMemory;  // only an abort has a cause
+  EXPECT_FALSE(EncodeMessage(m, kMessageSecret).ok());
+  m = Memory();
+  m.kind = MessageKind::kAbort;  // an abort without a cause
+  EXPECT_FALSE(EncodeMessage(m, kMessageSecret).ok());
+  m.cause = AbortCause::kLost;  // a lost node has no reading
+  EXPECT_FALSE(EncodeMessage(m, kMessageSecret).ok());
+  m.cause = AbortCause::kMemory;
+  EXPECT_TRUE(EncodeMessage(m, kMessageSecret).ok());
+  m.cause = static_cast<AbortCause>(4);
+  EXPECT_FALSE(EncodeMessage(m, kMessageSecret).ok());
+  m = Memory();
   m.job_id = std::string(kMaxJobIdBytes, 'j');
   m.level_bytes = 1;
-  const auto longest = EncodeMessage(m, kSecret);
+  const auto longest = EncodeMessage(m, kMessageSecret);
   ASSERT_TRUE(longest.ok());
   EXPECT_EQ(longest->size(), kMaxFrameBytes);
 }

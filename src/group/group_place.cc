@@ -1,5 +1,10 @@
 #include "group/group_place.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <charconv>
 
 #include "group/group_message.h"
@@ -32,6 +37,24 @@ Result<std::optional<GroupPlace>> Check(GroupPlace place, std::string_view rank_
 }
 
 }  // namespace
+
+Result<std::string> ResolveIPv4(const std::string& host) {
+  in_addr numeric{};
+  if (inet_pton(AF_INET, host.c_str(), &numeric) == 1) return host;
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (rc != 0 || !found) {
+    return Error(Msg("{}: no IPv4 address: {}", host, rc != 0 ? gai_strerror(rc) : "none"));
+  }
+  char text[INET_ADDRSTRLEN] = {};
+  const auto* address = reinterpret_cast<const sockaddr_in*>(found->ai_addr);
+  inet_ntop(AF_INET, &address->sin_addr, text, sizeof text);
+  freeaddrinfo(found);
+  return std::string(text);
+}
 
 Result<std::string> FirstSlurmHost(std::string_view nodelist) {
   const size_t cut = nodelist.find_first_of("[,");

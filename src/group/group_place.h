@@ -34,6 +34,13 @@ using Environment = std::map<std::string, std::string, std::less<>>;
 // fewer than 2 nodes, an elastic NNODES range).
 Result<std::optional<GroupPlace>> GroupPlaceFromEnvironment(const Environment& env);
 
+// `host` as a numeric IPv4 address: itself when it is one, else the first IPv4 address the
+// resolver gives (getaddrinfo, AF_INET: /etc/hosts, DNS). The coordinator binds to it and
+// the members connect to it. A name that resolves to a loopback address while the group has
+// members elsewhere is the caller's to catch (Debian maps the host's own name to 127.0.1.1).
+// Error: the resolver's message, naming `host`.
+Result<std::string> ResolveIPv4(const std::string& host);
+
 // The first host of a Slurm node list: "gpu[01-04,07],login" -> "gpu01", "a,b" -> "a".
 Result<std::string> FirstSlurmHost(std::string_view nodelist);
 

@@ -5,14 +5,14 @@
 namespace headroom::group {
 namespace {
 
-std::string Why(const Result<std::optional<GroupPlace>>& r) {
+std::string PlaceWhy(const Result<std::optional<GroupPlace>>& r) {
   return r ? "" : EnglishText(r.error().what);
 }
 
 TEST(GroupPlace, FromTorchrunsVariablesOneAboveTheMasterPort) {
   const auto p = GroupPlaceFromEnvironment(
       {{"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "29600"}, {"NNODES", "2"}, {"NODE_RANK", "1"}});
-  ASSERT_TRUE(p.ok()) << Why(p);
+  ASSERT_TRUE(p.ok()) << PlaceWhy(p);
   ASSERT_TRUE(p->has_value());
   EXPECT_EQ((*p)->host, "10.0.0.1");
   EXPECT_EQ((*p)->port, 29601);
@@ -29,7 +29,7 @@ TEST(GroupPlace, FromSlurmsVariablesItsFirstHost) {
                                             {"SLURM_NODEID", "3"},
                                             {"SLURM_JOB_NUM_NODES", "4"},
                                             {"SLURM_JOB_NODELIST", "spark[07-10]"}});
-  ASSERT_TRUE(p.ok()) << Why(p);
+  ASSERT_TRUE(p.ok()) << PlaceWhy(p);
   EXPECT_EQ((*p)->host, "spark07");
   EXPECT_EQ((*p)->port, kDefaultGroupPort);
   EXPECT_EQ((*p)->job_id, "slurm-4242");
@@ -43,20 +43,20 @@ TEST(GroupPlace, NoLauncherIsNoGroup) {
 }
 
 TEST(GroupPlace, RefusesMalformedVariablesNamingThem) {
+  EXPECT_EQ(PlaceWhy(GroupPlaceFromEnvironment(
+                {{"MASTER_ADDR", "h"}, {"NNODES", "1:4"}, {"NODE_RANK", "0"}})),
+            "NNODES=1:4: an elastic range; the group needs a fixed node count");
+  EXPECT_EQ(PlaceWhy(GroupPlaceFromEnvironment(
+                {{"MASTER_ADDR", "h"}, {"NNODES", "2"}, {"NODE_RANK", "2"}})),
+            "NODE_RANK=2: not below the 2 nodes");
+  EXPECT_EQ(PlaceWhy(GroupPlaceFromEnvironment(
+                {{"MASTER_ADDR", "h"}, {"NNODES", "two"}, {"NODE_RANK", "0"}})),
+            "NNODES=two: not a whole number up to 65535");
+  EXPECT_EQ(PlaceWhy(GroupPlaceFromEnvironment(
+                {{"MASTER_ADDR", "h"}, {"NNODES", "1"}, {"NODE_RANK", "0"}})),
+            "torchrun: a group needs 2 or more nodes");
   EXPECT_EQ(
-      Why(GroupPlaceFromEnvironment({{"MASTER_ADDR", "h"}, {"NNODES", "1:4"}, {"NODE_RANK", "0"}})),
-      "NNODES=1:4: an elastic range; the group needs a fixed node count");
-  EXPECT_EQ(
-      Why(GroupPlaceFromEnvironment({{"MASTER_ADDR", "h"}, {"NNODES", "2"}, {"NODE_RANK", "2"}})),
-      "NODE_RANK=2: not below the 2 nodes");
-  EXPECT_EQ(
-      Why(GroupPlaceFromEnvironment({{"MASTER_ADDR", "h"}, {"NNODES", "two"}, {"NODE_RANK", "0"}})),
-      "NNODES=two: not a whole number up to 65535");
-  EXPECT_EQ(
-      Why(GroupPlaceFromEnvironment({{"MASTER_ADDR", "h"}, {"NNODES", "1"}, {"NODE_RANK", "0"}})),
-      "torchrun: a group needs 2 or more nodes");
-  EXPECT_EQ(
-      Why(GroupPlaceFromEnvironment(
+      PlaceWhy(GroupPlaceFromEnvironment(
           {{"MASTER_ADDR", "h"}, {"MASTER_PORT", "65535"}, {"NNODES", "2"}, {"NODE_RANK", "0"}})),
       "MASTER_PORT=65535: not a whole number up to 65534");
 }
@@ -69,6 +69,14 @@ TEST(GroupPlace, FirstSlurmHostOfEachListShape) {
   EXPECT_FALSE(FirstSlurmHost("").ok());
   EXPECT_FALSE(FirstSlurmHost("gpu[").ok());
   EXPECT_FALSE(FirstSlurmHost("gpu[x-2]").ok());
+}
+
+TEST(ResolveIPv4, KeepsAnAddressAndResolvesAName) {
+  EXPECT_EQ(ResolveIPv4("10.1.2.3").value(), "10.1.2.3");
+  EXPECT_EQ(ResolveIPv4("localhost").value(), "127.0.0.1");  // /etc/hosts, AF_INET only
+  const auto bad = ResolveIPv4("no-such-host.invalid");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(EnglishText(bad.error().what).rfind("no-such-host.invalid: no IPv4 address: ", 0), 0u);
 }
 
 }  // namespace

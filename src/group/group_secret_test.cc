@@ -13,7 +13,7 @@
 namespace headroom::group {
 namespace {
 
-std::string Why(const Result<std::string>& r) { return r ? "" : EnglishText(r.error().what); }
+std::string SecretWhy(const Result<std::string>& r) { return r ? "" : EnglishText(r.error().what); }
 
 TEST(GroupSecret, ReadsAnOwnerOnlyFileDroppingOneNewline) {
   testing::TempDir dir;
@@ -21,7 +21,7 @@ TEST(GroupSecret, ReadsAnOwnerOnlyFileDroppingOneNewline) {
   testing::WriteFile(path, "0123456789abcdef0123\n");
   ASSERT_EQ(chmod(path.c_str(), 0600), 0);
   const auto secret = ReadGroupSecretFile(path);
-  ASSERT_TRUE(secret.ok()) << Why(secret);
+  ASSERT_TRUE(secret.ok()) << SecretWhy(secret);
   EXPECT_EQ(*secret, "0123456789abcdef0123");
   ASSERT_EQ(chmod(path.c_str(), 0400), 0);
   EXPECT_TRUE(ReadGroupSecretFile(path).ok());
@@ -33,10 +33,10 @@ TEST(GroupSecret, RefusesAFileGroupOrOthersCanRead) {
   testing::WriteFile(path, "0123456789abcdef0123\n");
   for (const mode_t mode : {0640, 0604, 0620, 0644}) {
     ASSERT_EQ(chmod(path.c_str(), mode), 0);
-    EXPECT_EQ(Why(ReadGroupSecretFile(path)).find(path + ": mode 0"), 0u) << std::oct << mode;
+    EXPECT_EQ(SecretWhy(ReadGroupSecretFile(path)).find(path + ": mode 0"), 0u) << std::oct << mode;
   }
   ASSERT_EQ(chmod(path.c_str(), 0644), 0);
-  EXPECT_EQ(Why(ReadGroupSecretFile(path)),
+  EXPECT_EQ(SecretWhy(ReadGroupSecretFile(path)),
             path + ": mode 0644 lets group or others at the group secret: chmod 600 it");
 }
 
@@ -45,7 +45,7 @@ TEST(GroupSecret, RefusesShortEmptyMissingAndNonRegular) {
   const std::string path = dir.File("secret");
   testing::WriteFile(path, "short\n");
   ASSERT_EQ(chmod(path.c_str(), 0600), 0);
-  EXPECT_EQ(Why(ReadGroupSecretFile(path)), path + ": group secret: shorter than 16 bytes");
+  EXPECT_EQ(SecretWhy(ReadGroupSecretFile(path)), path + ": group secret: shorter than 16 bytes");
   testing::WriteFile(path, "");
   ASSERT_EQ(chmod(path.c_str(), 0600), 0);
   EXPECT_FALSE(ReadGroupSecretFile(path).ok());
@@ -57,13 +57,13 @@ TEST(GroupSecret, RefusesShortEmptyMissingAndNonRegular) {
   const std::string big = dir.File("big");
   testing::WriteFile(big, std::string(5000, 'k'));
   ASSERT_EQ(chmod(big.c_str(), 0600), 0);
-  EXPECT_EQ(Why(ReadGroupSecretFile(big)), big + ": group secret: longer than 4096 bytes");
+  EXPECT_EQ(SecretWhy(ReadGroupSecretFile(big)), big + ": group secret: longer than 4096 bytes");
 }
 
 TEST(GroupSecret, ValueFromTheEnvironmentIsChecked) {
   EXPECT_EQ(*GroupSecretFromValue("0123456789abcdef\n", "HEADROOM_GROUP_SECRET"),
             "0123456789abcdef");
-  EXPECT_EQ(Why(GroupSecretFromValue("", "HEADROOM_GROUP_SECRET")),
+  EXPECT_EQ(SecretWhy(GroupSecretFromValue("", "HEADROOM_GROUP_SECRET")),
             "HEADROOM_GROUP_SECRET: group secret: shorter than 16 bytes");
 }
 

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <vector>
@@ -22,6 +23,29 @@ Result<bool> SendFrame(int fd, const std::string& frame) {
   if (static_cast<size_t>(n) != frame.size()) return Error(Msg("send(group frame): short write"));
   return true;
 }
+
+namespace {
+
+// A non-blocking connect on `fd`, waited for at most `timeout_ms`: 0 once connected, else the
+// errno (ETIMEDOUT when the time ran out with no answer).
+int ConnectWithin(int fd, const sockaddr_in& address, int64_t timeout_ms) {
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0) return 0;
+  if (errno != EINPROGRESS) return errno;
+  pollfd p{fd, POLLOUT, 0};
+  const int timeout = static_cast<int>(std::clamp<int64_t>(timeout_ms, 1, 600'000));
+  int n;
+  do {
+    n = poll(&p, 1, timeout);  // an EINTR restarts the wait; the caller's loop bounds the rest
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return errno;
+  if (n == 0) return ETIMEDOUT;
+  int error = 0;
+  socklen_t size = sizeof error;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) != 0) return errno;
+  return error;
+}
+
+}  // namespace
 
 Member::Member(const MemberSettings& settings)
     : settings_(settings),
@@ -38,12 +62,11 @@ Result<std::unique_ptr<Member>> Member::Connect(const MemberSettings& settings, 
     return Error(Msg("--group: {}: not a numeric IPv4 address", settings.host));
   }
   std::unique_ptr<Member> m(new Member(settings));
-  m->socket_.reset(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  m->socket_.reset(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (m->socket_.get() < 0) return ErrnoError(Msg("socket(AF_INET)"));
-  if (connect(m->socket_.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    return ErrnoError(Msg("connect({}:{})", settings.host, settings.port));
+  if (const int error = ConnectWithin(m->socket_.get(), address, settings.connect_timeout_ms)) {
+    return ErrnoError(Msg("connect({}:{})", settings.host, settings.port), error);
   }
-  fcntl(m->socket_.get(), F_SETFL, fcntl(m->socket_.get(), F_GETFL) | O_NONBLOCK);
   if (auto ok = m->Send(MessageKind::kJoin, now_unix_ms); !ok) return ok.error();
   m->last_sent_ms_ = now_ms;
   // The coordinator counts as heard at connect: its silence from here on is what loses it.

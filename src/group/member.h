@@ -25,22 +25,31 @@ struct MemberSettings {
   int64_t heartbeat_ms = 0;
   int64_t heartbeat_timeout_ms = 0;
   uint64_t replay_window_ms = 30'000;
+  // How long one connect may wait for the coordinator's answer (its SYN-ACK), in ms. The
+  // kernel's own timeout is minutes; a guard waiting to form its group must not block past
+  // its --group-wait on one attempt.
+  int64_t connect_timeout_ms = 3'000;
 };
 
 class Member {
  public:
-  // Connects (blocking, the kernel's connect timeout), sends the join.
+  // Connects (waiting at most settings.connect_timeout_ms: past it, an error with
+  // ETIMEDOUT), sends the join.
   static Result<std::unique_ptr<Member>> Connect(const MemberSettings& settings, int64_t now_ms,
                                                  uint64_t now_unix_ms);
   Member(const Member&) = delete;
   Member& operator=(const Member&) = delete;
 
+  int fd() const { return socket_.get(); }
+  const Membership& membership() const {
+    return membership_;
+  }  // readable when the coordinator sent something
   // Sends one frame of `kind` from this node (the reading or status its kind carries).
   Result<bool> Send(MessageKind kind, uint64_t now_unix_ms, uint64_t available_bytes = 0,
                     uint64_t level_bytes = 0, int32_t status = 0);
   // Heartbeats when the period is up, waits up to `timeout_ms` for the coordinator's frames,
-  // and returns the verdict: kAborted from the coordinator, or kPeerLost (rank 0) when its
-  // connection closed, a frame from it was refused, or it was silent past the timeout.
+  // and returns the verdict: the abort's (relayed) from the coordinator, or kPeerLost (rank 0) when
+  // its connection closed, a frame from it was refused, or it was silent past the timeout.
   std::optional<Verdict> Poll(int timeout_ms, int64_t now_ms, uint64_t now_unix_ms);
 
  private:

@@ -2,26 +2,30 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <chrono>
+
 #include "group/coordinator.h"
+#include "testing_sockets.h"
 
 namespace headroom::group {
 namespace {
 
-constexpr std::string_view kSecret = "member-test-secret-0123";
-constexpr uint64_t kNow = 1'800'000'000'000;
+constexpr std::string_view kMemberSecret = "member-test-secret-0123";
+constexpr uint64_t kMemberNow = 1'800'000'000'000;
 
 std::unique_ptr<Coordinator> StartCoordinator() {
   CoordinatorSettings s;
   s.host = "127.0.0.1";
   s.job_id = "job";
-  s.secret = std::string(kSecret);
+  s.secret = std::string(kMemberSecret);
   s.nodes = 2;
   s.heartbeat_timeout_ms = 1000;
   auto c = Coordinator::Listen(s);
   return c ? std::move(*c) : nullptr;
 }
 
-std::unique_ptr<Member> Join(uint16_t port, std::string_view secret = kSecret) {
+std::unique_ptr<Member> Join(uint16_t port, std::string_view secret = kMemberSecret) {
   MemberSettings s;
   s.host = "127.0.0.1";
   s.port = port;
@@ -29,14 +33,14 @@ std::unique_ptr<Member> Join(uint16_t port, std::string_view secret = kSecret) {
   s.secret = std::string(secret);
   s.heartbeat_ms = 100;
   s.heartbeat_timeout_ms = 1000;
-  auto m = Member::Connect(s, 0, kNow);
+  auto m = Member::Connect(s, 0, kMemberNow);
   EXPECT_TRUE(m.ok()) << (m ? "" : EnglishText(m.error().what));
   return m ? std::move(*m) : nullptr;
 }
 
 std::optional<Verdict> Drain(Coordinator& c, int64_t now_ms) {
   for (int i = 0; i < 6; ++i) {
-    if (auto v = c.Poll(50, now_ms, kNow)) return v;
+    if (auto v = c.Poll(50, now_ms, kMemberNow)) return v;
   }
   return std::nullopt;
 }
@@ -48,15 +52,42 @@ TEST(Member, JoinsReportsAndHearsTheAbort) {
   ASSERT_TRUE(m);
   EXPECT_FALSE(Drain(*c, 0));
   EXPECT_EQ(c->connections(), 1u);
-  EXPECT_FALSE(m->Poll(0, 150, kNow));  // a heartbeat goes out
+  EXPECT_FALSE(m->Poll(0, 150, kMemberNow));  // a heartbeat goes out
   EXPECT_FALSE(Drain(*c, 150));
-  ASSERT_TRUE(m->Send(MessageKind::kFailed, kNow, 0, 0, 137).ok());
+  ASSERT_TRUE(m->Send(MessageKind::kFailed, kMemberNow, 0, 0, 137).ok());
   EXPECT_EQ(Drain(*c, 200), (Verdict{VerdictKind::kPeerFailed, 1, 0, 0, 137}));
-  c->Broadcast(MessageKind::kHeartbeat, kNow);
-  EXPECT_FALSE(m->Poll(200, 200, kNow));
-  c->Broadcast(MessageKind::kAbort, kNow);
-  EXPECT_EQ(m->Poll(200, 250, kNow), (Verdict{VerdictKind::kAborted, 0, 0, 0, 0}));
+  c->Broadcast(MessageKind::kHeartbeat, kMemberNow);
+  EXPECT_FALSE(m->Poll(200, 200, kMemberNow));
+  c->BroadcastAbort(Verdict{VerdictKind::kPeerFailed, 1, 0, 0, 137}, kMemberNow);
+  EXPECT_EQ(m->Poll(200, 250, kMemberNow), (Verdict{VerdictKind::kPeerFailed, 1, 0, 0, 137, true}));
   EXPECT_EQ(c->refused(), 0u);
+}
+
+TEST(Member, ThatLeavesIsNotLostAndOneThatVanishesIs) {
+  auto c = StartCoordinator();
+  ASSERT_TRUE(c);
+  auto m = Join(c->port());
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(Drain(*c, 0));
+  ASSERT_TRUE(m->Send(MessageKind::kDone, kMemberNow).ok());
+  m.reset();
+  EXPECT_FALSE(Drain(*c, 10));
+  EXPECT_TRUE(c->membership().AllLeft());
+  auto gone = Join(c->port());  // a second guard for rank 1, which then vanishes
+  ASSERT_TRUE(gone);
+  EXPECT_FALSE(Drain(*c, 20));
+  gone.reset();
+  EXPECT_FALSE(Drain(*c, 30));  // rank 1 had left: its later close is not a loss
+}
+
+TEST(Member, WhoseGuardDiesIsLostAtOnce) {
+  auto c = StartCoordinator();
+  ASSERT_TRUE(c);
+  auto m = Join(c->port());
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(Drain(*c, 0));
+  m.reset();  // the socket closes without a done: the guard was killed
+  EXPECT_EQ(Drain(*c, 10), (Verdict{VerdictKind::kPeerLost, 1, 0, 0, 0}));
 }
 
 TEST(Member, LosesTheCoordinatorWhenItsSocketClosesOrItFallsSilent) {
@@ -66,10 +97,10 @@ TEST(Member, LosesTheCoordinatorWhenItsSocketClosesOrItFallsSilent) {
   auto closed = Join(c->port());
   ASSERT_TRUE(silent && closed);
   EXPECT_FALSE(Drain(*c, 0));
-  EXPECT_FALSE(silent->Poll(0, 1000, kNow));
-  EXPECT_EQ(silent->Poll(0, 1001, kNow), (Verdict{VerdictKind::kPeerLost, 0, 0, 0, 0}));
+  EXPECT_FALSE(silent->Poll(0, 1000, kMemberNow));
+  EXPECT_EQ(silent->Poll(0, 1001, kMemberNow), (Verdict{VerdictKind::kPeerLost, 0, 0, 0, 0}));
   c.reset();
-  EXPECT_EQ(closed->Poll(200, 10, kNow), (Verdict{VerdictKind::kPeerLost, 0, 0, 0, 0}));
+  EXPECT_EQ(closed->Poll(200, 10, kMemberNow), (Verdict{VerdictKind::kPeerLost, 0, 0, 0, 0}));
 }
 
 TEST(Member, WithTheWrongSecretIsDroppedWithoutEffect) {
@@ -77,7 +108,7 @@ TEST(Member, WithTheWrongSecretIsDroppedWithoutEffect) {
   ASSERT_TRUE(c);
   auto m = Join(c->port(), "the-wrong-secret-entirely");
   ASSERT_TRUE(m);
-  ASSERT_TRUE(m->Send(MessageKind::kEndedForMemory, kNow, 1, 2).ok());
+  ASSERT_TRUE(m->Send(MessageKind::kEndedForMemory, kMemberNow, 1, 2).ok());
   EXPECT_FALSE(Drain(*c, 0));
   EXPECT_EQ(c->refused(), 1u);
   EXPECT_EQ(c->connections(), 0u);
@@ -92,10 +123,30 @@ TEST(Member, RefusesNoCoordinatorAndAShortSecret) {
   s.host = "127.0.0.1";
   s.port = port;
   s.job_id = "job";
-  s.secret = std::string(kSecret);
-  EXPECT_FALSE(Member::Connect(s, 0, kNow).ok());
+  s.secret = std::string(kMemberSecret);
+  EXPECT_FALSE(Member::Connect(s, 0, kMemberNow).ok());
   s.secret = "short";
-  EXPECT_FALSE(Member::Connect(s, 0, kNow).ok());
+  EXPECT_FALSE(Member::Connect(s, 0, kMemberNow).ok());
+}
+
+TEST(Member, AConnectNobodyAnswersEndsAtItsTimeout) {
+  testing::SilentListener silent;
+  ASSERT_TRUE(silent.full()) << "the listener's queue never filled";
+  MemberSettings s;
+  s.host = "127.0.0.1";
+  s.port = silent.port();
+  s.job_id = "job";
+  s.secret = std::string(kMemberSecret);
+  s.connect_timeout_ms = 300;
+  const auto start = std::chrono::steady_clock::now();
+  const auto m = Member::Connect(s, 0, kMemberNow);
+  const double waited_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().errno_value, ETIMEDOUT);
+  // The kernel's own connect timeout is about two minutes; this one is 300 ms.
+  EXPECT_GE(waited_s, 0.25);
+  EXPECT_LT(waited_s, 2.0);
 }
 
 }  // namespace

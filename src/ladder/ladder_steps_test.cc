@@ -17,14 +17,14 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
-const fs::path kPageCache = fs::path(HEADROOM_SOURCE_DIR) / "tests/fixtures/gb10-pagecache";
+const fs::path kPageCacheRoot = fs::path(HEADROOM_SOURCE_DIR) / "tests/fixtures/gb10-pagecache";
 
 // A journal and a root with gb10-pagecache's meminfo and a drop_caches file holding 0.
 class LadderSteps : public ::testing::Test {
  protected:
   void SetUp() override {
     fs::create_directories(dir_ / "root/proc/sys/vm");
-    fs::copy_file(kPageCache / "proc/meminfo", dir_ / "root/proc/meminfo");
+    fs::copy_file(kPageCacheRoot / "proc/meminfo", dir_ / "root/proc/meminfo");
     std::ofstream(dir_ / "root/proc/sys/vm/drop_caches") << "0\n";
     auto j = Journal::Open(dir_ / "journal.db");
     ASSERT_TRUE(j) << EnglishText(j.error().what);

@@ -226,23 +226,23 @@ struct Family {
   std::string_view bias_key;  // a key that sets both biases (Falcon "bias", StarCoder2 "use_bias")
 };
 
-constexpr MlpKind kPlain = MlpKind::kPlain;
+constexpr MlpKind kPlainMlp = MlpKind::kPlain;
 constexpr MlpKind kGated = MlpKind::kGated;
 // Llama, Mistral, Mixtral, Phi-3, DeepSeek and unknown types: gated MLP, RMSNorm, no biases.
 constexpr Family kDefaultFamily = {"", kGated, 2, false, false, false, false, false, ""};
 constexpr Family kFamilies[] = {
-    {"gpt2", kPlain, 2, true, true, true, true, false, ""},
-    {"gpt_bigcode", kPlain, 2, true, true, true, true, false, ""},
-    {"bloom", kPlain, 2, true, true, true, true, false, ""},
-    {"opt", kPlain, 2, true, true, true, true, false, ""},
-    {"gpt_neox", kPlain, 2, true, true, true, false, false, ""},
-    {"gptj", kPlain, 1, true, false, true, false, false, ""},  // parallel block: one LayerNorm
-    {"phi", kPlain, 1, true, true, true, false, false, ""},    // phi-1, phi-1.5, phi-2
-    {"falcon", kPlain, 1, true, false, false, true, false, "bias"},
-    {"starcoder2", kPlain, 2, true, true, true, true, false, "use_bias"},
-    {"t5", kPlain, 2, false, false, false, true, false, ""},
-    {"mt5", kPlain, 2, false, false, false, false, false, ""},
-    {"umt5", kPlain, 2, false, false, false, false, false, ""},
+    {"gpt2", kPlainMlp, 2, true, true, true, true, false, ""},
+    {"gpt_bigcode", kPlainMlp, 2, true, true, true, true, false, ""},
+    {"bloom", kPlainMlp, 2, true, true, true, true, false, ""},
+    {"opt", kPlainMlp, 2, true, true, true, true, false, ""},
+    {"gpt_neox", kPlainMlp, 2, true, true, true, false, false, ""},
+    {"gptj", kPlainMlp, 1, true, false, true, false, false, ""},  // parallel block: one LayerNorm
+    {"phi", kPlainMlp, 1, true, true, true, false, false, ""},    // phi-1, phi-1.5, phi-2
+    {"falcon", kPlainMlp, 1, true, false, false, true, false, "bias"},
+    {"starcoder2", kPlainMlp, 2, true, true, true, true, false, "use_bias"},
+    {"t5", kPlainMlp, 2, false, false, false, true, false, ""},
+    {"mt5", kPlainMlp, 2, false, false, false, false, false, ""},
+    {"umt5", kPlainMlp, 2, false, false, false, false, false, ""},
     {"qwen2", kGated, 2, false, true, false, false, false, ""},  // q/k/v biases, no key
     {"qwen2_moe", kGated, 2, false, true, false, false, false, ""},
     {"qwen2_vl", kGated, 2, false, true, false, false, false, ""},
@@ -292,9 +292,6 @@ bool PacksWeights(const ConfigFields& c) {
   return true;  // gptq, awq, mxfp4, hqq, aqlm, ...
 }
 
-// The largest dimension CompleteAndValidate accepts; products below stay inside int64.
-constexpr int64_t kMaxDim = int64_t{1} << 24;
-
 // Mixture-of-experts fields: the experts, their width, shared and dense layers (DeepSeek,
 // Qwen2-MoE, Llama 4 name them differently). Nothing for a dense model.
 void ReadExperts(Lookup& f, const std::string& text_type, ModelSpec& s) {
@@ -329,7 +326,7 @@ void ReadExperts(Lookup& f, const std::string& text_type, ModelSpec& s) {
 // Learned position tables and BLOOM's embedding LayerNorm (see the notes at the top), in
 // s.extra_params.
 void ReadExtraParams(Lookup& f, const std::string& text_type, ModelSpec& s) {
-  if (s.hidden_size > 0 && s.hidden_size <= kMaxDim) {
+  if (s.hidden_size > 0 && s.hidden_size <= kMaxModelDimension) {
     constexpr int64_t kMaxPositions = int64_t{1} << 26;
     int64_t positions = 0;
     if (text_type == "gpt2" || text_type == "gpt_bigcode") {
@@ -370,11 +367,11 @@ Result<ModelSpec> BuildSpec(const ConfigFields& c, std::string_view source) {
   s.head_dim = f.Int({"head_dim", "d_kv"}, gemma3 ? g3.head_dim : 0);
   // Say so before any arithmetic below (4 x hidden, layer counts) could mislead or overflow.
   for (int64_t v : {s.hidden_size, s.num_layers, s.num_heads, s.num_kv_heads, s.head_dim}) {
-    if (v > kMaxDim) f.Fail(fmt::format("a dimension ({}) is absurdly large", v));
+    if (v > kMaxModelDimension) f.Fail(fmt::format("a dimension ({}) is absurdly large", v));
   }
   // GPT-2 style configs leave the MLP width out (n_inner: null): 4 x hidden.
   int64_t inter_fallback = gemma3 ? g3.intermediate : 0;
-  if (fam.mlp == kPlain && s.hidden_size <= kMaxDim) {
+  if (fam.mlp == kPlainMlp && s.hidden_size <= kMaxModelDimension) {
     inter_fallback = 4 * s.hidden_size;
   }
   s.intermediate_size =
@@ -386,9 +383,10 @@ Result<ModelSpec> BuildSpec(const ConfigFields& c, std::string_view source) {
     const Field* proj = f.Find("feed_forward_proj");
     if (proj && proj->type == Type::kString && proj->text.starts_with("gated-")) s.mlp = kGated;
     const int64_t decoder_layers = f.Int({"num_decoder_layers"}, s.num_layers);
-    if (decoder_layers > kMaxDim)
+    if (decoder_layers > kMaxModelDimension)
       f.Fail(fmt::format("a dimension ({}) is absurdly large", decoder_layers));
-    if (s.num_layers <= kMaxDim && decoder_layers <= kMaxDim) s.num_layers += decoder_layers;
+    if (s.num_layers <= kMaxModelDimension && decoder_layers <= kMaxModelDimension)
+      s.num_layers += decoder_layers;
   }
   s.norms_per_layer = fam.norms_per_layer;
   s.layer_norm_bias = fam.layer_norm_bias;

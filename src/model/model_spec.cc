@@ -159,11 +159,10 @@ Message CompleteAndValidate(ModelSpec* s) {
   // Guard the arithmetic: no single dimension past 2^24, and the whole architecture, summed
   // in long double before any 64-bit product is formed, under 10^15 parameters (a thousand
   // times the largest published model). Both keep every uint64 sum exact.
-  constexpr int64_t kMaxDim = int64_t{1} << 24;
   for (int64_t v :
        {s->hidden_size, s->num_layers, s->num_heads, s->num_kv_heads, s->head_dim,
         s->intermediate_size, s->moe_intermediate_size, s->num_experts, s->num_shared_experts}) {
-    if (v > kMaxDim) return Msg("a dimension ({}) is absurdly large", v);
+    if (v > kMaxModelDimension) return Msg("a dimension ({}) is absurdly large", v);
   }
   if (s->vocab_size > (int64_t{1} << 26)) return Msg("vocab_size is absurdly large");
   using LD = long double;

@@ -97,6 +97,10 @@ uint64_t ActiveParams(const ModelSpec& spec);
 // only the attention projections; adapting experts needs target_parameters.
 bool ExpertsAreFused(const ModelSpec& spec);
 
+// The largest single dimension CompleteAndValidate accepts (2^24): with the whole
+// architecture under 10^15 parameters, every uint64 product and sum stays exact.
+inline constexpr int64_t kMaxModelDimension = int64_t{1} << 24;
+
 // Fills head_dim, num_kv_heads and moe_intermediate_size from the others when 0, and
 // returns an error message naming the first missing or impossible field (empty when valid).
 Message CompleteAndValidate(ModelSpec* spec);

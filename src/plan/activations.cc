@@ -119,7 +119,14 @@ ActivationModel ModelActivations(const ModelSpec& s, const Workload& w) {
   const double c = DTypeBytes(w.compute_dtype);
   m.layer_bytes_per_token = LayerBytes(s, w, c, false, &m.eager_scores_bytes_per_token);
   m.dense_layer_bytes_per_token = LayerBytes(s, w, c, true, nullptr);
-  m.checkpoint_bytes_per_token = c * static_cast<double>(s.hidden_size);
+  // A 4-bit load whose other parameters were upcast to fp32 (PEFT's
+  // prepare_model_for_kbit_training) embeds in fp32, and the residual stream, each layer's
+  // input, stays fp32 (fp32 + bf16 is fp32): the checkpoints are 4 B per element.
+  const bool four_bit = w.weight_dtype == DType::kNf4 || w.weight_dtype == DType::kInt4 ||
+                        w.weight_dtype == DType::kNvfp4 || w.weight_dtype == DType::kFp8 ||
+                        w.weight_dtype == DType::kInt8;
+  const double residual = w.upcast_unquantized && four_bit ? 4.0 : c;
+  m.checkpoint_bytes_per_token = residual * static_cast<double>(s.hidden_size);
   const double v = static_cast<double>(s.vocab_size);
   switch (w.loss) {
     case LossKind::kStandard:

@@ -22,8 +22,16 @@
 //    same source); the host process (Python, torch, CUDA libraries, tokenizer, data
 //    loader) 1.5 GiB, which on unified memory draws from the same pool.
 //  - Load: Hugging Face writes shards of at most 5 GB; while one shard is read its mmap'd
-//    pages and the device copies coexist in the one pool; QLoRA quantizes each weight from
-//    a bf16 copy on the device, so the largest linear's bf16 copy is transient.
+//    pages and the device copies coexist in the one pool; QLoRA quantizes each weight on the
+//    device, one at a time, so the quantizer's buffers for the largest weight are transient.
+//    bitsandbytes: the weight's bf16 copy (2 B/element). torchao's NF4Tensor.from_tensor
+//    (pytorch/ao torchao/quantization/quantize_/workflows/nf4/nf4_tensor.py): the incoming
+//    tensor on the device, its blocks scaled by their absmax (both in its dtype, c), one uint8
+//    code per element, and per chunk of 1024^2 elements the [chunk, 16] difference with the
+//    NF4 values and its abs (2 x 16 x c B per element of the chunk): 2c + 1 B/element +
+//    64 MiB in bf16. torchao 0.1 (tag v0.1, torchao/dtypes/nf4tensor.py, pinned by torchtune
+//    from 2024-04-04 to 2024-06-26) casts to bf16 and takes the difference over the whole
+//    tensor at once: 2 + 2 + 2 x 16 x 2 = 68 B/element (docs/plan-formulas.md, "Peaks").
 //  - Labels, formulas and notes are message values (base/message.h), rendered in English
 //    for plan --json and translated on the terminal; `key` is the identifier. A formula
 //    built in parts is the parts joined, each part a message of its own.
@@ -52,11 +60,23 @@ constexpr double kNvfp4BytesPerParam = 0.5 + 1.0 / 16;
 constexpr double kInt4BytesPerParam = 0.5 + 2.5 / 128;
 constexpr double kAdam8bitBytesPerParam = 2 + 2 * 4.0 / 256;
 constexpr uint64_t kCudaContextBytes = 800 * kMiB;
-constexpr double kAllocatorSlack = 0.10;
+constexpr double kAllocatorSlack = kAllocatorSlackFraction;
 constexpr uint64_t kHostProcessBytes = 3 * kGiB / 2;
 constexpr uint64_t kMaxShardBytes = 5'000'000'000ULL;
+constexpr double kTorchaoChunkElements = 1024.0 * 1024.0;  // torchao nf4_tensor.py CHUNK_SIZE
+constexpr double kNf4Values = 16;  // the NF4 code book each element is compared with
 
 uint64_t Round(double v) { return SaturatingBytes(v); }
+
+// The allocator's reserve above the tensors: 10 % with the default caching allocator (its
+// segments fragment); with expandable segments there is one growing segment per stream and
+// what remains is the rounding of each block to 1/d of its power-of-two interval
+// (roundup_power2_divisions d): half a step on average, 1/(2d) of the size.
+double AllocatorSlack(const Workload& w) {
+  if (w.expandable_segments && w.roundup_power2_divisions > 0)
+    return 1.0 / (2.0 * w.roundup_power2_divisions);
+  return kAllocatorSlack;
+}
 
 std::string P(uint64_t params) { return FormatParamCount(params); }
 
@@ -107,7 +127,31 @@ uint64_t LargestLinearParams(const ModelSpec& s) {
   return largest;
 }
 
+// The largest weight a 4-bit load quantizes: the decoder's linears (only the LoRA-wrapped
+// ones for torchtune), and lm_head where the stack quantizes it (litgpt).
+uint64_t LargestQuantizedParams(const ModelSpec& s, const Workload& w) {
+  uint64_t largest = 0;
+  const bool only_targets = w.quantize_only_targets && IsLora(w.method);
+  for (bool dense : {true, false}) {
+    for (const auto& l : LayerLinears(s, dense)) {
+      if (only_targets && !Targeted(w, l)) continue;
+      largest = std::max(largest, static_cast<uint64_t>(l.in_features * l.out_features));
+    }
+  }
+  if (w.quantize_lm_head) largest = std::max(largest, LmHeadParams(s));
+  return largest;
+}
+
 }  // namespace
+
+uint64_t ReservedPeakBytes(const Footprint& f, const Workload& w) {
+  const uint64_t peak = std::max(f.tensor_peak_bytes, f.weights_bytes + f.load_quantize_bytes);
+  return peak + Round(static_cast<double>(peak) * AllocatorSlack(w));
+}
+
+double StoredLinearBytesPerParam(const Workload& w) {
+  return IsQuantized(w.weight_dtype) ? QuantizedBytesPerParam(w) : DTypeBytes(w.weight_dtype);
+}
 
 uint64_t TrainableParams(const ModelSpec& s, const Workload& w) {
   if (w.method == Method::kFull) return TotalParams(s);
@@ -130,25 +174,49 @@ struct Part {
 // stays in the compute dtype. LoRA adapters: PEFT keeps them in fp32
 // (autocast_adapter_dtype) whatever the base. Sets f.quantized_params and its note.
 Part Weights(const ModelSpec& s, const Workload& w, double param_bytes, Footprint& f) {
-  const double c = DTypeBytes(w.compute_dtype);
   Part out;
   if (IsQuantized(w.weight_dtype)) {
+    // PEFT's prepare_model_for_kbit_training (TRL, axolotl) makes every other parameter fp32.
+    const double c = w.upcast_unquantized ? 4.0 : DTypeBytes(w.compute_dtype);
     const uint64_t head = w.quantize_lm_head ? LmHeadParams(s) : 0;
-    f.quantized_params = std::min<uint64_t>(LinearParams(s) + head, f.total_params);
+    // torchtune quantizes only the linears LoRA wraps; bitsandbytes loads quantize them all.
+    const uint64_t linears =
+        w.quantize_only_targets && IsLora(w.method)
+            ? Round(SumOverLinears(s,
+                                   [&](const LinearShape& l) {
+                                     return Targeted(w, l)
+                                                ? static_cast<double>(l.in_features) *
+                                                      static_cast<double>(l.out_features) *
+                                                      static_cast<double>(l.count)
+                                                : 0.0;
+                                   }))
+            : LinearParams(s);
+    f.quantized_params = std::min<uint64_t>(linears + head, f.total_params);
     const uint64_t rest = f.total_params - f.quantized_params;
     const double qb = QuantizedBytesPerParam(w);
     out.bytes = static_cast<double>(f.quantized_params) * qb + static_cast<double>(rest) * c;
     out.formula =
         Message::Literal(fmt::format("{} x {:.4f} B ({}) + {} x {:g} B", P(f.quantized_params), qb,
                                      Name(w.weight_dtype), P(rest), c));
+    if (w.upcast_unquantized) {
+      f.notes.push_back(
+          Msg("{}: prepare_model_for_kbit_training casts every non-quantized parameter "
+              "(embeddings, lm_head, norms) to fp32, and the residual stream stays fp32",
+              Name(w.framework)));
+    }
+    if (w.quantize_only_targets && IsLora(w.method)) {
+      f.notes.push_back(
+          Msg("{}: only the linear layers LoRA wraps are quantized; the others stay {}",
+              Name(w.framework), Name(w.compute_dtype)));
+    }
     f.notes.push_back(
         w.quantize_lm_head
             ? Msg("{} covers the decoder's linear layers and lm_head; embeddings, norms and biases "
                   "stay {}",
-                  Name(w.weight_dtype), Name(w.compute_dtype))
+                  Name(w.weight_dtype), w.upcast_unquantized ? "fp32" : Name(w.compute_dtype))
             : Msg("{} covers the decoder's linear layers; embeddings and lm_head, norms and biases "
                   "stay {}",
-                  Name(w.weight_dtype), Name(w.compute_dtype)));
+                  Name(w.weight_dtype), w.upcast_unquantized ? "fp32" : Name(w.compute_dtype)));
   } else {
     const double b = DTypeBytes(w.weight_dtype);
     out.bytes = static_cast<double>(f.total_params) * b;
@@ -238,7 +306,8 @@ Part StepTransient(const ModelSpec& s, const Workload& w, uint64_t trainable_par
 // GRPO's rollout engine.
 void Peaks(const ModelSpec& s, const Workload& w, const FootprintOptions& opt, double param_bytes,
            Footprint& f) {
-  f.backward_peak_bytes = f.weights_bytes + f.optimizer_bytes + f.activations_bytes;
+  f.backward_peak_bytes =
+      f.weights_bytes + f.optimizer_bytes + f.activations_bytes + f.dequant_bytes;
   // A full fine-tune's first gradient (lm_head or tied embeddings) appears while the
   // logits are still alive.
   if (w.method == Method::kFull)
@@ -250,7 +319,7 @@ void Peaks(const ModelSpec& s, const Workload& w, const FootprintOptions& opt, d
     f.overhead_bytes = *opt.overhead_bytes;
   } else {
     f.cuda_context_bytes = kCudaContextBytes;
-    f.allocator_slack_bytes = Round(static_cast<double>(f.tensor_peak_bytes) * kAllocatorSlack);
+    f.allocator_slack_bytes = Round(static_cast<double>(f.tensor_peak_bytes) * AllocatorSlack(w));
     f.host_process_bytes = kHostProcessBytes;
     f.overhead_bytes = f.cuda_context_bytes + f.allocator_slack_bytes + f.host_process_bytes;
   }
@@ -260,14 +329,38 @@ void Peaks(const ModelSpec& s, const Workload& w, const FootprintOptions& opt, d
   f.steady_peak_bytes = f.tensor_peak_bytes + f.overhead_bytes + f.rollout_bytes;
 }
 
+// The device buffers of quantizing the largest weight at load (the notes at the top).
+uint64_t QuantizeTransient(const ModelSpec& s, const Workload& w) {
+  if (!IsQuantized(w.weight_dtype)) return 0;
+  const double c = DTypeBytes(w.compute_dtype);
+  switch (w.quantizer) {
+    case Quantizer::kBitsandbytes:
+      return Round(static_cast<double>(LargestLinearParams(s)) * 2);
+    case Quantizer::kTorchao: {
+      const double n = static_cast<double>(LargestQuantizedParams(s, w));
+      const double chunk = std::min(n, kTorchaoChunkElements);
+      // Input and scaled blocks (c each) and the codes (1 B); then either a chunk's
+      // difference and abs, or the packing of the codes into half-size bytes (twice n/2 B).
+      return Round(n * (2 * c + 1) + std::max(2 * kNf4Values * c * chunk, n));
+    }
+    case Quantizer::kTorchaoWholeTensor: {
+      const double n = static_cast<double>(LargestQuantizedParams(s, w));
+      // torchao 0.1's to_nf4 casts to bf16 first (a copy unless the input is bf16).
+      const double cast = w.compute_dtype == DType::kBf16 ? 0 : 2;
+      return Round(n * (c + cast + 2 + 2 * kNf4Values * 2));
+    }
+  }
+  return 0;
+}
+
 // Load transient: one shard's pages beside the device copy, and for quantized loading the
-// bf16 copy of the largest weight being quantized. Returns (shard, quantization copy).
+// quantizer's buffers for the largest weight. Returns (shard, quantization transient).
 std::pair<uint64_t, uint64_t> LoadPeak(const ModelSpec& s, const Workload& w,
                                        const FootprintOptions& opt, Footprint& f) {
   const uint64_t checkpoint = s.checkpoint_bytes.value_or(f.total_params * 2);
   const uint64_t shard = std::min(checkpoint, kMaxShardBytes);
-  const uint64_t quant_copy =
-      IsQuantized(w.weight_dtype) ? Round(static_cast<double>(LargestLinearParams(s)) * 2) : 0;
+  const uint64_t quant_copy = QuantizeTransient(s, w);
+  f.load_quantize_bytes = quant_copy;
   f.load_transient_bytes = shard + quant_copy;
   const uint64_t load_overhead =
       opt.overhead_bytes ? *opt.overhead_bytes : f.cuda_context_bytes + f.host_process_bytes;
@@ -280,6 +373,7 @@ struct Formulas {
   Message weights, optimizer, step;
   uint64_t tokens = 0;
   double param_bytes = 0;
+  double grad_bytes = 0;
   uint64_t shard = 0, quant_copy = 0;
 };
 
@@ -297,7 +391,7 @@ void Terms(const ModelSpec& s, const Workload& w, const FootprintOptions& opt,
                                 Msg(" + DPO reference {} x {:g} B", P(f.total_params), c))
                          : std::move(parts.weights)});
   f.terms.push_back({"gradients", Msg("gradients"), f.gradients_bytes,
-                     Msg("{} trainable x {:g} B", P(f.trainable_params), parts.param_bytes)});
+                     Msg("{} trainable x {:g} B", P(f.trainable_params), parts.grad_bytes)});
   f.terms.push_back({"optimizer", Msg("optimizer ({})", Name(w.optimizer)), f.optimizer_bytes,
                      std::move(parts.optimizer)});
   f.terms.push_back({"optimizer_step", Msg("optimizer step transient"), f.optimizer_step_bytes,
@@ -310,34 +404,73 @@ void Terms(const ModelSpec& s, const Workload& w, const FootprintOptions& opt,
                 s.num_layers, am.checkpoint_bytes_per_token, tok, am.layer_bytes_per_token)
           : Msg("{} layers x {:.0f} B/token x {}", s.num_layers, am.layer_bytes_per_token, tok);
   f.terms.push_back({"layer_activations",
-                     w.grad_ckpt ? Msg("activations ({}, grad-ckpt on)", Name(w.attention))
-                                 : Msg("activations ({}, grad-ckpt off)", Name(w.attention)),
+                     w.grad_ckpt && w.offload_checkpoints
+                         ? Msg("activations ({}, grad-ckpt offload)", Name(w.attention))
+                     : w.grad_ckpt ? Msg("activations ({}, grad-ckpt on)", Name(w.attention))
+                                   : Msg("activations ({}, grad-ckpt off)", Name(w.attention)),
                      f.layer_activations_bytes, std::move(layer_formula)});
   f.terms.push_back({"logits", Msg("logits and loss ({})", Name(w.loss)), f.logits_bytes,
                      JoinMessages({am.loss_formula, tok}, " x ")});
+  if (f.dequant_bytes) {
+    f.terms.push_back({"dequant", Msg("dequantized weight"), f.dequant_bytes,
+                       Msg("the largest quantized weight in {}", Name(w.compute_dtype))});
+  }
   if (opt.overhead_bytes) {
     f.terms.push_back(
         {"overhead", Msg("framework overhead"), f.overhead_bytes, Message::Literal("--overhead")});
   } else {
     f.terms.push_back(
         {"overhead", Msg("framework overhead"), f.overhead_bytes,
-         Msg("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
-             GiB(f.cuda_context_bytes), GiB(f.allocator_slack_bytes), GiB(f.host_process_bytes))});
+         AllocatorSlack(w) == kAllocatorSlack
+             ? Msg("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
+                   GiB(f.cuda_context_bytes), GiB(f.allocator_slack_bytes),
+                   GiB(f.host_process_bytes))
+             : Msg("CUDA context {} + allocator slack {:.1f} % of tensors {} (expandable "
+                   "segments, block rounding 1/{}) + host process {}",
+                   GiB(f.cuda_context_bytes), 100 * AllocatorSlack(w), GiB(f.allocator_slack_bytes),
+                   w.roundup_power2_divisions, GiB(f.host_process_bytes))});
   }
   if (w.kind == WorkloadKind::kGrpo) {
     f.terms.push_back({"rollout", Msg("rollout engine (GRPO)"), f.rollout_bytes,
                        Msg("{:g} x pool {}", w.rollout_fraction, GiB(opt.pool_bytes))});
   }
-  f.terms.push_back({"load_transient", Msg("load transient"), f.load_transient_bytes,
-                     parts.quant_copy
-                         ? Msg("one shard's pages {} + bf16 copy of the largest weight {}",
-                               GiB(parts.shard), GiB(parts.quant_copy))
-                         : Msg("one shard's pages {}", GiB(parts.shard))});
+  if (f.host_offload_bytes) {
+    f.terms.push_back({"host_offload", Msg("host memory: offloaded checkpoints"),
+                       f.host_offload_bytes,
+                       Msg("{} layers x {:g} B x {} (not in the device's peak)", s.num_layers,
+                           am.checkpoint_bytes_per_token, tok)});
+  }
+  Message load_formula = Msg("one shard's pages {}", GiB(parts.shard));
+  if (parts.quant_copy) {
+    switch (w.quantizer) {
+      case Quantizer::kBitsandbytes:
+        load_formula = Msg("one shard's pages {} + bf16 copy of the largest weight {}",
+                           GiB(parts.shard), GiB(parts.quant_copy));
+        break;
+      case Quantizer::kTorchao:
+        load_formula =
+            Msg("one shard's pages {} + torchao NF4 quantization of the largest weight {} (input, "
+                "scaled blocks, codes; its difference with the 16 NF4 values in chunks of 1024^2)",
+                GiB(parts.shard), GiB(parts.quant_copy));
+        break;
+      case Quantizer::kTorchaoWholeTensor:
+        load_formula =
+            Msg("one shard's pages {} + torchao 0.1 NF4 quantization of the largest weight {} (68 "
+                "B/element: its difference with the 16 NF4 values, whole)",
+                GiB(parts.shard), GiB(parts.quant_copy));
+        break;
+    }
+  }
+  f.terms.push_back(
+      {"load_transient", Msg("load transient"), f.load_transient_bytes, std::move(load_formula)});
 }
 
 }  // namespace
 
-Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const FootprintOptions& opt) {
+namespace {
+
+Footprint SingleDeviceFootprint(const ModelSpec& s, const Workload& w,
+                                const FootprintOptions& opt) {
   Footprint f;
   const double c = DTypeBytes(w.compute_dtype);
   f.total_params = TotalParams(s);
@@ -360,8 +493,10 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
     f.reference_bytes = Round(static_cast<double>(f.total_params) * c);
   }
   f.weights_bytes = Round(weights.bytes) + f.reference_bytes;
-  // Gradients of the trainable parameters, in the parameters' dtype.
-  f.gradients_bytes = Round(static_cast<double>(f.trainable_params) * parts.param_bytes);
+  // Gradients of the trainable parameters, in the parameters' dtype, or in fp32 buffers
+  // (Megatron's main_grad).
+  parts.grad_bytes = w.fp32_grads ? 4.0 : parts.param_bytes;
+  f.gradients_bytes = Round(static_cast<double>(f.trainable_params) * parts.grad_bytes);
   const double state_bytes = w.master_weights ? 4 : parts.param_bytes;
   Part states = OptimizerStates(s, w, f.trainable_params, parts.param_bytes, state_bytes);
   f.optimizer_bytes = Round(states.bytes);
@@ -377,7 +512,29 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   const ActivationTotals act = TotalActivations(s, w, parts.tokens);
   f.layer_activations_bytes = act.layers_bytes;
   f.logits_bytes = act.loss_bytes;
-  f.activations_bytes = act.layers_bytes + act.loss_bytes;
+  if (w.grad_ckpt && w.offload_checkpoints) {
+    // Offloaded checkpointing (Unsloth's "unsloth"): every layer's input is copied to the
+    // host; on one unified pool the copy is in the same memory, so it is still counted.
+    f.offloaded_bytes =
+        std::min(f.layer_activations_bytes,
+                 Round(static_cast<double>(s.num_layers) * am.checkpoint_bytes_per_token *
+                       static_cast<double>(parts.tokens)));
+    if (opt.unified_memory) {
+      f.notes.push_back(
+          Msg("the {} of gradient checkpoints offloaded to the CPU stay in the one unified pool: "
+              "counted in the activations (no saving on unified memory)",
+              GiB(f.offloaded_bytes)));
+    } else {
+      f.host_offload_bytes = f.offloaded_bytes;
+      f.layer_activations_bytes -= f.offloaded_bytes;
+    }
+  }
+  f.activations_bytes = f.layer_activations_bytes + f.logits_bytes;
+  // A 4-bit matmul dequantizes its weight to the compute dtype first (bitsandbytes
+  // MatMul4Bit, Unsloth fast_dequantize, torchao NF4): the largest one is alive at the peak.
+  if (IsQuantized(w.weight_dtype)) {
+    f.dequant_bytes = Round(static_cast<double>(LargestQuantizedParams(s, w)) * c);
+  }
 
   Peaks(s, w, opt, parts.param_bytes, f);
   std::tie(parts.shard, parts.quant_copy) = LoadPeak(s, w, opt, f);
@@ -389,6 +546,27 @@ Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const Footprin
   f.notes.push_back(
       Msg("load peak assumes the loader streams shards onto the device (device_map set); one that "
           "builds the model on the host first peaks near twice the weights"));
+  return f;
+}
+
+}  // namespace
+
+Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const FootprintOptions& opt) {
+  // One device's footprint first; --devices N rewrites it into one node's share.
+  const Workload sharded = ShardedWorkload(w, opt.parallel);
+  Footprint f = SingleDeviceFootprint(s, sharded, opt);
+  if (opt.parallel.devices > 1) {
+    ShardFootprint(s, sharded, opt, &f);
+    // "The same run on one device" is the workload as given (without ZeRO's master copy).
+    if (sharded.master_weights != w.master_weights) {
+      f.sharding->single_device_peak_bytes = SingleDeviceFootprint(s, w, opt).peak_bytes();
+    }
+  } else if (opt.parallel.sharding_given) {
+    f.notes.push_back(
+        Msg("--sharding {} with --devices 1 changes nothing: one device holds the "
+            "whole run",
+            Name(opt.parallel.sharding)));
+  }
   return f;
 }
 

@@ -16,6 +16,7 @@
 
 #include "base/message.h"
 #include "model/model_spec.h"
+#include "plan/sharding.h"
 #include "plan/workload.h"
 
 namespace headroom {
@@ -52,6 +53,10 @@ struct Footprint {
   uint64_t allocator_slack_bytes = 0;
   uint64_t host_process_bytes = 0;
   uint64_t load_transient_bytes = 0;  // shard pages + quantization buffer while loading
+  uint64_t load_quantize_bytes = 0;   // of which on the device: quantizing the largest weight
+  uint64_t dequant_bytes = 0;         // 4-bit: the weight dequantized for a matmul, at the peak
+  uint64_t offloaded_bytes = 0;       // what the stack offloads to the host (checkpoints)
+  uint64_t host_offload_bytes = 0;    // the same on a discrete GPU: host memory, not the peak
 
   // Peaks (bytes).
   uint64_t backward_peak_bytes = 0;  // tensors at the start of backward
@@ -63,6 +68,10 @@ struct Footprint {
 
   std::vector<FootprintTerm> terms;  // display order, each with its formula
   std::vector<Message> notes;        // assumptions worth a line (which layers stay bf16, ...)
+
+  // Set when the run is spread over devices > 1 (plan/sharding.h): every figure above is
+  // then one node's share.
+  std::optional<ShardingInfo> sharding;
 };
 
 // Optional knobs of the model that are not training choices.
@@ -71,10 +80,30 @@ struct FootprintOptions {
   uint64_t pool_bytes = 0;
   // Overrides the framework overhead (CUDA context + allocator slack + host process).
   std::optional<uint64_t> overhead_bytes;
+  // --devices and --sharding: the footprint is one node's share (plan/sharding.h).
+  Parallelism parallel;
+  // One pool shared by the GPU and the host (GB10): what a stack "offloads to the CPU" stays
+  // in it and is counted in the peak. false (a discrete GPU): offloaded bytes are host memory,
+  // on their own line (Footprint::host_offload_bytes), outside the device's peaks.
+  bool unified_memory = true;
 };
 
 Footprint ComputeFootprint(const ModelSpec& spec, const Workload& workload,
                            const FootprintOptions& options = {});
+
+// The allocator slack the overhead holds: this share of the tensor peak.
+inline constexpr double kAllocatorSlackFraction = 0.10;
+
+// What torch.cuda.max_memory_reserved reaches in training when the stack keeps the caching
+// allocator's segments from the load (no torch.cuda.empty_cache between load and training,
+// as in torchtune's single-device recipes; resetting the peak stats resets the peak to the
+// current reservation): the larger of the training tensor peak and the load's device tensors
+// (weights + the quantizer's buffers), plus the allocator slack on it.
+uint64_t ReservedPeakBytes(const Footprint& f, const Workload& w);
+
+// Bytes per parameter of the decoder's linear weights as stored (quantization constants
+// included): what an FSDP unit of them occupies.
+double StoredLinearBytesPerParam(const Workload& workload);
 
 // Trainable parameters: all for a full fine-tune; LoRA: rank x (in + out) per targeted
 // linear layer, from the real shapes (grouped-query k/v, every MoE expert).

@@ -136,6 +136,73 @@ TEST(Footprint, Llama70BQloraWeightsAndAdapters) {
   EXPECT_EQ(f.load_transient_bytes, 5'000'000'000ULL + 2ULL * 8192 * 28672);
 }
 
+// meta-llama/Llama-2-7b-hf config.json.
+ModelSpec Llama2_7B() {
+  ModelSpec s = Llama31_8B();
+  s.name = "llama-2-7b";
+  s.num_kv_heads = 32;
+  s.intermediate_size = 11008;
+  s.vocab_size = 32000;
+  EXPECT_EQ(EnglishText(CompleteAndValidate(&s)), "");
+  return s;
+}
+
+TEST(Footprint, TheLoadQuantizerSetsTheDeviceTransient) {
+  Workload w;
+  w.method = Method::kQlora;
+  w.weight_dtype = DType::kNf4;
+  const ModelSpec s = Llama2_7B();
+  const uint64_t mlp = 11008ULL * 4096;  // the largest linear: gate, up and down
+  const uint64_t shard = 5'000'000'000ULL;
+  // bitsandbytes: the bf16 copy of the largest linear.
+  const Footprint bnb = ComputeFootprint(s, w);
+  EXPECT_EQ(bnb.load_quantize_bytes, 2 * mlp);
+  EXPECT_EQ(bnb.load_transient_bytes, shard + 2 * mlp);
+  // torchao (chunks of 1024^2 elements): input 2 B + scaled blocks 2 B + codes 1 B per
+  // element, and one chunk's [chunk, 16] bf16 difference and its abs: 2 x 16 x 2 B x 1024^2.
+  w.quantizer = Quantizer::kTorchao;
+  const Footprint ao = ComputeFootprint(s, w);
+  EXPECT_EQ(ao.load_quantize_bytes, 5 * mlp + 64ULL * 1024 * 1024);
+  EXPECT_EQ(ao.load_transient_bytes, shard + 5 * mlp + 64ULL * 1024 * 1024);
+  EXPECT_EQ(ao.load_peak_bytes - bnb.load_peak_bytes, 3 * mlp + 64ULL * 1024 * 1024);
+  // torchao 0.1: the difference over the whole tensor: 2 + 2 + 2 x 16 x 2 = 68 B/element,
+  // 3.07 GB for one 11008 x 4096 weight.
+  w.quantizer = Quantizer::kTorchaoWholeTensor;
+  const Footprint whole = ComputeFootprint(s, w);
+  EXPECT_EQ(whole.load_quantize_bytes, 68 * mlp);
+  EXPECT_EQ(whole.load_quantize_bytes, 3'066'036'224ULL);
+  // Only what is quantized counts: torchtune with LoRA on q and v quantizes the 4096 x 4096
+  // projections only.
+  w.quantize_only_targets = true;
+  w.lora_targets = {"q", "v"};
+  EXPECT_EQ(ComputeFootprint(s, w).load_quantize_bytes, 68ULL * 4096 * 4096);
+  // The training-time steady peak does not change with the quantizer.
+  EXPECT_EQ(whole.steady_peak_bytes, bnb.steady_peak_bytes);
+  EXPECT_EQ(ao.steady_peak_bytes, bnb.steady_peak_bytes);
+}
+
+TEST(Footprint, ReservedPeakKeepsWhatTheLoadReserved) {
+  Workload w;
+  w.method = Method::kQlora;
+  w.weight_dtype = DType::kNf4;
+  w.batch = 2;
+  w.seq = 512;
+  w.quantizer = Quantizer::kTorchaoWholeTensor;
+  const ModelSpec s = Llama2_7B();
+  const Footprint f = ComputeFootprint(s, w);
+  // Weights + 68 B x 11008 x 4096 exceed the training tensors at batch 2 x 512.
+  const uint64_t load = f.weights_bytes + 68ULL * 11008 * 4096;
+  ASSERT_GT(load, f.tensor_peak_bytes);
+  EXPECT_NEAR(static_cast<double>(ReservedPeakBytes(f, w)), static_cast<double>(load) * 1.1, 1.0);
+  // A bf16 LoRA load quantizes nothing: the reservation is the training one.
+  Workload lora = w;
+  lora.method = Method::kLora;
+  lora.weight_dtype = DType::kBf16;
+  const Footprint fl = ComputeFootprint(s, lora);
+  EXPECT_EQ(fl.load_quantize_bytes, 0u);
+  EXPECT_EQ(ReservedPeakBytes(fl, lora), fl.tensor_peak_bytes + fl.allocator_slack_bytes);
+}
+
 TEST(Footprint, NoDoubleQuantCostsMore) {
   Workload w;
   w.method = Method::kQlora;

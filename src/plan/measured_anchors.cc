@@ -21,7 +21,10 @@ std::vector<ShownAnchor> MatchMeasuredAnchors(const std::vector<MeasuredAnchor>&
       Workload w = workload;
       if (a.batch) w.batch = *a.batch;
       if (a.seq) w.seq = *a.seq;
+      // Planned with the plan's own stack (the journal does not record the sweep's): the
+      // plan says which (ShownAnchor::framework).
       shown.estimate_bytes = ComputeFootprint(spec, w).peak_bytes();
+      shown.framework = workload.framework;
     }
     out.push_back(std::move(shown));
     if (out.size() == kMaxLocalAnchors) break;
@@ -55,7 +58,8 @@ nlohmann::json LocalAnchorsJson(const std::vector<ShownAnchor>& anchors) {
          {"batch", a.batch ? json(*a.batch) : json(nullptr)},
          {"seq", a.seq ? json(*a.seq) : json(nullptr)},
          {"peak_bytes", a.peak_bytes},
-         {"plan_estimate_bytes", s.estimate_bytes ? json(*s.estimate_bytes) : json(nullptr)}});
+         {"plan_estimate_bytes", s.estimate_bytes ? json(*s.estimate_bytes) : json(nullptr)},
+         {"planned_as", s.estimate_bytes ? json(Name(s.framework)) : json(nullptr)}});
   }
   return out;
 }

@@ -22,6 +22,7 @@ namespace headroom {
 struct ShownAnchor {
   MeasuredAnchor anchor;
   std::optional<uint64_t> estimate_bytes;  // this planner's peak for the sweep's answer
+  Framework framework = Framework::kHf;    // the stack the estimate was planned with
 };
 
 inline constexpr size_t kMaxLocalAnchors = 5;

@@ -7,6 +7,7 @@
 
 #include "model/catalog.h"
 #include "plan/footprint.h"
+#include "plan/framework_profile.h"
 
 namespace headroom {
 namespace {
@@ -59,6 +60,30 @@ TEST(MeasuredAnchors, AtMostFiveAndNoneWithoutAJournal) {
   for (int i = 1; i <= 8; ++i) anchors.push_back(Answer(i, "", ""));
   EXPECT_EQ(MatchMeasuredAnchors(anchors, spec, "", Workload{}).size(), kMaxLocalAnchors);
   EXPECT_TRUE(LocalAnchors("/nonexistent/journal.db", spec, "", Workload{}).empty());
+}
+
+TEST(MeasuredAnchors, EstimatesArePlannedWithThePlansStack) {
+  const ModelSpec& spec = *FindModel("llama-3.1-8b");
+  Workload hf;
+  hf.method = Method::kQlora;
+  hf.weight_dtype = DType::kNf4;
+  Workload unsloth = ProfileWorkload(Framework::kUnsloth);
+  unsloth.method = Method::kQlora;
+  unsloth.weight_dtype = DType::kNf4;
+  const std::vector<MeasuredAnchor> anchors = {Answer(1, "llama-3.1-8b", "qlora")};
+  const auto a = MatchMeasuredAnchors(anchors, spec, "llama-3.1-8b", hf);
+  const auto b = MatchMeasuredAnchors(anchors, spec, "llama-3.1-8b", unsloth);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  ASSERT_TRUE(a[0].estimate_bytes && b[0].estimate_bytes);
+  EXPECT_EQ(a[0].framework, Framework::kHf);
+  EXPECT_EQ(b[0].framework, Framework::kUnsloth);
+  Workload at = unsloth;
+  at.batch = 4;
+  at.seq = 1024;
+  EXPECT_EQ(*b[0].estimate_bytes, ComputeFootprint(spec, at).peak_bytes());
+  EXPECT_LT(*b[0].estimate_bytes, *a[0].estimate_bytes);
+  EXPECT_EQ(LocalAnchorsJson(b)[0]["planned_as"], "unsloth");
 }
 
 }  // namespace

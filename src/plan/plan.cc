@@ -1,6 +1,7 @@
 #include "plan/plan.h"
 
 #include "model/catalog.h"
+#include "plan/framework_profile.h"
 
 namespace headroom {
 namespace {
@@ -66,6 +67,8 @@ nlohmann::json WorkloadJson(const Workload& w) {
       {"loss", Name(w.loss)},
       {"workload", Name(w.kind)},
       {"rollout_fraction", w.rollout_fraction},
+      {"framework", Name(w.framework)},
+      {"offload_checkpoints", w.offload_checkpoints},
   };
 }
 
@@ -84,8 +87,28 @@ nlohmann::json AnchorJson(const AnchorMatch& m) {
       {"estimate_bytes", m.anchor_estimate_bytes},
       {"estimate_to_reported_ratio", a.reported_bytes ? json(m.ratio) : json(nullptr)},
       {"plan_to_anchor_ratio", m.plan_ratio},
+      {"framework", a.framework_stated ? json(Name(a.framework)) : json(nullptr)},
+      {"planned_as", Name(a.framework)},
       {"source", a.source},
   };
+}
+
+// --devices / --sharding: whether the figures are one node's share, and of what.
+nlohmann::json ParallelJson(const Footprint& f, const Parallelism& given) {
+  if (!f.sharding) {
+    return {{"devices", given.devices},
+            {"sharding",
+             given.sharding_given ? nlohmann::json(Name(given.sharding)) : nlohmann::json(nullptr)},
+            {"per_node", false}};
+  }
+  const ShardingInfo& s = *f.sharding;
+  return {{"devices", s.devices},
+          {"sharding", Name(s.sharding)},
+          {"per_node", true},
+          {"single_device_peak_bytes", s.single_device_peak_bytes},
+          {"buffers_bytes", s.buffers_bytes},
+          {"layer_unit_params", s.layer_unit_params},
+          {"root_unit_params", s.root_unit_params}};
 }
 
 }  // namespace
@@ -123,6 +146,19 @@ nlohmann::json PlanToJson(const PlanResult& p) {
   j["schema_version"] = kPlanSchemaVersion;
   j["model"] = ModelJson(p);
   j["workload"] = WorkloadJson(w);
+  const FrameworkProfile& profile = ProfileOf(w.framework);
+  j["framework"] = {
+      {"name", profile.name},
+      {"stack", profile.stack},
+      {"upcast_unquantized", w.upcast_unquantized},
+      {"quantize_lm_head", w.quantize_lm_head},
+      {"quantize_only_targets", w.quantize_only_targets},
+      {"quantizer", Name(w.quantizer)},
+      {"fp32_grads", w.fp32_grads},
+      {"expandable_segments", w.expandable_segments},
+      {"roundup_power2_divisions", w.roundup_power2_divisions},
+  };
+  j["platform"] = p.options.unified_memory ? "unified" : "discrete";
   j["terms"] = {
       {"weights", f.weights_bytes},
       {"gradients", f.gradients_bytes},
@@ -138,6 +174,10 @@ nlohmann::json PlanToJson(const PlanResult& p) {
       {"allocator_slack", f.allocator_slack_bytes},
       {"host_process", f.host_process_bytes},
       {"load_transient", f.load_transient_bytes},
+      {"load_quantize", f.load_quantize_bytes},
+      {"dequant", f.dequant_bytes},
+      {"offloaded", f.offloaded_bytes},
+      {"host_offload", f.host_offload_bytes},
   };
   json breakdown = json::array();
   for (const auto& t : f.terms) {
@@ -153,6 +193,7 @@ nlohmann::json PlanToJson(const PlanResult& p) {
   j["steady_peak_bytes"] = f.steady_peak_bytes;
   j["load_peak_bytes"] = f.load_peak_bytes;
   j["peak_bytes"] = f.peak_bytes();
+  j["parallel"] = ParallelJson(f, p.options.parallel);
   j["budget_bytes"] = p.budget.budget_bytes;
   j["budget"] = {
       {"source", p.budget.source},
@@ -171,6 +212,7 @@ nlohmann::json PlanToJson(const PlanResult& p) {
     item["value"] = Opt(a.value);
     if (!a.method.empty()) item["method"] = a.method;
     if (!a.model.empty()) item["model"] = a.model;
+    if (!a.sharding.empty()) item["sharding"] = a.sharding;
     advice.push_back(item);
   }
   j["advice"] = advice;

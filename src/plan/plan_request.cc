@@ -1,6 +1,6 @@
 // Implementation notes: the checks are those `plan` made on its flags (moved here from
 // cli/plan_args.cc with their messages unchanged, so po/zh_TW.po still matches them). A
-// failure inside this file is thrown as a Failure and caught at each public function, so no
+// failure inside this file is thrown as a FlagFailure and caught at each public function, so no
 // exception leaves the module. The JSON reader turns each value back into a flag's text and
 // runs ParsePlanRequest, so a stored request passes exactly the checks a typed one does.
 #include "plan/plan_request.h"
@@ -15,19 +15,20 @@
 #include "base/bytes.h"
 #include "model/catalog.h"
 #include "model/hf_config.h"
+#include "plan/framework_profile.h"
 #include "sys/meminfo.h"
 #include "sys/sysroot.h"
 
 namespace headroom {
 namespace {
 
-struct Failure {
+struct FlagFailure {
   Message message;
 };
 
 // "--flag: reason": the flag and a parser's reason, as they are in every language.
 [[noreturn]] void FailFlag(std::string_view flag, const Message& reason) {
-  throw Failure{MsgFrom("{}: {}", flag, reason)};
+  throw FlagFailure{MsgFrom("{}: {}", flag, reason)};
 }
 
 template <typename T>
@@ -50,21 +51,21 @@ constexpr int64_t kMaxShapeVocab = int64_t{1} << 26;
 std::optional<int64_t> ShapeInt(const std::string& text, std::string_view flag,
                                 int64_t max = kMaxShapeDim) {
   const std::optional<int64_t> v = OptionalInt(text, flag);
-  if (v && *v > max) throw Failure{Msg("{}: {} is absurdly large (at most {})", flag, *v, max)};
+  if (v && *v > max) throw FlagFailure{Msg("{}: {} is absurdly large (at most {})", flag, *v, max)};
   return v;
 }
 
 bool OnOff(const std::string& v, std::string_view flag) {
   if (v == "on" || v == "true" || v == "yes" || v == "1") return true;
   if (v == "off" || v == "false" || v == "no" || v == "0") return false;
-  throw Failure{Msg("{}: '{}' is not on or off", flag, v)};
+  throw FlagFailure{Msg("{}: '{}' is not on or off", flag, v)};
 }
 
 double Fraction(const std::string& v, std::string_view flag, double lo, double hi) {
   char* end = nullptr;
   const double d = std::strtod(v.c_str(), &end);
   if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(d) || d < lo || d >= hi) {
-    throw Failure{Msg("{}: '{}' is not a number in [{:g}, {:g})", flag, v, lo, hi)};
+    throw FlagFailure{Msg("{}: '{}' is not a number in [{:g}, {:g})", flag, v, lo, hi)};
   }
   return d;
 }
@@ -73,18 +74,19 @@ double Fraction(const std::string& v, std::string_view flag, double lo, double h
 void ParseModel(const PlanFlagText& fl, PlanRequest* r) {
   const int given = !fl.model.empty() + !fl.config.empty() + !fl.params.empty();
   if (given == 0) {
-    throw Failure{
+    throw FlagFailure{
         Msg("no model: give a catalog name, --config PATH or --params N "
             "(headroom plan --list-models lists the catalog)")};
   }
   if (given > 1) {
-    throw Failure{Msg("conflicting flags: give only one of a catalog name, --config and --params")};
+    throw FlagFailure{
+        Msg("conflicting flags: give only one of a catalog name, --config and --params")};
   }
   const bool shape_flags = !fl.hidden.empty() || !fl.layers.empty() || !fl.heads.empty() ||
                            !fl.kv_heads.empty() || !fl.intermediate.empty() || !fl.vocab.empty() ||
                            !fl.experts.empty() || !fl.active_experts.empty();
   if (shape_flags && fl.params.empty()) {
-    throw Failure{
+    throw FlagFailure{
         Msg("conflicting flags: --hidden, --layers, --heads, --kv-heads, "
             "--intermediate, --vocab, --experts and --active-experts go with --params")};
   }
@@ -111,7 +113,7 @@ void ParseModel(const PlanFlagText& fl, PlanRequest* r) {
     s.experts = ShapeInt(fl.experts, "--experts");
     s.active_experts = ShapeInt(fl.active_experts, "--active-experts");
   } else if (!fl.active_experts.empty()) {
-    throw Failure{Msg("--active-experts: needs --experts")};
+    throw FlagFailure{Msg("--active-experts: needs --experts")};
   }
 }
 
@@ -120,7 +122,7 @@ Workload ParseWorkload(const PlanFlagText& fl) {
   w.method = Need(ParseMethod(fl.method), "--method");
   if (!IsLora(w.method) &&
       (!fl.lora_rank.empty() || !fl.lora_targets.empty() || !fl.lora_dropout.empty())) {
-    throw Failure{
+    throw FlagFailure{
         Msg("conflicting flags: --lora-rank, --lora-targets and --lora-dropout need a "
             "LoRA method (lora, qlora, nvfp4-lora), not --method full")};
   }
@@ -138,22 +140,22 @@ Workload ParseWorkload(const PlanFlagText& fl) {
   const bool four_bit = d == DType::kNf4 || d == DType::kInt4 || d == DType::kNvfp4;
   const bool eight_bit = d == DType::kFp8 || d == DType::kInt8;
   if (w.method == Method::kFull && (four_bit || eight_bit)) {
-    throw Failure{
+    throw FlagFailure{
         Msg("conflicting flags: --method full trains every weight, which "
             "cannot be stored as {}; use --method qlora or a 16/32-bit dtype",
             Name(d))};
   }
   if (w.method == Method::kQlora && !four_bit && !eight_bit) {
-    throw Failure{
+    throw FlagFailure{
         Msg("conflicting flags: --method qlora quantizes the base weights; "
             "--weight-dtype {} is plain LoRA (use --method lora)",
             Name(d))};
   }
   if (w.method == Method::kNvfp4Lora && d != DType::kNvfp4) {
-    throw Failure{Msg("conflicting flags: --method nvfp4-lora needs --weight-dtype nvfp4")};
+    throw FlagFailure{Msg("conflicting flags: --method nvfp4-lora needs --weight-dtype nvfp4")};
   }
   if (w.method == Method::kLora && (four_bit || eight_bit)) {
-    throw Failure{
+    throw FlagFailure{
         Msg("conflicting flags: --weight-dtype {} quantizes the base "
             "weights: use --method qlora",
             Name(d))};
@@ -167,25 +169,52 @@ Workload ParseWorkload(const PlanFlagText& fl) {
   w.seq = Need(ParsePositiveInt(fl.seq), "--seq");
   // 2^24 tokens per sample and 2^20 samples per batch are far past any real run and keep
   // the products inside 64-bit arithmetic.
-  if (w.seq > (1 << 24)) throw Failure{Msg("--seq: {} is absurdly large", w.seq)};
-  if (w.batch > (1 << 20)) throw Failure{Msg("--batch: {} is absurdly large", w.batch)};
-  w.grad_ckpt = OnOff(fl.grad_ckpt, "--grad-ckpt");
+  if (w.seq > (1 << 24)) throw FlagFailure{Msg("--seq: {} is absurdly large", w.seq)};
+  if (w.batch > (1 << 20)) throw FlagFailure{Msg("--batch: {} is absurdly large", w.batch)};
+  if (fl.grad_ckpt == "offload") {
+    w.grad_ckpt = w.offload_checkpoints = true;
+  } else if (fl.grad_ckpt == "on" || fl.grad_ckpt == "off") {
+    w.grad_ckpt = OnOff(fl.grad_ckpt, "--grad-ckpt");
+  } else {
+    try {
+      w.grad_ckpt = OnOff(fl.grad_ckpt, "--grad-ckpt");  // true, yes, 1, false, no, 0
+    } catch (const FlagFailure&) {
+      throw FlagFailure{Msg("--grad-ckpt: '{}' is not on, off or offload", fl.grad_ckpt)};
+    }
+  }
   w.attention = Need(ParseAttention(fl.attention), "--attention");
   w.loss = Need(ParseLossKind(fl.loss), "--loss");
   w.kind = Need(ParseWorkloadKind(fl.workload), "--workload");
   if (!fl.rollout_fraction.empty()) {
     if (w.kind != WorkloadKind::kGrpo) {
-      throw Failure{Msg("conflicting flags: --rollout-fraction goes with --workload grpo")};
+      throw FlagFailure{Msg("conflicting flags: --rollout-fraction goes with --workload grpo")};
     }
     w.rollout_fraction = Fraction(fl.rollout_fraction, "--rollout-fraction", 0, 1);
   }
   return w;
 }
 
+// --devices N and --sharding NAME (plan/sharding.h): how many nodes share the run, and how.
+Parallelism ParseParallel(const PlanFlagText& fl) {
+  Parallelism p;
+  if (!fl.devices.empty()) {
+    p.devices = Need(ParsePositiveInt(fl.devices), "--devices");
+    if (p.devices > kMaxDevices) {
+      throw FlagFailure{
+          Msg("--devices: {} is absurdly large (at most {})", p.devices, kMaxDevices)};
+    }
+  }
+  if (!fl.sharding.empty()) {
+    p.sharding = Need(ParseSharding(fl.sharding), "--sharding");
+    p.sharding_given = true;
+  }
+  return p;
+}
+
 void ParseBudget(const PlanFlagText& fl, PlanRequest* r) {
   if (!fl.budget.empty()) {
     if (!fl.reserve.empty()) {
-      throw Failure{
+      throw FlagFailure{
           Msg("conflicting flags: --reserve applies to MemAvailable; --budget is "
               "already the whole budget")};
     }
@@ -195,6 +224,13 @@ void ParseBudget(const PlanFlagText& fl, PlanRequest* r) {
   }
   if (!fl.overhead.empty()) r->overhead_bytes = Need(ParseBytes(fl.overhead, true), "--overhead");
   r->root = fl.root;
+  if (fl.platform == "unified") {
+    r->unified_memory = true;
+  } else if (fl.platform == "discrete") {
+    r->unified_memory = false;
+  } else if (!fl.platform.empty()) {
+    throw FlagFailure{Msg("--platform: '{}' is not unified or discrete", fl.platform)};
+  }
 }
 
 double LogRatio(const ModelSpec& m, uint64_t params) {
@@ -256,8 +292,8 @@ ModelSpec SpecFromParams(const PlanRequest& r, std::vector<Message>* notes) {
     for (const auto& [flag, is_given] : given) {
       if (is_given) flags += (flags.empty() ? "" : ", ") + std::string(flag);
     }
-    if (flags.empty()) throw Failure{Msg("--params: the architecture is not valid: {}", err)};
-    throw Failure{Msg("{}: the architecture is not valid: {}", flags, err)};
+    if (flags.empty()) throw FlagFailure{Msg("--params: the architecture is not valid: {}", err)};
+    throw FlagFailure{Msg("{}: the architecture is not valid: {}", flags, err)};
   }
   if (borrowed && nearest) {
     notes->push_back(Msg(
@@ -274,7 +310,7 @@ ModelSpec ResolveModel(const PlanRequest& r, std::vector<Message>* notes) {
       if (const ModelSpec* m = FindModel(r.model)) return *m;
       std::string names;
       for (const auto& n : ClosestModelNames(r.model, 3)) names += (names.empty() ? "" : ", ") + n;
-      throw Failure{
+      throw FlagFailure{
           Msg("unknown model '{}' (closest: {}; see --list-models, or use "
               "--config or --params)",
               r.model, names)};
@@ -309,9 +345,9 @@ Budget ResolveBudget(const PlanRequest& r, const PlanContext& context) {
   }
   const uint64_t reserve = r.reserve_bytes ? *r.reserve_bytes : context.default_reserve_bytes;
   auto info = ReadMemInfo(root);
-  if (!info) throw Failure{Msg("{} (or give --budget SIZE)", info.error().what)};
+  if (!info) throw FlagFailure{Msg("{} (or give --budget SIZE)", info.error().what)};
   if (!info->EstimatedAvailable()) {
-    throw Failure{
+    throw FlagFailure{
         Msg("{}: no MemAvailable and no MemFree to estimate it from "
             "(give --budget SIZE)",
             root.Path("proc/meminfo").string())};
@@ -320,7 +356,7 @@ Budget ResolveBudget(const PlanRequest& r, const PlanContext& context) {
 }
 
 // The JSON reader's table: each key, the kind of value it takes, and the flag text it fills.
-enum class Kind { kText, kCount, kFraction, kOnOff, kFlag, kNames };
+enum class Kind { kText, kCount, kFraction, kOnOff, kFlag, kNames, kCheckpoint };
 struct Key {
   const char* name;
   Kind kind;
@@ -328,6 +364,7 @@ struct Key {
 };
 constexpr Key kKeys[] = {
     {"model", Kind::kText, &PlanFlagText::model},
+    {"framework", Kind::kText, &PlanFlagText::framework},
     {"config", Kind::kText, &PlanFlagText::config},
     {"params", Kind::kCount, &PlanFlagText::params},
     {"hidden", Kind::kCount, &PlanFlagText::hidden},
@@ -349,7 +386,7 @@ constexpr Key kKeys[] = {
     {"master_weights", Kind::kFlag, nullptr},
     {"batch", Kind::kCount, &PlanFlagText::batch},
     {"seq", Kind::kCount, &PlanFlagText::seq},
-    {"grad_ckpt", Kind::kOnOff, &PlanFlagText::grad_ckpt},
+    {"grad_ckpt", Kind::kCheckpoint, &PlanFlagText::grad_ckpt},
     {"attention", Kind::kText, &PlanFlagText::attention},
     {"loss", Kind::kText, &PlanFlagText::loss},
     {"workload", Kind::kText, &PlanFlagText::workload},
@@ -358,9 +395,12 @@ constexpr Key kKeys[] = {
     {"reserve_bytes", Kind::kCount, &PlanFlagText::reserve},
     {"overhead_bytes", Kind::kCount, &PlanFlagText::overhead},
     {"root", Kind::kText, &PlanFlagText::root},
+    {"devices", Kind::kCount, &PlanFlagText::devices},
+    {"sharding", Kind::kText, &PlanFlagText::sharding},
+    {"platform", Kind::kText, &PlanFlagText::platform},
 };
 
-[[noreturn]] void FailKey(Message what) { throw Failure{std::move(what)}; }
+[[noreturn]] void FailKey(Message what) { throw FlagFailure{std::move(what)}; }
 
 // One JSON value as the text its flag would have been given.
 void ReadKey(const Key& key, const nlohmann::json& v, PlanFlagText* text) {
@@ -385,6 +425,15 @@ void ReadKey(const Key& key, const nlohmann::json& v, PlanFlagText* text) {
       return;
     case Kind::kOnOff:
       if (!v.is_boolean()) FailKey(Msg("plan request: \"{}\" is not true or false", key.name));
+      text->*key.text = v.get<bool>() ? "on" : "off";
+      return;
+    case Kind::kCheckpoint:  // true, false or "offload"
+      if (v.is_string() && v.get<std::string>() == "offload") {
+        text->*key.text = "offload";
+        return;
+      }
+      if (!v.is_boolean())
+        FailKey(Msg("plan request: \"{}\" is not true, false or \"offload\"", key.name));
       text->*key.text = v.get<bool>() ? "on" : "off";
       return;
     case Kind::kFlag:
@@ -424,10 +473,16 @@ std::optional<PlanRequest> ParsePlanRequest(const PlanFlagText& text, Message* e
   try {
     PlanRequest r;
     ParseModel(text, &r);
-    r.workload = ParseWorkload(text);
+    PlanFlagText filled = text;  // "" fields from the framework's profile
+    const auto framework = ApplyFrameworkDefaults(&filled);
+    if (!framework) FailFlag("--framework", framework.error().what);
+    r.workload = ParseWorkload(filled);
+    r.workload.framework = *framework;
+    ApplyProfileMechanisms(&r.workload, !text.lora_dropout.empty());
+    r.parallel = ParseParallel(text);
     ParseBudget(text, &r);
     return r;
-  } catch (const Failure& f) {
+  } catch (const FlagFailure& f) {
     *error = f.message;
     return std::nullopt;
   }
@@ -442,7 +497,7 @@ std::optional<PlanInputs> ResolvePlanRequest(const PlanRequest& request, const P
     in.workload = request.workload;
     if (IsLora(in.workload.method) && in.spec.hidden_size > 0 &&
         in.workload.lora_rank > in.spec.hidden_size) {
-      throw Failure{
+      throw FlagFailure{
           Msg("--lora-rank: {} is larger than the model's hidden size ({}): a rank "
               "past the adapted matrices' smaller side adds nothing",
               in.workload.lora_rank, in.spec.hidden_size)};
@@ -450,8 +505,10 @@ std::optional<PlanInputs> ResolvePlanRequest(const PlanRequest& request, const P
     in.budget = ResolveBudget(request, context);
     in.options.pool_bytes = in.budget.pool_bytes();
     if (request.overhead_bytes) in.options.overhead_bytes = *request.overhead_bytes;
+    in.options.parallel = request.parallel;
+    in.options.unified_memory = request.unified_memory.value_or(context.unified_memory);
     return in;
-  } catch (const Failure& f) {
+  } catch (const FlagFailure& f) {
     *error = f.message;
     return std::nullopt;
   }
@@ -484,6 +541,7 @@ nlohmann::json PlanRequestToJson(const PlanRequest& r) {
     }
   }
   const Workload& w = r.workload;
+  if (w.framework != Framework::kHf) j["framework"] = Name(w.framework);
   j["method"] = Name(w.method);
   if (IsLora(w.method)) {  // the LoRA keys are refused with --method full
     j["lora_rank"] = w.lora_rank;
@@ -497,7 +555,7 @@ nlohmann::json PlanRequestToJson(const PlanRequest& r) {
   j["master_weights"] = w.master_weights;
   j["batch"] = w.batch;
   j["seq"] = w.seq;
-  j["grad_ckpt"] = w.grad_ckpt;
+  j["grad_ckpt"] = w.offload_checkpoints ? nlohmann::json("offload") : nlohmann::json(w.grad_ckpt);
   j["attention"] = Name(w.attention);
   j["loss"] = Name(w.loss);
   j["workload"] = Name(w.kind);
@@ -506,16 +564,19 @@ nlohmann::json PlanRequestToJson(const PlanRequest& r) {
   if (r.reserve_bytes) j["reserve_bytes"] = *r.reserve_bytes;
   if (r.overhead_bytes) j["overhead_bytes"] = *r.overhead_bytes;
   if (!r.root.empty()) j["root"] = r.root;
+  if (r.parallel.devices > 1) j["devices"] = r.parallel.devices;
+  if (r.parallel.sharding_given) j["sharding"] = Name(r.parallel.sharding);
+  if (r.unified_memory) j["platform"] = *r.unified_memory ? "unified" : "discrete";
   return j;
 }
 
 std::optional<PlanRequest> PlanRequestFromJson(const nlohmann::json& json, Message* error) {
   try {
-    if (!json.is_object()) throw Failure{Msg("plan request: not a JSON object")};
+    if (!json.is_object()) throw FlagFailure{Msg("plan request: not a JSON object")};
     const auto version = json.find("schema_version");
     if (version == json.end() || !version->is_number_integer() ||
         version->get<int64_t>() != kPlanRequestSchemaVersion) {
-      throw Failure{Msg("plan request: schema_version is not {}", kPlanRequestSchemaVersion)};
+      throw FlagFailure{Msg("plan request: schema_version is not {}", kPlanRequestSchemaVersion)};
     }
     PlanFlagText text;
     for (const auto& item : json.items()) {
@@ -525,11 +586,11 @@ std::optional<PlanRequest> PlanRequestFromJson(const nlohmann::json& json, Messa
       for (const Key& k : kKeys) {
         if (name == k.name) key = &k;
       }
-      if (!key) throw Failure{Msg("plan request: unknown key \"{}\"", name)};
+      if (!key) throw FlagFailure{Msg("plan request: unknown key \"{}\"", name)};
       ReadKey(*key, item.value(), &text);
     }
     return ParsePlanRequest(text, error);
-  } catch (const Failure& f) {
+  } catch (const FlagFailure& f) {
     *error = f.message;
     return std::nullopt;
   }

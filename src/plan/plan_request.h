@@ -29,9 +29,13 @@
 namespace headroom {
 
 // The text of plan's input flags as given; "" is "not given". The defaults are those plan's
-// --help states.
+// --help states; "" in optimizer, optimizer_step, grad_ckpt and loss is "from the framework's
+// profile" (plan/framework_profile.h).
 struct PlanFlagText {
   std::string model;
+  std::string framework;  // --framework NAME; "" = the default stack (hf)
+  std::string devices;    // --devices N; "" = 1
+  std::string sharding;   // --sharding ddp|fsdp|zero2|zero3; "" = ddp when devices > 1
   std::string config;
   std::string params;
   std::string hidden, layers, heads, kv_heads, intermediate, vocab, experts, active_experts;
@@ -40,14 +44,14 @@ struct PlanFlagText {
   std::string lora_targets;
   std::string lora_dropout;
   std::string weight_dtype;
-  std::string optimizer = "adamw";
-  std::string optimizer_step = "foreach";
+  std::string optimizer;
+  std::string optimizer_step;
   bool master_weights = false;
   std::string batch = "1";
   std::string seq = "2048";
-  std::string grad_ckpt = "on";
+  std::string grad_ckpt;  // on|off|offload
   std::string attention = "sdpa";
-  std::string loss = "standard";
+  std::string loss;
   std::string workload = "sft";
   std::string rollout_fraction;
   std::string double_quant = "on";
@@ -55,6 +59,7 @@ struct PlanFlagText {
   std::string budget;
   std::string overhead;
   std::string root;
+  std::string platform;  // --platform unified|discrete; "" = the context's
 };
 
 enum class ModelSource { kCatalog, kConfig, kParams };
@@ -73,16 +78,21 @@ struct PlanRequest {
   uint64_t params = 0;  // kParams: the parameter count
   ModelShape shape;     // kParams only
   Workload workload;
+  Parallelism parallel;                    // --devices, --sharding (plan/sharding.h)
   std::optional<uint64_t> budget_bytes;    // --budget: the whole budget
   std::optional<uint64_t> reserve_bytes;   // --reserve: else the context's default
   std::optional<uint64_t> overhead_bytes;  // --overhead
   std::string root;                        // --root; "" = the context's default root
+  std::optional<bool> unified_memory;      // --platform; nullopt = the context's
 };
 
 // What a request is resolved against: the CLI's values, passed down.
 struct PlanContext {
   std::filesystem::path default_root = "/";  // where proc/meminfo is when the request has no root
   uint64_t default_reserve_bytes = 0;        // HEADROOM_RESERVE, [plan] reserve, or 4 GiB
+  // Whether the GPU shares the host's memory (GB10, integrated, no GPU) or has its own
+  // (discrete): [platform] kind in config.toml; plan does not probe NVML.
+  bool unified_memory = true;
 };
 
 struct PlanInputs {
@@ -91,7 +101,7 @@ struct PlanInputs {
   std::vector<Message> model_notes;
   Workload workload;
   Budget budget;
-  FootprintOptions options;  // pool size and --overhead
+  FootprintOptions options;  // pool size, --overhead, --devices and --sharding
 };
 
 // The flags' text checked and typed: each value parsed, the conflicts between flags refused.

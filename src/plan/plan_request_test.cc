@@ -168,7 +168,7 @@ TEST(PlanRequest, FlagErrorsNameTheFlag) {
   t = Qlora8b();
   t.grad_ckpt = "maybe";
   EXPECT_FALSE(ParsePlanRequest(t, &error));
-  EXPECT_EQ(EnglishText(error), "--grad-ckpt: 'maybe' is not on or off");
+  EXPECT_EQ(EnglishText(error), "--grad-ckpt: 'maybe' is not on, off or offload");
 }
 
 TEST(PlanRequest, ResolvesTheCatalogModelAndTheGivenBudget) {
@@ -279,7 +279,12 @@ TEST(PlanRequest, HostileJsonIsRefusedWithWhereAndWhat) {
   EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "batch": 4.5})"),
             "plan request: \"batch\" is not an integer");
   EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "grad_ckpt": "on"})"),
-            "plan request: \"grad_ckpt\" is not true or false");
+            "plan request: \"grad_ckpt\" is not true, false or \"offload\"");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "framework": "keras"})"),
+            "--framework: unknown framework 'keras' (expected "
+            "hf|trl|unsloth|axolotl|torchtune|llama-factory|litgpt|megatron|pytorch)");
+  EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "platform": "spark"})"),
+            "--platform: 'spark' is not unified or discrete");
   EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "master_weights": 1})"),
             "plan request: \"master_weights\" is not true or false");
   EXPECT_EQ(JsonError(R"({"schema_version": 1, "model": "x", "lora_targets": "q,k"})"),

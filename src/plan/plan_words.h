@@ -20,13 +20,20 @@ namespace headroom {
 std::optional<std::vector<std::string>> SplitShellWords(std::string_view text,
                                                         std::string_view flag, Message* error);
 
+// The words as one text that SplitShellWords reads back to the same words: a word with a
+// blank, a quote or nothing in it is quoted (single quotes, a single quote itself in double).
+std::string JoinShellWords(const std::vector<std::string>& words);
+
 // doctor --workload's words, "qlora llama-3.1-70b seq 8192 batch 2": a method name, a model,
 // and "seq N" / "batch N" pairs ("packing N", "bs N" too) set the fields of `text`; words
 // starting with "--" (with the value after them, unless it starts with "--" or the flag has
-// '=') are plan flags, appended to `*plan_flags` for plan's definitions. nullopt when a pair
-// has no number, a second model is named or none is, `*error` naming --workload.
+// '=') are plan flags, appended to `*plan_flags` for plan's definitions, and "from FILE" is
+// plan's --from FILE. `*given` (when not null): the fields set (RunConfig::set's names:
+// "model", "method", "seq", "batch"), which a --from file does not override. nullopt when a
+// pair has no value, a second model is named, or none is and no --from file names one,
+// `*error` naming --workload.
 std::optional<PlanFlagText> ParseWorkloadWords(const std::vector<std::string>& words,
-                                               std::vector<std::string>* plan_flags,
-                                               Message* error);
+                                               std::vector<std::string>* plan_flags, Message* error,
+                                               std::vector<std::string>* given = nullptr);
 
 }  // namespace headroom

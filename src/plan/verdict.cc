@@ -16,6 +16,7 @@
 
 #include "base/bytes.h"
 #include "model/catalog.h"
+#include "plan/framework_profile.h"
 
 namespace headroom {
 namespace {
@@ -43,7 +44,8 @@ int64_t LargestFitting(int64_t lo, int64_t hi, F fits) {
 // One piece of advice.
 Advice Make(std::string step, Message text, std::optional<int64_t> value, std::string method,
             std::string model, uint64_t peak_bytes) {
-  return {std::move(step), std::move(text), value, std::move(method), std::move(model), peak_bytes};
+  return {std::move(step),  std::move(text), value,        std::move(method),
+          std::move(model), peak_bytes,      std::string()};
 }
 
 std::optional<Method> CheaperMethod(Method m) {
@@ -97,8 +99,11 @@ Verdict Judge(uint64_t peak, uint64_t budget) {
 const std::vector<Anchor>& KnownAnchors() {
   static const std::vector<Anchor> anchors = {
       // The statements are marked for translation; the terminal shows them translated.
+      // Unsloth's Llama-3.3-70B QLoRA notebook (r16, 8-bit AdamW, offloaded checkpointing):
+      // the stack is Unsloth, its profile plans the anchor.
       {"70b-qlora", N_("70B QLoRA about 40 GB"), "llama-3.3-70b", Method::kQlora, 2048,
-       40'000'000'000ULL, "DGX Spark owners' reports (NVIDIA playbook, Unsloth)"},
+       40'000'000'000ULL, "DGX Spark owners' reports (NVIDIA playbook, Unsloth)",
+       Framework::kUnsloth, true},
       {"120b-moe-nvfp4-lora", N_("a ~120B MoE with NVFP4 LoRA about 68 GB"), "gpt-oss-120b",
        Method::kNvfp4Lora, 2048, 68'000'000'000ULL, "DGX Spark owners' reports"},
       {"27b-lora-1024", N_("27B LoRA fits at packing 1024 or less"), "gemma-3-27b", Method::kLora,
@@ -126,11 +131,15 @@ AnchorMatch ClosestAnchor(const ModelSpec& spec, const Workload& workload, uint6
     }
   }
   if (!best.anchor) return best;
-  Workload aw;  // the anchor's setup: defaults plus what the report states
+  FootprintOptions single = options;  // anchors were measured on one device
+  single.parallel = {};
+  // The anchor's setup: its stack's profile plus what the report states.
+  Workload aw = ProfileWorkload(best.anchor->framework);
+  aw.batch = best.anchor->batch;
   aw.method = best.anchor->method;
   aw.weight_dtype = DefaultWeightDType(aw.method);
   aw.seq = best.anchor->seq;
-  best.anchor_estimate_bytes = Peak(*FindModel(best.anchor->model), aw, options);
+  best.anchor_estimate_bytes = Peak(*FindModel(best.anchor->model), aw, single);
   const uint64_t reference = best.anchor->reported_bytes.value_or(best.anchor_estimate_bytes);
   if (best.anchor->reported_bytes) {
     best.ratio = static_cast<double>(best.anchor_estimate_bytes) /
@@ -213,6 +222,38 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
              Msg("a smaller model, or a second machine (DDP/FSDP across two Sparks, never "
                  "tensor parallelism)"),
              std::nullopt, "", "", 0));
+  }
+  // 5. More machines: the same run fully sharded over two Sparks (one device holds it all
+  // today), or over the devices it is already given with ddp or zero2. DDP is never the
+  // answer to a node that is too small: each node holds the whole run plus its buckets.
+  const Parallelism& given = options.parallel;
+  std::vector<Parallelism> spreads;
+  if (given.devices == 1) {
+    spreads = {{2, Sharding::kFsdp, true}};
+  } else if (given.sharding != Sharding::kFsdp && given.sharding != Sharding::kZero3) {
+    spreads = {{given.devices, Sharding::kFsdp, true}};
+  }
+  for (size_t i = 0; i < spreads.size(); ++i) {
+    FootprintOptions spread = options;
+    spread.parallel = spreads[i];
+    const uint64_t peak = Peak(spec, workload, spread);
+    const bool last = i + 1 == spreads.size();
+    if (peak > target && !last) continue;
+    const std::string sharding(Name(spreads[i].sharding));
+    const int64_t n = spreads[i].devices;
+    Advice a = Make("devices",
+                    peak <= target
+                        ? Msg("spread it over {0} Sparks: --devices {0} --sharding {1}: peak {2} "
+                              "per node (fits; data parallel, never tensor parallelism over the "
+                              "link)",
+                              n, sharding, GB(peak))
+                        : Msg("spread it over {0} Sparks: even --devices {0} --sharding {1} "
+                              "peaks {2} per node (still over)",
+                              n, sharding, GB(peak)),
+                    n, "", "", peak);
+    a.sharding = sharding;
+    out.push_back(std::move(a));
+    break;
   }
   return out;
 }

@@ -37,6 +37,11 @@ struct Anchor {
   int64_t seq = 2048;
   std::optional<uint64_t> reported_bytes;  // the reported peak, when one was given
   std::string source;
+  // The stack it was measured with (its profile plans the anchor's own setup), and whether
+  // the report names one (false: planned as hf, and the plan says the stack is not stated).
+  Framework framework = Framework::kHf;
+  bool framework_stated = false;
+  int64_t batch = 1;
 };
 
 const std::vector<Anchor>& KnownAnchors();
@@ -59,14 +64,17 @@ struct Advice {
   // data (plan --json, the ladder's journal, doctor's env-report.json), translated on screen.
   Message text;
   std::optional<int64_t> value;
-  std::string method;  // for "method"
-  std::string model;   // for "model"
-  uint64_t peak_bytes = 0;
+  std::string method;       // for "method"
+  std::string model;        // for "model"
+  uint64_t peak_bytes = 0;  // for "devices": per node
+  std::string sharding;     // for "devices": fsdp (value: the device count)
 };
 
 // Advice when the verdict is tight or does not fit, in the OOM ladder's order. Each entry
 // is computed with the planner (the largest --seq that fits, the largest --batch, the
-// next cheaper method, the largest catalog model of the same family that fits).
+// next cheaper method, the largest catalog model of the same family that fits), then the
+// same run fully sharded (FSDP) over two Sparks, never tensor parallelism over the link, with
+// its per-node peak; or FSDP over the same devices when a ddp/zero2 plan for N does not fit.
 std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& workload,
                                        uint64_t budget_bytes, const FootprintOptions& options);
 

@@ -115,6 +115,17 @@ std::string_view Name(OptimizerStep s) { return NameOf(s, kSteps); }
 std::string_view Name(Attention a) { return NameOf(a, kAttention); }
 std::string_view Name(WorkloadKind k) { return NameOf(k, kKinds); }
 std::string_view Name(LossKind l) { return NameOf(l, kLosses); }
+std::string_view Name(Quantizer q) {
+  switch (q) {
+    case Quantizer::kBitsandbytes:
+      return "bitsandbytes";
+    case Quantizer::kTorchao:
+      return "torchao";
+    case Quantizer::kTorchaoWholeTensor:
+      return "torchao-whole-tensor";
+  }
+  return "?";
+}
 
 Result<std::vector<std::string>> ParseLoraTargets(std::string_view s) {
   const std::string text = AsciiLower(s);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "plan/framework.h"
 
 namespace headroom {
 
@@ -27,6 +28,12 @@ enum class WorkloadKind { kSft, kDpo, kGrpo };
 // Hugging Face does), chunked (torchtune CEWithChunkedOutputLoss), fused (Liger / Unsloth /
 // Cut Cross Entropy: the logits are never materialised whole).
 enum class LossKind { kStandard, kChunked, kFused };
+// How a 4-bit load turns each weight into 4 bits on the device, which sets the load's
+// transient (plan/footprint.cc): bitsandbytes quantizes from the weight's bf16 copy;
+// torchao's NF4Tensor.from_tensor compares every element with the 16 NF4 values, a
+// [elements, 16] difference and its abs in the weight's dtype, in chunks of 1024^2 elements
+// (pytorch/ao 6081796bc, 2024-05-01) or, in torchao 0.1, over the whole tensor at once.
+enum class Quantizer { kBitsandbytes, kTorchao, kTorchaoWholeTensor };
 
 struct Workload {
   Method method = Method::kLora;
@@ -47,6 +54,15 @@ struct Workload {
   LossKind loss = LossKind::kStandard;
   WorkloadKind kind = WorkloadKind::kSft;
   double rollout_fraction = 0;  // GRPO: share of the pool the inference engine reserves
+  // The stack, and what its profile (plan/framework_profile.h) sets that no flag names.
+  Framework framework = Framework::kHf;
+  bool offload_checkpoints = false;    // grad-ckpt offload: checkpoints kept in host memory
+  bool upcast_unquantized = false;     // 4-bit load: non-quantized params made fp32 (PEFT)
+  bool quantize_only_targets = false;  // 4-bit load: only LoRA-wrapped linears (torchtune)
+  Quantizer quantizer = Quantizer::kBitsandbytes;  // 4-bit load: the quantizer (torchtune: torchao)
+  bool fp32_grads = false;           // gradients in an fp32 buffer (Megatron main_grad)
+  bool expandable_segments = false;  // the stack sets expandable_segments:True ...
+  int roundup_power2_divisions = 0;  // ... and roundup_power2_divisions (0: not set)
 };
 
 Result<Method> ParseMethod(std::string_view s);
@@ -66,6 +82,7 @@ std::string_view Name(OptimizerStep s);
 std::string_view Name(Attention a);
 std::string_view Name(WorkloadKind k);
 std::string_view Name(LossKind l);
+std::string_view Name(Quantizer q);
 
 // Bytes per element of a dtype as stored, before quantization constants (nf4: 0.5).
 double DTypeBytes(DType d);

@@ -216,7 +216,9 @@ Json Bucketer::Finish() {
   return Json{{"t", t_}, {"min", min_}, {"max", max_}, {"mean", mean_}};
 }
 
-namespace {
+// A named namespace, not an anonymous one: ReportSamplePass::Impl, a class with linkage,
+// holds the axis and the pass (g++'s -Wsubobject-linkage, in the unity build).
+namespace report_pass {
 
 // The time axis every series shares: the run's start and length, the sampling interval (the
 // header's interval_ms, else the mean spacing, else 1 s) and the buckets the page draws.
@@ -234,15 +236,16 @@ struct TimeAxis {
   }
 };
 
-TimeAxis MakeTimeAxis(const SampleSeries& s) {
+TimeAxis MakeTimeAxis(const SampleSeries& head, const SamplesExtent& extent) {
   TimeAxis axis;
-  axis.start = s.samples.front().time;
-  axis.duration_s = std::max(0.0, Seconds(s.samples.back().time, axis.start));
+  if (!extent.first || !extent.last) return axis;
+  axis.start = *extent.first;
+  axis.duration_s = std::max(0.0, Seconds(*extent.last, axis.start));
   double interval = 0;
-  if (auto it = s.header.find("interval_ms"); it != s.header.end())
+  if (auto it = head.header.find("interval_ms"); it != head.header.end())
     interval = std::atof(it->second.c_str()) / 1000;
-  if (!(interval > 0) && s.samples.size() > 1)
-    interval = axis.duration_s / static_cast<double>(s.samples.size() - 1);
+  if (!(interval > 0) && extent.rows > 1)
+    interval = axis.duration_s / static_cast<double>(extent.rows - 1);
   if (!(interval > 0)) interval = 1;
   axis.interval_s = interval;
   axis.bucket_s = std::max(interval, axis.duration_s / static_cast<double>(kReportBuckets));
@@ -301,11 +304,12 @@ class SamplePass {
     if (hottest) sensor_.Add(t, *hottest);
   }
 
-  // The drawn series, in the page's order (docs/report-data.md).
-  Json Series() {
+  // The drawn series, in the page's order (docs/report-data.md). Each bucketer is finished on
+  // a copy (a few thousand entries), so the pass stays as it was.
+  Json Series() const {
     Json series = Json::object();
-    auto put = [&](const char* name, Bucketer& b) {
-      if (b.readings() > 0) series[name] = b.Finish();
+    auto put = [&](const char* name, const Bucketer& b) {
+      if (b.readings() > 0) series[name] = Bucketer(b).Finish();
     };
     put("mem_used_bytes", used_);
     put("mem_available_bytes", avail_);
@@ -414,6 +418,41 @@ class SamplePass {
   std::map<std::string, double> throttled_;
   bool any_reasons_ = false;
 };
+
+}  // namespace report_pass
+
+using report_pass::MakeTimeAxis;
+using report_pass::SamplePass;
+using report_pass::TimeAxis;
+
+// The pass owns its axis; SamplePass holds a reference to it (declared first, built first).
+struct ReportSamplePass::Impl {
+  Impl(const SampleSeries& head, const SamplesExtent& e)
+      : extent(e), axis(MakeTimeAxis(head, e)), pass(head, axis) {}
+  SamplesExtent extent;
+  TimeAxis axis;
+  SamplePass pass;
+  size_t added = 0;
+};
+
+void SamplesExtent::Add(const Sample& row) {
+  if (rows == 0) first = row.time, first_mem_total_bytes = row.mem_total_bytes;
+  last = row.time;
+  ++rows;
+}
+
+ReportSamplePass::ReportSamplePass(const SampleSeries& head, const SamplesExtent& extent)
+    : impl_(std::make_unique<Impl>(head, extent)) {}
+
+ReportSamplePass::~ReportSamplePass() = default;
+
+void ReportSamplePass::Add(const Sample& row) {
+  if (impl_->added >= impl_->extent.rows) return;  // written after the first pass
+  ++impl_->added;
+  impl_->pass.Add(row);
+}
+
+namespace {
 
 // What the log adds: the step-rate series, explain's windows with their verdicts.
 struct LogPart {
@@ -537,11 +576,18 @@ Result<Json> BuildReportData(const ReportInputs& in) {
   // The page's data is data: explain's verdicts and evidence (made here, explain/verdict.h)
   // are message values, written in English (EnglishText) whatever the user's language.
   const SampleSeries& s = *in.samples;
-  if (s.samples.empty()) return Error{"the samples file has no rows"};
-  const TimeAxis axis = MakeTimeAxis(s);
-
-  SamplePass pass(s, axis);
-  for (const Sample& row : s.samples) pass.Add(row);
+  // Without a pass the series holds every row: the same pass over it, in memory.
+  std::unique_ptr<ReportSamplePass> own;
+  if (!in.pass) {
+    SamplesExtent extent;
+    for (const Sample& row : s.samples) extent.Add(row);
+    own = std::make_unique<ReportSamplePass>(s, extent);
+    for (const Sample& row : s.samples) own->Add(row);
+  }
+  const ReportSamplePass::Impl& drawn = (in.pass ? in.pass : own.get())->impl();
+  if (drawn.added == 0) return Error{"the samples file has no rows"};
+  const TimeAxis& axis = drawn.axis;
+  const SamplePass& pass = drawn.pass;
   Json series = pass.Series();
   std::vector<std::string> notes = in.notes;
   const LogPart log = ReadLogPart(in, axis, series, notes);
@@ -577,12 +623,12 @@ Result<Json> BuildReportData(const ReportInputs& in) {
       {"start", FormatUtcIso8601(axis.start)},
       {"duration_s", Round3(axis.duration_s)},
       {"sampling",
-       {{"rows", s.samples.size()},
+       {{"rows", drawn.added},
         {"interval_s", Round3(axis.interval_s)},
         {"buckets", axis.buckets},
         {"bucket_s", Round3(axis.bucket_s)},
         {"method", "minmax"}}},
-      {"mem_total_bytes", Opt(s.samples.front().mem_total_bytes)},
+      {"mem_total_bytes", Opt(drawn.extent.first_mem_total_bytes)},
       {"plan", plan},
       {"guard", guard},
       {"step_baseline_per_s", log.baseline_rate ? Json(Round3(*log.baseline_rate)) : Json(nullptr)},

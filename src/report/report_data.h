@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -62,8 +63,40 @@ class Bucketer {
                          mean_ = nlohmann::ordered_json::array();
 };
 
+// The samples' extent, gathered in a first pass over the file that keeps no row: what the
+// time axis is made of.
+struct SamplesExtent {
+  std::optional<WallTime> first, last;  // the first and the last row's time, in file order
+  size_t rows = 0;
+  std::optional<uint64_t> first_mem_total_bytes;  // the first row's MemTotal
+  void Add(const Sample& row);
+};
+
+// The samples' part of the page, gathered one row at a time in file order: each row is
+// bucketed as it is read and the summary's figures are kept as running values, so memory is
+// the buckets' (kReportBuckets per series), not the file's. `head` is the series as read so
+// far (its header and extra columns complete, the first row not yet stored), `extent` that of
+// a first pass over the same file. Rows past the extent's count (a file still being written
+// between the two passes) are not drawn: the page shows what the first pass measured.
+class ReportSamplePass {
+ public:
+  ReportSamplePass(const SampleSeries& head, const SamplesExtent& extent);
+  ~ReportSamplePass();
+  ReportSamplePass(const ReportSamplePass&) = delete;
+  ReportSamplePass& operator=(const ReportSamplePass&) = delete;
+  void Add(const Sample& row);
+  struct Impl;  // report_data.cc
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 struct ReportInputs {
-  const SampleSeries* samples = nullptr;  // required
+  // Required: the samples' header, notes, skipped and torn rows; and their rows, unless
+  // `pass` has them (then `samples` may hold only the rows the log's verdicts need).
+  const SampleSeries* samples = nullptr;
+  const ReportSamplePass* pass = nullptr;  // every row, bucketed as read; null: samples' rows
   std::string samples_path;
   // The log's step intervals and explain's analysis; null without --log.
   const std::vector<StepTiming>* timings = nullptr;

@@ -7,6 +7,7 @@
 
 #include "base/bytes.h"
 #include "base/version.h"
+#include "explain/companion_steps.h"
 #include "explain/explain_report.h"
 #include "explain/step_log.h"
 #include "plan/plan.h"
@@ -33,13 +34,16 @@ RecordedEvents AddReportEvents(ReportInputs& in, std::string events_text,
   return ParseEventLines(in.events_text);
 }
 
-ReportLog AnalyzeReportLog(std::string_view log_text, const StepPattern* pattern,
-                           const SampleSeries& samples, const RecordedEvents* events,
-                           const PlatformProfile& profile) {
+ReportLog ReadReportLog(std::string_view log_text, const StepPattern* pattern) {
   ReportLog log;
   StepLogOptions options;
   options.pattern = pattern;
-  log.timings = StepTimes(ParseStepLog(log_text, options));
+  log.timings = StepTimes(ParseStepSource(log_text, options, &log.from_step_records));
+  return log;
+}
+
+void JudgeReportLog(ReportLog& log, const SampleSeries& samples, const RecordedEvents* events,
+                    const PlatformProfile& profile) {
   log.analysis = FindSlowdowns(log.timings);
   VerdictInputs vin;
   vin.profile = profile;
@@ -47,13 +51,17 @@ ReportLog AnalyzeReportLog(std::string_view log_text, const StepPattern* pattern
   vin.sample_interval_s = SampleIntervalSeconds(samples);
   if (events) vin.events = &events->events;
   log.verdicts = ExplainWindows(log.analysis, vin);
-  return log;
 }
 
 void AddReportLog(ReportInputs& in, const ReportLog& log, const std::string& log_path) {
   in.log_path = std::filesystem::absolute(log_path).string();
   if (log.timings.empty())
     in.notes.push_back(fmt::format("{}: no step series found (try --step-regex)", log_path));
+  if (log.from_step_records) {
+    in.notes.push_back(fmt::format(
+        "{}: steps from the companion's step records (exact step times, no log scraping)",
+        log_path));
+  }
   in.timings = &log.timings;
   in.analysis = &log.analysis;
   in.verdicts = &log.verdicts;

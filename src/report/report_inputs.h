@@ -38,13 +38,19 @@ struct ReportLog {
   std::vector<StepTiming> timings;
   SlowdownAnalysis analysis;
   std::vector<WindowVerdict> verdicts;  // parallel to analysis.windows
+  bool from_step_records = false;       // the "log" was the companion's step records
 };
 
-// The step series of `log_text` (`pattern` null: the built-in formats), its slowdown windows,
-// and a verdict for each from the samples and events (null: none) read as `profile`.
-ReportLog AnalyzeReportLog(std::string_view log_text, const StepPattern* pattern,
-                           const SampleSeries& samples, const RecordedEvents* events,
-                           const PlatformProfile& profile);
+// The step series of `log_text` (`pattern` null: the built-in formats; a step-records file of
+// the companion is read as one, explain/companion_steps.h). Read before the samples, so that
+// they keep only the rows the log's slowdown windows need (explain/explain_report.h
+// ExplainSampleFilter over `timings`).
+ReportLog ReadReportLog(std::string_view log_text, const StepPattern* pattern);
+
+// The log's slowdown windows in `log` and a verdict for each from the samples (every row, or
+// at least the rows the windows need) and events (null: none) read as `profile`.
+void JudgeReportLog(ReportLog& log, const SampleSeries& samples, const RecordedEvents* events,
+                    const PlatformProfile& profile);
 
 // `in` pointed at `log` (timings, analysis, verdicts) and the log's path (absolute in the
 // data), with a note when the log at `log_path` has no step series.

@@ -14,7 +14,8 @@ namespace {
 
 TEST(ReportInputs, ALogWithoutStepsIsANoteAndEmptyAnalysis) {
   SampleSeries samples;
-  const ReportLog log = AnalyzeReportLog("no steps here\n", nullptr, samples, nullptr, {});
+  ReportLog log = ReadReportLog("no steps here\n", nullptr);
+  JudgeReportLog(log, samples, nullptr, {});
   EXPECT_TRUE(log.timings.empty());
   EXPECT_TRUE(log.verdicts.empty());
   ReportInputs in;

@@ -209,11 +209,18 @@ std::vector<ProcStat> Child::Members() const {
   return out;
 }
 
-int Child::Signal(int sig) {
+int Child::Signal(int sig) { return SignalOnly(sig, {}); }
+
+int Child::SignalOnly(int sig, const std::function<bool(const ProcStat&)>& only) {
   // The whole tree first, each member by a verified pidfd; only then any signal.
   std::vector<FileFd> targets;
+  bool job_too = !only;
   for (const ProcStat& m : Members()) {
-    if (m.pid == pid_ && pidfd_.get() >= 0) continue;  // signalled through its own pidfd below
+    if (only && !only(m)) continue;
+    if (m.pid == pid_ && pidfd_.get() >= 0) {
+      job_too = true;
+      continue;  // signalled through its own pidfd below
+    }
     auto fd = OpenVerifiedPidfd(*root_, m.pid, m.starttime_ticks);
     if (!fd) continue;
     if (attached_ && std::none_of(known_.begin(), known_.end(), [&](const Known& k) {
@@ -224,14 +231,14 @@ int Child::Signal(int sig) {
     targets.emplace_back(*fd);
   }
   int n = 0;
-  if (sig == SIGKILL && cgroup_ && cgroup_->is_v2()) cgroup_->KillAll(*root_);
-  if (alive() && PidfdSendSignal(pidfd_.get(), sig) == 0) ++n;
+  if (sig == SIGKILL && !only && cgroup_ && cgroup_->is_v2()) cgroup_->KillAll(*root_);
+  if (job_too && alive() && PidfdSendSignal(pidfd_.get(), sig) == 0) ++n;
   for (FileFd& fd : targets) {
     if (PidfdSendSignal(fd.get(), sig) == 0) ++n;
     if (sig == SIGKILL && kill_pidfds_.size() < kMaxReleasePidfds)
       kill_pidfds_.push_back(fd.release());
   }
-  if (sig == SIGKILL && cgroup_ && !cgroup_->is_v2()) cgroup_->KillAll(*root_);
+  if (sig == SIGKILL && !only && cgroup_ && !cgroup_->is_v2()) cgroup_->KillAll(*root_);
   return n;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -94,6 +95,8 @@ class Child {
   // of a process that dies of the signal cannot re-parent away first. An attached job's
   // members stay known by their pidfds once listed, wherever they re-parent to.
   int Signal(int sig);
+  // Sends `sig` to the members `only` picks (the cgroup is not used: it holds them all).
+  int SignalOnly(int sig, const std::function<bool(const ProcStat&)>& only);
   // process_mrelease on what was just SIGKILLed, off the calling thread.
   void ReleaseMemoryInBackground();
   // The tree's RSS (the child links where the kernel has them, else the full scan).

@@ -36,14 +36,18 @@
 #include <csignal>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "base/bytes.h"
+#include "base/clock.h"
 #include "base/json_null.h"
 #include "base/message.h"
 #include "base/wall_time.h"
 #include "run/child.h"
+#include "run/guard_group.h"
 #include "run/job_cgroup.h"
 #include "run/kill_policy.h"
+#include "run/torchelastic.h"
 #include "sys/meminfo.h"
 #include "sys/pool_holders.h"
 #include "sys/processes.h"
@@ -62,11 +66,7 @@ using Json = nlohmann::ordered_json;
 constexpr double kRssSampleNearSeconds = 0.25;
 constexpr double kRssSampleFarSeconds = 60.0;
 
-double MonoSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+double MonoSeconds() { return ClockSeconds(CLOCK_MONOTONIC); }
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
@@ -92,13 +92,14 @@ class AvailableReader {
 // (it cannot fail short of running out of descriptors) it polls the same descriptors.
 class WakeSet {
  public:
-  enum Slot : uint32_t { kSignals = 1, kPsiSome = 2, kPsiFull = 4, kJob = 8 };
-  WakeSet(int signal_fd, int some_fd, int full_fd, int job_fd)
+  enum Slot : uint32_t { kSignals = 1, kPsiSome = 2, kPsiFull = 4, kJob = 8, kGroup = 16 };
+  WakeSet(int signal_fd, int some_fd, int full_fd, int job_fd, int group_fd)
       : ep_(::epoll_create1(EPOLL_CLOEXEC)),
         fds_{{{signal_fd, POLLIN, 0},
               {some_fd, POLLPRI, 0},
               {full_fd, POLLPRI, 0},
-              {job_fd, POLLIN, 0}}} {
+              {job_fd, POLLIN, 0},
+              {group_fd, POLLIN, 0}}} {
     for (uint32_t i = 0; i < fds_.size(); ++i) Add(i);
   }
   // The job's own process exited: its pidfd stays readable, so it leaves the set.
@@ -112,8 +113,8 @@ class WakeSet {
     const int ms = static_cast<int>(timeout.count());
     uint32_t ready = 0;
     if (ep_.get() >= 0) {
-      epoll_event events[4];
-      const int n = ::epoll_wait(ep_.get(), events, 4, ms);
+      epoll_event events[5];
+      const int n = ::epoll_wait(ep_.get(), events, 5, ms);
       for (int i = 0; i < n; ++i) ready |= events[i].data.u32;
       return ready;
     }
@@ -134,7 +135,7 @@ class WakeSet {
   }
 
   FileFd ep_;
-  std::array<pollfd, 4> fds_;
+  std::array<pollfd, 5> fds_;
 };
 
 // Opens a PSI trigger (Documentation/accounting/psi.rst): "<some|full> <stall us> <window
@@ -344,14 +345,58 @@ void ForwardAndReap(Child& child, bool signals_ready, bool job_exited, double no
 }
 
 // Carries out one decision of the policy: the signal, the summary's record of it, events.
+// torchrun's workers in the tree: the members with TORCHELASTIC_ERROR_FILE set, and their
+// error files (run/torchelastic.h).
+struct TorchrunWorkers {
+  std::vector<ProcStat> members;
+  std::set<std::string> error_files;
+};
+
+TorchrunWorkers FindTorchrunWorkers(const SysRoot& root, const Child& child) {
+  TorchrunWorkers w;
+  for (const ProcStat& m : child.Members()) {
+    if (auto file = TorchelasticErrorFileOf(root, m.pid)) {
+      w.members.push_back(m);
+      w.error_files.insert(*file);
+    }
+  }
+  return w;
+}
+
+int SignalWorkers(Child& child, const TorchrunWorkers& w, int sig) {
+  return child.SignalOnly(sig, [&](const ProcStat& m) {
+    return std::any_of(w.members.begin(), w.members.end(), [&](const ProcStat& x) {
+      return x.pid == m.pid && x.starttime_ticks == m.starttime_ticks;
+    });
+  });
+}
+
+// Each worker's error file, naming `why`; how many were written (a failure is a note event).
+int WriteErrorFiles(const TorchrunWorkers& w, const std::string& why, GuardEvents& events) {
+  int written_files = 0;
+  const auto unix_s = static_cast<uint64_t>(::time(nullptr));
+  for (const std::string& file : w.error_files) {
+    auto written =
+        WriteTorchelasticErrorFile(file, TorchelasticErrorJson("headroom guard: " + why, unix_s));
+    if (written && *written) ++written_files;
+    if (!written) events.Emit("note", {{"text", EnglishText(written.error().what)}});
+  }
+  return written_files;
+}
+
+// `workers`: in a guard group, a memory trigger signals torchrun's workers alone (the agent
+// gets SIGTERM when the grace ends), so that the agent reports them failed, passes its exit
+// barrier with the other nodes' agents, and prints its failure summary.
 void Act(const KillDecision& d, const GuardState& state, const GuardReading& r,
-         const GuardOptions& opt, Child& child, GuardSummary& sum, GuardEvents& events) {
+         const GuardOptions& opt, Child& child, GuardSummary& sum, GuardEvents& events,
+         const TorchrunWorkers* workers = nullptr) {
   switch (d.action) {
     case GuardAction::kTrigger: {
       sum.killed = true;
       sum.kill_reason = std::string(d.reason);
       sum.trigger_available_bytes = r.available_bytes;
-      const int n = child.Signal(d.signal);
+      const int n = workers && !workers->members.empty() ? SignalWorkers(child, *workers, d.signal)
+                                                         : child.Signal(d.signal);
       sum.signal_path = d.severe ? "SIGKILL at once" : "SIGTERM";
       sum.crossing_to_signal_ms = (MonoSeconds() - r.now_s) * 1000;
       if (d.severe) child.ReleaseMemoryInBackground();
@@ -407,7 +452,9 @@ void Finish(GuardSummary& sum, const GuardState& state, double crossing_s, const
     if (WIFEXITED(*status)) sum.job_exit_code = WEXITSTATUS(*status);
     if (WIFSIGNALED(*status)) sum.job_signal = WTERMSIG(*status);
   }
-  if (sum.killed) {
+  if (sum.group_end) {
+    sum.exit_status = GroupEndExitStatus(*sum.group_end);
+  } else if (sum.killed) {
     sum.exit_status = kExitGuardKilled;
   } else if (sum.job_exit_code) {
     sum.exit_status = *sum.job_exit_code;
@@ -416,7 +463,89 @@ void Finish(GuardSummary& sum, const GuardState& state, double crossing_s, const
   }
 }
 
+// The guard group ended this node's job (docs/guard-group.md "Ending a node's job"): torchrun's
+// workers (the processes with TORCHELASTIC_ERROR_FILE set) get their error files written and
+// SIGTERM first, so that the agent sees them fail and its failure summary names the root
+// cause; the rest of the tree (the agent) gets SIGTERM when the grace ends and SIGKILL at twice
+// it. Without workers the whole tree at once, as a memory kill: SIGTERM, SIGKILL after grace.
+void EndForGroup(const SysRoot& root, GroupEnd end, const GuardOptions& opt, GuardState& state,
+                 const GuardReading& r, const KillPolicyOptions& policy, Child& child,
+                 GuardSummary& sum, GuardEvents& events, double& term_rest_s) {
+  const std::string why = EnglishText(GroupEndMessage(end, opt.group->settings().node_rank));
+  const TorchrunWorkers workers = FindTorchrunWorkers(root, child);
+  const double grace_s = std::chrono::duration<double>(opt.grace).count();
+  // The error files before the signal: the agent reads a worker's file as soon as it sees the
+  // worker fail, and a file written after the signal can lose that race.
+  end.error_files = WriteErrorFiles(workers, why, events);
+  const int n =
+      workers.members.empty() ? child.Signal(SIGTERM) : SignalWorkers(child, workers, SIGTERM);
+  end.workers = static_cast<int>(workers.members.size());
+  KillDecision d;
+  d.action = GuardAction::kCleanup;
+  d.signal = SIGTERM;
+  KillPolicy::Apply(state, d, r, policy);  // the grace starts: SIGKILL when it ends
+  if (!workers.members.empty()) {
+    term_rest_s = r.now_s + grace_s;
+    state.deadline_s = r.now_s + 2 * grace_s;
+  }
+  events.Emit("group-end", {{"cause", GroupEndCauseName(end.cause)},
+                            {"origin_rank", end.origin_rank},
+                            {"available_bytes", end.available_bytes},
+                            {"level_bytes", end.level_bytes},
+                            {"status", end.status},
+                            {"relayed", end.relayed},
+                            {"workers", end.workers},
+                            {"error_files", end.error_files},
+                            {"processes", n},
+                            {"text", why}});
+  sum.group_end = end;
+}
+
+// The guard group's part of one wakeup: this node's own end told once the job has exited (a
+// failure, or done), the group's verdict acted on, the rest of the tree's SIGTERM on time.
+void GroupStep(const SysRoot& root, const GuardOptions& opt, GuardState& state,
+               const GuardReading& r, const KillPolicyOptions& policy, Child& child,
+               GuardSummary& sum, GuardEvents& events, bool& told, double& term_rest_s) {
+  GuardGroup& group = *opt.group;
+  if (!told && !child.running()) {
+    told = true;
+    if (!sum.killed && !sum.group_end) {
+      const auto st = child.wait_status();
+      const int status = !st                ? 0
+                         : WIFEXITED(*st)   ? WEXITSTATUS(*st)
+                         : WIFSIGNALED(*st) ? 128 + WTERMSIG(*st)
+                                            : 0;
+      if (status == 0) {
+        group.OwnDone();
+      } else {
+        group.OwnFailed(status);
+      }
+      events.Emit("group-report",
+                  {{"report", status == 0 ? "done" : "failed"}, {"status", status}});
+    }
+  }
+  if (auto end = group.Poll()) {
+    EndForGroup(root, *end, opt, state, r, policy, child, sum, events, term_rest_s);
+  }
+  if (term_rest_s > 0 && r.now_s >= term_rest_s) {
+    term_rest_s = 0;
+    if (!state.killed_hard) events.Emit("group-term", {{"processes", child.Signal(SIGTERM)}});
+  }
+}
+
 }  // namespace
+
+std::string_view GroupEndCauseName(GroupEnd::Cause cause) {
+  switch (cause) {
+    case GroupEnd::Cause::kPeerMemory:
+      return "peer-memory";
+    case GroupEnd::Cause::kPeerFailed:
+      return "peer-failed";
+    case GroupEnd::Cause::kPeerLost:
+      break;
+  }
+  return "peer-lost";
+}
 
 void GuardEvents::Emit(std::string_view type, const Json& fields) {
   if (!file_) return;
@@ -468,6 +597,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
   auto child = StartJob(root, opt, sum);
   if (!child) return child.error();
   const PsiTriggers psi = OpenPsi(root, opt, sum);
+  std::optional<CheckpointAsker> checkpoint;
 
   const KillPolicyOptions policy = PolicyOptions(opt);
   GuardState state;
@@ -479,18 +609,36 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
                         {"warn_below_bytes", opt.warn_available_bytes},
                         {"cgroup", sum.cgroup.substr(0, 200)}});
   for (const auto& n : sum.notes) events.Emit("note", {{"text", EnglishText(n)}});
+  if (opt.group) {
+    const GuardGroupSettings& g = opt.group->settings();
+    events.Emit("group", {{"node_rank", g.node_rank},
+                          {"nodes", g.nodes},
+                          {"coordinator", g.host + ":" + std::to_string(opt.group->port())},
+                          {"job_id", g.job_id},
+                          {"heartbeat_ms", g.heartbeat.count()},
+                          {"heartbeat_timeout_ms", g.heartbeat_timeout.count()}});
+  }
+  if (opt.checkpoint) checkpoint.emplace(root, *opt.checkpoint, state.start_s);
 
-  bool warned = false;
-  double crossing_s = 0, last_rss_s = -1, last_tick_s = state.start_s;
+  bool warned = false, told_group = false;
+  double group_term_rest_s = 0;
+  double crossing_s = 0, last_rss_s = -1, last_tick_s = state.start_s, last_read_s = -1;
   const double tick_s = std::chrono::duration<double>(opt.tick_period).count();
-  WakeSet wake(child->signals().fd(), psi.some.get(), psi.full.get(), child->pidfd());
+  WakeSet wake(child->signals().fd(), psi.some.get(), psi.full.get(), child->pidfd(),
+               opt.group ? opt.group->fd() : -1);
   for (;;) {
     // The job's pidfd only while it runs: an exited process's pidfd stays readable.
     if (!child->running()) wake.DropJob();
-    const uint32_t ready = wake.Wait(state.period);
+    const uint32_t ready =
+        wake.Wait(opt.group ? std::min(state.period, opt.group->UntilDue()) : state.period);
     // Read.
     GuardReading r;
     r.now_s = MonoSeconds();
+    if (state.triggered && last_read_s >= 0) {
+      sum.longest_gap_after_trigger_ms =
+          std::max(sum.longest_gap_after_trigger_ms.value_or(0), (r.now_s - last_read_s) * 1000);
+    }
+    last_read_s = r.now_s;
     ForwardAndReap(*child, (ready & WakeSet::kSignals) != 0, (ready & WakeSet::kJob) != 0, r.now_s,
                    state, sum, events);
     if (ready & WakeSet::kPsiSome)
@@ -508,6 +656,9 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
     }
     KillPolicy::Observe(state, r);
     RecordWarning(opt, r.available_bytes, warned, sum, events, say);
+    if (opt.group) {
+      GroupStep(root, opt, state, r, policy, *child, sum, events, told_group, group_term_rest_s);
+    }
     r.job_running = child->running();
     if (!r.job_running) r.tree_empty = child->Members().empty();
     // Decide and act, until nothing is left to do at this reading.
@@ -515,8 +666,41 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
     for (; d.action != GuardAction::kNone && d.action != GuardAction::kDone;
          d = KillPolicy::Decide(state, r, policy)) {
       if (d.action == GuardAction::kTrigger) crossing_s = r.now_s;
-      Act(d, state, r, opt, *child, sum, events);
+      const bool group_trigger = d.action == GuardAction::kTrigger && opt.group && !sum.group_end;
+      const TorchrunWorkers workers =
+          group_trigger ? FindTorchrunWorkers(root, *child) : TorchrunWorkers();
+      // The workers' error files before the signal (see EndForGroup): microseconds, and the
+      // agent's failure summary then names this node's memory.
+      int files = 0;
+      if (!workers.members.empty()) {
+        const GuardGroupSettings& g = opt.group->settings();
+        files = WriteErrorFiles(
+            workers,
+            EnglishText(GroupEndMessage({GroupEnd::Cause::kPeerMemory, g.node_rank,
+                                         r.available_bytes, opt.min_available_bytes},
+                                        g.node_rank)),
+            events);
+      }
+      Act(d, state, r, opt, *child, sum, events, &workers);
       KillPolicy::Apply(state, d, r, policy);
+      if (!workers.members.empty()) {
+        // The agent's turn: SIGTERM for the rest of the tree when the grace ends.
+        group_term_rest_s = r.now_s + std::chrono::duration<double>(opt.grace).count();
+        events.Emit("group-workers", {{"workers", workers.members.size()}, {"error_files", files}});
+      }
+      if (group_trigger) {
+        // After the signal: the group hears of it within the same wakeup.
+        opt.group->OwnMemory(r.available_bytes, opt.min_available_bytes);
+        events.Emit("group-report", {{"report", "ended-for-memory"},
+                                     {"available_bytes", r.available_bytes},
+                                     {"level_bytes", opt.min_available_bytes}});
+      }
+    }
+    // Beside the decision, never in its way: ask for a checkpoint at the warning level.
+    if (checkpoint) {
+      checkpoint->Tick(r.now_s, r.available_bytes, opt.warn_available_bytes,
+                       opt.min_available_bytes, state.fall_rate_bytes_per_s, state.triggered,
+                       *child, events);
     }
     // Record.
     if (opt.on_tick && r.now_s - last_tick_s >= tick_s) {
@@ -529,10 +713,19 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       last_rss_s = r.now_s;
       sum.peak_tree_rss_bytes = std::max(sum.peak_tree_rss_bytes, child->RssBytes());
     }
-    if (d.action == GuardAction::kDone) break;
+    // Rank 0 whose own job is done stays while members run (run/guard_group.h Holding).
+    if (d.action == GuardAction::kDone) {
+      if (!opt.group || !opt.group->Holding()) break;
+      state.period = std::chrono::milliseconds(1000);  // the heartbeats wake it sooner
+    }
     KillPolicy::Apply(state, d, r, policy);  // the next period
   }
   Finish(sum, state, crossing_s, *child, reader);
+  if (opt.group) {
+    events.Emit("group-leave", {{"refused", opt.group->refused()},
+                                {"longest_silence_ms", opt.group->longest_silence_ms()}});
+  }
+  if (checkpoint) sum.checkpoint = checkpoint->Finish(events);
   events.Emit("exit", {{"exit_status", sum.exit_status},
                        {"killed_by_guard", sum.killed},
                        {"lowest_available_bytes", sum.lowest_available_bytes},
@@ -562,12 +755,23 @@ nlohmann::json GuardSummaryJson(const GuardSummary& s, uint64_t level, uint64_t 
       {"cgroup_peak_bytes", OrNull<nlohmann::json>(s.cgroup_peak_bytes)},
       {"trigger_available_bytes", OrNull<nlohmann::json>(s.trigger_available_bytes)},
       {"crossing_to_signal_ms", OrNull<nlohmann::json>(s.crossing_to_signal_ms)},
+      {"longest_gap_after_trigger_ms", OrNull<nlohmann::json>(s.longest_gap_after_trigger_ms)},
       {"crossing_to_empty_ms", OrNull<nlohmann::json>(s.crossing_to_empty_ms)},
       {"available_after_bytes", OrNull<nlohmann::json>(s.available_after_bytes)},
       {"cgroup", s.cgroup},
       {"warnings", s.warnings},
       {"polls", s.polls},
       {"notes", notes},
+      {"group_end", s.group_end ? nlohmann::json{{"cause", GroupEndCauseName(s.group_end->cause)},
+                                                 {"origin_rank", s.group_end->origin_rank},
+                                                 {"available_bytes", s.group_end->available_bytes},
+                                                 {"level_bytes", s.group_end->level_bytes},
+                                                 {"status", s.group_end->status},
+                                                 {"relayed", s.group_end->relayed},
+                                                 {"workers", s.group_end->workers},
+                                                 {"error_files", s.group_end->error_files}}
+                                : nlohmann::json(nullptr)},
+      {"checkpoint", s.checkpoint ? CheckpointSummaryJson(*s.checkpoint) : nlohmann::json(nullptr)},
   };
 }
 

@@ -25,6 +25,7 @@
 #include "base/exit_status.h"
 #include "base/message.h"
 #include "base/result.h"
+#include "run/checkpoint_request.h"
 #include "sys/sysroot.h"
 
 namespace headroom {
@@ -32,6 +33,28 @@ namespace headroom {
 // The kill level when none is given: the larger of 4 GiB and 8 % of MemTotal. Used by
 // `guard`, `sweep` (every trial), `watch --guard`, and `ps --need` (as the reserve).
 uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes);
+
+class GuardGroup;  // run/guard_group.h
+
+// Why the guard group ended this node's job (docs/guard-group.md "What ends the group"): the
+// origin node's guard ended its job for memory (its reading and level), its job failed (its
+// status), or it was lost (silent past the heartbeat timeout, its connection closed, or it
+// never joined).
+struct GroupEnd {
+  enum class Cause { kPeerMemory, kPeerFailed, kPeerLost };
+  Cause cause = Cause::kPeerLost;
+  uint16_t origin_rank = 0;
+  uint64_t available_bytes = 0;
+  uint64_t level_bytes = 0;
+  int status = 0;
+  bool relayed = false;  // heard in rank 0's abort (else seen by this guard itself)
+  int error_files = 0;   // torchelastic error files written for the workers
+  int workers = 0;       // torchrun workers signalled first (0: the whole tree at once)
+  double verdict_s = 0;  // monotonic: when the verdict came
+};
+
+// The cause's word in events and the journal: "peer-memory", "peer-failed", "peer-lost".
+std::string_view GroupEndCauseName(GroupEnd::Cause cause);
 
 struct GuardOptions {
   std::vector<std::string> command;   // run this, or
@@ -65,6 +88,11 @@ struct GuardOptions {
   // peak that MemAvailable alone would understate by up to their size. The kill decision
   // stays on MemAvailable, the kernel's own figure.
   bool count_per_cpu_free = false;
+  // The guard group this node belongs to (run/guard_group.h), not owned; none: alone.
+  GuardGroup* group = nullptr;
+  // Checkpoint before the kill (run/checkpoint_request.h): read the companion's step records
+  // and ask it to save at the warning level when the projection leaves time.
+  std::optional<CheckpointOptions> checkpoint;
 };
 
 struct GuardSummary {
@@ -92,6 +120,10 @@ struct GuardSummary {
   std::optional<uint64_t> cgroup_peak_bytes;
   std::optional<uint64_t> trigger_available_bytes;
   std::optional<double> crossing_to_signal_ms;
+  // The longest wait between two of the guard's readings from its trigger on, in ms: near
+  // the level it reads every few ms, so a long one says the guard was not scheduled (a
+  // loaded or overcommitted machine), which is what an overshoot then comes from.
+  std::optional<double> longest_gap_after_trigger_ms;
   std::optional<double> crossing_to_empty_ms;
   std::optional<uint64_t> available_after_bytes;  // right after the tree emptied
   std::string cgroup;  // where the job's cgroup was, or why there is none
@@ -101,6 +133,9 @@ struct GuardSummary {
   uint64_t warnings = 0;
   uint64_t polls = 0;
   bool say_failed = false;  // a warning line could not be written (the note says so once)
+  // The guard group ended this job (a peer's end); nullopt when it did not.
+  std::optional<GroupEnd> group_end;
+  std::optional<CheckpointSummary> checkpoint;  // with GuardOptions::checkpoint
 };
 
 // Where events go: JSON lines with wall and monotonic timestamps (or nowhere). A line is

@@ -10,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "sys/processes.h"
 
 namespace headroom {
@@ -66,10 +67,7 @@ GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_by
 }
 
 Result<int64_t> RecordGuardStart(RecordedRun& run, const GuardStartRecord& record) {
-  timespec mono{};
-  ::clock_gettime(CLOCK_MONOTONIC, &mono);
-  return run.AddEvent(kGuardStartEvent, GuardStartJson(record),
-                      static_cast<double>(mono.tv_sec) + static_cast<double>(mono.tv_nsec) * 1e-9);
+  return run.AddEvent(kGuardStartEvent, GuardStartJson(record), ClockSeconds(CLOCK_MONOTONIC));
 }
 
 }  // namespace headroom

@@ -12,6 +12,7 @@
 
 #include "base/result.h"
 #include "run/guard.h"
+#include "run/guard_group.h"
 #include "run/guard_record.h"
 #include "run/guarded_run.h"
 
@@ -35,12 +36,30 @@ struct GuardRequest {
   bool torch_cap = false;
   TorchCapPlace torch_cap_place;  // with torch_cap
   std::string events_path;
+  // The companion (docs/companion.md, docs/guard.md "Checkpoint before the kill"): where its
+  // step records go ("" for a private file removed after the run), whether to ask it for a
+  // checkpoint, the signal (--checkpoint-signal's text: "SIGUSR1", "USR2", "12", "none"),
+  // the time a save needs (--checkpoint-grace's text, "" for the measured one), --hooks, and
+  // where the companion package is (for --hooks when it is not on the job's Python path).
+  std::string step_records_path;
+  bool checkpoint = true;
+  std::string checkpoint_signal = "SIGUSR1";
+  std::string checkpoint_grace;
+  // With --pid (a job the user started with the companion's environment): the step records
+  // are step_records_path, the HEADROOM_STEP_RECORDS it was started with ("" for none, and
+  // then nothing can be asked), and --checkpoint-request's text its HEADROOM_CHECKPOINT_REQUEST
+  // ("" for the signal only). Not for a job the guard starts: it names its own.
+  std::string checkpoint_request_path;
+  bool hooks = false;
+  std::string companion_dir;
   // The journal: nullopt for --no-journal; else where it is (or why it could not be had).
   std::optional<Result<std::filesystem::path>> journal;
+  GuardGroupRequest group;  // the group flags' text (run/guard_group.h)
 };
 
 // The guard's options: the levels, --grace parsed, --pid a process id (1 to 2^22, the
-// kernel's pid_max limit). An error names the flag.
+// kernel's pid_max limit), and the checkpoint's: for --pid with its paths (the job's own
+// records and request file), or with the reason nothing can be asked. An error names the flag.
 Result<GuardOptions> GuardOptionsFor(const GuardRequest& request);
 
 // The run's options around `guard`: --events, the journal and the command it records

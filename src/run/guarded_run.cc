@@ -7,8 +7,12 @@
 //  - The events file and the cap are released on every path (Scoped below).
 #include "run/guarded_run.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <utility>
 
 #include "base/exit_status.h"
@@ -24,14 +28,44 @@ namespace {
 struct Scoped {
   std::FILE* events = nullptr;
   std::optional<TorchCap> cap;
+  std::string companion_dir;  // the companion's private folder
   Scoped() = default;
   Scoped(const Scoped&) = delete;
   Scoped& operator=(const Scoped&) = delete;
   ~Scoped() {
     if (events) std::fclose(events);
     if (cap) cap->Remove();
+    std::error_code ec;
+    if (!companion_dir.empty()) std::filesystem::remove_all(companion_dir, ec);
   }
 };
+
+// The companion's environment (docs/companion.md) and the checkpoint's paths: a private
+// folder for the request file and, unless the user named the records, the records.
+Result<std::vector<std::string>> SetUpCompanion(const GuardedRunOptions::CompanionRequest& c,
+                                                GuardOptions& guard, Scoped& scoped) {
+  std::string templ = c.tmp_dir + "/headroom-companion-XXXXXX";
+  if (!::mkdtemp(templ.data())) return ErrnoError("companion: mkdtemp(" + templ + ")");
+  scoped.companion_dir = templ;
+  const std::string records = c.step_records.empty() ? templ + "/steps.jsonl" : c.step_records;
+  const std::string request = templ + "/save-request";
+  std::vector<std::string> env = {"HEADROOM_STEP_RECORDS=" + records,
+                                  "HEADROOM_CHECKPOINT_REQUEST=" + request};
+  if (guard.checkpoint) {
+    guard.checkpoint->records_path = records;
+    guard.checkpoint->request_path = request;
+    env.push_back(guard.checkpoint->signal == 0
+                      ? std::string("HEADROOM_CHECKPOINT_SIGNAL=none")
+                      : fmt::format("HEADROOM_CHECKPOINT_SIGNAL={}", guard.checkpoint->signal));
+  } else {
+    env.push_back("HEADROOM_CHECKPOINT_SIGNAL=none");  // nobody will ask
+  }
+  if (c.hooks) {
+    env.push_back("HEADROOM_HOOKS=1");
+    if (!c.companion_dir.empty()) env.push_back("HEADROOM_COMPANION_DIR=" + c.companion_dir);
+  }
+  return env;
+}
 
 // The run begun in the journal, with the guard's record; an error is kept as the note.
 std::optional<RecordedRun> Record(const GuardedRunOptions& o, std::optional<Error>& failed) {
@@ -65,13 +99,23 @@ Result<GuardSummary> RunGuardedJob(const SysRoot& root, const GuardedRunOptions&
                                    const GuardSay& say) {
   Scoped scoped;
   GuardOptions guard = o.guard;
-  if (o.torch_cap) {
+  if (o.torch_cap || (o.companion && o.companion->hooks)) {
+    // One sitecustomize for both (run/torch_cap.h); --hooks alone sets no cap.
     auto installed =
-        InstallTorchCap(o.torch_cap->tmp_dir, o.torch_cap->cap_bytes, o.torch_cap->pythonpath);
+        o.torch_cap
+            ? InstallTorchCap(o.torch_cap->tmp_dir, o.torch_cap->cap_bytes, o.torch_cap->pythonpath)
+            : InstallTorchCap(o.companion->tmp_dir, 0, o.companion->pythonpath);
     if (!installed) return installed.error();
     scoped.cap = std::move(*installed);
     guard.extra_env = scoped.cap->env;
   }
+  if (o.companion) {
+    auto env = SetUpCompanion(*o.companion, guard, scoped);
+    if (!env) return env.error();
+    guard.extra_env.insert(guard.extra_env.end(), env->begin(), env->end());
+  }
+  // Else (--pid) the checkpoint's paths are the job's own, from the request (or it says why
+  // nothing can be asked): run/guard_request.h.
   if (!o.events_path.empty()) {
     // A regular file or nothing, never through a symbolic link (base/safe_file.h).
     auto opened = OpenAppendStream(o.events_path);

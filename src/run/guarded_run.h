@@ -29,6 +29,18 @@ struct GuardedRunOptions {
     std::string pythonpath;  // the job's PYTHONPATH, may be empty
   };
   std::optional<TorchCapRequest> torch_cap;
+  // The companion's environment for a job the guard starts (docs/companion.md): a private
+  // folder (mkdtemp under tmp_dir, removed after) holding the request file and, unless
+  // step_records names one, the step records; with hooks, the sitecustomize that wires the
+  // companion in (run/torch_cap.h, shared with --torch-cap).
+  struct CompanionRequest {
+    std::string tmp_dir;
+    std::string step_records;  // "" for the private folder's steps.jsonl
+    bool hooks = false;
+    std::string companion_dir;  // where python/headroom is, for the hooks ("" unknown)
+    std::string pythonpath;     // the job's PYTHONPATH, may be empty
+  };
+  std::optional<CompanionRequest> companion;
   // The journal: nullopt for --no-journal; else where it is (or why it could not be had).
   std::optional<Result<std::filesystem::path>> journal;
   std::vector<std::string> recorded_command;  // the run's command row

@@ -24,7 +24,7 @@ using testing::TempDir;
 
 using testing::InHelper;
 
-GuardedRunOptions Options(std::vector<std::string> command) {
+GuardedRunOptions RunOptions(std::vector<std::string> command) {
   GuardedRunOptions o;
   o.guard.command = command;
   o.guard.min_available_bytes = 1;  // never a kill
@@ -39,7 +39,7 @@ TEST(GuardedRun, TheJournalRowIsBegunWithTheRecordAndFinishedWithTheSummary) {
   TempDir dir("guarded-run");
   const auto path = dir / "journal.db";
   EXPECT_EQ(InHelper([&]() -> std::string {
-              auto o = Options({"sh", "-c", "exit 3"});
+              auto o = RunOptions({"sh", "-c", "exit 3"});
               o.journal = Result<std::filesystem::path>(path);
               auto r = RunGuardedJob(SysRoot("/"), o, nullptr);
               if (!r) return EnglishText(r.error().what);
@@ -71,7 +71,7 @@ TEST(GuardedRun, TheJournalRowIsBegunWithTheRecordAndFinishedWithTheSummary) {
 
 TEST(GuardedRun, AJournalThatCannotBeHadIsANoteAndTheJobStillRuns) {
   EXPECT_EQ(InHelper([&]() -> std::string {
-              auto o = Options({"true"});
+              auto o = RunOptions({"true"});
               o.journal = Result<std::filesystem::path>(Error{Msg("no place for the journal")});
               auto r = RunGuardedJob(SysRoot("/"), o, nullptr);
               if (!r) return EnglishText(r.error().what);
@@ -84,7 +84,7 @@ TEST(GuardedRun, AJournalThatCannotBeHadIsANoteAndTheJobStillRuns) {
 
 TEST(GuardedRun, AnEventsFileThatCannotBeOpenedIsAnErrorBeforeAnythingRuns) {
   TempDir dir("guarded-run");
-  auto o = Options({"true"});
+  auto o = RunOptions({"true"});
   o.events_path = (dir / "missing" / "events.jsonl").string();
   o.journal = Result<std::filesystem::path>(dir / "journal.db");
   auto r = RunGuardedJob(SysRoot("/"), o, nullptr);

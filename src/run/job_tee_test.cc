@@ -15,14 +15,8 @@
 namespace headroom {
 namespace {
 
+using testing::Slurp;
 using testing::TempDir;
-
-std::string Slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string ReadAll(int fd) {
   std::string out;

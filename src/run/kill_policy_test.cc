@@ -5,14 +5,14 @@
 #include <csignal>
 #include <vector>
 
+#include "base/bytes.h"
+
 namespace headroom {
 namespace {
 
 using std::chrono::milliseconds;
 
-constexpr uint64_t kGiB = 1ULL << 30;
-
-KillPolicyOptions Options() {
+KillPolicyOptions PolicyOptions() {
   KillPolicyOptions o;
   o.min_available_bytes = 4 * kGiB;
   o.grace = milliseconds(3000);
@@ -48,7 +48,7 @@ TEST(KillPolicy, ObserveFoldsTheFallIntoAnEwma) {
 }
 
 TEST(KillPolicy, NothingToDoFarFromTheLevel) {
-  const auto d = KillPolicy::Decide(State(), Reading(100.01, 100 * kGiB), Options());
+  const auto d = KillPolicy::Decide(State(), Reading(100.01, 100 * kGiB), PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kNone);
   EXPECT_EQ(d.signal, 0);
   EXPECT_TRUE(d.reason.empty());
@@ -57,24 +57,24 @@ TEST(KillPolicy, NothingToDoFarFromTheLevel) {
 TEST(KillPolicy, BelowTheLevelIsSigtermWithTheGrace) {
   GuardState s = State();
   const auto r = Reading(100.01, 4 * kGiB - 1);
-  const auto d = KillPolicy::Decide(s, r, Options());
+  const auto d = KillPolicy::Decide(s, r, PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kTrigger);
   EXPECT_EQ(d.reason, "memavailable");
   EXPECT_EQ(d.signal, SIGTERM);
   EXPECT_FALSE(d.severe);
-  KillPolicy::Apply(s, d, r, Options());
+  KillPolicy::Apply(s, d, r, PolicyOptions());
   EXPECT_TRUE(s.triggered);
   EXPECT_FALSE(s.killed_hard);
   EXPECT_DOUBLE_EQ(s.term_s, 100.01);
   EXPECT_DOUBLE_EQ(s.deadline_s, 103.01);
   // Triggered once: no second trigger, and the period is 10 ms.
-  const auto again = KillPolicy::Decide(s, Reading(100.02, 4 * kGiB - 1), Options());
+  const auto again = KillPolicy::Decide(s, Reading(100.02, 4 * kGiB - 1), PolicyOptions());
   EXPECT_EQ(again.action, GuardAction::kNone);
   EXPECT_EQ(again.next_period, milliseconds(10));
 }
 
 TEST(KillPolicy, BelowHalfTheLevelIsSigkillAtOnce) {
-  const auto d = KillPolicy::Decide(State(), Reading(100.01, 2 * kGiB - 1), Options());
+  const auto d = KillPolicy::Decide(State(), Reading(100.01, 2 * kGiB - 1), PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kTrigger);
   EXPECT_EQ(d.reason, "memavailable");
   EXPECT_EQ(d.signal, SIGKILL);
@@ -84,15 +84,15 @@ TEST(KillPolicy, BelowHalfTheLevelIsSigkillAtOnce) {
 TEST(KillPolicy, AFallThatWouldEmptyThePoolWithinTheGraceIsSigkillAtOnce) {
   GuardState s = State();
   s.fall_rate_bytes_per_s = 2.0 * kGiB;  // 3 GiB left empties in 1.5 s < the 3 s grace
-  const auto d = KillPolicy::Decide(s, Reading(100.01, 3 * kGiB), Options());
+  const auto d = KillPolicy::Decide(s, Reading(100.01, 3 * kGiB), PolicyOptions());
   EXPECT_EQ(d.reason, "memavailable");
   EXPECT_TRUE(d.severe);
   EXPECT_EQ(d.signal, SIGKILL);
   GuardState after = s;
-  KillPolicy::Apply(after, d, Reading(100.01, 3 * kGiB), Options());
+  KillPolicy::Apply(after, d, Reading(100.01, 3 * kGiB), PolicyOptions());
   EXPECT_TRUE(after.killed_hard);
   // Already killed hard: no escalation follows.
-  EXPECT_EQ(KillPolicy::Decide(after, Reading(104, 3 * kGiB), Options()).action,
+  EXPECT_EQ(KillPolicy::Decide(after, Reading(104, 3 * kGiB), PolicyOptions()).action,
             GuardAction::kNone);
 }
 
@@ -102,13 +102,13 @@ TEST(KillPolicy, AProjectedCrossingWithinTwoPeriodsActsBeforeIt) {
   s.fall_rate_bytes_per_s = 10e9;  // 10 GB/s
   // 150 MB above the level: 15 ms at 10 GB/s, under two 10 ms periods.
   const uint64_t level = 4 * kGiB;
-  auto d = KillPolicy::Decide(s, Reading(100.01, level + 150'000'000), Options());
+  auto d = KillPolicy::Decide(s, Reading(100.01, level + 150'000'000), PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kTrigger);
   EXPECT_EQ(d.reason, "projected");
   // 4 GiB + 150 MB at 10 GB/s empties in about 0.45 s, within the grace: severe.
   EXPECT_TRUE(d.severe);
   // 250 MB above: 25 ms away, more than two periods: not yet.
-  d = KillPolicy::Decide(s, Reading(100.01, level + 250'000'000), Options());
+  d = KillPolicy::Decide(s, Reading(100.01, level + 250'000'000), PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kNone);
   EXPECT_EQ(d.next_period, milliseconds(10));  // falling faster than 1 GB/s
 }
@@ -119,7 +119,7 @@ TEST(KillPolicy, AProjectionSlowerThanTheGraceIsSigterm) {
   s.fall_rate_bytes_per_s = 1e9;
   // 150 MB above the level at 1 GB/s: 150 ms, under two 100 ms periods; the pool would
   // empty in about 4.4 s, longer than the 3 s grace.
-  const auto d = KillPolicy::Decide(s, Reading(100.1, 4 * kGiB + 150'000'000), Options());
+  const auto d = KillPolicy::Decide(s, Reading(100.1, 4 * kGiB + 150'000'000), PolicyOptions());
   EXPECT_EQ(d.reason, "projected");
   EXPECT_FALSE(d.severe);
   EXPECT_EQ(d.signal, SIGTERM);
@@ -131,29 +131,29 @@ TEST(KillPolicy, TheProjectionLooksNoFurtherThan200Ms) {
   s.fall_rate_bytes_per_s = 0.9e9;
   // 1 GB above the level at 0.9 GB/s: 1.1 s away. Two 1 s periods would call that a
   // crossing; the 200 ms horizon does not.
-  auto d = KillPolicy::Decide(s, Reading(101, 4 * kGiB + 1'000'000'000), Options());
+  auto d = KillPolicy::Decide(s, Reading(101, 4 * kGiB + 1'000'000'000), PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kNone);
   // 150 MB above: 167 ms away, inside the horizon.
-  d = KillPolicy::Decide(s, Reading(101, 4 * kGiB + 150'000'000), Options());
+  d = KillPolicy::Decide(s, Reading(101, 4 * kGiB + 150'000'000), PolicyOptions());
   EXPECT_EQ(d.reason, "projected");
 }
 
 TEST(KillPolicy, ARisingPoolProjectsNothing) {
   GuardState s = State();
   s.fall_rate_bytes_per_s = -5e9;
-  EXPECT_EQ(KillPolicy::Decide(s, Reading(100.01, 4 * kGiB + 1), Options()).action,
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(100.01, 4 * kGiB + 1), PolicyOptions()).action,
             GuardAction::kNone);
 }
 
 TEST(KillPolicy, APsiTriggerIsAReasonOnlyAboveTheLevel) {
   GuardReading r = Reading(100.01, 50 * kGiB);
   r.psi_full = true;
-  auto d = KillPolicy::Decide(State(), r, Options());
+  auto d = KillPolicy::Decide(State(), r, PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kTrigger);
   EXPECT_EQ(d.reason, "psi");
   EXPECT_EQ(d.signal, SIGTERM);
   r.available_bytes = 3 * kGiB;  // below the level as well: the level is the reason
-  d = KillPolicy::Decide(State(), r, Options());
+  d = KillPolicy::Decide(State(), r, PolicyOptions());
   EXPECT_EQ(d.reason, "memavailable");
 }
 
@@ -161,36 +161,38 @@ TEST(KillPolicy, NoTriggerOnceTheJobIsGone) {
   GuardReading r = Reading(100.01, 1 * kGiB);
   r.job_running = false;
   r.tree_empty = true;
-  EXPECT_EQ(KillPolicy::Decide(State(), r, Options()).action, GuardAction::kDone);
+  EXPECT_EQ(KillPolicy::Decide(State(), r, PolicyOptions()).action, GuardAction::kDone);
 }
 
 TEST(KillPolicy, EscalatesToSigkillWhenTheGraceRunsOut) {
   GuardState s = State();
   const auto r0 = Reading(100.01, 4 * kGiB - 1);
-  KillPolicy::Apply(s, KillPolicy::Decide(s, r0, Options()), r0, Options());
+  KillPolicy::Apply(s, KillPolicy::Decide(s, r0, PolicyOptions()), r0, PolicyOptions());
   // Within the grace and above half the level: wait.
-  EXPECT_EQ(KillPolicy::Decide(s, Reading(102.0, 3 * kGiB), Options()).action, GuardAction::kNone);
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(102.0, 3 * kGiB), PolicyOptions()).action,
+            GuardAction::kNone);
   // The grace is over.
   const auto r1 = Reading(103.02, 3 * kGiB);
-  const auto d = KillPolicy::Decide(s, r1, Options());
+  const auto d = KillPolicy::Decide(s, r1, PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kEscalate);
   EXPECT_EQ(d.signal, SIGKILL);
-  KillPolicy::Apply(s, d, r1, Options());
+  KillPolicy::Apply(s, d, r1, PolicyOptions());
   EXPECT_TRUE(s.killed_hard);
   EXPECT_DOUBLE_EQ(s.term_s, 100.01);  // after_term_s is measured from the SIGTERM
-  EXPECT_EQ(KillPolicy::Decide(s, Reading(103.03, 3 * kGiB), Options()).action, GuardAction::kNone);
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(103.03, 3 * kGiB), PolicyOptions()).action,
+            GuardAction::kNone);
 }
 
 TEST(KillPolicy, EscalatesAtOnceWhenMemoryFallsBelowHalfTheLevelDuringTheGrace) {
   GuardState s = State();
   const auto r0 = Reading(100.01, 4 * kGiB - 1);
-  KillPolicy::Apply(s, KillPolicy::Decide(s, r0, Options()), r0, Options());
-  const auto d = KillPolicy::Decide(s, Reading(100.5, 2 * kGiB - 1), Options());
+  KillPolicy::Apply(s, KillPolicy::Decide(s, r0, PolicyOptions()), r0, PolicyOptions());
+  const auto d = KillPolicy::Decide(s, Reading(100.5, 2 * kGiB - 1), PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kEscalate);
 }
 
 TEST(KillPolicy, ATimeoutIsSigtermThenSigkillAfterTheGrace) {
-  KillPolicyOptions o = Options();
+  KillPolicyOptions o = PolicyOptions();
   o.timeout = milliseconds(5000);
   GuardState s = State();
   EXPECT_EQ(KillPolicy::Decide(s, Reading(104.9, 50 * kGiB), o).action, GuardAction::kNone);
@@ -215,19 +217,19 @@ TEST(KillPolicy, LeftoversOfAnExitedJobGetSigterm) {
   GuardReading r = Reading(100.01, 50 * kGiB);
   r.job_running = false;
   r.tree_empty = false;
-  const auto d = KillPolicy::Decide(s, r, Options());
+  const auto d = KillPolicy::Decide(s, r, PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kCleanup);
   EXPECT_EQ(d.signal, SIGTERM);
-  KillPolicy::Apply(s, d, r, Options());
+  KillPolicy::Apply(s, d, r, PolicyOptions());
   EXPECT_TRUE(s.cleanup);
-  EXPECT_EQ(KillPolicy::Decide(s, r, Options()).action, GuardAction::kNone);
-  EXPECT_EQ(KillPolicy::Decide(s, r, Options()).next_period, milliseconds(10));
+  EXPECT_EQ(KillPolicy::Decide(s, r, PolicyOptions()).action, GuardAction::kNone);
+  EXPECT_EQ(KillPolicy::Decide(s, r, PolicyOptions()).next_period, milliseconds(10));
   r.now_s = 103.01;
-  EXPECT_EQ(KillPolicy::Decide(s, r, Options()).action, GuardAction::kEscalate);
+  EXPECT_EQ(KillPolicy::Decide(s, r, PolicyOptions()).action, GuardAction::kEscalate);
 }
 
 TEST(KillPolicy, ATriggerWithNoGraceEscalatesOnTheSameReading) {
-  KillPolicyOptions o = Options();
+  KillPolicyOptions o = PolicyOptions();
   o.grace = milliseconds(0);
   GuardState s = State();
   const auto r = Reading(100.01, 4 * kGiB - 1);
@@ -240,17 +242,18 @@ TEST(KillPolicy, ATriggerWithNoGraceEscalatesOnTheSameReading) {
 TEST(KillPolicy, TheNearPeriodIs10Ms) {
   GuardState s = State();
   // Within twice the level.
-  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 8 * kGiB - 1), Options()), milliseconds(10));
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 8 * kGiB - 1), PolicyOptions()),
+            milliseconds(10));
   // Falling faster than 1 GB/s, however far.
   s.fall_rate_bytes_per_s = 1.1e9;
-  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 100 * kGiB), Options()), milliseconds(10));
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 100 * kGiB), PolicyOptions()), milliseconds(10));
   // Once triggered or cleaning up.
   GuardState t = State();
   t.triggered = true;
-  EXPECT_EQ(KillPolicy::NextPeriod(t, Reading(100, 100 * kGiB), Options()), milliseconds(10));
+  EXPECT_EQ(KillPolicy::NextPeriod(t, Reading(100, 100 * kGiB), PolicyOptions()), milliseconds(10));
   GuardState c = State();
   c.cleanup = true;
-  EXPECT_EQ(KillPolicy::NextPeriod(c, Reading(100, 100 * kGiB), Options()), milliseconds(10));
+  EXPECT_EQ(KillPolicy::NextPeriod(c, Reading(100, 100 * kGiB), PolicyOptions()), milliseconds(10));
 }
 
 TEST(KillPolicy, TheFarPeriodIsTheTimeA20GBpsFillNeedsCappedAt1s) {
@@ -258,15 +261,16 @@ TEST(KillPolicy, TheFarPeriodIsTheTimeA20GBpsFillNeedsCappedAt1s) {
   // 10 GiB available, a 4 GiB level: 6 GiB to go, 322 ms at 20 GB/s.
   const uint64_t available = 10 * kGiB;
   const double to_level_s = static_cast<double>(6 * kGiB) / kCredibleFillBytesPerSecond;
-  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, available), Options()),
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, available), PolicyOptions()),
             milliseconds(static_cast<int64_t>(to_level_s * 1000)));
-  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, available), Options()), milliseconds(322));
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, available), PolicyOptions()), milliseconds(322));
   // 100 GiB away: 5.4 s, capped at 1 s; 18 GiB away (an idle 24 GiB box): 966 ms.
-  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 104 * kGiB), Options()), milliseconds(1000));
-  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 22 * kGiB), Options()), milliseconds(966));
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 104 * kGiB), PolicyOptions()),
+            milliseconds(1000));
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 22 * kGiB), PolicyOptions()), milliseconds(966));
   // Just past twice the level: 4 GiB to go, 214 ms.
-  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 8 * kGiB), Options()), milliseconds(214));
-  KillPolicyOptions tiny = Options();
+  EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 8 * kGiB), PolicyOptions()), milliseconds(214));
+  KillPolicyOptions tiny = PolicyOptions();
   tiny.min_available_bytes = 1;
   EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(100, 1000), tiny), milliseconds(10));
 }
@@ -278,26 +282,26 @@ TEST(KillPolicy, AFillAtTheFastestMeasuredRateIsCaughtAtTheWakeupAfterAFarSleep)
   GuardState s = State(10 * kGiB);
   const GuardReading far = Reading(100, 10 * kGiB);
   KillPolicy::Observe(s, far);
-  KillDecision d = KillPolicy::Decide(s, far, Options());
+  KillDecision d = KillPolicy::Decide(s, far, PolicyOptions());
   ASSERT_EQ(d.action, GuardAction::kNone);
-  KillPolicy::Apply(s, d, far, Options());
+  KillPolicy::Apply(s, d, far, PolicyOptions());
   ASSERT_EQ(s.period, milliseconds(322));
   constexpr double kRate = 16.6e9;
   const double slept_s = 0.322;
   const auto filled = static_cast<uint64_t>(kRate * slept_s);
   const GuardReading wake = Reading(100 + slept_s, 10 * kGiB - filled);
-  ASSERT_GT(wake.available_bytes, Options().min_available_bytes);  // not crossed yet
+  ASSERT_GT(wake.available_bytes, PolicyOptions().min_available_bytes);  // not crossed yet
   KillPolicy::Observe(s, wake);
-  d = KillPolicy::Decide(s, wake, Options());
+  d = KillPolicy::Decide(s, wake, PolicyOptions());
   EXPECT_EQ(d.action, GuardAction::kTrigger);
   EXPECT_EQ(d.reason, "projected");
   // What was left at the signal: the crossing was still over 60 ms away at that rate.
-  EXPECT_GT(static_cast<double>(wake.available_bytes - Options().min_available_bytes) / kRate,
+  EXPECT_GT(static_cast<double>(wake.available_bytes - PolicyOptions().min_available_bytes) / kRate,
             0.060);
 }
 
 TEST(KillPolicy, TheCallersMaxPeriodBoundsTheFarPeriod) {
-  KillPolicyOptions o = Options();
+  KillPolicyOptions o = PolicyOptions();
   o.max_period = milliseconds(10);  // a sweep: 10 ms everywhere
   EXPECT_EQ(KillPolicy::NextPeriod(State(), Reading(100, 104 * kGiB), o), milliseconds(10));
   o.max_period = milliseconds(1);  // never under 10 ms
@@ -310,7 +314,7 @@ TEST(KillPolicy, TheCallersMaxPeriodBoundsTheFarPeriod) {
 }
 
 TEST(KillPolicy, TheFarPeriodEndsInTimeForTheTimeout) {
-  KillPolicyOptions o = Options();
+  KillPolicyOptions o = PolicyOptions();
   o.timeout = milliseconds(5000);
   const GuardState s = State();  // started at 100 s: the timeout is at 105 s
   EXPECT_EQ(KillPolicy::NextPeriod(s, Reading(104.7, 104 * kGiB), o), milliseconds(300));
@@ -321,10 +325,10 @@ TEST(KillPolicy, TheFarPeriodEndsInTimeForTheTimeout) {
 TEST(KillPolicy, TheNoneDecisionCarriesThePeriodThatApplyKeeps) {
   GuardState s = State();
   const auto r = Reading(100, 104 * kGiB);
-  const auto d = KillPolicy::Decide(s, r, Options());
+  const auto d = KillPolicy::Decide(s, r, PolicyOptions());
   ASSERT_EQ(d.action, GuardAction::kNone);
   EXPECT_EQ(d.next_period, milliseconds(1000));
-  KillPolicy::Apply(s, d, r, Options());
+  KillPolicy::Apply(s, d, r, PolicyOptions());
   EXPECT_EQ(s.period, milliseconds(1000));
 }
 
@@ -345,7 +349,7 @@ std::vector<KillDecision> Feed(GuardState& s, const KillPolicyOptions& o, double
 
 TEST(KillPolicy, AJobStillFillingAfterSigtermIsKilledAtTheLevelNotAfterTheGrace) {
   // 1 GB/s, a reading every 10 ms (10 MB each), from 200 MB above the 4 GiB level.
-  const KillPolicyOptions o = Options();
+  const KillPolicyOptions o = PolicyOptions();
   const uint64_t level = o.min_available_bytes;
   GuardState s = State(level + 210'000'000);
   s.last_reading_s = 99.99;
@@ -376,7 +380,7 @@ TEST(KillPolicy, AJobStillFillingAfterSigtermIsKilledAtTheLevelNotAfterTheGrace)
 }
 
 TEST(KillPolicy, AJobThatStopsFillingAtSigtermKeepsItsGrace) {
-  const KillPolicyOptions o = Options();
+  const KillPolicyOptions o = PolicyOptions();
   const uint64_t level = o.min_available_bytes;
   GuardState s = State(level + 30'000'000);
   s.last_reading_s = 99.99;
@@ -396,7 +400,7 @@ TEST(KillPolicy, AJobThatStopsFillingAtSigtermKeepsItsGrace) {
 }
 
 TEST(KillPolicy, BelowTheLevelAtSigtermAFurtherFallPastTheSlackIsSigkill) {
-  const KillPolicyOptions o = Options();
+  const KillPolicyOptions o = PolicyOptions();
   const uint64_t level = o.min_available_bytes;
   GuardState s = State(level - 100'000'000);
   s.last_reading_s = 99.99;
@@ -416,7 +420,7 @@ TEST(KillPolicy, BelowTheLevelAtSigtermAFurtherFallPastTheSlackIsSigkill) {
 TEST(KillPolicy, ASlowDriftAfterSigtermKeepsTheGrace) {
   // The job stopped at SIGTERM; the rest of the machine (a build) takes 60 MB/s. With 500 ms
   // of grace that ends 30 MB past the level at most: within the 64 MiB budget, no SIGKILL.
-  KillPolicyOptions o = Options();
+  KillPolicyOptions o = PolicyOptions();
   o.grace = milliseconds(500);
   const uint64_t level = o.min_available_bytes;
   GuardState s = State(level + 25'000'000);
@@ -433,7 +437,7 @@ TEST(KillPolicy, ASlowDriftAfterSigtermKeepsTheGrace) {
 }
 
 TEST(KillPolicy, ARisingReadingAfterSigtermIsNotStillFilling) {
-  const KillPolicyOptions o = Options();
+  const KillPolicyOptions o = PolicyOptions();
   const uint64_t level = o.min_available_bytes;
   GuardState s = State(level - 100'000'000);
   s.last_reading_s = 99.99;
@@ -445,7 +449,7 @@ TEST(KillPolicy, ARisingReadingAfterSigtermIsNotStillFilling) {
 }
 
 TEST(KillPolicy, ASingleForwardedSignalNeverEscalates) {
-  const KillPolicyOptions o = Options();
+  const KillPolicyOptions o = PolicyOptions();
   GuardState s = State();
   KillPolicy::Forwarded(s, 100.0);
   EXPECT_EQ(s.forwards, 1);
@@ -456,7 +460,7 @@ TEST(KillPolicy, ASingleForwardedSignalNeverEscalates) {
 }
 
 TEST(KillPolicy, ARepeatedForwardedSignalIsSigkillOnceTheGraceSinceTheFirstRanOut) {
-  const KillPolicyOptions o = Options();
+  const KillPolicyOptions o = PolicyOptions();
   GuardState s = State();
   KillPolicy::Forwarded(s, 100.0);
   KillPolicy::Forwarded(s, 101.0);  // within the grace: it waits for the grace to end

@@ -12,7 +12,7 @@ namespace {
 
 // The hook. It must never break the job: every failure is one line on stderr.
 constexpr const char* kSiteCustomize =
-    R"PY(# Installed by `headroom guard --torch-cap` (docs/guard.md). Sets torch's per-process
+    R"PY(# Installed by `headroom guard --torch-cap` or `--hooks` (docs/guard.md). Sets torch's per-process
 # memory fraction once torch is imported, so the allocator raises a catchable
 # torch.OutOfMemoryError before the memory pool runs out.
 import importlib.abc
@@ -66,11 +66,32 @@ class _TorchCapFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _companion_hooks():
+    # `guard --hooks` (docs/companion.md): step records, the save handler, the Trainer
+    # callback. The package from the job's Python path, else from headroom's own.
+    if os.environ.get("HEADROOM_HOOKS") != "1":
+        return
+    try:
+        import headroom._hooks
+    except ImportError:
+        extra = os.environ.get("HEADROOM_COMPANION_DIR")
+        if not extra:
+            raise
+        sys.path.append(extra)
+        import headroom._hooks
+    headroom._hooks.install()
+
+
 try:
     _chain_existing_sitecustomize()
 except Exception as e:
     sys.stderr.write("headroom: the job's own sitecustomize failed: %s\n" % (e,))
-sys.meta_path.insert(0, _TorchCapFinder())
+if int(os.environ.get("HEADROOM_TORCH_CAP_BYTES", "0") or "0") > 0:
+    sys.meta_path.insert(0, _TorchCapFinder())
+try:
+    _companion_hooks()
+except Exception as e:
+    sys.stderr.write("headroom: --hooks not applied: %s\n" % (e,))
 )PY";
 
 }  // namespace

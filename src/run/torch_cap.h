@@ -22,6 +22,10 @@ struct TorchCap {
   void Remove() const;
 };
 
+// The same sitecustomize also carries `guard --hooks` (HEADROOM_HOOKS=1 in the job's
+// environment: it imports the companion, python/headroom/_hooks.py); with a cap of 0 it sets
+// no fraction.
+//
 // Writes the hook under `tmp_dir` and returns the environment the job needs.
 // `existing_pythonpath` is the job's PYTHONPATH (may be empty).
 Result<TorchCap> InstallTorchCap(const std::string& tmp_dir, uint64_t cap_bytes,

@@ -22,16 +22,10 @@ namespace headroom {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Slurp;
 using testing::TempDir;
 
 using testing::InHelper;
-
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(WatchedJob, TeesTheJobSamplesItAndHandsBackItsStatus) {
   TempDir dir("watched-job");

@@ -18,9 +18,10 @@ namespace headroom {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Slurp;
 using testing::TempDir;
 
-const SysRoot kGb10Idle(fs::path(HEADROOM_SOURCE_DIR) / "tests/fixtures/gb10-idle");
+const SysRoot kIdleRoot(fs::path(HEADROOM_SOURCE_DIR) / "tests/fixtures/gb10-idle");
 
 SamplesHeader HeaderFor(const Sampler& sampler) {
   SamplesHeader h;
@@ -33,16 +34,9 @@ SamplesHeader HeaderFor(const Sampler& sampler) {
   return h;
 }
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(SampleLoop, EachSampleIsOneRow) {
   TempDir dir;
-  Sampler sampler(kGb10Idle, nullptr);
+  Sampler sampler(kIdleRoot, nullptr);
   auto csv = SamplesCsvWriter::Create(dir / "samples.csv", HeaderFor(sampler),
                                       std::chrono::milliseconds(0));
   ASSERT_TRUE(csv) << EnglishText(csv.error().what);
@@ -62,7 +56,7 @@ TEST(SampleLoop, EachSampleIsOneRow) {
 
 TEST(SampleLoop, RunStopsWhenTheStopFdIsReadable) {
   TempDir dir;
-  Sampler sampler(kGb10Idle, nullptr);
+  Sampler sampler(kIdleRoot, nullptr);
   auto csv = SamplesCsvWriter::Create(dir / "samples.csv", HeaderFor(sampler),
                                       std::chrono::milliseconds(0));
   ASSERT_TRUE(csv);
@@ -91,7 +85,7 @@ TEST(SampleLoop, RunStopsWhenTheStopFdIsReadable) {
 
 TEST(SampleLoop, SampleUntilSignalEndsAtTheSignalWithItsNumber) {
   TempDir dir;
-  Sampler sampler(kGb10Idle, nullptr);
+  Sampler sampler(kIdleRoot, nullptr);
   auto csv = SamplesCsvWriter::Create(dir / "samples.csv", HeaderFor(sampler),
                                       std::chrono::milliseconds(0));
   ASSERT_TRUE(csv) << EnglishText(csv.error().what);
@@ -130,7 +124,7 @@ TEST(SampleLoop, TheIntervalIsADurationOfAtLeast100ms) {
 }
 
 TEST(SampleLoop, TheHeaderSaysWhatTheSamplerReads) {
-  Sampler sampler(kGb10Idle, nullptr);
+  Sampler sampler(kIdleRoot, nullptr);
   const WallTime started = std::chrono::system_clock::now();
   SamplesHeader h =
       SamplesHeaderFor(sampler, std::chrono::milliseconds(250), "", {"a note"}, started);

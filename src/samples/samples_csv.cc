@@ -410,7 +410,7 @@ std::optional<Error> ParseColumnRow(std::string_view line, size_t line_no, std::
 // A data row into series.samples; a row with NUL bytes, the wrong number of fields or no
 // timestamp is counted in skipped_rows, a field that does not parse in bad_fields.
 void ParseDataRow(std::string_view line, const ColumnMap& map, std::string& scratch,
-                  SampleSeries& series) {
+                  const SampleRowFilter* keep, SampleSeries& series) {
   if (line.find('\0') != std::string_view::npos) {
     ++series.skipped_rows;
     return;
@@ -439,6 +439,8 @@ void ParseDataRow(std::string_view line, const ColumnMap& map, std::string& scra
       s.extra[map.index[i] - kFixedColumns] = v;
     }
   }
+  ++series.rows;
+  if (keep && !(*keep)(series, s)) return;
   series.samples.push_back(std::move(s));
 }
 
@@ -446,6 +448,8 @@ void ParseDataRow(std::string_view line, const ColumnMap& map, std::string& scra
 // holds one block of it, not the whole text) and a string the same way (ParseSamplesCsv).
 class SamplesCsvParser {
  public:
+  explicit SamplesCsvParser(const SampleRowFilter* keep = nullptr) : keep_(keep) {}
+
   // One line without its '\n'; an error ends the parse.
   std::optional<Error> Line(std::string_view line) {
     ++line_no_;
@@ -456,7 +460,7 @@ class SamplesCsvParser {
       return ParseCommentLine(Trim(line.substr(1)), line_no_, series_, have_header_);
     }
     if (have_columns_) {
-      ParseDataRow(line, map_, scratch_, series_);
+      ParseDataRow(line, map_, scratch_, keep_, series_);
       return std::nullopt;
     }
     if (!have_header_) {
@@ -480,6 +484,7 @@ class SamplesCsvParser {
   void Reserve(size_t rows) { series_.samples.reserve(rows); }
 
  private:
+  const SampleRowFilter* keep_ = nullptr;
   SampleSeries series_;
   bool have_header_ = false;
   bool have_columns_ = false;
@@ -521,14 +526,19 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text) {
 // Parsed block by block: memory is the samples, not the text (explain held 4.4x
 // its samples file; bench/samples_memory.py has the figures).
 Result<SampleSeries> ReadSamplesCsv(const std::filesystem::path& path, size_t max_bytes) {
+  return ReadSamplesCsv(path, max_bytes, nullptr);
+}
+
+Result<SampleSeries> ReadSamplesCsv(const std::filesystem::path& path, size_t max_bytes,
+                                    const SampleRowFilter& keep) {
   // Opened and type-checked once (base/safe_file.h), then read from that descriptor: a FIFO
   // swapped in after a check by name cannot block the reader.
   auto file = OpenInput(path.string());
   if (!file) return file.error();
   const int fd = file->get();
-  SamplesCsvParser parser;
-  parser.Reserve(CountLines(fd));
-  std::string pending;  // the line the last block ended inside
+  SamplesCsvParser parser(keep ? &keep : nullptr);
+  if (!keep) parser.Reserve(CountLines(fd));  // a filter keeps few: no count, no reserve
+  std::string pending;                        // the line the last block ended inside
   size_t total = 0;
   char buf[1 << 16];
   for (;;) {

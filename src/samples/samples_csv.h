@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -111,7 +112,8 @@ struct SampleSeries {
   // Columns outside kSampleColumns (hwmon, thermal, a later writer's), in file order; each
   // Sample's `extra` is parallel to this. Non-numeric values read as nullopt.
   std::vector<ExtraColumn> extra_columns;
-  std::vector<Sample> samples;  // in file order
+  std::vector<Sample> samples;  // in file order (those a reader's `keep` kept)
+  size_t rows = 0;              // rows parsed, kept or not
   // Rows skipped: wrong field count, unparsable timestamp, NUL bytes (a power loss can
   // leave a block of zeros at the end of a file).
   size_t skipped_rows = 0;
@@ -127,6 +129,14 @@ Result<SampleSeries> ParseSamplesCsv(std::string_view text);
 // Reads and parses `path` (capped at `max_bytes`); errors name the file.
 Result<SampleSeries> ReadSamplesCsv(const std::filesystem::path& path,
                                     size_t max_bytes = size_t{1} << 30);
+
+// Called with the series read so far (its header, units and columns complete) and each parsed
+// row in file order; a row is stored in `samples` only when it returns true.
+using SampleRowFilter = std::function<bool(const SampleSeries&, const Sample&)>;
+// The same read, keeping only the rows `keep` wants: memory is the kept rows, not the file's
+// (explain keeps the rows its slowdown windows look at, explain/explain_report.h).
+Result<SampleSeries> ReadSamplesCsv(const std::filesystem::path& path, size_t max_bytes,
+                                    const SampleRowFilter& keep);
 
 // The bit mask of clock-event reason names joined with '|' ("none" is 0; "unknown_0x200"
 // style names give their bits). nullopt for an empty text or an unknown name.

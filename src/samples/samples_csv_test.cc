@@ -244,5 +244,36 @@ TEST(SamplesCsv, AFifoIsRefusedWithoutWaitingForAWriter) {
   std::filesystem::remove_all(dir);
 }
 
+// A filter sees each row with the header already read, and only the rows it keeps are
+// stored; `rows` counts them all.
+TEST(SamplesCsv, AFilterKeepsOnlyTheRowsItWants) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("headroom-samples-keep-" + std::to_string(::getpid()) + ".csv");
+  {
+    auto w = SamplesCsvWriter::Create(path, Header(), milliseconds(5000));
+    ASSERT_TRUE(w.ok()) << EnglishText(w.error().what);
+    for (int64_t ms : {1000, 2000, 3000, 4000}) ASSERT_TRUE(w->Append(FullSample(ms)).ok());
+  }
+  size_t seen = 0;
+  auto series =
+      ReadSamplesCsv(path, size_t{1} << 20, [&](const SampleSeries& so_far, const Sample&) {
+        EXPECT_EQ(so_far.header.at("host"), Header().host);  // the header is read before any row
+        return ++seen % 2 == 0;
+      });
+  std::filesystem::remove(path);
+  ASSERT_TRUE(series.ok()) << EnglishText(series.error().what);
+  EXPECT_EQ(seen, 4u);
+  EXPECT_EQ(series->rows, 4u);
+  ASSERT_EQ(series->samples.size(), 2u);
+  EXPECT_EQ(series->samples[0].time, FullSample(2000).time);
+  EXPECT_EQ(series->samples[1].time, FullSample(4000).time);
+  auto unfiltered = ParseSamplesCsv(
+      "# headroom samples schema_version=1\ntimestamp\n"
+      "2026-11-29T10:00:00Z\n2026-11-29T10:00:01Z\n");
+  ASSERT_TRUE(unfiltered.ok());
+  EXPECT_EQ(unfiltered->rows, 2u);
+  EXPECT_EQ(unfiltered->samples.size(), 2u);
+}
+
 }  // namespace
 }  // namespace headroom

@@ -19,21 +19,21 @@ using std::chrono::seconds;
 using testing::TempDir;
 using testing::WriteFile;
 
-const WallTime kT0(seconds(1741944413) + milliseconds(589));  // 2025-03-14T09:26:53.589Z
+const WallTime kHistoryT0(seconds(1741944413) + milliseconds(589));  // 2025-03-14T09:26:53.589Z
 
 // Two finished guard runs and a sweep still running; the first run's summary is then
 // edited by hand into text that is not JSON.
 void Seed(const std::filesystem::path& path) {
   auto journal = Journal::Open(path);
   ASSERT_TRUE(journal) << EnglishText(journal.error().what);
-  auto first = journal->BeginRun(RunKind::kGuard, {"python", "a.py"}, kT0, "spark-1");
+  auto first = journal->BeginRun(RunKind::kGuard, {"python", "a.py"}, kHistoryT0, "spark-1");
   ASSERT_TRUE(first);
-  ASSERT_TRUE(journal->FinishRun(*first, "killed", 99, R"({"polls":1})", kT0 + seconds(65)));
-  auto second = journal->BeginRun(RunKind::kGuard, {"python", "b.py"}, kT0 + seconds(100));
+  ASSERT_TRUE(journal->FinishRun(*first, "killed", 99, R"({"polls":1})", kHistoryT0 + seconds(65)));
+  auto second = journal->BeginRun(RunKind::kGuard, {"python", "b.py"}, kHistoryT0 + seconds(100));
   ASSERT_TRUE(second);
   ASSERT_TRUE(journal->FinishRun(*second, "exited", 0, R"({"polls":2})",
-                                 kT0 + seconds(100) + milliseconds(2500)));
-  ASSERT_TRUE(journal->BeginRun(RunKind::kSweep, {"headroom", "sweep"}, kT0 + seconds(200)));
+                                 kHistoryT0 + seconds(100) + milliseconds(2500)));
+  ASSERT_TRUE(journal->BeginRun(RunKind::kSweep, {"headroom", "sweep"}, kHistoryT0 + seconds(200)));
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   EXPECT_EQ(sqlite3_exec(db, "UPDATE runs SET summary_json = '{broken' WHERE id = 1", nullptr,

@@ -57,6 +57,8 @@ nlohmann::json SweepResultJson(const SweepOptions& o, const SweepResult& r) {
     trials.push_back({{"config", nlohmann::json::parse(row.config.ToJson())},
                       {"status", TrialOutcomeName(row.outcome)},
                       {"peak_bytes", opt(row.peak_bytes)},
+                      {"peak_measure", row.peak_measure.empty() ? nlohmann::json(nullptr)
+                                                                : nlohmann::json(row.peak_measure)},
                       {"headroom_bytes", opt(row.headroom_bytes)},
                       {"notes", row.notes},
                       {"from_journal", row.from_journal},

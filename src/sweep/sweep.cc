@@ -420,6 +420,10 @@ class SweepRun {
     std::vector<Message> parts;
     if (!run->notes.empty()) parts.push_back(run->notes);
     if (run->outcome != TrialOutcome::kOk) parts.push_back(Msg("log: {}", log.string()));
+    if (run->peak_measure == "step-records") {
+      parts.push_back(
+          Msg("peak from the job's step records (torch allocator peak + host peak RSS)"));
+    }
     t.notes = EnglishText(JoinMessages(parts, "; "));
     // The journal keeps the other two measures in the notes (no column of their own).
     parts.push_back(Msg("tree RSS peak {}; cgroup peak {}", GB(run->guard.peak_tree_rss_bytes),
@@ -435,6 +439,7 @@ class SweepRun {
     SweepRow row =
         Row(step.config, run->outcome, run->peak_bytes, t.headroom_bytes, t.notes, false);
     row.start_pool_bytes = pool_use;
+    row.peak_measure = run->peak_measure;
     row.peak_rss_bytes = run->guard.peak_tree_rss_bytes;
     row.cgroup_peak_bytes = run->guard.cgroup_peak_bytes;
     if (step.predicted_peak_bytes)

@@ -72,6 +72,7 @@ struct SweepRow {
   Config config;
   TrialOutcome outcome = TrialOutcome::kOk;
   std::optional<uint64_t> peak_bytes;     // the trial's own peak above its baseline
+  std::string peak_measure;               // "step-records", "memavailable" ("" from the journal)
   std::optional<int64_t> headroom_bytes;  // limit - pool peak
   std::string notes;
   bool from_journal = false;

@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "base/bytes.h"
 #include "testing_files.h"
 
 namespace headroom {
@@ -19,7 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-constexpr uint64_t kGiB = 1ULL << 30;
 constexpr uint64_t kTotal = 100 * kGiB;
 constexpr uint64_t kIdleAvailable = 95 * kGiB;  // the pool holds 5 GiB before the sweep
 

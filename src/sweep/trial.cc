@@ -2,6 +2,11 @@
 //  - The peak: the guard already reads MemAvailable for its kill level; a trial asks it for
 //    a 10 ms period everywhere (GuardOptions::max_period), so the lowest reading is the
 //    peak to 10 ms (bench/sweep_trials compares it with a 1 ms sampler).
+//  - A job that uses the companion (python/headroom) reports its own peak in its step records:
+//    the torch allocator's max_memory_allocated plus the process's peak RSS, summed over its
+//    processes. Where they exist that is the trial's peak, immune to another process taking
+//    or freeing memory mid-trial (which MemAvailable cannot tell from the job's own use);
+//    otherwise the fall in MemAvailable, as before. No checkpoint is asked for in a trial.
 //  - OOM evidence is only looked for when the job failed: a successful run may well print
 //    "out of memory" in a warning it recovered from.
 //  - The kernel's OOM killer shows as SIGKILL with no message; /proc/vmstat's oom_kill
@@ -20,8 +25,10 @@
 #include <cstring>
 
 #include "base/bytes.h"
+#include "base/json_reader.h"
 #include "base/message.h"
 #include "base/text.h"
+#include "samples/companion_records.h"
 #include "sys/meminfo.h"
 
 namespace headroom {
@@ -142,6 +149,11 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   g.kill_with_guard = true;
   g.on_tick = spec.on_tick;
   g.count_per_cpu_free = true;
+  const std::string records = spec.step_records_path.empty()
+                                  ? spec.log_path.string() + ".steps.jsonl"
+                                  : spec.step_records_path.string();
+  ::unlink(records.c_str());  // this trial's records only
+  g.extra_env = {"HEADROOM_STEP_RECORDS=" + records, "HEADROOM_CHECKPOINT_SIGNAL=none"};
   const auto oom_before = ReadOomKills(root);
   GuardEvents no_events(nullptr);
   auto guard = RunGuard(root, g, no_events, nullptr);
@@ -159,6 +171,15 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   run.baseline_available_bytes = start;
   run.peak_bytes = start > lowest ? start - lowest : 0;
   run.peak_pool_bytes = guard->mem_total_bytes > lowest ? guard->mem_total_bytes - lowest : 0;
+  if (auto text = ReadJsonFileText(records, 256ULL << 20)) {
+    if (auto own = PeakFromRecords(ParseCompanionRecords(text->text()))) {
+      run.peak_bytes = own->total_bytes();
+      const uint64_t used_before =
+          guard->mem_total_bytes > start ? guard->mem_total_bytes - start : 0;
+      run.peak_pool_bytes = used_before + run.peak_bytes;
+      run.peak_measure = "step-records";
+    }
+  }
   TrialFacts facts;
   facts.killed_by_guard = guard->killed;
   facts.timed_out = guard->timed_out;

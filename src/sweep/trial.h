@@ -52,6 +52,9 @@ struct TrialSpec {
   std::optional<std::chrono::milliseconds> timeout;
   std::filesystem::path log_path;  // the trial's stdout and stderr, appended
   std::function<void(uint64_t available_bytes, double elapsed_s)> on_tick;
+  // Where the companion's step records go (HEADROOM_STEP_RECORDS, emptied before the trial);
+  // "" for log_path + ".steps.jsonl".
+  std::filesystem::path step_records_path;
 };
 
 struct TrialRun {
@@ -60,6 +63,11 @@ struct TrialRun {
   uint64_t baseline_available_bytes = 0;  // MemAvailable just before the launch
   uint64_t peak_bytes = 0;                // the trial's own: baseline - lowest MemAvailable
   uint64_t peak_pool_bytes = 0;           // MemTotal - lowest MemAvailable
+  // Which measurement peak_bytes is (docs/sweep.md): "step-records" (the job's own torch
+  // allocator peak plus its host peak RSS, from the companion's records; the pool peak is then
+  // MemTotal - baseline + that, so another process's memory during the trial does not move
+  // it) or "memavailable" (baseline - lowest MemAvailable).
+  std::string peak_measure = "memavailable";
   Message notes;  // why, in a phrase: "exit status 1: ValueError: ..."; empty when ok
 };
 

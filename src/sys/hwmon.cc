@@ -18,6 +18,8 @@
 #include <limits>
 #include <system_error>
 
+#include "base/text.h"
+
 namespace headroom {
 namespace {
 
@@ -28,14 +30,6 @@ constexpr size_t kMaxAttributeBytes = 4096;
 // Offline sensor, as Jetson thermal zones report it (jetson_stats temperature.py).
 constexpr int64_t kOfflineMillidegrees = -256000;
 constexpr int64_t kAbsoluteZeroMillidegrees = -273150;
-
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsBlank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // "temp12_input" -> {"temp", 12, "input"}; false when the name is not of that shape.
 struct AttributeName {
@@ -136,7 +130,7 @@ void ReadAttributes(const SysRoot& root, const std::string& relative_dir,
 }  // namespace
 
 std::optional<int64_t> ParseSysfsInteger(std::string_view text) {
-  text = Trim(text);
+  text = TrimBlanks(text);
   if (text.empty()) return std::nullopt;
   int64_t value = 0;
   // from_chars takes a '-' but no '+', no "0x", no inner blanks: exactly the kernel's %d.
@@ -146,7 +140,7 @@ std::optional<int64_t> ParseSysfsInteger(std::string_view text) {
 }
 
 std::optional<uint64_t> ParseSysfsUnsigned(std::string_view text) {
-  text = Trim(text);
+  text = TrimBlanks(text);
   if (text.empty() || text.front() == '-') return std::nullopt;
   uint64_t value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -165,7 +159,7 @@ std::optional<double> ParseMillidegreesC(std::string_view text) {
 
 std::string ParseSysfsLabel(std::string_view text) {
   text = text.substr(0, text.find('\n'));
-  text = Trim(text.substr(0, kMaxLabelBytes));
+  text = TrimBlanks(text.substr(0, kMaxLabelBytes));
   std::string label(text);
   for (char& c : label) {
     const auto u = static_cast<unsigned char>(c);

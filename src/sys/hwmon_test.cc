@@ -12,8 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-SysRoot Fixture(const char* name) { return SysRoot(testing::FixturePath(name)); }
-
 using Files = std::map<std::string, std::string, std::less<>>;
 
 TEST(SysfsParse, IntegersAsTheKernelPrintsThem) {
@@ -132,7 +130,7 @@ TEST(ThermalZoneParse, TypeAndTemperature) {
 }
 
 TEST(HwmonRead, Gb10TreeWithSpbm) {
-  const std::vector<HwmonDevice> devices = ReadHwmon(Fixture("gb10-idle"));
+  const std::vector<HwmonDevice> devices = ReadHwmon(testing::FixtureRoot("gb10-idle"));
   ASSERT_EQ(devices.size(), 3u);
   EXPECT_EQ(devices[0].name, "acpitz");
   EXPECT_DOUBLE_EQ(*devices[0].temps.at(0).celsius, 41.0);
@@ -157,14 +155,14 @@ TEST(HwmonRead, Gb10TreeWithSpbm) {
   EXPECT_EQ(spbm.prochot, false);
   EXPECT_EQ(spbm.pl_level, 0);
 
-  const std::vector<ThermalZone> zones = ReadThermalZones(Fixture("gb10-idle"));
+  const std::vector<ThermalZone> zones = ReadThermalZones(testing::FixtureRoot("gb10-idle"));
   ASSERT_EQ(zones.size(), 1u);
   EXPECT_EQ(zones[0].type, "acpitz");
   EXPECT_DOUBLE_EQ(*zones[0].celsius, 41.0);
 }
 
 TEST(HwmonRead, JetsonTreeWithOfflineZones) {
-  const std::vector<ThermalZone> zones = ReadThermalZones(Fixture("jetson-orin"));
+  const std::vector<ThermalZone> zones = ReadThermalZones(testing::FixtureRoot("jetson-orin"));
   ASSERT_EQ(zones.size(), 9u);
   EXPECT_EQ(zones[0].type, "cpu-thermal");
   EXPECT_DOUBLE_EQ(*zones[0].celsius, 45.5);
@@ -174,7 +172,7 @@ TEST(HwmonRead, JetsonTreeWithOfflineZones) {
   }
   EXPECT_DOUBLE_EQ(*zones[8].celsius, 45.5);
 
-  const std::vector<HwmonDevice> devices = ReadHwmon(Fixture("jetson-orin"));
+  const std::vector<HwmonDevice> devices = ReadHwmon(testing::FixtureRoot("jetson-orin"));
   ASSERT_EQ(devices.size(), 3u);
   EXPECT_EQ(devices[0].id, "hwmon0");
   EXPECT_EQ(devices[1].id, "hwmon1");
@@ -189,8 +187,8 @@ TEST(HwmonRead, JetsonTreeWithOfflineZones) {
 }
 
 TEST(HwmonRead, MissingTreesAreEmptyNotErrors) {
-  EXPECT_TRUE(ReadHwmon(Fixture("old-kernel")).empty());
-  EXPECT_TRUE(ReadThermalZones(Fixture("old-kernel")).empty());
+  EXPECT_TRUE(ReadHwmon(testing::FixtureRoot("old-kernel")).empty());
+  EXPECT_TRUE(ReadThermalZones(testing::FixtureRoot("old-kernel")).empty());
   EXPECT_TRUE(ReadHwmon(SysRoot("/nonexistent/headroom/root")).empty());
 }
 

@@ -16,6 +16,7 @@
 
 #include "base/bytes.h"
 #include "base/message.h"
+#include "base/text.h"
 
 namespace headroom {
 namespace {
@@ -25,8 +26,6 @@ namespace {
 constexpr size_t kMaxKeyLength = 64;
 
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 std::string_view TrimLeft(std::string_view s) {
   while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);

@@ -17,7 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 
 // The fixture trees of tests/fixtures/ (numbers in tests/fixtures/README.md).
-SysRoot Fixture(const char* name) { return SysRoot(testing::FixturePath(name)); }
 
 // Literal text as fs/proc/meminfo.c prints it on an x86_64 6.x kernel (this build machine,
 // abridged): 16-column keys, values right-aligned in 8, HugePages_* counts without a unit.
@@ -133,7 +132,7 @@ TEST(MemInfoFast, AgreesWithFullParser) {
 // The fixture trees, read through SysRoot.
 
 TEST(MemInfoFixture, Gb10Idle) {
-  auto m = ReadMemInfo(Fixture("gb10-idle"));
+  auto m = ReadMemInfo(testing::FixtureRoot("gb10-idle"));
   ASSERT_TRUE(m) << EnglishText(m.error().what);
   EXPECT_EQ(m->total_bytes(), 127600748ULL * kKiB);
   EXPECT_EQ(m->available_bytes(), 120574075ULL * kKiB);  // 114.99 GiB
@@ -152,8 +151,8 @@ TEST(MemInfoFixture, Gb10Idle) {
 }
 
 TEST(MemInfoFixture, Gb10PageCacheIsStillAvailable) {
-  auto idle = ReadMemInfo(Fixture("gb10-idle"));
-  auto m = ReadMemInfo(Fixture("gb10-pagecache"));
+  auto idle = ReadMemInfo(testing::FixtureRoot("gb10-idle"));
+  auto m = ReadMemInfo(testing::FixtureRoot("gb10-pagecache"));
   ASSERT_TRUE(idle && m);
   EXPECT_EQ(m->total_bytes(), 127600748ULL * kKiB);
   EXPECT_EQ(m->cached_bytes(), 45227552ULL * kKiB);  // idle + 40 GiB
@@ -168,7 +167,7 @@ TEST(MemInfoFixture, Gb10PageCacheIsStillAvailable) {
 }
 
 TEST(MemInfoFixture, Gb10Pressure) {
-  auto m = ReadMemInfo(Fixture("gb10-pressure"));
+  auto m = ReadMemInfo(testing::FixtureRoot("gb10-pressure"));
   ASSERT_TRUE(m);
   EXPECT_EQ(m->total_bytes(), 127600748ULL * kKiB);
   EXPECT_EQ(m->available_bytes(), 6287598ULL * kKiB);  // 6.00 GiB
@@ -179,7 +178,7 @@ TEST(MemInfoFixture, Gb10Pressure) {
 }
 
 TEST(MemInfoFixture, OldKernelEstimatesAvailable) {
-  auto m = ReadMemInfo(Fixture("old-kernel"));
+  auto m = ReadMemInfo(testing::FixtureRoot("old-kernel"));
   ASSERT_TRUE(m);
   EXPECT_EQ(m->total_bytes(), 16330372ULL * kKiB);
   EXPECT_FALSE(m->available_bytes());
@@ -191,7 +190,7 @@ TEST(MemInfoFixture, OldKernelEstimatesAvailable) {
   // MemFree 9412660 + Active(file) 2815680 + Inactive(file) 2234152 + SReclaimable 431020.
   EXPECT_EQ(e->bytes, 14893512ULL * kKiB);
   EXPECT_EQ(e->source, kMemAvailableSourceEstimated);
-  auto text = Fixture("old-kernel").ReadFile("proc/meminfo");
+  auto text = testing::FixtureRoot("old-kernel").ReadFile("proc/meminfo");
   ASSERT_TRUE(text);
   EXPECT_EQ(ParseMemAvailableFast(*text), std::nullopt);
 }
@@ -199,7 +198,7 @@ TEST(MemInfoFixture, OldKernelEstimatesAvailable) {
 TEST(MemInfoFixture, EstimateOvershootsKernelByTheWatermarks) {
   // gb10-idle with MemAvailable taken out: the estimate omits totalreserve_pages (300383 kB)
   // and the low watermark (172783 kB) subtracted twice, as the header says.
-  auto idle = ReadMemInfo(Fixture("gb10-idle"));
+  auto idle = ReadMemInfo(testing::FixtureRoot("gb10-idle"));
   ASSERT_TRUE(idle);
   std::string text;
   for (const auto& [key, field] : idle->fields()) {
@@ -213,7 +212,7 @@ TEST(MemInfoFixture, EstimateOvershootsKernelByTheWatermarks) {
 }
 
 TEST(MemInfoFixture, Hostile) {
-  auto m = ReadMemInfo(Fixture("hostile"));
+  auto m = ReadMemInfo(testing::FixtureRoot("hostile"));
   ASSERT_TRUE(m) << EnglishText(m.error().what);
   EXPECT_EQ(m->total_bytes(), 127600748ULL * kKiB);      // the duplicate "1 kB" loses
   EXPECT_EQ(m->free_bytes(), 117598212ULL * kKiB);       // the colon-less line skipped
@@ -233,7 +232,7 @@ TEST(MemInfoFixture, Hostile) {
   EXPECT_EQ(m->duplicate_lines(), 1u);
   EXPECT_EQ(m->reclaimable_page_cache_bytes(), (3284512ULL + 112340 + 412356) * kKiB);
   for (const auto& [key, field] : m->fields()) EXPECT_LE(key.size(), 64u);
-  auto text = Fixture("hostile").ReadFile("proc/meminfo");
+  auto text = testing::FixtureRoot("hostile").ReadFile("proc/meminfo");
   ASSERT_TRUE(text);
   EXPECT_EQ(ParseMemAvailableFast(*text), m->available_bytes());
 }

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 
+#include "base/text.h"
 #include "sys/processes.h"
 
 namespace headroom {
@@ -25,13 +26,6 @@ std::optional<std::string_view> LineValue(std::string_view text, std::string_vie
     at = end + 1;
   }
   return std::nullopt;
-}
-
-std::string_view TrimBlanks(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
 }
 
 template <typename T>

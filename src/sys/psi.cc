@@ -13,10 +13,10 @@
 #include <cmath>
 #include <string>
 
+#include "base/text.h"
+
 namespace headroom {
 namespace {
-
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 // Splits off the next blank-separated token of `s`; empty when none is left.
 std::string_view NextToken(std::string_view& s) {

@@ -15,8 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-SysRoot Fixture(const char* name) { return SysRoot(testing::FixturePath(name)); }
-
 // Writes `text` to dir/proc/pressure/memory.
 void WritePressure(const fs::path& dir, const std::string& text) {
   fs::create_directories(dir / "proc" / "pressure");
@@ -101,7 +99,7 @@ TEST(PsiParse, GarbageIsAnError) {
 }
 
 TEST(PsiFixture, Gb10Idle) {
-  auto p = ReadMemoryPsi(Fixture("gb10-idle"));
+  auto p = ReadMemoryPsi(testing::FixtureRoot("gb10-idle"));
   ASSERT_TRUE(p) << EnglishText(p.error().what);
   ASSERT_TRUE(*p);
   EXPECT_DOUBLE_EQ((*p)->some.avg10, 0.0);
@@ -111,7 +109,7 @@ TEST(PsiFixture, Gb10Idle) {
 }
 
 TEST(PsiFixture, Gb10PageCache) {
-  auto p = ReadMemoryPsi(Fixture("gb10-pagecache"));
+  auto p = ReadMemoryPsi(testing::FixtureRoot("gb10-pagecache"));
   ASSERT_TRUE(p && *p);
   EXPECT_DOUBLE_EQ((*p)->some.avg10, 0.0);
   EXPECT_DOUBLE_EQ((*p)->some.avg60, 0.04);
@@ -119,7 +117,7 @@ TEST(PsiFixture, Gb10PageCache) {
 }
 
 TEST(PsiFixture, Gb10Pressure) {
-  auto p = ReadMemoryPsi(Fixture("gb10-pressure"));
+  auto p = ReadMemoryPsi(testing::FixtureRoot("gb10-pressure"));
   ASSERT_TRUE(p && *p);
   EXPECT_DOUBLE_EQ((*p)->some.avg10, 35.14);
   EXPECT_DOUBLE_EQ((*p)->some.avg60, 27.92);
@@ -133,13 +131,13 @@ TEST(PsiFixture, Gb10Pressure) {
 }
 
 TEST(PsiFixture, OldKernelHasNoPsi) {
-  auto p = ReadMemoryPsi(Fixture("old-kernel"));
+  auto p = ReadMemoryPsi(testing::FixtureRoot("old-kernel"));
   ASSERT_TRUE(p) << EnglishText(p.error().what);  // absent is not an error
   EXPECT_FALSE(*p);
 }
 
 TEST(PsiFixture, Hostile) {
-  auto p = ReadMemoryPsi(Fixture("hostile"));
+  auto p = ReadMemoryPsi(testing::FixtureRoot("hostile"));
   ASSERT_TRUE(p) << EnglishText(p.error().what);
   ASSERT_TRUE(*p);
   EXPECT_DOUBLE_EQ((*p)->some.avg10, 1.5);

@@ -21,7 +21,7 @@ constexpr size_t kMetadataMaxBytes = 1 << 20;
 constexpr size_t kVersionPyMaxBytes = 64 * 1024;
 // A site directory with more entries than this is not scanned past it (a hostile or broken
 // tree must not make doctor walk forever).
-constexpr size_t kMaxEntriesPerDir = 100'000;
+constexpr size_t kMaxSiteDirEntries = 100'000;
 
 bool IsDir(const fs::path& p) {
   std::error_code ec;
@@ -39,7 +39,7 @@ std::vector<fs::path> ChildrenStartingWith(const fs::path& dir, std::string_view
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   size_t seen = 0;
-  for (; !ec && it != fs::directory_iterator() && seen < kMaxEntriesPerDir;
+  for (; !ec && it != fs::directory_iterator() && seen < kMaxSiteDirEntries;
        it.increment(ec), ++seen) {
     const std::string name = it->path().filename().string();
     if (name.compare(0, prefix.size(), prefix) == 0) out.push_back(it->path());
@@ -177,7 +177,7 @@ std::optional<Distribution> FindDistribution(const PythonEnv& env, std::string_v
     std::error_code ec;
     fs::directory_iterator it(site, ec);
     size_t seen = 0;
-    for (; !ec && it != fs::directory_iterator() && seen < kMaxEntriesPerDir;
+    for (; !ec && it != fs::directory_iterator() && seen < kMaxSiteDirEntries;
          it.increment(ec), ++seen) {
       const std::string dir = it->path().filename().string();
       fs::path metadata;

@@ -1,7 +1,5 @@
 #include "sys/sysroot.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,46 +14,43 @@ Result<std::string> SysRoot::ReadFile(std::string_view relative, size_t max_byte
 }
 
 int OpenKernelFile(const std::filesystem::path& path) {
-  // O_NONBLOCK: a FIFO planted where a file should be must not hang the reader.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return -1;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    errno = EINVAL;
+  OpenFailure why;
+  FileFd fd = OpenRegularFile(path.c_str(), &why);
+  if (fd.get() < 0) {
+    errno = why.step == OpenFailure::Step::kOpen ? why.errno_value : EINVAL;
     return -1;
   }
-  return fd;
+  return fd.release();
 }
 
 Result<std::string> ReadFileCapped(const std::filesystem::path& file, size_t max_bytes) {
   const std::string path = file.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return ErrnoError(Msg("cannot read {}: open", path));
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error{Msg("{0}: {1}, not a regular file", path, FileKind(st.st_mode))};
+  OpenFailure why;
+  const FileFd fd = OpenRegularFile(path.c_str(), &why);
+  if (fd.get() < 0) {
+    switch (why.step) {
+      case OpenFailure::Step::kOpen:
+        return ErrnoError(Msg("cannot read {}: open", path), why.errno_value);
+      case OpenFailure::Step::kFstat:
+        return ErrnoError(Msg("cannot read {}: fstat", path), why.errno_value);
+      case OpenFailure::Step::kNotRegular:
+        break;
+    }
+    return Error{Msg("{0}: {1}, not a regular file", path, FileKind(why.mode))};
   }
   std::string out;
   char buf[8192];
   for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      if (errno == EAGAIN) break;  // an empty FIFO: nothing to read
-      const int saved = errno;
-      ::close(fd);
-      return ErrnoError(Msg("cannot read {}: read", path), saved);
+      return ErrnoError(Msg("cannot read {}: read", path));
     }
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));
-    if (out.size() > max_bytes) {
-      ::close(fd);
+    if (out.size() > max_bytes)
       return Error{Msg("cannot read {}: file larger than {} bytes", path, max_bytes)};
-    }
   }
-  ::close(fd);
   return out;
 }
 

@@ -9,17 +9,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "base/text.h"
+
 namespace headroom {
 namespace {
 
 constexpr size_t kMaxZoneinfoBytes = 8 << 20;
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 }  // namespace
 
@@ -30,14 +25,14 @@ std::optional<uint64_t> ParsePerCpuFreePages(std::string_view text) {
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = Trim(text.substr(start, end - start));
+    const std::string_view line = TrimBlanks(text.substr(start, end - start));
     start = end + 1;
     if (line.substr(0, 5) == "Node ") {
       in_pagesets = false;
     } else if (line == "pagesets") {
       in_pagesets = true;
     } else if (in_pagesets && line.substr(0, 6) == "count:") {
-      const std::string_view digits = Trim(line.substr(6));
+      const std::string_view digits = TrimBlanks(line.substr(6));
       if (digits.empty() || digits.size() > 15) continue;
       uint64_t v = 0;
       bool ok = true;

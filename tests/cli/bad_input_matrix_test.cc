@@ -26,6 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CliResult;
 using testing::RunProgram;
+using testing::Slurp;
 using testing::TempDir;
 
 constexpr int kTimeoutSeconds = 15;  // every row ends in well under a second when it holds
@@ -40,11 +41,6 @@ CliResult RunBounded(const std::vector<std::string>& args,
     program.push_back(w);
   program.insert(program.end(), args.begin(), args.end());
   return RunProgram(program, (kTimeoutSeconds + 5) * 1000, env);
-}
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 int Lines(const std::string& text) {
@@ -88,14 +84,14 @@ struct Fixture {
   }
 };
 
-struct Row {
+struct MatrixRow {
   std::string name;
   std::vector<std::string> args;
   int status;
   std::string err;  // a part of the one line on stderr
 };
 
-void Check(const Fixture& f, const Row& row, const CliResult& r) {
+void Check(const Fixture& f, const MatrixRow& row, const CliResult& r) {
   EXPECT_FALSE(r.timed_out) << row.name;
   EXPECT_NE(r.status, 124) << row.name << ": hung until timeout\n" << r.err;
   EXPECT_EQ(r.status, row.status) << row.name << "\n" << r.err;
@@ -111,7 +107,7 @@ TEST(BadInputMatrix, FifosDevicesSymlinksAndInputsAsOutputs) {
   const std::string out = f.dir.File("page.html");
   const std::string journal = f.dir.File("journal.db");
   const std::string marker = f.dir.File("job-ran");
-  const Row rows[] = {
+  const MatrixRow rows[] = {
       // Inputs that are FIFOs: an error at once, never a wait for a writer.
       {"report --samples FIFO",
        {"report", "--samples", f.fifo, "-o", out},
@@ -131,10 +127,41 @@ TEST(BadInputMatrix, FifosDevicesSymlinksAndInputsAsOutputs) {
        {"history", "--journal", f.fifo},
        2,
        f.fifo + ": a FIFO, not a regular file"},
+      {"doctor --compare FIFO",
+       {"doctor", "--compare", f.fifo, f.samples},
+       3,
+       "--compare: " + f.fifo + ": a FIFO, not a regular file"},
+      {"doctor --compare not a report",
+       {"doctor", "--compare", f.samples, f.samples},
+       3,
+       "--compare: " + f.samples + ": not JSON"},
+      {"doctor --compare directory",
+       {"doctor", "--compare", f.dir.File(""), f.samples},
+       3,
+       "a directory"},
       {"doctor --report FIFO",
        {"doctor", "--no-bandwidth", "--report", f.fifo},
        3,
        "--report: " + f.fifo + ": a FIFO; an output replaces only a regular file or nothing"},
+      // plan --from inside the other commands' plan words (--plan-args, --workload).
+      {"ladder start --plan-args --from FIFO",
+       {"ladder", "--journal", journal, "start", "j", "--symptom", "step", "--plan-args",
+        "--from " + f.fifo + " --budget 10GB"},
+       2,
+       "--plan-args: --from: " + f.fifo + ": a FIFO, not a regular file"},
+      {"report --plan-args --from directory",
+       {"report", "--samples", f.samples, "-o", out, "--plan-args", "--from " + f.dir.File("")},
+       2,
+       "--plan-args: --from: "},
+      {"report --plan-args --from missing",
+       {"report", "--samples", f.samples, "-o", out, "--plan-args",
+        "--from " + f.dir.File("gone.yml")},
+       2,
+       "--plan-args: --from: open(" + f.dir.File("gone.yml") + ")"},
+      {"doctor --workload from FIFO",
+       {"doctor", "--no-bandwidth", "--workload", "from " + f.fifo},
+       3,
+       "--workload: --from: " + f.fifo + ": a FIFO"},
       // Outputs that are not regular files, or are an input: refused, left as they were.
       {"report -o device",
        {"report", "--samples", f.samples, "-o", f.device},
@@ -192,7 +219,7 @@ TEST(BadInputMatrix, FifosDevicesSymlinksAndInputsAsOutputs) {
        2,
        "--csv: " + f.fifo + ": a FIFO"},
   };
-  for (const Row& row : rows) {
+  for (const MatrixRow& row : rows) {
     Check(f, row, RunBounded(row.args));
     EXPECT_FALSE(fs::exists(marker)) << row.name << ": the job ran";
     EXPECT_FALSE(fs::exists(out)) << row.name;
@@ -206,7 +233,7 @@ TEST(BadInputMatrix, MeaninglessValuesAreRefusedByTheirOwnName) {
   Fixture f;
   const std::string journal = f.dir.File("journal.db");
   const std::string marker = f.dir.File("job-ran");
-  const Row rows[] = {
+  const MatrixRow rows[] = {
       {"guard --warn-available below --min-available",
        {"guard", "--no-journal", "--min-available", "8GiB", "--warn-available", "4GiB", "--",
         "touch", marker},
@@ -230,7 +257,7 @@ TEST(BadInputMatrix, MeaninglessValuesAreRefusedByTheirOwnName) {
        2,
        "--lora-rank"},
   };
-  for (const Row& row : rows) {
+  for (const MatrixRow& row : rows) {
     Check(f, row, RunBounded(row.args));
     EXPECT_FALSE(fs::exists(marker)) << row.name << ": the job ran";
   }

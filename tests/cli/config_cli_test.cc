@@ -22,9 +22,8 @@ namespace headroom {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::kFixtures;
 using testing::RunCli;
-
-const std::string kFixtures = testing::FixturePath("");
 
 class ConfigCli : public ::testing::Test {
  protected:
@@ -95,15 +94,6 @@ class ConfigCli : public ::testing::Test {
 
   fs::path dir_;
 };
-
-uint64_t FixtureField(const std::string& fixture, const std::string& field) {
-  std::ifstream in(kFixtures + fixture + "/proc/meminfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
-  }
-  return 0;
-}
 
 TEST_F(ConfigCli, ShowDefaultsWithoutAFile) {
   const auto r = Run({"config", "show"});
@@ -241,7 +231,7 @@ TEST_F(ConfigCli, ExampleFileIsValid) {
 }
 
 TEST_F(ConfigCli, PlanBudgetMovesWithReserve) {
-  const uint64_t available = FixtureField("gb10-idle", "MemAvailable");
+  const uint64_t available = testing::FixtureMeminfoBytes("gb10-idle", "MemAvailable");
   ASSERT_GT(available, 0u);
   const std::vector<std::string> plan = {"plan", "llama-3.1-8b", "--root", kFixtures + "gb10-idle",
                                          "--json"};
@@ -269,7 +259,7 @@ TEST_F(ConfigCli, GuardKillLevelFromTheFile) {
   const std::vector<std::string> guard = {"guard",       "--root",       FixtureCopy("gb10-idle"),
                                           "--no-cgroup", "--no-journal", "--json",
                                           "--",          "true"};
-  const uint64_t total = FixtureField("gb10-idle", "MemTotal");
+  const uint64_t total = testing::FixtureMeminfoBytes("gb10-idle", "MemTotal");
   auto levels = [&](const std::vector<std::string>& env) {
     const auto r = Run(guard, env);
     EXPECT_EQ(r.status, 0) << r.err;

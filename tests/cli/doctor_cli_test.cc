@@ -4,6 +4,7 @@
 // and without tensor parallelism, the report file, exit statuses and usage errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,19 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "doctor/distributed.h"
 #include "run_cli.h"
 #include "testing_files.h"
 
 namespace headroom {
 namespace {
 
+using testing::Contains;
 using testing::RunCli;
 const std::string kDir = testing::FixturePath("doctor");
 const std::string kEnv = kDir + "/env";
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // The scripts for the fake NVML and the fake libcuda, and the environment naming them.
 struct Fakes {
@@ -35,7 +34,9 @@ struct Fakes {
     env = {"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml").string(),
            "HEADROOM_FAKE_CUDA_SCRIPT=" + (dir / "cuda").string(),
            // The checks read these: keep the test's own environment out of them.
-           "WORLD_SIZE=", "NNODES=", "TORCH_CUDA_ARCH_LIST=", "container="};
+           "WORLD_SIZE=", "NNODES=", "TORCH_CUDA_ARCH_LIST=", "container=", "SLURM_CONF="};
+    // G11's variables too (doctor/distributed.h), unset for every run.
+    for (std::string_view name : kDistributedEnvNames) env.push_back(std::string(name) + "=");
   }
 };
 
@@ -63,7 +64,7 @@ nlohmann::json Report(const testing::CliResult& r) {
   }
 }
 
-std::string Check(const nlohmann::json& j, const std::string& id) {
+std::string CheckOf(const nlohmann::json& j, const std::string& id) {
   return j.contains("checks") && j["checks"].contains(id) ? j["checks"][id].get<std::string>()
                                                           : "(missing)";
 }
@@ -114,12 +115,12 @@ TEST(DoctorCli, Gb10BoxIsBlockedByTheCudaMajorMismatchAndTensorParallelism) {
   EXPECT_EQ(j["platform"]["arch"], "aarch64");
   EXPECT_EQ(j["platform"]["compute_capability"], "12.1");
   EXPECT_EQ(j["platform"]["cuda_driver_version"], "13.0");
-  EXPECT_TRUE(Check(j, "G1").starts_with("fail: torch CUDA 12.8 vs driver CUDA 13.0"))
-      << Check(j, "G1");
-  EXPECT_TRUE(Check(j, "G3").starts_with("warn: ")) << Check(j, "G3");
-  EXPECT_EQ(Check(j, "G5"), "pass");
-  EXPECT_TRUE(Check(j, "G10").starts_with("fail: ")) << Check(j, "G10");
-  EXPECT_EQ(j["check_details"].size(), 10u);
+  EXPECT_TRUE(CheckOf(j, "G1").starts_with("fail: torch CUDA 12.8 vs driver CUDA 13.0"))
+      << CheckOf(j, "G1");
+  EXPECT_TRUE(CheckOf(j, "G3").starts_with("warn: ")) << CheckOf(j, "G3");
+  EXPECT_EQ(CheckOf(j, "G5"), "pass");
+  EXPECT_TRUE(CheckOf(j, "G10").starts_with("fail: ")) << CheckOf(j, "G10");
+  EXPECT_EQ(j["check_details"].size(), 11u);
   EXPECT_TRUE(j["headroom_gb"].is_null());  // no --workload
   EXPECT_FALSE(std::filesystem::exists(report + ".tmp"));
 }
@@ -133,16 +134,17 @@ TEST(DoctorCli, DiscreteBoxPassesTheAbiAndWarnsOnClockReasons) {
   EXPECT_EQ(j["verdict"], "ready-with-warnings");
   EXPECT_EQ(j["platform"]["gpu_name"], "NVIDIA H200");
   EXPECT_EQ(j["platform"]["gb10"], false);
-  EXPECT_EQ(Check(j, "G1"), "pass");  // 12.8 on 12.8, one runtime registered
-  EXPECT_EQ(Check(j, "G2"), "pass");  // flash-attn is fine on Hopper
-  EXPECT_EQ(Check(j, "G3"), "pass");
-  EXPECT_TRUE(Check(j, "G4").starts_with("warn: clocks held by sw_power_cap, sw_thermal_slowdown"))
-      << Check(j, "G4");
-  EXPECT_TRUE(Check(j, "G5").starts_with("info: device copy")) << Check(j, "G5");
-  EXPECT_EQ(Check(j, "G7"), "info: compute capability 9.0");
-  EXPECT_EQ(Check(j, "G10"), "pass");
+  EXPECT_EQ(CheckOf(j, "G1"), "pass");  // 12.8 on 12.8, one runtime registered
+  EXPECT_EQ(CheckOf(j, "G2"), "pass");  // flash-attn is fine on Hopper
+  EXPECT_EQ(CheckOf(j, "G3"), "pass");
+  EXPECT_TRUE(
+      CheckOf(j, "G4").starts_with("warn: clocks held by sw_power_cap, sw_thermal_slowdown"))
+      << CheckOf(j, "G4");
+  EXPECT_TRUE(CheckOf(j, "G5").starts_with("info: device copy")) << CheckOf(j, "G5");
+  EXPECT_EQ(CheckOf(j, "G7"), "info: compute capability 9.0");
+  EXPECT_EQ(CheckOf(j, "G10"), "pass");
   // G6: the fake lists pids 1111 and 2222, which this box's proc/ does not have.
-  EXPECT_TRUE(Check(j, "G6").starts_with("warn: 2 processes")) << Check(j, "G6");
+  EXPECT_TRUE(CheckOf(j, "G6").starts_with("warn: 2 processes")) << CheckOf(j, "G6");
 }
 
 TEST(DoctorCli, BareCpuBoxIsReady) {
@@ -156,14 +158,15 @@ TEST(DoctorCli, BareCpuBoxIsReady) {
   EXPECT_EQ(j["platform"]["arch"], "x86_64");
   EXPECT_EQ(j["platform"]["kind"], "none");
   EXPECT_TRUE(j["platform"]["gpu_error"].get<std::string>().starts_with("nvml: nvmlInit_v2()"));
-  EXPECT_EQ(Check(j, "G1"),
+  EXPECT_EQ(CheckOf(j, "G1"),
             "info: torch 2.7.0+cu128 built for CUDA 12.8; no NVIDIA driver answered (" +
                 j["platform"]["gpu_error"].get<std::string>() + ")");
-  EXPECT_EQ(Check(j, "G4"), "info: no GPU; hottest sensor x86_pkg_temp (thermal_zone0) at 48.5 °C");
-  EXPECT_TRUE(Check(j, "G5").starts_with("info: host copy ")) << Check(j, "G5");
-  EXPECT_EQ(Check(j, "G6"), "pass");
-  EXPECT_EQ(Check(j, "G9"), "info: bare host; torch 2.7.0+cu128");
-  EXPECT_EQ(Check(j, "G10"), "info: single node: no WORLD_SIZE or NNODES, no --config given");
+  EXPECT_EQ(CheckOf(j, "G4"),
+            "info: no GPU; hottest sensor x86_pkg_temp (thermal_zone0) at 48.5 °C");
+  EXPECT_TRUE(CheckOf(j, "G5").starts_with("info: host copy ")) << CheckOf(j, "G5");
+  EXPECT_EQ(CheckOf(j, "G6"), "pass");
+  EXPECT_EQ(CheckOf(j, "G9"), "info: bare host; torch 2.7.0+cu128");
+  EXPECT_EQ(CheckOf(j, "G10"), "info: single node: no WORLD_SIZE or NNODES, no --config given");
 }
 
 TEST(DoctorCli, ContainerBoxShowsEvidenceAndDataParallelIsFine) {
@@ -192,7 +195,7 @@ TEST(DoctorCli, SlowDeviceCopyOnGb10Warns) {
   Fakes fakes("scenario gb10\n", "scenario gb10\ncopy_gbps 120\n");
   const auto r = RunCli(Args("gb10", {"--json"}), 60000, fakes.env);
   const auto j = Report(r);
-  const std::string g5 = Check(j, "G5");
+  const std::string g5 = CheckOf(j, "G5");
   EXPECT_TRUE(g5.starts_with("warn: device copy 120.0 GB/s")) << g5;
   EXPECT_TRUE(Contains(g5, "below GB10's measured 180-192 GB/s")) << g5;
 }
@@ -213,7 +216,7 @@ TEST(DoctorCli, TpSizeInAJsonConfigFailsOnAOneGpuBox) {
       Args("discrete", {"--no-bandwidth", "--json", "--config", kDir + "/configs/tp_size2.json"}),
       60000, fakes.env);
   EXPECT_EQ(r.status, 2) << r.out << r.err;
-  const std::string g10 = Check(Report(r), "G10");
+  const std::string g10 = CheckOf(Report(r), "G10");
   EXPECT_TRUE(g10.starts_with("fail: tensor parallelism 2 across machines (")) << g10;
   EXPECT_TRUE(Contains(g10, "tp_size2.json:3 tp_size = 2")) << g10;
 }
@@ -221,7 +224,7 @@ TEST(DoctorCli, TpSizeInAJsonConfigFailsOnAOneGpuBox) {
 TEST(DoctorCli, SameMajorNewerTorchWarns) {
   Fakes fakes("scenario discrete\ncuda_version 12040\n", "scenario discrete\n");
   const auto r = RunCli(Args("discrete", {"--no-bandwidth", "--json"}), 60000, fakes.env);
-  EXPECT_EQ(Check(Report(r), "G1"),
+  EXPECT_EQ(CheckOf(Report(r), "G1"),
             "warn: torch CUDA 12.8 vs driver CUDA 12.4: torch is newer than the driver");
 }
 
@@ -238,9 +241,9 @@ TEST(DoctorCli, ArchListWithSm121aPassesG7) {
                          "--python", py.path().string(), "--no-bandwidth", "--json"},
                         60000, env);
   const auto j = Report(r);
-  EXPECT_EQ(Check(j, "G7"), "pass");
+  EXPECT_EQ(CheckOf(j, "G7"), "pass");
   // cu130 on CUDA 13.0: G1 is no longer a mismatch, only the two registered runtimes warn.
-  EXPECT_EQ(Check(j, "G1"),
+  EXPECT_EQ(CheckOf(j, "G1"),
             "warn: torch CUDA 13.0 vs driver CUDA 13.0; libcudart .12 and .13 all registered");
 }
 
@@ -291,6 +294,49 @@ TEST(DoctorCli, WorkloadWordsAndPlanFlagsMakeOneRequest) {
                           30000, fakes.env);
   EXPECT_EQ(bad.status, 3);
   EXPECT_TRUE(Contains(bad.err, "headroom: doctor: --workload: --seq: ")) << bad.err;
+}
+
+// --workload "from FILE" (or "--from FILE"): the run's own configuration, planned as plan
+// --from plans it, the workload's words over it; the keys it has that the plan does not model
+// are in the workload section and in env-report.json, never dropped.
+TEST(DoctorCli, WorkloadFromTheRunsConfigShowsWhatIsNotModelled) {
+  Fakes fakes("scenario gb10\n", "scenario gb10\n");
+  std::vector<std::string> env = fakes.env;
+  env.emplace_back("HF_HUB_CACHE=/nonexistent/headroom-test-hub");  // the Hub id: the catalog
+  const std::string file = testing::FixturePath("run_configs/axolotl/qwen3-32b-qlora.yaml");
+  const auto r = RunCli(Args("gb10", {"--no-bandwidth", "--json", "--workload",
+                                      "from " + file + " batch 2 --budget=100GB"}),
+                        60000, env);
+  const auto j = Report(r);
+  EXPECT_TRUE(Contains(j["workload"]["plan"], "qwen3-32b qlora, batch 2, seq 2048"))
+      << j["workload"]["plan"];
+  EXPECT_EQ(j["workload"]["description"], "from " + file + " batch 2 --budget=100GB");
+  EXPECT_EQ(j["workload"]["from"]["file"], file);
+  EXPECT_EQ(j["workload"]["from"]["format"], "axolotl");
+  EXPECT_EQ(j["workload"]["from"]["not_modelled"],
+            nlohmann::json({"gradient_checkpointing: offload", "optimizer: adamw_torch_4bit",
+                            "lora_mlp_kernel", "lora_qkv_kernel", "lora_o_kernel"}));
+  const auto text =
+      RunCli(Args("gb10", {"--no-bandwidth", "--workload", "--from " + file + " --budget=100GB"}),
+             60000, env);
+  EXPECT_TRUE(Contains(text.out, "qwen3-32b qlora, batch 1, seq 2048")) << text.out;
+  EXPECT_TRUE(
+      Contains(text.out, "from " + file + " (axolotl): not modelled: " +
+                             "gradient_checkpointing: offload, optimizer: "
+                             "adamw_torch_4bit, lora_mlp_kernel, lora_qkv_kernel, lora_o_kernel"))
+      << text.out;
+  // Without a file the key is there, null.
+  const auto plain = Report(RunCli(
+      Args("gb10", {"--no-bandwidth", "--json", "--workload", "qlora llama-3.1-8b --budget=100GB"}),
+      60000, fakes.env));
+  EXPECT_TRUE(plain["workload"]["from"].is_null()) << plain["workload"].dump();
+  // A file that is gone: one line naming it, doctor's usage status.
+  const auto gone = RunCli(
+      Args("gb10", {"--no-bandwidth", "--workload", "from /nonexistent/run.yml"}), 30000, env);
+  EXPECT_EQ(gone.status, 3);
+  EXPECT_TRUE(Contains(gone.err, "headroom: doctor: --workload: --from: ")) << gone.err;
+  EXPECT_TRUE(Contains(gone.err, "/nonexistent/run.yml")) << gone.err;
+  EXPECT_EQ(std::count(gone.err.begin(), gone.err.end(), '\n'), 1) << gone.err;
 }
 
 TEST(DoctorCli, UsageErrorsAreOneLineWithStatusThree) {
@@ -357,6 +403,98 @@ TEST(BandwidthCli, DeviceOnlyWithoutADeviceFails) {
   const auto usage = RunCli({"bandwidth", "--host-only", "--device-only"}, 30000);
   EXPECT_EQ(usage.status, 2);
   EXPECT_EQ(usage.err, "headroom: bandwidth: --host-only and --device-only exclude each other\n");
+}
+
+// G11 on a copy of the bare box with a slurm.conf and a system NCCL: a two-node Slurm job
+// whose tasks are not all ended when one fails warns, and the report records what
+// doctor --compare lines up.
+TEST(DoctorCli, G11ReadsSlurmConfAndTheSystemNccl) {
+  Fakes fakes("scenario init-fail\n", "scenario no-device\n");
+  testing::TempDir root("doctor-g11");
+  std::filesystem::copy(kDir + "/bare", root.path(), std::filesystem::copy_options::recursive);
+  testing::WriteFile(root / "etc/slurm/slurm.conf",
+                     "ClusterName=sparks\nMpiDefault=none KillOnBadExit=0\n");
+  testing::WriteFile(root / "usr/lib/libnccl.so.2.28.3", "");
+  const std::string report = (root / "env-report.json").string();
+  auto env = fakes.env;
+  env.insert(env.end(), {"SLURM_JOB_ID=7", "SLURM_JOB_NUM_NODES=2", "WORLD_SIZE=2"});
+  const auto r =
+      RunCli({"doctor", "--root", root.path().string(), "--nvml-lib", HEADROOM_FAKE_NVML_PATH,
+              "--python", kEnv, "--no-bandwidth", "--json", "--report", report},
+             60000, env);
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  const auto j = Report(r);
+  EXPECT_EQ(CheckOf(j, "G11"), "warn: Slurm: one task's failure does not end the others");
+  EXPECT_EQ(j["software"]["nccl"], "2.28.3");
+  EXPECT_EQ(j["software"]["nccl_system"], "2.28.3");
+  EXPECT_TRUE(j["software"]["nccl_wheel"].is_null());
+  EXPECT_EQ(j["software"]["torch"], "2.7.0+cu128");
+  EXPECT_EQ(j["distributed"]["slurm_conf"], "/etc/slurm/slurm.conf");
+  EXPECT_EQ(j["distributed"]["kill_on_bad_exit"], 0);
+  EXPECT_EQ(j["distributed"]["env"]["SLURM_JOB_NUM_NODES"], "2");
+
+  // srun --kill-on-bad-exit for the step: no warning.
+  env.push_back("SLURM_KILL_BAD_EXIT=1");
+  const auto fixed = RunCli({"doctor", "--root", root.path().string(), "--nvml-lib",
+                             HEADROOM_FAKE_NVML_PATH, "--python", kEnv, "--no-bandwidth", "--json"},
+                            60000, env);
+  EXPECT_EQ(CheckOf(Report(fixed), "G11"), "pass") << fixed.out;
+
+  // The report of this run compares with itself: the same stack, one warning of its own.
+  const auto same = RunCli({"doctor", "--compare", report, report}, 20000, fakes.env);
+  EXPECT_EQ(same.status, 1) << same.out << same.err;
+  EXPECT_TRUE(Contains(same.out, "F3   pass torch: 2.7.0+cu128 (CUDA 12.8) on every node"))
+      << same.out;
+  EXPECT_TRUE(Contains(same.out, "F4   pass NCCL: 2.28.3 on every node")) << same.out;
+}
+
+const std::string kCompare = testing::FixturePath("doctor-compare");
+
+TEST(DoctorCli, CompareTheSameStackIsReady) {
+  const auto r = RunCli(
+      {"doctor", "--compare", kCompare + "/spark-1.json", kCompare + "/spark-2.json", "--json"});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  const auto j = Report(r);
+  EXPECT_EQ(j["verdict"], "ready");
+  EXPECT_EQ(j["nodes"][1]["host"], "spark-2");
+  for (const char* id : {"F1", "F2", "F3", "F4", "F5"}) EXPECT_EQ(j["checks"][id], "pass") << id;
+}
+
+TEST(DoctorCli, CompareNamesTheNodeWithAnotherNccl) {
+  const auto r = RunCli({"doctor", "--compare", kCompare + "/spark-1.json",
+                         kCompare + "/spark-2.json", kCompare + "/spark-3.json"});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;  // blocked: NCCL differs
+  for (const std::string& part : std::vector<std::string>{
+           "node: spark-3 (" + kCompare + "/spark-3.json)",
+           "F1   warn driver: differs across nodes: 580.82.09 on spark-3; 580.95.05 on spark-1, "
+           "spark-2",
+           "F4   fail NCCL: differs across nodes: 2.27.7 on spark-3; 2.28.3 on spark-1, spark-2",
+           "a pip NCCL wheel on spark-3; the system's library on spark-1, spark-2",
+           "F5   warn nodes: warnings on spark-3",
+           "spark-3: G11 warn: torch loads the wheel's NCCL 2.27.7, not the system's 2.28.3",
+           "verdict: blocked (1 fail, 2 warn, 0 skip)"}) {
+    EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
+  }
+}
+
+TEST(DoctorCli, CompareAnOlderReportSkipsWhatItLacks) {
+  const auto r =
+      RunCli({"doctor", "--compare", kCompare + "/spark-1.json", kCompare + "/old-node.json"});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(Contains(r.out, "F3   skip torch: unknown on old-node")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "F1   pass driver: 580.95.05 on every node")) << r.out;
+}
+
+TEST(DoctorCli, CompareUsageErrors) {
+  auto r = RunCli({"doctor", "--compare", kCompare + "/spark-1.json"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  r = RunCli({"doctor", "--compare", kCompare + "/spark-1.json", kCompare + "/spark-2.json",
+              "--workload", "qlora llama-3.1-8b"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_TRUE(Contains(r.err, "--compare reads reports")) << r.err;
+  r = RunCli({"doctor", "--compare", kCompare + "/spark-1.json", kCompare + "/missing.json"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_TRUE(Contains(r.err, "--compare: open(" + kCompare + "/missing.json)")) << r.err;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "../explain/synthetic_run.h"
 #include "run_cli.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
@@ -42,7 +43,7 @@ class ExplainCli : public ::testing::Test {
   fs::path dir_;
 };
 
-size_t Lines(const std::string& s) {
+size_t LineCount(const std::string& s) {
   return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
 }
 
@@ -114,7 +115,7 @@ TEST_F(ExplainCli, MissingLogIsOneLineNamingTheFileExit2) {
   const std::string missing = (dir_ / "nope.log").string();
   const auto r = RunCli({"explain", "--log", missing});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(Lines(r.err), 1u) << r.err;
+  EXPECT_EQ(LineCount(r.err), 1u) << r.err;
   EXPECT_EQ(r.err.rfind("headroom: explain: --log: open(" + missing + "): ", 0), 0u) << r.err;
   EXPECT_EQ(r.out, "");
 }
@@ -124,7 +125,7 @@ TEST_F(ExplainCli, SamplesWithoutHeaderIsOneLineNamingTheFileExit2) {
   const std::string bad = Write("bad.csv", "timestamp,power.draw\n2026-11-29T10:00:00Z,100\n");
   const auto r = RunCli({"explain", "--log", f[0], "--samples", bad});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(Lines(r.err), 1u) << r.err;
+  EXPECT_EQ(LineCount(r.err), 1u) << r.err;
   EXPECT_EQ(r.err.rfind("headroom: explain: --samples: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(bad), std::string::npos) << r.err;
   const auto missing =
@@ -137,7 +138,7 @@ TEST_F(ExplainCli, LogWithoutStepsExit1) {
   const std::string log = Write("empty.log", "hello\nloading model\ndone\n");
   const auto r = RunCli({"explain", "--log", log});
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(Lines(r.err), 1u) << r.err;
+  EXPECT_EQ(LineCount(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("no step series in " + log), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--step-regex"), std::string::npos) << r.err;
 }
@@ -170,7 +171,7 @@ TEST_F(ExplainCli, ABacktrackingStepRegexFinishesOnLongLines) {
   EXPECT_FALSE(r.timed_out);
   // Two records give one interval: fewer than the series needs, so status 1 and one line.
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_EQ(Lines(r.err), 1u) << r.err;
+  EXPECT_EQ(LineCount(r.err), 1u) << r.err;
 }
 
 TEST_F(ExplainCli, PlatformNoneOverridesTheHeader) {
@@ -207,10 +208,28 @@ TEST_F(ExplainCli, RunFromTheJournalUsesTheFilesWatchRecorded) {
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("--run 7: no such run in " + journal), std::string::npos)
       << missing.err;
-  EXPECT_EQ(Lines(missing.err), 1u);
+  EXPECT_EQ(LineCount(missing.err), 1u);
   const auto none = RunCli({"explain", "--run", "1", "--journal", (dir_ / "absent.db").string()});
   EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.err.find("no journal at"), std::string::npos) << none.err;
+}
+
+// The companion's step records given as the log: read as such, and said so.
+TEST(ExplainCompanion, ReadsTheCompanionsStepRecordsAndSaysSo) {
+  testing::TempDir dir;
+  std::string text;
+  for (int i = 0; i <= 40; ++i) {
+    const double wall = 1764745200.0 + 0.5 * i + (i > 30 ? 3.0 : 0.0);  // one slow step
+    text += "{\"schema\":\"headroom.step/1\",\"pid\":77,\"kind\":\"step\",\"step\":" +
+            std::to_string(i) + ",\"wall\":" + std::to_string(wall) +
+            ",\"mono\":" + std::to_string(wall - 1764740000.0) + ",\"loss\":1.5}\n";
+  }
+  testing::WriteFile(dir / "steps.jsonl", text);
+  const auto r = RunCli({"explain", "--log", dir.File("steps.jsonl"), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["log"]["format"], "headroom-step") << r.out;
+  EXPECT_NE(j.dump().find("steps from the companion's step records"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "run_cli.h"
 #include "store/journal.h"
 #include "testing_files.h"
 
@@ -33,11 +34,8 @@ namespace headroom {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-const std::string kGb10Idle = testing::FixturePath("gb10-idle");
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
+const std::string kIdleTree = testing::FixturePath("gb10-idle");
 
 // Runs a program with extra environment, its stderr on a pipe; SIGTERM then SIGKILL at the end.
 class Process {
@@ -160,7 +158,7 @@ struct Exporter {
     testing::WriteFile(dir / "nvml", "scenario gb10\ndegrade_after 1000000\n");
     std::vector<std::string> argv = {
         HEADROOM_BINARY, "export", "--listen", host + ":0",  "--interval",
-        "200ms",         "--root", kGb10Idle,  "--nvml-lib", HEADROOM_FAKE_NVML_PATH};
+        "200ms",         "--root", kIdleTree,  "--nvml-lib", HEADROOM_FAKE_NVML_PATH};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     // Under ASan, freed memory waits in a quarantine (256 MB by default) that would read as
     // RSS growth in the load test; a small one keeps RSS meaningful. LeakSanitizer still runs.
@@ -514,6 +512,52 @@ TEST(ExportCli, RealPrometheusScrapesAndAnswersAQuery) {
   EXPECT_GT(queries, 10);
   EXPECT_EQ(prom.Stop(std::chrono::seconds(15)), 0);
   EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
+}
+
+// `headroom top --node`: two real exporters on loopback, each a pane of its own figures, and a
+// port nothing listens on, a pane that says so; the frame comes in one run, exit 0.
+TEST(ExportCli, TopShowsOnePanePerNodesExporter) {
+  Exporter a({"--no-journal"}), b({"--no-journal"});
+  ASSERT_NE(a.port, 0) << a.err;
+  ASSERT_NE(b.port, 0) << b.err;
+  uint16_t closed = 0;
+  {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    closed = ntohs(addr.sin_port);
+    ::close(fd);
+  }
+  const std::string url_a = "http://127.0.0.1:" + std::to_string(a.port);
+  const std::string url_b = "127.0.0.1:" + std::to_string(b.port) + "/metrics";
+  const std::string url_c = "127.0.0.1:" + std::to_string(closed);
+  const auto r =
+      testing::RunCli({"top", "--once", "--node", url_a, "--node", url_b, "--node", url_c});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  // gb10-idle's meminfo: MemAvailable 120574075 kB of MemTotal 127600748 kB.
+  const std::string memory = "  memory: MemAvailable 114.99 GiB of 121.69 GiB (94%)\n";
+  for (const std::string& part : std::vector<std::string>{
+           "node " + url_a + " (gb10)\n" + memory, "node " + url_b + " (gb10)\n" + memory,
+           "node " + url_c + ": unreachable: connect: "}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("  GPU: "), std::string::npos) << r.out;
+  // Bad URLs and the live screen are refused by name.
+  auto bad = testing::RunCli({"top", "--once", "--node", "spark-2:9464"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--node: spark-2:9464: 'spark-2' is not an IP address"), std::string::npos)
+      << bad.err;
+  bad = testing::RunCli({"top", "--node", url_a});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--node: give --once or --iterations N"), std::string::npos) << bad.err;
+  bad = testing::RunCli({"top", "--json", "--node", url_a});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(a.process->Stop(std::chrono::seconds(5)), 0);
+  EXPECT_EQ(b.process->Stop(std::chrono::seconds(5)), 0);
 }
 
 }  // namespace

@@ -11,23 +11,33 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../tools/balloon_progress.h"
 #include "run/pidfd.h"
 #include "run_cli.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
 #include "testing_files.h"
+#include "testing_memory.h"
+#include "testing_processes.h"
 
 namespace headroom {
 namespace {
+
+using testing::Alive;
+using testing::AvailableNow;
+using testing::SettledAvailable;
+using testing::Slurp;
 
 using testing::TempDir;
 
@@ -46,29 +56,6 @@ std::vector<std::string> Guarded(std::vector<std::string> guard_args,
   return guard_args;
 }
 
-uint64_t AvailableNow() {
-  auto info = ReadMemInfo(SysRoot("/"));
-  return info && info->available_bytes() ? *info->available_bytes() : 0;
-}
-
-// Waits (at most 3 s) until MemAvailable stops rising: memory a previous test freed comes
-// back over a second or so (per-CPU page lists, free page reporting on a VM), and a level
-// set before that would sit lower than the test means.
-// MemAvailable once it has stopped rising: less than 32 MiB over a whole second, for at most
-// 10 s. A second, not a quarter: memory coming back slowly (a previous test's tree torn down
-// on a loaded machine, seen in CI at about 85 MB/s) passes a 250 ms test while adding more
-// than a gigabyte over the next test's 20 s.
-uint64_t SettledAvailable() {
-  uint64_t before = AvailableNow();
-  for (int i = 0; i < 10; ++i) {
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    const uint64_t now = AvailableNow();
-    if (now <= before + (32ULL << 20)) return now;
-    before = now;
-  }
-  return before;
-}
-
 // A kill level `below` bytes under the settled MemAvailable.
 std::string LevelBelowNow(uint64_t below) { return std::to_string(SettledAvailable() - below); }
 
@@ -78,11 +65,6 @@ std::vector<pid_t> ReadPids(const std::string& pidfile) {
   pid_t p = 0;
   while (in >> p) pids.push_back(p);
   return pids;
-}
-
-bool Alive(pid_t pid) {
-  auto s = ReadProcStat(SysRoot("/"), pid);
-  return s && s->state != 'Z' && s->state != 'X';
 }
 
 // Kills whatever a balloon left behind (the cleanup every test runs, pass or fail).
@@ -248,22 +230,53 @@ TEST(GuardCli, KillsEveryDescendantIncludingEscapees) {
   for (pid_t p : pids) EXPECT_FALSE(Alive(p)) << p;
 }
 
+// What the balloon had touched when the guard's SIGTERM came, and at its end (its --progress
+// record); nullopt without a record or a SIGTERM.
+std::optional<std::pair<uint64_t, uint64_t>> BytesAtTermAndEnd(const std::string& path) {
+  const std::string bytes = Slurp(path);
+  balloon::ProgressHeader p{};
+  if (bytes.size() < sizeof p) return std::nullopt;
+  std::memcpy(&p, bytes.data(), sizeof p);
+  if (p.version != balloon::kProgressVersion || p.t_term_ns == 0) return std::nullopt;
+  return std::pair{p.bytes_term, p.bytes};
+}
+
 TEST(GuardCli, ASigtermIgnoringJobDiesBySigkillAfterTheGrace) {
   // The job stops growing at SIGTERM but does not exit (--stop-on-term): it keeps its grace. A
-  // job that keeps filling the pool is killed at the level instead (the test below).
+  // job that keeps filling the pool is killed at the level instead (the test below). So is
+  // this one when something else on the machine fills the pool fast during its grace: the
+  // guard cannot tell whose pages they are. A run where the guard saw that (an escalation
+  // at the level, though the balloon touched at most its one chunk in flight after the
+  // SIGTERM: 4 MiB, under the 16 MiB the guard needs to see) is run again, three runs at most;
+  // the last is checked whatever happened (seen once on this VM: a kill at 217 ms).
   TempDir dir;
-  PidfileReaper reaper{dir.File("pids")};
-  const auto r = RunUntilTheLevelIsReached([&] {
-    return RunGuarded(
-        Guarded({"--json", "--grace", "500ms", "--min-available", LevelBelowNow(512ULL << 20)},
-                {"--cap", "3G", "--rate", "512M", "--stop-on-term", "--timeout", "20s", "--pidfile",
-                 dir.File("pids")}));
-  });
-  ASSERT_EQ(r.status, 99) << r.out << r.err;
-  const auto j = Json(r);
-  EXPECT_EQ(j["signal_path"], "SIGTERM, SIGKILL after grace");
-  EXPECT_GE(j["crossing_to_empty_ms"].get<double>(), 450);
-  for (pid_t p : ReadPids(dir.File("pids"))) EXPECT_FALSE(Alive(p)) << p;
+  for (int attempt = 1;; ++attempt) {
+    const std::string pids = dir.File("pids-" + std::to_string(attempt));
+    const std::string progress = dir.File("progress-" + std::to_string(attempt));
+    PidfileReaper reaper{pids};
+    const auto r = RunUntilTheLevelIsReached([&] {
+      return RunGuarded(
+          Guarded({"--json", "--grace", "500ms", "--min-available", LevelBelowNow(512ULL << 20)},
+                  {"--cap", "3G", "--rate", "512M", "--stop-on-term", "--timeout", "20s",
+                   "--pidfile", pids, "--progress", progress}));
+    });
+    ASSERT_EQ(r.status, 99) << r.out << r.err;
+    const auto j = Json(r);
+    const auto grown = BytesAtTermAndEnd(progress);
+    if (attempt < 3 && j["signal_path"] == "SIGTERM, SIGKILL at the level" && grown &&
+        grown->second - grown->first <= (4ULL << 20)) {
+      std::fprintf(stderr,
+                   "note: attempt %d: killed at the level during the grace, but the balloon "
+                   "touched %llu bytes after SIGTERM: the pool was filled from elsewhere; "
+                   "running it again\n",
+                   attempt, static_cast<unsigned long long>(grown->second - grown->first));
+      continue;
+    }
+    EXPECT_EQ(j["signal_path"], "SIGTERM, SIGKILL after grace") << r.out;
+    EXPECT_GE(j["crossing_to_empty_ms"].get<double>(), 450);
+    for (pid_t p : ReadPids(pids)) EXPECT_FALSE(Alive(p)) << p;
+    break;
+  }
 }
 
 TEST(GuardCli, ASigtermIgnoringJobThatKeepsFillingIsKilledAtTheLevel) {
@@ -288,7 +301,24 @@ TEST(GuardCli, ASigtermIgnoringJobThatKeepsFillingIsKilledAtTheLevel) {
     });
     ASSERT_EQ(r.status, 99) << r.out << r.err;
     j = Json(r);
-    if (j["signal_path"] == "SIGTERM, SIGKILL at the level") break;
+    if (j["signal_path"] == "SIGTERM, SIGKILL at the level") {
+      // An overshoot past the allowance below, in a run where the guard went unread for over
+      // 50 ms after its trigger (it reads every few ms there), was the machine not running
+      // the guard, not the guard: seen once in a fresh clone's run, 197 MiB past the level.
+      // Such a run is run again; the third is checked whatever happened.
+      const uint64_t lowest = j["lowest_available_bytes"].get<uint64_t>();
+      const double gap = j["longest_gap_after_trigger_ms"].is_number()
+                             ? j["longest_gap_after_trigger_ms"].get<double>()
+                             : 0;
+      if (attempt < 3 && lowest + (160ULL << 20) <= level && gap > 50) {
+        std::fprintf(stderr,
+                     "note: attempt %d: %.0f MiB past the level with the guard unread for "
+                     "%.0f ms; running it again\n",
+                     attempt, static_cast<double>(level - lowest) / (1 << 20), gap);
+        continue;
+      }
+      break;
+    }
     const double fell = static_cast<double>(level) -
                         static_cast<double>(j["lowest_available_bytes"].get<uint64_t>());
     const double rate = fell / 3.0;  // over the 3 s grace
@@ -300,7 +330,10 @@ TEST(GuardCli, ASigtermIgnoringJobThatKeepsFillingIsKilledAtTheLevel) {
   EXPECT_EQ(j["signal_path"], "SIGTERM, SIGKILL at the level");
   EXPECT_LT(j["crossing_to_empty_ms"].get<double>(), 1500);
   // bench/guard_reaction.py measures it within 64 MiB; 160 MiB leaves room for a loaded machine.
-  EXPECT_GT(j["lowest_available_bytes"].get<uint64_t>() + (160ULL << 20), level);
+  EXPECT_GT(j["lowest_available_bytes"].get<uint64_t>() + (160ULL << 20), level) << r.out;
+  // Near the level the guard reads every few ms.
+  ASSERT_TRUE(j["longest_gap_after_trigger_ms"].is_number()) << r.out;
+  EXPECT_GT(j["longest_gap_after_trigger_ms"].get<double>(), 0);
   for (pid_t p : ReadPids(dir.File("pids"))) EXPECT_FALSE(Alive(p)) << p;
 }
 

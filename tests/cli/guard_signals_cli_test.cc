@@ -20,17 +20,17 @@
 #include "sys/meminfo.h"
 #include "sys/processes.h"
 #include "testing_files.h"
+#include "testing_memory.h"
+#include "testing_processes.h"
 
 namespace headroom {
 namespace {
 
+using testing::Alive;
+using testing::AvailableNow;
+
 using std::chrono::milliseconds;
 using testing::TempDir;
-
-bool Alive(pid_t pid) {
-  auto s = ReadProcStat(SysRoot("/"), pid);
-  return s && s->state != 'Z' && s->state != 'X';
-}
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
@@ -126,11 +126,6 @@ class BackgroundGuard {
 pid_t ParentOf(pid_t pid) {
   auto s = ReadProcStat(SysRoot("/"), pid);
   return s ? s->ppid : 0;
-}
-
-uint64_t AvailableNow() {
-  auto info = ReadMemInfo(SysRoot("/"));
-  return info && info->available_bytes() ? *info->available_bytes() : 0;
 }
 
 TEST(GuardSignals, Usr1Usr2AlrmAndPipeAreIgnoredAndTheJobStaysGuarded) {

@@ -48,7 +48,7 @@ void Seed(const std::string& path) {
   ASSERT_TRUE(journal->BeginRun(RunKind::kSweep, {"headroom", "sweep"}, kT0 + seconds(200)));
 }
 
-struct Case {
+struct HistoryCase {
   std::vector<std::string> args;
   int status;
   std::string out_contains;  // "" = not checked
@@ -63,8 +63,8 @@ class HistoryCli : public ::testing::Test {
   std::vector<std::string> Env(const std::string& journal_env = "") const {
     return {"HOME=" + tmp_.File("home"), "XDG_STATE_HOME=", "HEADROOM_JOURNAL=" + journal_env};
   }
-  void Check(const std::vector<Case>& cases, const std::vector<std::string>& env) {
-    for (const Case& c : cases) {
+  void Check(const std::vector<HistoryCase>& cases, const std::vector<std::string>& env) {
+    for (const HistoryCase& c : cases) {
       std::string joined;
       for (const auto& a : c.args) joined += a + " ";
       SCOPED_TRACE(joined);

@@ -320,7 +320,7 @@ TEST_F(I18nCli, DoctorVerdictWordsLineUpAndTheWorkloadIsChineseWhileTheReportIsE
     ++counts[verdict];
     ++checks;
   }
-  EXPECT_EQ(checks, 10u) << zh.out;
+  EXPECT_EQ(checks, 11u) << zh.out;
   // The workload: the plan line ends in the Chinese verdict, the advice is Chinese.
   const auto workload = zh.out.find(ZhFormat("workload: {}", "full llama-3.1-70b") + "\n  ");
   ASSERT_NE(workload, std::string::npos) << zh.out;

@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +19,8 @@
 #include <vector>
 
 #include "run_cli.h"
+#include "store/journal.h"
+#include "sys/meminfo.h"
 #include "testing_files.h"
 
 namespace headroom {
@@ -119,6 +123,51 @@ TEST_F(LadderCli, WholeLadderSolvedAtStepTwoWithPlanNumbers) {
   EXPECT_NE(r.err.find("headroom: ladder: record: job 'myjob' has no open ladder"),
             std::string::npos)
       << r.err;
+}
+
+// --plan-args "--from FILE" with a path relative to where `ladder start` runs: the journal
+// records the absolute path, the note names the keys the file has that the plan does not
+// model, and the file is read once: later steps plan from the request the journal keeps, from
+// another folder, even after the file is gone.
+TEST_F(LadderCli, PlanArgsFromARunConfigAreRecordedAbsoluteAndReadOnce) {
+  fs::create_directories(dir_ / "run");
+  fs::copy_file(testing::FixturePath("run_configs/axolotl/qwen3-32b-qlora.yaml"),
+                dir_ / "run/axolotl.yaml");
+  const std::string file = (dir_ / "run/axolotl.yaml").string();
+  auto r =
+      Shell("cd '" + (dir_ / "run").string() + "' && HF_HUB_CACHE=/nonexistent/hub",
+            "start q --symptom step --plan-args '--from axolotl.yaml --seq 65536 --budget 40GB'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("step 1 of 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("from " + file + " (axolotl): not modelled: " +
+                       "gradient_checkpointing: offload, optimizer: "
+                       "adamw_torch_4bit, lora_mlp_kernel, lora_qkv_kernel, lora_o_kernel"),
+            std::string::npos)
+      << r.out;
+  auto j = Status();
+  ASSERT_EQ(j["ladders"].size(), 1u);
+  EXPECT_EQ(j["ladders"][0]["plan_args"], "--from " + file + " --seq 65536 --budget 40GB");
+
+  fs::remove(file);
+  r = Ladder({"record", "q", "--result", "oom"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("step 2 of 4"), std::string::npos) << r.out;
+  j = Status();
+  const auto& entered = j["ladders"][0]["entries"].back();
+  EXPECT_EQ(entered["step"], 2);
+  EXPECT_FALSE(entered["evidence"].contains("error")) << entered.dump();
+  ASSERT_FALSE(entered["evidence"]["advice"].empty()) << entered.dump();
+  EXPECT_EQ(entered["evidence"]["advice"][0]["step"], "seq");
+  EXPECT_LT(entered["evidence"]["advice"][0]["value"].get<int64_t>(), 65536);
+
+  // At start a file that is gone is a usage error naming it, and no ladder is begun.
+  r = Ladder({"start", "g", "--symptom", "step", "--plan-args", "--from " + file});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("headroom: ladder: start: --plan-args: --from: "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(Status()["ladders"].size(), 1u);
 }
 
 // The journal keeps the plan request in its JSON form (schema version 5), and a ladder
@@ -329,6 +378,152 @@ TEST_F(LadderCli, ApplyAsRootWritesTheFixtureAndRecordsMemAvailable) {
   r = Ladder({"apply", "myjob", "--yes"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("step 1 (the flush) only"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace headroom
+
+namespace headroom {
+namespace {
+
+// `ladder` shows the resume command after a real guarded run whose checkpoint finished: the
+// real guard around a real Python loop with the companion (python/headroom, its on_save), the
+// run recorded in the ladder's real SQLite journal. No memory is filled: the warning level is
+// all of MemTotal (so MemAvailable is below it from the first reading and, not falling, leaves
+// time for a save) and the kill level 64 MiB; the loop ends by itself 3 steps after its save
+// or after 20 s.
+TEST_F(LadderCli, ShowsTheResumeCommandForTheLastGuardedRunsCheckpoint) {
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3";
+  const fs::path script = dir_ / "resume_loop.py";
+  std::ofstream(script) << R"PY(
+import sys, time, headroom
+out = sys.argv[1]
+def save(step):
+    path = "%s/ckpt-%d.txt" % (out, step)
+    with open(path, "w") as f:
+        f.write(str(step))
+    return path
+headroom.on_save(save)
+saved, step, deadline = None, 0, time.monotonic() + 20
+while time.monotonic() < deadline and (saved is None or step < saved + 3):
+    step += 1
+    if headroom.step(step, loss=0.5):
+        saved = step
+    time.sleep(0.05)
+)PY";
+  auto r = Ladder({"start", "trainjob", "--symptom", "step", "--match", "resume_loop.py"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Before any guarded run of the job: no checkpoint.
+  EXPECT_TRUE(Status()["ladders"][0]["checkpoint"].is_null());
+
+  const auto info = ReadMemInfo(SysRoot("/"));
+  ASSERT_TRUE(info && info->total_bytes());
+  const auto guard =
+      RunCli({"guard", "--json", "--journal", journal_, "--min-available",
+              std::to_string(64ULL << 20), "--warn-available", std::to_string(*info->total_bytes()),
+              "--checkpoint-grace", "1s", "--step-records", (dir_ / "steps.jsonl").string(), "--",
+              "/usr/bin/python3", script.string(), dir_.string()},
+             60000, {"PYTHONPATH=" + testing::SourcePath("python")});
+  ASSERT_EQ(guard.status, 0) << guard.out << guard.err;
+  const auto summary = nlohmann::json::parse(guard.out, nullptr, false);
+  ASSERT_TRUE(summary.is_object()) << guard.out;
+  const auto& cp = summary["checkpoint"];
+  ASSERT_EQ(cp["finished"], true) << cp.dump() << guard.err;
+  ASSERT_EQ(cp["ok"], true) << cp.dump();
+  const int64_t step = cp["step"].get<int64_t>();
+  const std::string path = (dir_ / ("ckpt-" + std::to_string(step) + ".txt")).string();
+  ASSERT_EQ(cp["path"], path);
+  EXPECT_EQ(cp["source"], "loop");
+  ASSERT_TRUE(fs::exists(path));
+
+  const auto l = Status()["ladders"][0];
+  const auto& c = l["checkpoint"];
+  ASSERT_TRUE(c.is_object()) << l.dump();
+  EXPECT_EQ(c["path"], path);
+  EXPECT_EQ(c["step"], step);
+  EXPECT_EQ(c["next_step"], step + 1);
+  EXPECT_EQ(c["framework"], "loop");
+  EXPECT_EQ(c["source"], "loop");
+  EXPECT_GT(c["run_id"].get<int64_t>(), 0);
+  ASSERT_EQ(c["resume"].size(), 1u);
+  EXPECT_EQ(c["resume"][0], "torch.load(\"" + path + "\")");
+
+  r = Ladder({});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("saved step " + std::to_string(step) + " at " + path), std::string::npos)
+      << r.out;
+  EXPECT_NE(
+      r.out.find("torch.load(\"" + path + "\") and resume at step " + std::to_string(step + 1)),
+      std::string::npos)
+      << r.out;
+
+  // Another job's ladder sees none of it.
+  ASSERT_EQ(Ladder({"start", "otherjob", "--symptom", "load", "--match", "other.py"}).status, 0);
+  const nlohmann::json status = Status();  // kept: a range over a temporary's member dangles
+  for (const auto& each : status["ladders"]) {
+    if (each["job"] == "otherjob") {
+      EXPECT_TRUE(each["checkpoint"].is_null()) << each.dump();
+    }
+  }
+}
+
+// A run recorded by a Trainer callback's companion (source "transformers") and one whose
+// records did not say (an older companion): the Trainer's resume call and script flag, and
+// for the other the path and the step with the framework said to be unknown.
+TEST_F(LadderCli, TheResumeCommandFollowsWhatWroteTheCheckpoint) {
+  ASSERT_EQ(Ladder({"start", "hf", "--symptom", "step", "--match", "sft.py"}).status, 0);
+  ASSERT_EQ(Ladder({"start", "old", "--symptom", "step", "--match", "old.py"}).status, 0);
+  {
+    // Runs as the guard records them (store/journal.h), in the ladder's journal.
+    auto journal = Journal::Open(journal_);
+    ASSERT_TRUE(journal);
+    auto record = [&](const std::string& script, const nlohmann::json& checkpoint) {
+      auto id =
+          journal->BeginRun(RunKind::kGuard, {"python3", script}, std::chrono::system_clock::now());
+      ASSERT_TRUE(id);
+      const nlohmann::json summary = {{"checkpoint", checkpoint}};
+      ASSERT_TRUE(journal->FinishRun(*id, "killed-by-guard", 99, summary.dump(),
+                                     std::chrono::system_clock::now()));
+    };
+    record("sft.py", {{"asked", true},
+                      {"finished", true},
+                      {"ok", true},
+                      {"step", 120},
+                      {"path", "/out/checkpoint-120"},
+                      {"source", "transformers"}});
+    record("old.py", {{"asked", true},
+                      {"finished", true},
+                      {"ok", true},
+                      {"step", 7},
+                      {"path", "/o/x.pt"},
+                      {"source", nullptr}});
+  }
+  const nlohmann::json status = Status();
+  for (const auto& l : status["ladders"]) {
+    const auto& c = l["checkpoint"];
+    ASSERT_TRUE(c.is_object()) << l.dump();
+    if (l["job"] == "hf") {
+      EXPECT_EQ(c["framework"], "transformers");
+      EXPECT_EQ(c["resume"],
+                nlohmann::json({"trainer.train(resume_from_checkpoint=\"/out/checkpoint-120\")",
+                                "--resume_from_checkpoint /out/checkpoint-120"}));
+      EXPECT_EQ(c["next_step"], 121);
+    } else {
+      EXPECT_EQ(c["framework"], "unknown");
+      EXPECT_TRUE(c["resume"].empty());
+      EXPECT_EQ(c["step"], 7);
+    }
+  }
+  const auto r = Ladder({});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("resume (Transformers Trainer, TRL): "
+                       "trainer.train(resume_from_checkpoint=\"/out/checkpoint-120\"), or a "
+                       "script's --resume_from_checkpoint /out/checkpoint-120; training "
+                       "continues at step 121"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("saved step 7 at /o/x.pt"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the framework that wrote it is not known"), std::string::npos) << r.out;
 }
 
 }  // namespace

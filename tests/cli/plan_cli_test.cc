@@ -1,7 +1,9 @@
 // CLI tests of `headroom plan`: the real binary, a table of {args, exit status, output
 // contains}, against fixture trees (tests/fixtures/) and temporary files.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,12 +16,12 @@
 namespace headroom {
 namespace {
 
+using testing::kFixtures;
 using testing::RunCli;
 
-const std::string kFixtures = testing::FixturePath("");
 const std::string kIdle = kFixtures + "gb10-idle";
 
-struct Case {
+struct PlanCase {
   std::vector<std::string> args;
   int status;
   std::string out_contains;  // "" = not checked
@@ -46,7 +48,7 @@ class PlanCli : public ::testing::Test {
 TEST_F(PlanCli, Table) {
   const std::string not_json = TempFile("not-json.json", "{\"hidden_size\": 4096,").string();
   const std::string lacks_key = TempFile("lacks.json", "{\"model_type\": \"llama\"}").string();
-  const std::vector<Case> cases = {
+  const std::vector<PlanCase> cases = {
       {{"plan", "llama-3.1-70b", "--method", "qlora", "--root", kIdle}, 0, "verdict: fits", ""},
       {{"plan", "Llama_3.1_70B-Instruct", "--method", "qlora", "--root", kIdle},
        0,
@@ -132,7 +134,7 @@ TEST_F(PlanCli, Table) {
       {{"nosuch"}, 2, "", "unknown command 'nosuch'"},
       {{"--help"}, 0, "plan", ""},
   };
-  for (const Case& c : cases) {
+  for (const PlanCase& c : cases) {
     std::string joined;
     for (const auto& a : c.args) joined += a + " ";
     SCOPED_TRACE(joined);
@@ -159,15 +161,6 @@ TEST_F(PlanCli, Table) {
 }
 
 // Reads a meminfo field from a fixture tree, in bytes.
-uint64_t FixtureField(const std::string& tree, const std::string& key) {
-  std::ifstream in(kFixtures + tree + "/proc/meminfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key + ":", 0) == 0) return std::stoull(line.substr(key.size() + 1)) * 1024;
-  }
-  return 0;
-}
-
 TEST_F(PlanCli, JsonSchemaAndBudgetFromFixture) {
   const auto r = RunCli({"plan", "llama-3.1-70b", "--method", "qlora", "--json", "--root", kIdle});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -185,7 +178,7 @@ TEST_F(PlanCli, JsonSchemaAndBudgetFromFixture) {
   EXPECT_EQ(j["anchor"]["id"], "70b-qlora");
   EXPECT_TRUE(j["advice"].is_array());
   // Budget = MemAvailable - 4 GiB, exactly, from the fixture's kB figure.
-  const uint64_t available = FixtureField("gb10-idle", "MemAvailable");
+  const uint64_t available = testing::FixtureMeminfoBytes("gb10-idle", "MemAvailable");
   ASSERT_GT(available, 0u);
   EXPECT_EQ(j["budget"]["mem_available_bytes"], available);
   EXPECT_EQ(j["budget_bytes"], available - (4ULL << 30));
@@ -235,11 +228,322 @@ TEST_F(PlanCli, TightVerdictAndAdvice) {
   EXPECT_LT(batch, 8);
 }
 
+// --framework: the profile's defaults change the plan; explicit flags override them; an
+// unknown name is a one-line usage error listing the names.
+TEST_F(PlanCli, FrameworkProfiles) {
+  auto plan = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"plan",   "llama-3.1-70b", "--method", "qlora",
+                                     "--json", "--root",        kIdle};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = RunCli(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  const auto hf = plan({});
+  const auto unsloth = plan({"--framework", "unsloth"});
+  ASSERT_TRUE(hf.is_object());
+  ASSERT_TRUE(unsloth.is_object());
+  EXPECT_EQ(hf["framework"]["name"], "hf");
+  EXPECT_EQ(unsloth["framework"]["name"], "unsloth");
+  EXPECT_EQ(unsloth["workload"]["optimizer"], "adamw-8bit");
+  EXPECT_EQ(unsloth["workload"]["loss"], "fused");
+  EXPECT_EQ(unsloth["workload"]["offload_checkpoints"], true);
+  EXPECT_LT(unsloth["steady_peak_bytes"].get<uint64_t>(), hf["steady_peak_bytes"].get<uint64_t>());
+  // The same stack with hf's choices given as flags plans hf's tensors; what no flag names
+  // stays the profile's: Unsloth's expandable segments leave less allocator slack.
+  const auto overridden =
+      plan({"--framework", "unsloth", "--optimizer", "adamw", "--loss", "standard", "--grad-ckpt",
+            "on", "--lora-dropout", "0.05", "--optimizer-step", "fused"});
+  EXPECT_EQ(overridden["workload"]["optimizer"], "adamw");
+  EXPECT_EQ(overridden["workload"]["offload_checkpoints"], false);
+  EXPECT_EQ(overridden["tensor_peak_bytes"], hf["tensor_peak_bytes"]);
+  EXPECT_EQ(overridden["framework"]["roundup_power2_divisions"], 32);
+  EXPECT_LT(overridden["terms"]["allocator_slack"].get<uint64_t>() * 4,
+            hf["terms"]["allocator_slack"].get<uint64_t>());
+  // On a discrete GPU the offloaded checkpoints are host memory, on their own line.
+  const auto discrete = plan({"--framework", "unsloth", "--platform", "discrete"});
+  EXPECT_EQ(discrete["platform"], "discrete");
+  EXPECT_GT(discrete["terms"]["host_offload"].get<uint64_t>(), 0u);
+  EXPECT_EQ(unsloth["terms"]["host_offload"], 0u);
+  EXPECT_LT(discrete["tensor_peak_bytes"].get<uint64_t>(),
+            unsloth["tensor_peak_bytes"].get<uint64_t>());
+  // The anchor (Unsloth's 70B notebook) is planned as unsloth whatever the plan's stack.
+  EXPECT_EQ(hf["anchor"]["framework"], "unsloth");
+  EXPECT_EQ(hf["anchor"]["estimate_bytes"], unsloth["anchor"]["estimate_bytes"]);
+
+  const auto text = RunCli(
+      {"plan", "llama-3.1-70b", "--method", "qlora", "--framework", "unsloth", "--root", kIdle});
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("framework unsloth (Unsloth FastLanguageModel + TRL)"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("the anchor was measured with unsloth, the stack of this plan"),
+            std::string::npos)
+      << text.out;
+  const auto hf_text = RunCli({"plan", "llama-3.1-70b", "--method", "qlora", "--root", kIdle});
+  EXPECT_NE(hf_text.out.find("the anchor was measured with unsloth and planned with its "
+                             "profile; this plan is for hf"),
+            std::string::npos)
+      << hf_text.out;
+
+  const auto bad = RunCli({"plan", "llama-3.1-70b", "--framework", "keras", "--root", kIdle});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--framework: unknown framework 'keras' (expected "
+                         "hf|trl|unsloth|axolotl|torchtune|llama-factory|litgpt|megatron|pytorch)"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  const auto bad_platform =
+      RunCli({"plan", "llama-3.1-70b", "--platform", "spark", "--root", kIdle});
+  EXPECT_EQ(bad_platform.status, 2);
+  EXPECT_NE(bad_platform.err.find("--platform: 'spark' is not unified or discrete"),
+            std::string::npos)
+      << bad_platform.err;
+}
+
 TEST_F(PlanCli, ListModelsJsonHasTheCatalog) {
   const auto r = RunCli({"plan", "--list-models", "--json"});
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_GE(j["models"].size(), 30u);
+}
+
+// Two Sparks: a 70B full fine-tune cannot fit one node, and FSDP across two does not make it
+// fit either; an 8B full fine-tune over an 80 GB node fits only with FSDP across the pair.
+// Each advised per-node peak is checked by planning it with those flags.
+TEST_F(PlanCli, TwoSparksAdviceNamesFsdpWithItsPerNodePeak) {
+  auto json_of = [](std::vector<std::string> args) {
+    args.push_back("--json");
+    const auto r = RunCli(args);
+    EXPECT_FALSE(r.timed_out);
+    return std::make_pair(r.status, nlohmann::json::parse(r.out.empty() ? "{}" : r.out));
+  };
+  auto devices_advice = [](const nlohmann::json& j) {
+    nlohmann::json found;
+    for (const auto& a : j["advice"]) {
+      if (a["step"] == "devices") found = a;
+    }
+    return found;
+  };
+  {
+    auto [status, j] = json_of({"plan", "llama-3.1-70b", "--method", "full", "--root", kIdle});
+    ASSERT_EQ(status, 1);
+    auto a = devices_advice(j);
+    ASSERT_TRUE(a.is_object()) << j["advice"].dump();
+    EXPECT_EQ(a["sharding"], "fsdp");
+    EXPECT_EQ(a["value"], 2);
+    EXPECT_NE(a["text"].get<std::string>().find("--devices 2 --sharding fsdp"), std::string::npos);
+    EXPECT_NE(a["text"].get<std::string>().find("per node (still over)"), std::string::npos);
+    // The advised per-node peak is the plan of those flags, and half the one-node peak or
+    // more (the model state halves; activations and the units in flight do not).
+    auto [two_status, two] = json_of({"plan", "llama-3.1-70b", "--method", "full", "--devices", "2",
+                                      "--sharding", "fsdp", "--root", kIdle});
+    EXPECT_EQ(two_status, 1);
+    EXPECT_EQ(a["peak_bytes"], two["peak_bytes"]);
+    EXPECT_EQ(two["parallel"]["per_node"], true);
+    EXPECT_EQ(two["parallel"]["single_device_peak_bytes"], j["peak_bytes"]);
+    EXPECT_GT(two["peak_bytes"].get<uint64_t>(), j["peak_bytes"].get<uint64_t>() / 2);
+    EXPECT_LT(two["peak_bytes"].get<uint64_t>(), j["peak_bytes"].get<uint64_t>());
+    EXPECT_EQ(two["terms"]["weights"].get<uint64_t>(),
+              (j["terms"]["weights"].get<uint64_t>() + 1) / 2);
+  }
+  {
+    const std::vector<std::string> base = {"plan", "llama-3.1-8b", "--method",
+                                           "full", "--budget",     "70GB"};
+    auto [status, j] = json_of(base);
+    ASSERT_EQ(status, 1) << j.dump();
+    auto a = devices_advice(j);
+    ASSERT_TRUE(a.is_object()) << j["advice"].dump();
+    EXPECT_EQ(a["sharding"], "fsdp");  // DDP adds a gradient-sized bucket copy: never less
+    EXPECT_NE(a["text"].get<std::string>().find("(fits;"), std::string::npos);
+    auto ddp_args = base;
+    for (const char* f : {"--devices", "2", "--sharding", "ddp"}) ddp_args.push_back(f);
+    auto [ddp_status, ddp] = json_of(ddp_args);
+    EXPECT_EQ(ddp_status, 1);
+    EXPECT_GT(ddp["peak_bytes"].get<uint64_t>(), j["peak_bytes"].get<uint64_t>());
+    auto fsdp_args = base;
+    for (const char* f : {"--devices", "2", "--sharding", "fsdp"}) fsdp_args.push_back(f);
+    auto [fsdp_status, fsdp] = json_of(fsdp_args);
+    EXPECT_EQ(fsdp_status, 0);
+    EXPECT_EQ(a["peak_bytes"], fsdp["peak_bytes"]);
+    EXPECT_EQ(fsdp["verdict"], "fits");
+    // A ddp plan over two that does not fit is advised fsdp over the same two.
+    auto from_ddp = devices_advice(ddp);
+    ASSERT_TRUE(from_ddp.is_object()) << ddp["advice"].dump();
+    EXPECT_EQ(from_ddp["sharding"], "fsdp");
+    EXPECT_EQ(from_ddp["value"], 2);
+    EXPECT_EQ(from_ddp["peak_bytes"], fsdp["peak_bytes"]);
+    // The terminal says it is per node.
+    const auto r = RunCli(fsdp_args);
+    EXPECT_NE(r.out.find("per node (2 devices, fsdp)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("FSDP unsharded units"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(PlanCli, DevicesAndShardingBadInput) {
+  const std::vector<PlanCase> cases = {
+      {{"plan", "llama-3.1-8b", "--devices", "0", "--budget", "100GB"},
+       2,
+       "",
+       "--devices: '0' must be at least 1"},
+      {{"plan", "llama-3.1-8b", "--devices=-1", "--budget", "100GB"},
+       2,
+       "",
+       "--devices: '-1' must be at least 1"},
+      {{"plan", "llama-3.1-8b", "--devices", "99999", "--budget", "100GB"},
+       2,
+       "",
+       "--devices: 99999 is absurdly large (at most 1024)"},
+      {{"plan", "llama-3.1-8b", "--devices", "2", "--sharding", "tp", "--budget", "100GB"},
+       2,
+       "",
+       "--sharding: unknown sharding 'tp' (expected ddp|fsdp|zero2|zero3)"},
+      {{"plan", "llama-3.1-8b", "--sharding", "fsdp", "--budget", "100GB"},
+       0,
+       "--sharding fsdp with --devices 1 changes nothing",
+       ""},
+      {{"plan", "llama-3.1-8b", "--devices", "2", "--budget", "100GB"},
+       0,
+       "per node (2 devices, ddp)",
+       ""},
+  };
+  for (const PlanCase& c : cases) {
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    SCOPED_TRACE(joined);
+    const auto r = RunCli(c.args);
+    ASSERT_FALSE(r.timed_out);
+    EXPECT_EQ(r.status, c.status) << r.out << r.err;
+    if (!c.out_contains.empty()) {
+      EXPECT_NE(r.out.find(c.out_contains), std::string::npos) << r.out;
+    }
+    if (!c.err_contains.empty()) {
+      EXPECT_NE(r.err.find(c.err_contains), std::string::npos) << r.err;
+    }
+    if (c.status == 2) {
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace headroom
+
+namespace headroom {
+namespace {
+
+// plan --from: real run configuration files (tests/fixtures/run_configs/SOURCES), with an
+// empty Hugging Face cache so that the Hub ids resolve to the catalog on every machine.
+const std::vector<std::string> kNoHfCache = {"HF_HUB_CACHE=/nonexistent/headroom-test-hub"};
+
+std::string RunConfigFixture(const std::string& name) {
+  return testing::FixturePath("run_configs/" + name);
+}
+
+nlohmann::json PlanJsonFrom(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"plan", "--json", "--root", kIdle};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = RunCli(args, 20000, kNoHfCache);
+  EXPECT_TRUE(r.status == 0 || r.status == 1) << r.err;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+TEST_F(PlanCli, FromAxolotlFileTakesItsRun) {
+  const std::string file = RunConfigFixture("axolotl/llama-3-qlora.yml");
+  const auto j = PlanJsonFrom({"--from", file});
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["model"]["name"], "llama-3-8b");
+  EXPECT_EQ(j["workload"]["method"], "qlora");
+  EXPECT_EQ(j["workload"]["lora_rank"], 32);
+  EXPECT_EQ(j["workload"]["batch"], 2);
+  EXPECT_EQ(j["workload"]["seq"], 4096);
+  EXPECT_EQ(j["from"]["file"], file);
+  EXPECT_EQ(j["from"]["format"], "axolotl");
+  EXPECT_EQ(j["from"]["base_model"], "NousResearch/Meta-Llama-3-8B");
+  EXPECT_EQ(j["from"]["model_origin"], "catalog");
+  EXPECT_EQ(j["from"]["not_modelled"], nlohmann::json::array());
+}
+
+TEST_F(PlanCli, FromFlagsBesideItOverrideTheFile) {
+  const std::string file = RunConfigFixture("axolotl/llama-3-qlora.yml");
+  const auto j = PlanJsonFrom({"--from", file, "--batch", "4", "--seq", "1024"});
+  EXPECT_EQ(j["workload"]["batch"], 4);
+  EXPECT_EQ(j["workload"]["seq"], 1024);
+  EXPECT_EQ(j["workload"]["lora_rank"], 32);  // still the file's
+  // A full method on the command line drops the file's LoRA and 4-bit settings with it.
+  const auto full = PlanJsonFrom({"--from", file, "--method", "full"});
+  EXPECT_EQ(full["workload"]["method"], "full");
+  EXPECT_TRUE(full["workload"]["lora_rank"].is_null());
+  // A model on the command line replaces the file's, even one the file's cannot be found for.
+  const std::string dpo =
+      RunConfigFixture("alignment-handbook/zephyr-7b-beta-dpo-config_full.yaml");
+  const auto other = PlanJsonFrom({"llama-3.2-1b", "--from", dpo});
+  EXPECT_EQ(other["model"]["name"], "llama-3.2-1b");
+  EXPECT_EQ(other["workload"]["workload"], "dpo");
+  EXPECT_EQ(other["workload"]["batch"], 8);
+  EXPECT_EQ(other["from"]["format"], "trl");
+  EXPECT_EQ(other["from"]["model_origin"], "");  // the file's model is not the one planned
+}
+
+TEST_F(PlanCli, FromTextSaysTheFileAndWhatIsNotModelled) {
+  const std::string file = RunConfigFixture("axolotl/qwen3-32b-qlora.yaml");
+  const auto r = RunCli({"plan", "--from", file, "--root", kIdle}, 20000, kNoHfCache);
+  EXPECT_TRUE(r.status == 0 || r.status == 1) << r.err;
+  EXPECT_NE(r.out.find("from " + file + " (axolotl): base model Qwen/Qwen3-32B (catalog)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("not modelled: gradient_checkpointing: offload, optimizer: "
+                       "adamw_torch_4bit, lora_mlp_kernel, lora_qkv_kernel, lora_o_kernel"),
+            std::string::npos)
+      << r.out;
+}
+
+// A real Firefly train_args JSON (SOURCES): planned as Firefly trains it, a QLoRA of rank 64
+// under Unsloth, by its own keys beside the TrainingArguments; a flag beside it still wins.
+TEST_F(PlanCli, FromFireflyTrainingArgumentsJson) {
+  const std::string file = RunConfigFixture("firefly/llama3-8b-sft-qlora.json");
+  const auto j = PlanJsonFrom({"--from", file});
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["model"]["name"], "llama-3-8b");
+  EXPECT_EQ(j["workload"]["method"], "qlora");
+  EXPECT_EQ(j["workload"]["lora_rank"], 64);
+  EXPECT_EQ(j["workload"]["batch"], 1);
+  EXPECT_EQ(j["workload"]["seq"], 1024);
+  EXPECT_EQ(j["from"]["format"], "firefly");
+  EXPECT_EQ(j["from"]["not_modelled"], nlohmann::json({"dataloader_num_workers"}));
+  const auto full = PlanJsonFrom({"--from", file, "--method", "full"});
+  EXPECT_EQ(full["workload"]["method"], "full");
+  EXPECT_EQ(full["workload"]["seq"], 1024);  // still the file's
+  EXPECT_GT(full["steady_peak_bytes"].get<uint64_t>(), j["steady_peak_bytes"].get<uint64_t>());
+}
+
+TEST_F(PlanCli, FromBadFilesAreOneLineAndExitTwo) {
+  const std::string wrong =
+      TempFile("wrong.yaml", "base_model: NousResearch/Meta-Llama-3-8B\nmicro_batch_size: [1]\n")
+          .string();
+  const std::string fifo = (std::filesystem::path(wrong).parent_path() / "fifo.yaml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string dpo =
+      RunConfigFixture("alignment-handbook/zephyr-7b-beta-dpo-config_full.yaml");
+  const std::vector<PlanCase> cases = {
+      {{"plan", "--from", wrong},
+       2,
+       "",
+       wrong + ": micro_batch_size: expected an integer, got a sequence"},
+      {{"plan", "--from", fifo}, 2, "", "a FIFO"},
+      {{"plan", "--from", "/nonexistent/run.yaml"}, 2, "", "--from: open(/nonexistent/run.yaml)"},
+      {{"plan", "--from", dpo},
+       2,
+       "",
+       "'alignment-handbook/zephyr-7b-sft-full' is not in the catalog"},
+  };
+  for (const auto& c : cases) {
+    const auto r = RunCli(c.args, 20000, kNoHfCache);
+    EXPECT_EQ(r.status, c.status) << c.args[2] << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.err_contains), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
 }
 
 }  // namespace

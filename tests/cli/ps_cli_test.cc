@@ -16,10 +16,13 @@
 #include "run_cli.h"
 #include "sys/processes.h"
 #include "testing_files.h"
+#include "testing_processes.h"
 
 namespace headroom {
 namespace {
 
+using testing::Alive;
+using testing::Contains;
 using testing::RunCli;
 const std::string kBox = testing::FixturePath("ps-box");
 
@@ -33,10 +36,6 @@ struct FakeNvmlScript {
     env = "HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "script").string();
   }
 };
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST(PsCli, FixtureTreeTableWithCapsSettingsAndGpuMemory) {
   FakeNvmlScript script;
@@ -135,11 +134,6 @@ pid_t StartFake(const std::string& script, const char* env_entry) {
     _exit(127);
   }
   return pid;
-}
-
-bool Alive(pid_t pid) {
-  auto s = ReadProcStat(SysRoot("/"), pid);
-  return s && s->state != 'Z' && s->state != 'X';
 }
 
 bool WaitForCmdline(pid_t pid, const std::string& part) {

@@ -5,6 +5,7 @@
 // (tests/report/browser_test.py --page), screenshots kept under build/report-artifacts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,25 +23,16 @@ namespace {
 
 using testing::RunCli;
 namespace fs = std::filesystem;
+using testing::Contains;
+using testing::Slurp;
 const std::string kSource = HEADROOM_SOURCE_DIR;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Runs a shell command; its exit status, and its output in `out`.
 int Shell(const std::string& command, std::string* out) {
   const std::string file =
       (fs::temp_directory_path() / fmt::format("headroom-shell-{}.out", ::getpid())).string();
   const int rc = std::system((command + " > " + file + " 2>&1").c_str());
-  *out = ReadAll(file);
+  *out = Slurp(file);
   fs::remove(file);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
 }
@@ -79,6 +71,44 @@ struct RunFiles {
     testing::WriteFile(events, ev);
   }
 };
+
+// --plan-args "--from FILE": the plan's line from the run's own configuration, and the keys
+// the file has that the plan does not model kept as a note of the page (and of --json).
+TEST(ReportCli, PlanArgsFromTheRunsConfigNoteWhatIsNotModelled) {
+  RunFiles f(testing::Scenario::kContention);
+  const std::string file = testing::FixturePath("run_configs/axolotl/qwen3-32b-qlora.yaml");
+  const std::vector<std::string> env = {"HF_HUB_CACHE=/nonexistent/headroom-test-hub"};
+  const auto r = RunCli({"report", "--samples", f.samples, "--json", "--plan-args",
+                         "--from " + file + " --budget 100GiB"},
+                        60000, env);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(Contains(j["plan"]["text"], "headroom plan: qwen3-32b qlora, batch 1, seq 2048"))
+      << j["plan"].dump();
+  EXPECT_GT(j["plan"]["estimate_bytes"].get<uint64_t>(), 0u);
+  const std::string note = "from " + file + " (axolotl): not modelled: " +
+                           "gradient_checkpointing: offload, optimizer: "
+                           "adamw_torch_4bit, lora_mlp_kernel, lora_qkv_kernel, lora_o_kernel";
+  bool noted = false;
+  for (const auto& n : j["notes"]) noted = noted || n == note;
+  EXPECT_TRUE(noted) << j["notes"].dump();
+  // Flags beside the file win, as in plan.
+  const auto batch = RunCli({"report", "--samples", f.samples, "--json", "--plan-args",
+                             "--from " + file + " --batch 4 --budget 100GiB"},
+                            60000, env);
+  ASSERT_EQ(batch.status, 0) << batch.err;
+  EXPECT_TRUE(Contains(nlohmann::json::parse(batch.out)["plan"]["text"], "batch 4, seq 2048"));
+  // The file gone: one line naming it, status 2, no page.
+  const fs::path page = fs::path(f.samples).parent_path() / "gone.html";
+  const auto gone = RunCli({"report", "--samples", f.samples, "-o", page.string(), "--plan-args",
+                            "--from /nonexistent/run.yml"},
+                           60000, env);
+  EXPECT_EQ(gone.status, 2);
+  EXPECT_TRUE(Contains(gone.err, "headroom: report: --plan-args: --from: ")) << gone.err;
+  EXPECT_TRUE(Contains(gone.err, "/nonexistent/run.yml")) << gone.err;
+  EXPECT_EQ(std::count(gone.err.begin(), gone.err.end(), '\n'), 1) << gone.err;
+  EXPECT_FALSE(fs::exists(page));
+}
 
 TEST(ReportCli, ContentionRunDataFollowsTheContract) {
   RunFiles f(testing::Scenario::kContention);
@@ -146,7 +176,7 @@ TEST(ReportCli, WrittenPagesValidateAndRenderInChromium) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("wrote " + page + " (")) << r.out;
   EXPECT_FALSE(fs::exists(page + ".tmp"));
-  const std::string html = ReadAll(page);
+  const std::string html = Slurp(page);
   EXPECT_FALSE(Contains(html, "\n/*HEADROOM_DATA*/null\n")) << "the placeholder line is replaced";
   EXPECT_FALSE(Contains(html, "</script><!-- MemAvailable"))
       << "event text must be escaped in the page";

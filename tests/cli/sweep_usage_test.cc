@@ -13,7 +13,7 @@ namespace {
 
 using testing::RunCli;
 
-struct Row {
+struct UsageRow {
   std::vector<std::string> args;
   std::string message;
 };
@@ -22,7 +22,7 @@ TEST(SweepUsage, BadInputIsAOneLineErrorWithStatusTwo) {
   const std::string journal = (std::filesystem::temp_directory_path() /
                                ("headroom-sweep-usage-" + std::to_string(getpid()) + ".db"))
                                   .string();
-  const Row rows[] = {
+  const UsageRow rows[] = {
       {{"--batch", "1..4"}, "give the command template after --"},
       {{"--", "train", "{batch}"}, "nothing to sweep: give --batch"},
       {{"--batch", "0..4", "--", "train", "{batch}"},

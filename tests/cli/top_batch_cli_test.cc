@@ -30,7 +30,7 @@ using testing::RunCli;
 using testing::Contains;
 using testing::kGb10Idle;
 using testing::kPsBox;
-const std::string kSource = testing::kTopSource;
+using testing::kTopSource;
 
 std::vector<std::string> FakeEnv(const testing::TempDir& dir, const std::string& scenario) {
   testing::WriteFile(dir / "nvml.txt", "scenario " + scenario + "\n");

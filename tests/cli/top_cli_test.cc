@@ -24,12 +24,13 @@ namespace headroom {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Slurp;
 using testing::TmuxSession;
 
 using testing::Contains;
 using testing::kGb10Idle;
 using testing::kPsBox;
-const std::string kSource = testing::kTopSource;
+using testing::kTopSource;
 
 // Both parts on screen. ncurses updates the screen top to bottom, so waiting for a change in
 // the last row (the keys) as well as the one of interest means the whole frame is drawn:
@@ -38,13 +39,6 @@ std::function<bool(const std::string&)> Both(std::string a, std::string b) {
   return [a = std::move(a), b = std::move(b)](const std::string& s) {
     return Contains(s, a) && Contains(s, b);
   };
-}
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // The line of `screen` holding `text`, -1 when none.
@@ -227,7 +221,7 @@ const std::regex kBrightSgr(R"(\x1b\[(\d+;)*9[0-7](;\d+)*m)");
 // A directory with xterm-16color compiled (ncurses-base lacks it; ncurses-term has it).
 std::string SixteenColourTerminfo(const fs::path& dir) {
   const auto r = testing::RunTool(
-      {"tic", "-x", "-o", dir.string(), kSource + "/tests/fixtures/terminfo/xterm-16color.src"});
+      {"tic", "-x", "-o", dir.string(), kTopSource + "/tests/fixtures/terminfo/xterm-16color.src"});
   return r.status == 0 ? dir.string() : "";
 }
 

@@ -18,19 +18,14 @@
 #include "run_cli.h"
 #include "samples/samples_csv.h"
 #include "sys/meminfo.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
 
 namespace fs = std::filesystem;
 using testing::RunCli;
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::Slurp;
 
 class WatchCli : public ::testing::Test {
  protected:

@@ -4,17 +4,21 @@
 
 #include <algorithm>
 
+#include "explain/explain_report.h"
 #include "explain/slowdown.h"
 #include "explain/step_log.h"
 #include "explain/step_times.h"
 #include "explain/verdict.h"
 #include "synthetic_run.h"
+#include "testing_files.h"
 
 namespace headroom {
 namespace {
 
 using testing::MakeSyntheticRun;
 using testing::Scenario;
+using testing::TempDir;
+using testing::WriteFile;
 
 struct Explained {
   SlowdownAnalysis analysis;
@@ -204,6 +208,83 @@ TEST(ExplainRuns, EventLinesParseAndCountBadOnes) {
   EXPECT_EQ(ev.events[0].data_json, "{\"clocks_sm_mhz\":700}");
   EXPECT_EQ(ev.events[1].data_json, "{}");
   EXPECT_EQ(ev.skipped_lines, 2u);
+}
+
+// explain reads the samples through ExplainSampleFilter, keeping only the rows its windows
+// look at: the report is the same as with every row kept, for every scenario and platform,
+// and the rows outside the windows are not held.
+TEST(ExplainRuns, TheWindowsRowsAloneGiveTheSameReport) {
+  const Scenario scenarios[] = {Scenario::kClean,       Scenario::kThermalPlateau,
+                                Scenario::kThermalBit,  Scenario::kClockCollapse,
+                                Scenario::kContention,  Scenario::kHostSide,
+                                Scenario::kUnexplained, Scenario::kNoGpu};
+  const std::optional<PlatformKind> platforms[] = {std::nullopt, PlatformKind::kDiscrete};
+  TempDir dir("explain-filter");
+  for (const Scenario scenario : scenarios) {
+    for (const auto& forced : platforms) {
+      const auto run = MakeSyntheticRun(scenario);
+      WriteFile(dir / "s.csv", run.samples_csv);
+      WriteFile(dir / "e.jsonl", run.events_jsonl);
+      const auto records = ParseStepLog(run.log);
+      const auto timings = StepTimes(records);
+      const RecordedEvents events = ParseEventLines(run.events_jsonl);
+
+      auto all = ReadSamplesCsv(dir / "s.csv");
+      ASSERT_TRUE(all.ok());
+      ExplainSampleFilter filter(timings);
+      auto some = ReadSamplesCsv(dir / "s.csv", size_t{1} << 30,
+                                 [&](const SampleSeries& series, const Sample& sample) {
+                                   return filter.Keep(series, sample);
+                                 });
+      ASSERT_TRUE(some.ok());
+      EXPECT_EQ(some->rows, all->rows);
+      EXPECT_EQ(all->samples.size(), all->rows);
+
+      ExplainRequest request;
+      request.log_path = "train.log";
+      request.samples_path = "s.csv";
+      request.events = &events;
+      request.forced_platform = forced;
+      request.samples = &*all;
+      const std::string expected =
+          ExplainReportToJson(AnalyzeRun(request, records, timings)).dump();
+      request.samples = &*some;
+      request.sample_stats = &filter.stats();
+      const std::string got = ExplainReportToJson(AnalyzeRun(request, records, timings)).dump();
+      EXPECT_EQ(got, expected) << static_cast<int>(scenario);
+
+      // Kept: exactly the rows some window's span holds, and no other.
+      std::vector<SampleSpan> spans;
+      for (const auto& w : FindSlowdowns(timings).windows)
+        if (auto span = WindowSampleSpan(w, SampleIntervalSeconds(*all))) spans.push_back(*span);
+      size_t in_spans = 0;
+      for (const Sample& sample : all->samples) {
+        in_spans += std::any_of(spans.begin(), spans.end(), [&](const SampleSpan& span) {
+          return sample.time >= span.before && sample.time <= span.to;
+        });
+      }
+      EXPECT_EQ(some->samples.size(), in_spans) << static_cast<int>(scenario);
+      if (spans.empty()) {
+        EXPECT_TRUE(some->samples.empty()) << static_cast<int>(scenario);
+      } else {
+        EXPECT_GT(some->samples.size(), 0u) << static_cast<int>(scenario);
+        EXPECT_LT(some->samples.size(), all->samples.size()) << static_cast<int>(scenario);
+      }
+    }
+  }
+}
+
+TEST(ExplainRuns, ProfileStatsPercentileIsTheRankOfTheSortedReadings) {
+  std::map<uint32_t, uint64_t> counts;
+  for (uint32_t v = 100; v >= 1; --v) ++counts[v];               // 1..100, once each
+  EXPECT_EQ(SampleProfileStats::Percentile(counts, 0.95), 95u);  // index floor(0.95 * 99) = 94
+  EXPECT_EQ(SampleProfileStats::Percentile(counts, 1.0), 100u);
+  EXPECT_EQ(SampleProfileStats::Percentile(counts, 0.0), 1u);
+  counts.clear();
+  counts[2400] = 19;
+  counts[700] = 1;  // 20 readings: index 18 of the sorted ones is 2400
+  EXPECT_EQ(SampleProfileStats::Percentile(counts, 0.95), 2400u);
+  EXPECT_EQ(SampleProfileStats::Percentile({}, 0.95), 0u);
 }
 
 }  // namespace

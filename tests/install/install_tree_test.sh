@@ -36,6 +36,15 @@ if [[ $(msgunfmt "$root/share/locale/zh_TW/LC_MESSAGES/headroom.mo" | grep -c '^
   [[ "$(env -u LC_ALL LANGUAGE=zh_TW LANG=C.UTF-8 "$root/bin/headroom" --help)" != "$(env -u LC_ALL LANG=C "$root/bin/headroom" --help)" ]] ||
     fail "the installed catalog is not found from $prefix/bin"
 fi
+# The Python companion where this prefix's python3 reads packages, importable from there.
+pyver=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)
+pydir=$root/lib/python$pyver/dist-packages
+[[ -f $pydir/headroom/__init__.py && -f $pydir/headroom/trainer.py ]] ||
+  fail "missing $prefix/lib/python$pyver/dist-packages/headroom"
+if [[ -x /usr/bin/python3 ]]; then
+  [[ $(cd / && PYTHONPATH=$pydir /usr/bin/python3 -c 'import headroom, headroom.trainer; print(headroom.SCHEMA)') == headroom.step/1 ]] ||
+    fail "the installed companion does not import"
+fi
 count=$(wc -l <"$manifest")
 # Uninstall as `make uninstall` does: exactly the manifest's files, below DESTDIR.
 sed "s|^|$stage|" "$manifest" | xargs -d '\n' rm -f --

@@ -5,11 +5,16 @@
 # with each task `headroom guard -- JOB`. Task 0's guard kills its balloon (600 MiB, its
 # level 300 MiB under the MemAvailable of the start); task 1's level is 2 GiB under, never
 # reached. Asserts that srun ends task 1 because task 0 exited 99 (the guard's status,
-# docs/cli.md), that srun and scontrol say so, and that no daemon or task is left.
+# docs/cli.md), that srun and scontrol say so, and that no daemon or task is left. Before
+# that, `headroom doctor` in a job step reads the step's variables and this slurm.conf (G11).
 # Usage: slurm_guard_test.sh HEADROOM BALLOON. Exit 0 pass, 1 fail, 77 skip (no Slurm, not
 # root). docs/slurm.md.
 set -u
 headroom=$1 balloon=$2
+# "group": the two tasks' guards form a guard group (--group 127.0.0.1:PORT --node-rank
+# $SLURM_PROCID --nodes 2, docs/guard-group.md "Slurm"): task 1's guard ends its job for the
+# group (exit 96) as soon as task 0's guard kills for memory, and says why.
+mode=${3:-single}
 for tool in munged slurmctld slurmd srun scontrol; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (slurm-wlm, munge)"; exit 77; }
 done
@@ -93,6 +98,21 @@ for _ in $(seq 100); do
 done
 sinfo -h -o %t | grep -q idle || { fail "the node never became idle"; exit 1; }
 
+# doctor G11 inside a real job step: it records the step's Slurm variables and reads this
+# slurm.conf through $SLURM_CONF (no KillOnBadExit in it: null, Slurm's default 0).
+timeout 60 srun -n1 -J headroom-doctor "$headroom" doctor --no-bandwidth --json \
+  >"$T/doctor.json" 2>"$T/doctor.err"
+/usr/bin/python3 - "$T/doctor.json" "$SLURM_CONF" <<'PY' || fail "doctor's report in a job step: $(head -c 300 "$T/doctor.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = j["distributed"]
+assert d["slurm_conf"] == sys.argv[2], d
+assert d["kill_on_bad_exit"] is None, d
+assert d["env"].get("SLURM_JOB_ID"), d
+assert d["env"].get("SLURM_JOB_NUM_NODES") == "1", d
+assert j["checks"]["G11"].startswith("info: single node"), j["checks"]["G11"]
+PY
+
 # Levels relative to the MemAvailable of now, taken under the balloon lock (common to the
 # memory tests) so no other balloon moves it. Another process freeing memory meanwhile can
 # keep MemAvailable above task 0's level (its balloon then ends by itself at 20 s, and task
@@ -104,13 +124,19 @@ for attempt in 1 2 3; do
   flock 9
   avail=$(( $(awk '/^MemAvailable:/ {print $2}' /proc/meminfo) * 1024 ))
   kill0=$(( avail - 256 * mib )) kill1=$(( avail - 2048 * mib ))
+  group=""
+  if [ "$mode" = group ]; then
+    gport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    group="--group 127.0.0.1:$gport --node-rank \$SLURM_PROCID --nodes 2 --group-wait 30s"
+  fi
   cat > "$T/task.sh" <<TASK
 #!/bin/sh
+export HEADROOM_GROUP_SECRET=slurm-guard-test-secret-0123456789
 if [ "\$SLURM_PROCID" = 0 ]; then
-  exec $headroom guard --no-journal --no-cgroup --min-available $kill0 \
+  exec $headroom guard $group --no-journal --no-cgroup --min-available $kill0 \
     --warn-available $(( kill0 + 64 * mib )) -- $balloon --cap 800M --rate 400M --timeout 20s
 fi
-exec $headroom guard --no-journal --no-cgroup --min-available $kill1 \
+exec $headroom guard $group --no-journal --no-cgroup --min-available $kill1 \
   --warn-available $(( kill1 + 64 * mib )) -- sleep 30
 TASK
   chmod +x "$T/task.sh"
@@ -128,10 +154,18 @@ done
 [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "srun exit status $rc (expected the tasks' failure)"
 grep -q "task 0: Exited with exit code 99" "$T/srun.err" || fail "srun does not say task 0 exited 99"
 grep -q "headroom guard: killed the job" "$T/srun.err" || fail "task 0's guard did not kill its job"
-# Task 1 ends by srun's SIGTERM: its guard passes it on and exits 143, or, when the guard is
-# still at it after KillWait, srun's SIGKILL ends the step ("Terminated").
-grep -Eq "task 1: (Exited with exit code 143|Terminated)" "$T/srun.err" ||
-  fail "srun does not say task 1 was ended"
+if [ "$mode" = group ]; then
+  # The group ends task 1 before srun's SIGTERM can: 96, another node ended for memory.
+  grep -q "task 1: Exited with exit code 96" "$T/srun.err" ||
+    fail "srun does not say task 1 exited 96 (ended by the group)"
+  grep -q "headroom guard: node 0: out of unified memory" "$T/srun.err" ||
+    fail "task 1's guard does not say node 0 ran out of memory"
+else
+  # Task 1 ends by srun's SIGTERM: its guard passes it on and exits 143, or, when the guard
+  # is still at it after KillWait, srun's SIGKILL ends the step ("Terminated").
+  grep -Eq "task 1: (Exited with exit code 143|Terminated)" "$T/srun.err" ||
+    fail "srun does not say task 1 was ended"
+fi
 [ "$took" -lt 25 ] || fail "srun took ${took}s: task 1 ran on (its sleep is 30 s)"
 for _ in $(seq 100); do  # COMPLETING until slurmd reports the step's end
   job=$(scontrol show job -o 2>/dev/null | grep "JobName=headroom-guard-$attempt ")
@@ -142,5 +176,5 @@ case "$job" in
   *JobState=FAILED*Reason=NonZeroExitCode* | *JobState=FAILED*Reason=JobLaunchFailure*) ;;
   *) fail "scontrol show job: ${job:-no job}" ;;
 esac
-[ "$status" = 0 ] && echo "slurm_guard_test: ok (srun $rc after ${took}s; $(grep -o 'task 0: Exited with exit code 99' "$T/srun.err"))"
+[ "$status" = 0 ] && echo "slurm_guard_test ($mode): ok (srun $rc after ${took}s; $(grep -o 'task 0: Exited with exit code 99' "$T/srun.err"))"
 exit "$status"

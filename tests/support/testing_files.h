@@ -1,6 +1,7 @@
-// Test helpers (tests only): paths in the source tree, a temporary folder, a file writer, and
-// safetensors files built at run time. Data sections are made with ftruncate, so a "16 GB"
-// checkpoint is a sparse file that costs no disk and proves that readers never touch tensor data.
+// Test helpers (tests only): reading a file whole, paths in the source tree, a temporary folder, a
+// file writer, and safetensors files built at run time. Data sections are made with ftruncate, so a
+// "16 GB" checkpoint is a sparse file that costs no disk and proves that readers never touch tensor
+// data.
 #pragma once
 
 #include <fcntl.h>
@@ -10,8 +11,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
+
+#include "sys/sysroot.h"
 
 namespace headroom::testing {
 
@@ -20,9 +24,36 @@ inline std::string SourcePath(std::string_view relative) {
   return std::string(HEADROOM_SOURCE_DIR) + "/" + std::string(relative);
 }
 
+// The whole of a file, as bytes; "" when it cannot be opened.
+inline std::string Slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Whether `part` occurs in `text`.
+inline bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 // A fixture: tests/fixtures/<relative> (a /proc and /sys tree, a log, a config file).
 inline std::string FixturePath(std::string_view relative) {
   return SourcePath("tests/fixtures/" + std::string(relative));
+}
+
+// The fixtures folder, ending in '/': kFixtures + "gb10-idle".
+inline const std::string kFixtures = FixturePath("");
+
+// A fixture machine's tree as a SysRoot: FixtureRoot("gb10-idle").
+inline SysRoot FixtureRoot(std::string_view name) { return SysRoot(FixturePath(name)); }
+
+// A field of a fixture machine's /proc/meminfo ("MemAvailable"), in bytes; 0 when absent.
+inline uint64_t FixtureMeminfoBytes(const std::string& tree, const std::string& field) {
+  std::ifstream in(kFixtures + tree + "/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
+  }
+  return 0;
 }
 
 // A fresh folder under the system's temporary directory, "headroom-TAG-PID-N", removed with

@@ -15,7 +15,9 @@
 #include <thread>
 
 #include "base/bytes.h"
+#include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "cli/top/node_panes.h"
 #include "cli/top/top_view.h"
 #include "top/cadence.h"
 #include "top/terminal.h"
@@ -129,6 +131,39 @@ int RunTopBatch(const CliEnv& env, TopCollector& collector, const TopFlags& flag
       if (i > 0) std::fputc('\n', env.out);
       std::fputs(FrameText(LayoutTop(s, collector.history(), ui, view)).c_str(), env.out);
     }
+    std::fflush(env.out);
+  }
+  return kExitOk;
+}
+
+int RunTopNodes(const CliEnv& env, const std::vector<std::string>& node_flags,
+                const TopFlags& flags) {
+  if (flags.json)
+    throw UsageError{Tr("--node: the panes are text; --json is this machine's snapshot")};
+  if (!flags.iterations)
+    throw UsageError{
+        Tr("--node: give --once or --iterations N (the live screen shows this machine)")};
+  std::vector<NodeUrl> nodes;
+  for (const auto& text : node_flags) {
+    auto url = ParseNodeUrl(text);
+    if (!url) throw UsageError{"--node: " + TranslatedText(url.error().what)};
+    nodes.push_back(std::move(*url));
+  }
+  const StopSignals stop;
+  const int64_t n = flags.iterations.value_or(1);
+  SampleCadence cadence(flags.interval, std::chrono::steady_clock::now());
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0) {
+      cadence.Advance(std::chrono::steady_clock::now(), /*skip_overrun=*/false);
+      if (stop.WaitUntil(cadence.next())) break;
+    }
+    std::string frame = i > 0 ? "\n" : "";
+    for (const NodeUrl& node : nodes) {
+      auto page = FetchNodeMetrics(node, kNodeTimeout, kNodePageBytes);
+      frame +=
+          page ? NodePaneText(node, ParseNodeMetrics(*page)) : NodePaneText(node, page.error());
+    }
+    std::fputs(frame.c_str(), env.out);
     std::fflush(env.out);
   }
   return kExitOk;

@@ -46,7 +46,7 @@ std::string CapText(const HolderRow& r) {
   return Tr("none");
 }
 
-std::string Cell(const HolderRow& r, Col c) {
+std::string CellText(const HolderRow& r, Col c) {
   switch (c) {
     case Col::kPid:
       return std::to_string(r.pid);
@@ -144,9 +144,9 @@ std::vector<FrameRow> ProcessRows(const TopSnapshot& s, const UiState& ui, size_
       const Role role = c.id == Col::kPid
                             ? Role::kValue
                             : (r.part_of && c.id == Col::kCap ? Role::kDim : Role::kNormal);
-      b.AddCell(Cell(r, c.id), c.width, role, c.right).Add(" ");
+      b.AddCell(CellText(r, c.id), c.width, role, c.right).Add(" ");
     }
-    b.Add(Cell(r, Col::kCommand), r.in_proc ? Role::kNormal : Role::kDim);
+    b.Add(CellText(r, Col::kCommand), r.in_proc ? Role::kNormal : Role::kDim);
     rows.push_back(b.Take());
   }
   if (cut && room > 0)

@@ -1,0 +1,189 @@
+"""headroom's companion inside a training job (docs/companion.md).
+
+Two calls for a plain loop:
+
+    import headroom
+    headroom.on_save(lambda step: save_my_checkpoint(step))   # returns the path, if any
+    for step in range(steps):
+        ...
+        headroom.step(step, tokens=n_tokens, loss=loss.item())
+
+`step` appends a step record (JSON lines, schema "headroom.step/1") to the file that
+`headroom guard`, `watch` or `sweep` name in HEADROOM_STEP_RECORDS, and, when the guard has
+asked for a checkpoint before the kill (SIGUSR1 by default, or its request file), calls the
+registered save function at the end of this step, between "save_start" and "save_end"
+records. Without HEADROOM_STEP_RECORDS both calls cost almost nothing and write nothing.
+
+The Transformers Trainer callback is headroom.transformers.HeadroomCallback, the Lightning one
+headroom.lightning.HeadroomLightningCallback. Standard library only; torch's allocator figures
+are read when the job has imported torch itself. Python 3.9 or later.
+"""
+import os
+import signal as _signal
+import threading
+import time
+
+from headroom._records import SCHEMA, RecordWriter
+
+__all__ = ["step", "on_save", "configure", "save_requested", "SCHEMA"]
+__version__ = "0.1.0"
+
+# The environment the guard, watch and sweep set for the job (docs/companion.md).
+ENV_RECORDS = "HEADROOM_STEP_RECORDS"
+ENV_EVERY = "HEADROOM_STEP_EVERY"
+ENV_SIGNAL = "HEADROOM_CHECKPOINT_SIGNAL"
+ENV_REQUEST = "HEADROOM_CHECKPOINT_REQUEST"
+# How often the request file is looked at (seconds): the guard's projection leaves at least a
+# save's duration, and a quarter second of it is the price of not probing every step.
+REQUEST_CHECK_S = 0.25
+
+
+class _State:
+    def __init__(self):
+        self.ready = False
+        self.writer = None
+        self.every = 1
+        self.count = 0
+        self.save_fn = None
+        self.framework = None  # "transformers", "lightning" once a callback has claimed saves
+        self.requested = False  # set by the signal handler or the request file
+        self.request_file = None
+        self.next_request_check = 0.0  # monotonic time of the next look at the request file
+        self.signal_installed = None
+
+    def ensure(self, framework="plain"):
+        if self.ready:
+            return self.writer is not None
+        self.ready = True
+        path = os.environ.get(ENV_RECORDS)
+        if not path:
+            return False
+        try:
+            every = int(os.environ.get(ENV_EVERY, "1"))
+        except ValueError:
+            every = 1
+        self.every = max(1, every)
+        rank = os.environ.get("RANK")
+        try:
+            self.writer = RecordWriter(path, int(rank) if rank and rank.isdigit() else None)
+        except OSError as e:
+            import sys
+            sys.stderr.write("headroom: step records: cannot open %s: %s\n" % (path, e))
+            return False
+        self.request_file = os.environ.get(ENV_REQUEST) or None
+        self._install_signal()
+        self.writer.start(framework, self.signal_installed, self.request_file)
+        return True
+
+    def _install_signal(self):
+        name = os.environ.get(ENV_SIGNAL, "SIGUSR1")
+        if name.lower() == "none":
+            return
+        try:
+            signum = int(name) if name.isdigit() else int(getattr(_signal, name))
+        except (AttributeError, ValueError):
+            return
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal.signal works only there; the request file still does
+        try:
+            previous = _signal.getsignal(signum)
+        except ValueError:
+            return
+
+        def handler(sig, frame):
+            self.requested = True
+            if callable(previous):
+                previous(sig, frame)  # the job's own handler still runs
+
+        try:
+            _signal.signal(signum, handler)
+            self.signal_installed = signum
+        except (OSError, ValueError):
+            pass
+
+    def take_request(self):
+        """True once per request: the guard's signal, or its request file (removed here).
+
+        The file is looked at every REQUEST_CHECK_S at most: a failed unlink is a system call
+        that a loop of short steps would otherwise pay every step (bench/companion_step.py).
+        """
+        if self.request_file is not None:
+            now = time.monotonic()
+            if now >= self.next_request_check:
+                self.next_request_check = now + REQUEST_CHECK_S
+                try:
+                    os.unlink(self.request_file)
+                    self.requested = True
+                except OSError:
+                    pass
+        if self.requested:
+            self.requested = False
+            if self.request_file is not None:  # one request, whichever way it came
+                try:
+                    os.unlink(self.request_file)
+                except OSError:
+                    pass
+            return True
+        return False
+
+    def record_step(self, step_value, tokens, loss, lr):
+        self.count += 1
+        if self.count % self.every == 0 or self.count == 1:
+            self.writer.step(step_value, tokens, loss, lr)
+
+    def run_save(self, step_value, reason, fn, source="loop"):
+        """Runs fn(step) between save_start and save_end records; the path it returns.
+
+        `source` says in the records what wrote the checkpoint ("loop": on_save's function).
+        """
+        self.writer.save_start(step_value, reason, source)
+        t0 = time.monotonic()
+        try:
+            path = fn(step_value)
+        except Exception as e:
+            self.writer.save_end(step_value, reason, time.monotonic() - t0, None, False,
+                                 "%s: %s" % (type(e).__name__, e), source)
+            raise
+        self.writer.save_end(step_value, reason, time.monotonic() - t0, path, True, None, source)
+        return path
+
+
+_state = _State()
+
+
+def configure(every=None):
+    """Write one step record every `every` steps (default: HEADROOM_STEP_EVERY, else 1)."""
+    _state.ensure()
+    if every is not None:
+        _state.every = max(1, int(every))
+
+
+def on_save(fn):
+    """Registers fn(step) -> path or None: the loop's own checkpoint save. Returns fn."""
+    _state.save_fn = fn
+    _state.ensure()
+    return fn
+
+
+def save_requested():
+    """Whether the guard has asked for a checkpoint that has not been taken yet."""
+    return _state.requested
+
+
+def step(step, tokens=None, loss=None, lr=None):
+    """Records the end of one step; saves (on_save's function) when the guard asked.
+
+    Returns True when this call saved a checkpoint.
+    """
+    st = _state
+    if st.writer is None and (st.ready or not st.ensure()):
+        return False
+    st.record_step(step, tokens, loss, lr)
+    if (st.requested or st.request_file is not None) and st.take_request():
+        if st.save_fn is None:
+            st.writer.save_end(step, "guard", 0.0, None, False,
+                               "no save function (headroom.on_save) registered", "loop")
+            return False
+        st.run_save(step, "guard", st.save_fn)
+        return True
+    return False

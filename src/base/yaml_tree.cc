@@ -1,0 +1,198 @@
+// Implementation notes: a yaml-cpp EventHandler builds the tree on a stack of open containers.
+// Every node, an alias's copy included, is counted against YamlLimits::max_nodes before it is
+// made, and every container opened against max_depth, so a hostile file stops at the first
+// node past a bound: an alias bomb's cost is the budget, not its expansion. yaml-cpp's own
+// depth guard (2,000 levels, yaml-cpp/depthguard.h) is far above ours and never reached.
+// Failures inside the handler are thrown as Stop and caught in ParseYaml, with yaml-cpp's own
+// exceptions; none leaves this file.
+#include "base/yaml_tree.h"
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/parser.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace headroom {
+namespace {
+
+struct Stop {
+  Message message;
+};
+
+class TreeBuilder final : public YAML::EventHandler {
+ public:
+  explicit TreeBuilder(const YamlLimits& limits) : limits_(limits) {}
+
+  bool done() const { return done_; }
+  YamlNode& root() { return root_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    YamlNode node;
+    node.line = mark.line + 1;
+    Complete(std::move(node), anchor, 1);
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) throw Stop{Msg("line {}: an alias to no anchor", mark.line + 1)};
+    const size_t count = it->second.second;
+    Charge(count, mark);
+    YamlNode copy = it->second.first;
+    Complete(std::move(copy), 0, 0);
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    Charge(1, mark);
+    YamlNode node;
+    node.kind = YamlNode::Kind::kScalar;
+    node.scalar = value;
+    node.quoted = tag == "!";  // yaml-cpp tags a quoted scalar "!", a plain one "?"
+    node.line = mark.line + 1;
+    Complete(std::move(node), anchor, 1);
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(YamlNode::Kind::kSequence, mark, anchor);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(YamlNode::Kind::kMap, mark, anchor);
+  }
+  void OnMapEnd() override { Close(); }
+
+ private:
+  struct Frame {
+    YamlNode node;
+    YAML::anchor_t anchor = 0;
+    size_t first_count = 0;  // nodes_ when the container opened
+    bool have_key = false;
+    std::string key;
+  };
+
+  void Charge(size_t count, const YAML::Mark& mark) {
+    if (count > limits_.max_nodes || nodes_ > limits_.max_nodes - count) {
+      throw Stop{Msg("line {}: more than {} YAML nodes (aliases count once per use)", mark.line + 1,
+                     limits_.max_nodes)};
+    }
+    nodes_ += count;
+  }
+
+  void Open(YamlNode::Kind kind, const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (static_cast<int>(stack_.size()) >= limits_.max_depth) {
+      throw Stop{Msg("line {}: nested deeper than {} levels", mark.line + 1, limits_.max_depth)};
+    }
+    Charge(1, mark);
+    Frame frame;
+    frame.node.kind = kind;
+    frame.node.line = mark.line + 1;
+    frame.anchor = anchor;
+    frame.first_count = nodes_ - 1;
+    stack_.push_back(std::move(frame));
+  }
+
+  void Close() {
+    Frame frame = std::move(stack_.back());
+    stack_.pop_back();
+    if (frame.have_key) {
+      throw Stop{Msg("line {}: key '{}' has no value", frame.node.line, frame.key)};
+    }
+    const size_t count = nodes_ - frame.first_count;
+    Complete(std::move(frame.node), frame.anchor, count);
+  }
+
+  // A finished node: kept for its anchor, then placed in the open container (or as the root).
+  void Complete(YamlNode node, YAML::anchor_t anchor, size_t count) {
+    if (anchor != 0) anchors_[anchor] = {node, count};
+    if (stack_.empty()) {
+      if (!done_) root_ = std::move(node);
+      done_ = true;
+      return;
+    }
+    Frame& top = stack_.back();
+    if (top.node.kind == YamlNode::Kind::kSequence) {
+      top.node.items.push_back(std::move(node));
+      return;
+    }
+    if (!top.have_key) {
+      if (node.kind != YamlNode::Kind::kScalar) {
+        throw Stop{
+            Msg("line {}: a key that is {}, not a plain name", node.line, KindName(node.kind))};
+      }
+      top.key = std::move(node.scalar);
+      top.have_key = true;
+      return;
+    }
+    const bool twice = std::any_of(top.node.members.begin(), top.node.members.end(),
+                                   [&](const auto& m) { return m.key == top.key; });
+    if (twice) throw Stop{Msg("line {}: key '{}' given twice", node.line, top.key)};
+    top.node.members.push_back(YamlMember{std::move(top.key), std::move(node)});
+    top.key.clear();
+    top.have_key = false;
+  }
+
+  const YamlLimits& limits_;
+  std::vector<Frame> stack_;
+  std::map<YAML::anchor_t, std::pair<YamlNode, size_t>> anchors_;
+  size_t nodes_ = 0;
+  YamlNode root_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+const YamlNode* YamlNode::Find(std::string_view key) const {
+  for (const auto& [k, v] : members) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+bool YamlNode::IsNull() const {
+  if (kind == Kind::kNull) return true;
+  if (kind != Kind::kScalar || quoted) return false;
+  return scalar.empty() || scalar == "~" || scalar == "null" || scalar == "Null" ||
+         scalar == "NULL";
+}
+
+Message KindName(YamlNode::Kind kind) {
+  switch (kind) {
+    case YamlNode::Kind::kNull:
+      return MsgFrom(N_("null"));
+    case YamlNode::Kind::kScalar:
+      return MsgFrom(N_("a scalar"));
+    case YamlNode::Kind::kSequence:
+      return MsgFrom(N_("a sequence"));
+    case YamlNode::Kind::kMap:
+      return MsgFrom(N_("a mapping"));
+  }
+  return MsgFrom(N_("null"));
+}
+
+Result<YamlNode> ParseYaml(std::string_view text, const YamlLimits& limits) {
+  std::istringstream in{std::string(text)};
+  TreeBuilder builder(limits);
+  try {
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(builder);  // the first document only
+  } catch (const Stop& stop) {
+    return Error{stop.message};
+  } catch (const YAML::Exception& e) {
+    // e.msg is yaml-cpp's English reason ("end of map not found"); e.mark its place.
+    return Error{Msg("line {}: not YAML: {}", e.mark.line + 1, e.msg)};
+  } catch (const std::exception& e) {
+    return Error{Msg("not YAML: {}", e.what())};
+  }
+  if (!builder.done()) return Error{Msg("no YAML document (the file is empty)")};
+  return std::move(builder.root());
+}
+
+}  // namespace headroom

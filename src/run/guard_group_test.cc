@@ -1,0 +1,238 @@
+// The guard group's runtime (run/guard_group.h): the flags' settings, and two guards' groups
+// in one process over loopback: a member's report becomes rank 0's verdict and, relayed in
+// the abort, the other members'; rank 0 holds while a member runs; exit statuses and lines.
+#include "run/guard_group.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+#include "base/exit_status.h"
+#include "testing_sockets.h"
+
+namespace headroom {
+namespace {
+
+std::string Why(const Result<std::optional<GuardGroupSettings>>& r) {
+  return r ? "" : EnglishText(r.error().what);
+}
+
+TEST(GuardGroupSettings, FromTheFlags) {
+  GuardGroupRequest r;
+  EXPECT_FALSE(*GuardGroupSettingsFor(r, {}));  // no --group: alone
+  r.given = true;
+  r.address = "10.0.0.1:29400";
+  r.node_rank = "2";
+  r.nodes = "4";
+  r.heartbeat = "250ms";
+  r.heartbeat_timeout = "2s";
+  const auto s = GuardGroupSettingsFor(r, {});
+  ASSERT_TRUE(s && *s) << Why(s);
+  EXPECT_EQ((*s)->host, "10.0.0.1");
+  EXPECT_EQ((*s)->port, 29400);
+  EXPECT_EQ((*s)->node_rank, 2);
+  EXPECT_EQ((*s)->nodes, 4);
+  EXPECT_EQ((*s)->job_id, "group-10.0.0.1:29400");
+  EXPECT_EQ((*s)->heartbeat.count(), 250);
+  EXPECT_EQ((*s)->heartbeat_timeout.count(), 2000);
+  EXPECT_EQ((*s)->form_wait, kDefaultGroupWait);
+}
+
+TEST(GuardGroupSettings, FromTorchrunsVariablesWithTheFlagsWinning) {
+  GuardGroupRequest r;
+  r.given = true;
+  const group::Environment env{
+      {"MASTER_ADDR", "spark-a"}, {"MASTER_PORT", "29500"}, {"NNODES", "2"}, {"NODE_RANK", "1"}};
+  auto s = GuardGroupSettingsFor(r, env);
+  ASSERT_TRUE(s && *s) << Why(s);
+  EXPECT_EQ((*s)->host, "spark-a");
+  EXPECT_EQ((*s)->port, 29501);
+  EXPECT_EQ((*s)->node_rank, 1);
+  EXPECT_EQ((*s)->job_id, "torchrun-spark-a:29500");
+  r.address = "10.1.1.1:4000";
+  r.node_rank = "0";
+  s = GuardGroupSettingsFor(r, env);
+  ASSERT_TRUE(s && *s) << Why(s);
+  EXPECT_EQ((*s)->host, "10.1.1.1");
+  EXPECT_EQ((*s)->node_rank, 0);
+  EXPECT_EQ((*s)->nodes, 2);
+}
+
+TEST(GuardGroupSettings, FlagsThatSayEverythingNeedNoLaunchersPlace) {
+  // srun -n2 on one node: Slurm's variables say one node, the flags say two tasks.
+  const group::Environment env{{"SLURM_JOB_ID", "7"},
+                               {"SLURM_NODEID", "0"},
+                               {"SLURM_JOB_NUM_NODES", "1"},
+                               {"SLURM_JOB_NODELIST", "vm"}};
+  GuardGroupRequest r;
+  r.given = true;
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, env)), "slurm: a group needs 2 or more nodes");
+  r.address = "127.0.0.1:4000";
+  r.node_rank = "1";
+  r.nodes = "2";
+  const auto s = GuardGroupSettingsFor(r, env);
+  ASSERT_TRUE(s && *s) << Why(s);
+  EXPECT_EQ((*s)->node_rank, 1);
+  EXPECT_EQ((*s)->job_id, "group-127.0.0.1:4000");
+}
+
+TEST(GuardGroupSettings, RefusesWhatMakesNoGroup) {
+  GuardGroupRequest r;
+  r.given = true;
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, {})).rfind("--group without HOST:PORT: neither", 0), 0u);
+  r.address = "10.0.0.1";
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, {})), "--group: 10.0.0.1: not HOST:PORT");
+  r.address = "10.0.0.1:0";
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, {})), "--group: 10.0.0.1:0: the port is not 1..65535");
+  r.address = "10.0.0.1:70000";
+  EXPECT_FALSE(GuardGroupSettingsFor(r, {}));
+  r.address = "10.0.0.1:1";
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, {})),
+            "--group 10.0.0.1:1: give --node-rank R and --nodes N (no launcher's variables)");
+  r.node_rank = "2";
+  r.nodes = "2";
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, {})), "--node-rank: 2: not below the 2 nodes");
+  r.node_rank = "0";
+  r.nodes = "1";
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, {})), "--nodes: 1: a group needs 2 or more nodes");
+  r.nodes = "x";
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, {})), "--nodes: x: not a whole number up to 4096");
+  r.nodes = "2";
+  r.heartbeat = "2s";
+  r.heartbeat_timeout = "1s";
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, {})),
+            "--heartbeat-timeout: 1000 ms is not above the heartbeat period 2000 ms");
+  r.heartbeat = "soon";
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, {})).rfind("--heartbeat: ", 0), 0u);
+  r.heartbeat = "1ms";
+  EXPECT_EQ(Why(GuardGroupSettingsFor(r, {})), "--heartbeat: 1ms: under 10 ms");
+}
+
+GuardGroupSettings Node(uint16_t rank, uint16_t port) {
+  GuardGroupSettings s;
+  s.host = "127.0.0.1";
+  s.port = port;
+  s.node_rank = rank;
+  s.nodes = 3;
+  s.job_id = "test-job";
+  s.secret = "guard-group-test-secret-0123";
+  s.heartbeat = std::chrono::milliseconds(50);
+  s.heartbeat_timeout = std::chrono::milliseconds(1000);
+  s.form_wait = std::chrono::milliseconds(2000);
+  return s;
+}
+
+// Polls every group until `done` says so, for at most 3 s.
+template <typename Done>
+void PollUntil(const std::vector<GuardGroup*>& groups, std::vector<std::optional<GroupEnd>>& ends,
+               Done done) {
+  const auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (!done() && std::chrono::steady_clock::now() < stop) {
+    for (size_t i = 0; i < groups.size(); ++i) {
+      if (auto e = groups[i]->Poll()) ends[i] = e;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+TEST(GuardGroup, AMembersMemoryEndReachesEveryNodeWithItsReading) {
+  auto rank0 = GuardGroup::Start(Node(0, 0));
+  ASSERT_TRUE(rank0) << EnglishText(rank0.error().what);
+  const uint16_t port = (*rank0)->port();
+  auto rank1 = GuardGroup::Start(Node(1, port));
+  auto rank2 = GuardGroup::Start(Node(2, port));
+  ASSERT_TRUE(rank1 && rank2);
+  std::vector<GuardGroup*> all{rank0->get(), rank1->get(), rank2->get()};
+  std::vector<std::optional<GroupEnd>> ends(3);
+  PollUntil(all, ends, [] { return false; });  // joins and heartbeats for a while: no verdict
+  for (const auto& e : ends) EXPECT_FALSE(e);
+  (*rank2)->OwnMemory(3'328'599'654, 4ull << 30);
+  PollUntil(all, ends, [&] { return ends[0] && ends[1]; });
+  ASSERT_TRUE(ends[0] && ends[1]);
+  EXPECT_FALSE(ends[2]);  // its own end came first
+  EXPECT_EQ(ends[0]->cause, GroupEnd::Cause::kPeerMemory);
+  EXPECT_FALSE(ends[0]->relayed);
+  EXPECT_EQ(ends[1]->cause, GroupEnd::Cause::kPeerMemory);
+  EXPECT_TRUE(ends[1]->relayed);
+  EXPECT_EQ(ends[1]->origin_rank, 2);
+  EXPECT_EQ(ends[1]->available_bytes, 3'328'599'654u);
+  EXPECT_EQ(ends[1]->level_bytes, 4ull << 30);
+  EXPECT_EQ(GroupEndExitStatus(*ends[1]), kExitGroupPeerMemory);
+  EXPECT_EQ(EnglishText(GroupEndMessage(*ends[1], 1)),
+            "node 2: out of unified memory, MemAvailable 3.10 GiB < 4.00 GiB; the guard group "
+            "ended node 1's job");
+}
+
+TEST(GuardGroup, RankZeroHoldsWhileAMemberRunsAndTheLostOneEndsTheRest) {
+  auto rank0 = GuardGroup::Start(Node(0, 0));
+  ASSERT_TRUE(rank0);
+  const uint16_t port = (*rank0)->port();
+  auto rank1 = GuardGroup::Start(Node(1, port));
+  auto rank2 = GuardGroup::Start(Node(2, port));
+  ASSERT_TRUE(rank1 && rank2);
+  std::vector<std::optional<GroupEnd>> ends(3);
+  PollUntil({rank0->get(), rank1->get(), rank2->get()}, ends, [&] { return false; });
+  (*rank0)->OwnDone();
+  EXPECT_TRUE((*rank0)->Holding());
+  (*rank1)->OwnDone();
+  rank1->reset();  // done, then gone: not a loss
+  PollUntil({rank0->get(), rank2->get()}, ends, [] { return false; });
+  EXPECT_FALSE(ends[0] || ends[2]);
+  EXPECT_TRUE((*rank0)->Holding());
+  rank2->reset();  // gone without done: lost, and rank 0 stops holding
+  PollUntil({rank0->get()}, ends, [] { return false; });
+  EXPECT_FALSE(ends[0]);  // rank 0's own job was done: nothing of it to end
+  EXPECT_FALSE((*rank0)->Holding());
+}
+
+TEST(GuardGroup, AMemberFindsNoCoordinatorWithinTheWait) {
+  auto rank0 = GuardGroup::Start(Node(0, 0));
+  ASSERT_TRUE(rank0);
+  const uint16_t port = (*rank0)->port();
+  rank0->reset();
+  GuardGroupSettings s = Node(1, port);
+  s.form_wait = std::chrono::milliseconds(300);
+  const auto started = GuardGroup::Start(s);
+  ASSERT_FALSE(started);
+  EXPECT_NE(started.error().errno_value, 0);
+  EXPECT_NE(EnglishText(started.error().what).find("no coordinator after"), std::string::npos);
+}
+
+TEST(GuardGroup, AMemberWhoseCoordinatorNeverAnswersGivesUpAtTheWait) {
+  // A coordinator's address that takes the SYN and never answers (a wedged node, a dropping
+  // firewall): one blocking connect would wait the kernel's two minutes past --group-wait.
+  testing::SilentListener silent;
+  ASSERT_TRUE(silent.full()) << "the listener's queue never filled";
+  GuardGroupSettings s = Node(1, silent.port());
+  s.form_wait = std::chrono::milliseconds(700);
+  const auto start = std::chrono::steady_clock::now();
+  const auto started = GuardGroup::Start(s);
+  const double waited_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(started);
+  EXPECT_EQ(started.error().errno_value, ETIMEDOUT);
+  EXPECT_NE(EnglishText(started.error().what).find("no coordinator after"), std::string::npos);
+  EXPECT_GE(waited_s, 0.65);
+  EXPECT_LT(waited_s, 2.5);
+}
+
+TEST(GuardGroup, ARankThatNeverJoinsIsLostAfterTheFormationWait) {
+  GuardGroupSettings s = Node(0, 0);
+  s.form_wait = std::chrono::milliseconds(200);
+  auto rank0 = GuardGroup::Start(s);
+  ASSERT_TRUE(rank0);
+  auto rank1 = GuardGroup::Start(Node(1, (*rank0)->port()));
+  ASSERT_TRUE(rank1);
+  std::vector<std::optional<GroupEnd>> ends(2);
+  PollUntil({rank0->get(), rank1->get()}, ends, [&] { return ends[0] && ends[1]; });
+  ASSERT_TRUE(ends[0] && ends[1]);
+  EXPECT_EQ(ends[0]->cause, GroupEnd::Cause::kPeerLost);
+  EXPECT_EQ(ends[0]->origin_rank, 2);
+  EXPECT_EQ(ends[1]->origin_rank, 2);  // relayed: rank 1 learns who was missing
+  EXPECT_EQ(GroupEndExitStatus(*ends[1]), kExitGroupPeerLost);
+}
+
+}  // namespace
+}  // namespace headroom
