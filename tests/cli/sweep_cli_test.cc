@@ -140,11 +140,14 @@ TEST(SweepCli, FindsTheMaximumBetweenPowersOfTwoAndNeverLaunchesAPredictedOverru
   // The checks below need that to stay so: where another process frees or takes more than
   // 128 MiB while the sweep runs (a fresh clone's first run once started its trials 1 GiB
   // lower, and found 15 with nothing to skip), the sweep is run again from the new pool use,
-  // at most three times in all, and the last run is checked whatever its drift.
+  // at most four times in all. When every attempt drifted (a fresh clone's ASan run once saw
+  // 468-583 MiB come back in each of three), the limit this test sets no longer means what
+  // the checks below assume: the test is skipped, never passed, with the drift it saw.
+  constexpr int kAttempts = 4;
   testing::CliResult r;
   nlohmann::json j;
   std::string dir;
-  for (int attempt = 1; attempt <= 3; ++attempt) {
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
     dir = tmp.File("attempt-" + std::to_string(attempt));
     fs::create_directories(dir);
     Reaper reaper{dir + "/record"};
@@ -163,6 +166,10 @@ TEST(SweepCli, FindsTheMaximumBetweenPowersOfTwoAndNeverLaunchesAPredictedOverru
     if (drift <= 128 * kMiB) break;
     std::cerr << "attempt " << attempt << ": the pool use moved " << drift / kMiB
               << " MiB while the sweep ran\n";
+    if (attempt == kAttempts) {
+      GTEST_SKIP() << "other processes moved the pool use by more than 128 MiB in each of "
+                   << kAttempts << " sweeps (last: " << drift / kMiB << " MiB)";
+    }
   }
   // 10 on a quiet machine (SweepSearch.* checks the exact answer without noise); here other
   // processes move the pool use a trial starts from, so the answer is checked as what it
@@ -209,6 +216,7 @@ TEST(SweepCli, FindsTheMaximumBetweenPowersOfTwoAndNeverLaunchesAPredictedOverru
   const auto trials = TrialsByBatch(j);
   // The guard's other measure: the tree's RSS peak, sampled every 250 ms, sees the
   // trainer's anonymous memory (held 300 ms) too.
+  ASSERT_TRUE(trials.count(8)) << r.out;
   ASSERT_FALSE(trials.at(8)["peak_rss_bytes"].is_null());
   EXPECT_GT(trials.at(8)["peak_rss_bytes"].get<double>() / kMiB, 832 * 0.5);
   // The measured peak of batch 8 (832 MiB allocated and touched) within a quarter.
