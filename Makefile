@@ -99,7 +99,7 @@ test-arm64:
 bench: deps $(BUILD)/build.ninja
 	@cmake -S . -B $(BUILD) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
-	@$(BUILD)/bench/planner_accuracy ../shared/data/planner_truth_dev.csv
+	@$(BUILD)/bench/planner_accuracy bench/data/planner_truth_dev.csv
 	@$(BUILD)/bench/plan_speed
 
 fuzz: deps

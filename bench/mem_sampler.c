@@ -1,4 +1,4 @@
-// mem_sampler: the ground-truth instrument of bench/guard_reaction.py (guard_peers.md 7.2).
+// mem_sampler: the ground-truth instrument of bench/guard_reaction.py (docs/sources.md section 3).
 //
 // Samples MemAvailable and AnonPages from /proc/meminfo every PERIOD_US microseconds
 // (default 1000) into a MAP_SHARED file, until SIGTERM/SIGINT or MAX_SECONDS. The harness

@@ -1,5 +1,5 @@
 // bench/planner_accuracy: plans every usable row of a truth table of published, measured
-// peaks (../shared/data/planner_truth_dev.csv) and prints estimate vs measured per row,
+// peaks (bench/data/planner_truth_dev.csv) and prints estimate vs measured per row,
 // then the median and p90 absolute percentage error beside the naive formula's
 // (params x 6 B for a full fine-tune; params x 2 B + trainable x 6 B for LoRA/QLoRA).
 //
@@ -102,7 +102,7 @@ double Percentile(std::vector<double> v, double p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string path = argc > 1 ? argv[1] : "../shared/data/planner_truth_dev.csv";
+  const std::string path = argc > 1 ? argv[1] : "bench/data/planner_truth_dev.csv";
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "planner_accuracy: cannot read %s\n", path.c_str());

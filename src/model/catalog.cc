@@ -330,7 +330,7 @@ constexpr Row kRows[] = {
      .experts_per_token = 4, .published_params = 116'829'156'672,
      .published_source = "HF safetensors total, 117B (model card: 5.1B active)"},
 
-    // Older architectures used by the calibration data (shared/data).
+    // Older architectures used by the calibration data (bench/data/README.md).
     // falcon: tiiuae/falcon-7b; multi-query, parallel attention behind one biased LayerNorm,
     // GELU MLP, no linear biases, lm_head tied. The Hub total, 7,217,189,760, also counts
     // the stored lm_head copy (65024 x 4544); without it: 6,921,720,704.

@@ -56,7 +56,7 @@ TEST(CatalogTest, EntriesOfOneFamilyAreContiguous) {
   }
 }
 
-// The models the brief and the calibration data (shared/data) name.
+// The models the calibration data (bench/data/README.md) and docs/sources.md name.
 constexpr const char* kRequired[] = {"llama-3.1-8b",
                                      "llama-3.1-70b",
                                      "llama-3.1-405b",

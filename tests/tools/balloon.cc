@@ -51,7 +51,7 @@ using balloon::kNsPerS, balloon::Mode, balloon::Options;
 using balloon::LogEntry, balloon::ProgressHeader;
 
 constexpr uint64_t kMiB = 1ULL << 20;
-constexpr uint64_t kChunkBytes = 4 * kMiB;  // the benchmark's step (guard_peers.md 7.2)
+constexpr uint64_t kChunkBytes = 4 * kMiB;  // the benchmark's step (docs/sources.md section 3)
 // The PMD huge page size with 4 KiB base pages (x86-64, and aarch64 as DGX OS ships it).
 // With 64 KiB base pages it is 512 MiB and thp mode just gets base pages: still correct.
 constexpr uint64_t kHugePageBytes = 2 * kMiB;
