@@ -88,8 +88,8 @@ int RunExplainCommand(const CliEnv& env, CommandFlags& given_flags) {
     const std::optional<PlatformKind> forced =
         PlatformKindFor(env, platform_text, &platform_from_config);
     if (run_id > 0)
-      FilesFromRun(env, run_id, journal_flag, log_path, samples_path, events_path,
-                   /*need_log=*/true, "explain");
+      FilesFromRun(env, {run_id, journal_flag, /*need_log=*/true, "explain"},
+                   {log_path, samples_path, events_path});
     if (log_path.empty())
       throw UsageError{Tr("--log: give the training log, or --run ID of a watch run")};
     const std::optional<StepPattern> pattern = StepPatternFlag(step_regex);

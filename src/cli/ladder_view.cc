@@ -104,6 +104,36 @@ void PrintCheckpoint(std::FILE* out, const FinishedCheckpoint& c, const ResumeAd
   std::fprintf(out, "  %s\n", line.c_str());
 }
 
+// A ladder's entries into `into` (JSON) and, without --json, as lines; the entry that entered
+// the ladder's current step, or null.
+const LadderEntryRow* ShowLadderEntries(const CliEnv& env, const LadderRow& l,
+                                        const std::vector<LadderEntryRow>& entries, bool json,
+                                        nlohmann::json& into) {
+  const LadderEntryRow* current = nullptr;
+  for (const auto& e : entries) {
+    into.push_back({{"step", e.step},
+                    {"kind", e.kind},
+                    {"text", EnglishText(e.text)},
+                    {"result", e.result ? nlohmann::json(*e.result) : nlohmann::json(nullptr)},
+                    {"note", e.note},
+                    {"evidence", ParseObject(e.evidence_json)},
+                    {"at", e.at}});
+    if (e.kind == "entered" && e.step == l.state.step) current = &e;
+    if (!json) {
+      // TRANSLATORS: one entry of a ladder's history: when, the step, the entry's kind, its
+      // recorded text and the user's --note.
+      const std::string text = TranslatedText(e.text);
+      std::fprintf(env.out, "  %s\n",
+                   (e.note.empty() ? TrFormat("{0} step {1} {2}: {3}", e.at, e.step,
+                                              EntryKindWord(e.kind), text)
+                                   : TrFormat("{0} step {1} {2}: {3} (note: {4})", e.at, e.step,
+                                              EntryKindWord(e.kind), text, e.note))
+                       .c_str());
+    }
+  }
+  return current;
+}
+
 }  // namespace
 
 int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool json) {
@@ -163,29 +193,7 @@ int ShowLadders(const CliEnv& env, Journal* journal, const SysRoot& root, bool j
                           l.started_at, l.match_text, l.plan_args))
               .c_str());
     }
-    const LadderEntryRow* current = nullptr;
-    for (const auto& e : *entries) {
-      j["entries"].push_back(
-          {{"step", e.step},
-           {"kind", e.kind},
-           {"text", EnglishText(e.text)},
-           {"result", e.result ? nlohmann::json(*e.result) : nlohmann::json(nullptr)},
-           {"note", e.note},
-           {"evidence", ParseObject(e.evidence_json)},
-           {"at", e.at}});
-      if (e.kind == "entered" && e.step == l.state.step) current = &e;
-      if (!json) {
-        // TRANSLATORS: one entry of a ladder's history: when, the step, the entry's kind, its
-        // recorded text and the user's --note.
-        const std::string text = TranslatedText(e.text);
-        std::fprintf(env.out, "  %s\n",
-                     (e.note.empty() ? TrFormat("{0} step {1} {2}: {3}", e.at, e.step,
-                                                EntryKindWord(e.kind), text)
-                                     : TrFormat("{0} step {1} {2}: {3} (note: {4})", e.at, e.step,
-                                                EntryKindWord(e.kind), text, e.note))
-                         .c_str());
-      }
-    }
+    const LadderEntryRow* current = ShowLadderEntries(env, l, *entries, json, j["entries"]);
     if (l.state.step == 1) {
       if (auto info = ReadMemInfo(root)) {
         const StepAdvice now = FlushAdvice(*info);

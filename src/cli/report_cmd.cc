@@ -78,8 +78,8 @@ int RunReportCommand(const CliEnv& env, CommandFlags& given_flags) {
          platform_text, step_regex, run_id, json] = FlagsOf<ReportCommandFlags>(given_flags);
   try {
     if (run_id > 0) {
-      FilesFromRun(env, run_id, journal_flag, log_path, samples_path, events_path,
-                   /*need_log=*/false, "report");
+      FilesFromRun(env, {run_id, journal_flag, /*need_log=*/false, "report"},
+                   {log_path, samples_path, events_path});
       if (title.empty()) title = fmt::format("run {}", run_id);
     }
     if (samples_path.empty())

@@ -43,10 +43,11 @@ std::optional<StepPattern> StepPatternFlag(const std::string& regex) {
 
 // The files of a `headroom watch` run, from its "files" event in the journal; a path given
 // by flag wins. Errors name --run: no such run, not a watch run, no files recorded.
-void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag, std::string& log,
-                  std::string& samples, std::string& events, bool need_log,
-                  std::string_view reader) {
-  auto path = JournalPath(env, journal_flag);
+void FilesFromRun(const CliEnv& env, const WatchRunQuery& query, WatchRunFiles files) {
+  const int64_t id = query.id;
+  const std::string_view reader = query.reader;
+  std::string& log = files.log;
+  auto path = JournalPath(env, query.journal_flag);
   if (!path) throw UsageError{"--run: " + TranslatedText(path.error().what)};
   std::error_code ec;  // an unreadable $HOME is an error line, not an exception
   if (!std::filesystem::exists(*path, ec)) {
@@ -75,9 +76,9 @@ void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag
         into = j[key].get<std::string>();
     };
     take("log", log);
-    take("samples", samples);
-    take("events", events);
-    if (need_log && log.empty())
+    take("samples", files.samples);
+    take("events", files.events);
+    if (query.need_log && log.empty())
       throw UsageError{TrFormat("--run {}: the watch ran without --log; give --log", id)};
     return;
   }

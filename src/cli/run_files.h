@@ -28,13 +28,27 @@ SampleSeries ReadSamplesFlag(const std::string& path, const SampleRowFilter& kee
 // compile.
 std::optional<StepPattern> StepPatternFlag(const std::string& regex);
 
+// The files a command reads from a `headroom watch` run: the flags' paths, which
+// FilesFromRun fills where they are empty.
+struct WatchRunFiles {
+  std::string& log;
+  std::string& samples;
+  std::string& events;
+};
+
+// Which run, in which journal, for which command (`reader` names it in the messages);
+// need_log: the command cannot go on without the run's log.
+struct WatchRunQuery {
+  int64_t id = 0;
+  const std::string& journal_flag;
+  bool need_log = false;
+  std::string_view reader;
+};
+
 // The files of a `headroom watch` run, from its "files" event in the journal; a path given
 // by flag (a non-empty argument) wins. Errors name --run: no such run, not a watch run, no
-// files recorded, and (with need_log) a watch run without --log. `reader` names the command
-// in the messages.
-void FilesFromRun(const CliEnv& env, int64_t id, const std::string& journal_flag, std::string& log,
-                  std::string& samples, std::string& events, bool need_log,
-                  std::string_view reader);
+// files recorded, and (with need_log) a watch run without --log.
+void FilesFromRun(const CliEnv& env, const WatchRunQuery& query, WatchRunFiles files);
 
 // --platform: gb10, discrete, none; nullopt for "" (detect).
 std::optional<PlatformKind> PlatformFlag(const std::string& text);

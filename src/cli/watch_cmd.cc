@@ -85,7 +85,7 @@ int RunJob(const CliEnv& env, const SysRoot& root, const WatchFlags& f, const Wa
   // As in `headroom guard`: the --events lines RunGuard writes are English by construction;
   // its warning lines on stderr are in the user's language.
   auto summary =
-      RunWatchedJob(root, opt, files.loop, interval, files.log,
+      RunWatchedJob(root, opt, {files.loop, interval}, files.log,
                     {fileno(env.out), fileno(env.err), f.events_path}, [&](const Message& line) {
                       return std::fprintf(env.err, "%s\n", TranslatedText(line).c_str()) >= 0;
                     });

@@ -44,9 +44,11 @@ struct Fds {
 
 }  // namespace
 
-Result<GuardSummary> RunWatchedJob(const SysRoot& root, GuardOptions options, SampleLoop& loop,
-                                   std::chrono::milliseconds interval, DurableLines* log,
+Result<GuardSummary> RunWatchedJob(const SysRoot& root, GuardOptions options,
+                                   WatchedJobSampling sampling, DurableLines* log,
                                    const WatchedJobIo& io, const GuardSay& say) {
+  SampleLoop& loop = sampling.loop;
+  const std::chrono::milliseconds interval = sampling.interval;
   // The events file watch made (a regular file: base/safe_file.h), appended to by the guard;
   // opened before any thread starts, so that its error can return at once.
   std::FILE* events_file = nullptr;

@@ -28,11 +28,17 @@ struct WatchedJobIo {
   std::string events_path;
 };
 
+// The sampling beside the job: `loop` samples every `interval`.
+struct WatchedJobSampling {
+  SampleLoop& loop;
+  std::chrono::milliseconds interval;
+};
+
 // Runs `options.command` to its end: sampled every `interval` by `loop` (and once more
 // after the job), its output teed to `log` when there is one (options' stdout_fd and
 // stderr_fd are then the pipes'). Error: a pipe could not be made, or RunGuard's own.
-Result<GuardSummary> RunWatchedJob(const SysRoot& root, GuardOptions options, SampleLoop& loop,
-                                   std::chrono::milliseconds interval, DurableLines* log,
+Result<GuardSummary> RunWatchedJob(const SysRoot& root, GuardOptions options,
+                                   WatchedJobSampling sampling, DurableLines* log,
                                    const WatchedJobIo& io, const GuardSay& say);
 
 }  // namespace headroom

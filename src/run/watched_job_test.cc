@@ -49,8 +49,8 @@ TEST(WatchedJob, TeesTheJobSamplesItAndHandsBackItsStatus) {
               opt.command = {"sh", "-c", "echo to-out; echo to-err >&2; sleep 0.1; exit 4"};
               opt.min_available_bytes = 1;  // never a kill
               opt.use_cgroup = false;
-              auto r = RunWatchedJob(SysRoot("/"), opt, loop, std::chrono::milliseconds(10), &*log,
-                                     {out, out, ""}, nullptr);
+              auto r = RunWatchedJob(SysRoot("/"), opt, {loop, std::chrono::milliseconds(10)},
+                                     &*log, {out, out, ""}, nullptr);
               ::pthread_sigmask(SIG_SETMASK, nullptr, &after);
               ::close(out);
               (void)log->Sync();

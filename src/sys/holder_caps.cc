@@ -40,12 +40,23 @@ std::optional<std::string> EnvValue(const std::optional<std::map<std::string, st
   return it->second;
 }
 
+// Where a server's pool fraction is set: its flag's spellings, the environment variable that
+// may set it instead ("" for none), and the server's own default ("" and nullopt for none).
+struct FractionSetting {
+  std::vector<std::string> flags;
+  std::string env_name;
+  std::optional<double> default_fraction;
+  std::string default_name;
+};
+
 // A fraction flag, its environment variable, then its default.
 void ReadFraction(HolderCap& cap, const std::vector<std::string>& words,
-                  const std::vector<std::string>& flags,
                   const std::optional<std::map<std::string, std::string>>& env,
-                  const std::string& env_name, std::optional<double> default_fraction,
-                  const std::string& default_name) {
+                  const FractionSetting& setting) {
+  const std::vector<std::string>& flags = setting.flags;
+  const std::string& env_name = setting.env_name;
+  const std::optional<double>& default_fraction = setting.default_fraction;
+  const std::string& default_name = setting.default_name;
   std::optional<std::string> text = FlagValue(words, flags);
   std::string source = flags.front();
   if (!text && !env_name.empty()) {
@@ -110,8 +121,11 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
   HolderCap cap;
   switch (kind) {
     case HolderKind::kVllm:
-      ReadFraction(cap, words, {"--gpu-memory-utilization", "--gpu_memory_utilization"}, environ,
-                   "", kVllmDefaultFraction, "vLLM default");
+      ReadFraction(cap, words, environ,
+                   {{"--gpu-memory-utilization", "--gpu_memory_utilization"},
+                    "",
+                    kVllmDefaultFraction,
+                    "vLLM default"});
       AddFlagSetting(cap, words, {"--kv-cache-memory", "--kv_cache_memory"});
       AddFlagSetting(cap, words, {"--max-model-len", "--max_model_len"});
       if (cap.source == "vLLM default" && HasFlag(words, {"--config"})) {
@@ -125,8 +139,8 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
       }
       break;
     case HolderKind::kSglang:
-      ReadFraction(cap, words, {"--mem-fraction-static", "--mem_fraction_static"}, environ, "",
-                   std::nullopt, "");
+      ReadFraction(cap, words, environ,
+                   {{"--mem-fraction-static", "--mem_fraction_static"}, "", std::nullopt, ""});
       if (cap.pool_fraction) {
         cap.notes.push_back(
             Msg("--mem-fraction-static is not a hard cap: CUDA-graph capture and autotune allocate "
@@ -136,8 +150,9 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
       }
       break;
     case HolderKind::kTgi:
-      ReadFraction(cap, words, {"--cuda-memory-fraction"}, environ, "CUDA_MEMORY_FRACTION",
-                   kTgiDefaultFraction, "TGI default");
+      ReadFraction(
+          cap, words, environ,
+          {{"--cuda-memory-fraction"}, "CUDA_MEMORY_FRACTION", kTgiDefaultFraction, "TGI default"});
       break;
     case HolderKind::kOllama:
       for (const char* name : {"OLLAMA_MAX_LOADED_MODELS", "OLLAMA_NUM_PARALLEL",
