@@ -8,116 +8,86 @@
 namespace headroom {
 namespace {
 
-// One setting, compared field by field so a failure names the field.
-void ExpectSetting(const ParallelSetting& s, std::string_view key, int64_t value, size_t line) {
-  EXPECT_EQ(s.key, key);
-  EXPECT_EQ(s.value, value);
-  EXPECT_EQ(s.line, line);
+// One scan: the text and the settings it must find, in order (none: nothing is a setting).
+struct ParallelScanCase {
+  const char* name;
+  std::string text;
+  std::vector<ParallelSetting> want;  // key, value, line
+};
+
+// Each case's settings compared field by field, so a failure names the case and the field.
+void ExpectScan(const ParallelScanCase& c) {
+  SCOPED_TRACE(c.name);
+  const auto s = ScanParallelSettings(c.text);
+  ASSERT_EQ(s.size(), c.want.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(s[i].key, c.want[i].key) << "setting " << i;
+    EXPECT_EQ(s[i].value, c.want[i].value) << "setting " << i;
+    EXPECT_EQ(s[i].line, c.want[i].line) << "setting " << i;
+  }
 }
 
-TEST(ParallelConfig, YamlKey) {
-  const auto s =
-      ScanParallelSettings("base_model: meta-llama/Llama-3.1-8B\ntensor_parallel_size: 2\n");
-  ASSERT_EQ(s.size(), 1u);
-  ExpectSetting(s[0], "tensor_parallel_size", 2, 2);
-}
-
-TEST(ParallelConfig, JsonKey) {
-  const auto s = ScanParallelSettings(
-      "{\n"
-      "  \"train_batch_size\": 16,\n"
-      "  \"tp_size\": 2,\n"
-      "  \"zero_optimization\": {\"stage\": 3}\n"
-      "}\n");
-  ASSERT_EQ(s.size(), 1u);
-  ExpectSetting(s[0], "tp_size", 2, 3);
-}
-
-TEST(ParallelConfig, CommandLineFlags) {
-  const auto s = ScanParallelSettings(
-      "#!/bin/sh\n"
-      "vllm serve meta-llama/Llama-3.1-70B \\\n"
-      "  --tensor-parallel-size 2 \\\n"
-      "  --max-model-len 8192\n"
-      "vllm serve other --tensor-parallel-size=4\n");
-  ASSERT_EQ(s.size(), 2u);
-  // The key as written, dashes included.
-  ExpectSetting(s[0], "--tensor-parallel-size", 2, 3);
-  ExpectSetting(s[1], "--tensor-parallel-size", 4, 5);
-}
-
-TEST(ParallelConfig, DashedYamlKeyAsWritten) {
-  // vLLM's --config YAML spells keys with dashes.
-  const auto s = ScanParallelSettings("model: x\ntensor-parallel-size: 2\n");
-  ASSERT_EQ(s.size(), 1u);
-  ExpectSetting(s[0], "tensor-parallel-size", 2, 2);
-}
-
-TEST(ParallelConfig, IniStyleAndCase) {
-  const auto s =
-      ScanParallelSettings("[parallel]\ntensor_model_parallel_size = 8\nTP_Degree = 4\n");
-  ASSERT_EQ(s.size(), 2u);
-  ExpectSetting(s[0], "tensor_model_parallel_size", 8, 2);
-  ExpectSetting(s[1], "TP_Degree", 4, 3);
-}
-
-TEST(ParallelConfig, QuotedValueAndCrlf) {
-  const auto s = ScanParallelSettings("tensor_parallel_degree: \"2\"\r\ntp_size: 4\r\n");
-  ASSERT_EQ(s.size(), 2u);
-  ExpectSetting(s[0], "tensor_parallel_degree", 2, 1);
-  ExpectSetting(s[1], "tp_size", 4, 2);
-}
-
-TEST(ParallelConfig, CommentsIgnored) {
-  const auto s = ScanParallelSettings(
-      "# tensor_parallel_size: 8\n"
-      "tp_size: 2  # was tp_size: 4\n"
-      "  #tp_degree: 16\n"
-      "tp_degree: # 4\n");
-  ASSERT_EQ(s.size(), 1u);
-  ExpectSetting(s[0], "tp_size", 2, 2);
-}
-
-TEST(ParallelConfig, NonIntegerValuesIgnored) {
-  EXPECT_TRUE(ScanParallelSettings("tp_size: auto\n").empty());
-  EXPECT_TRUE(ScanParallelSettings("tp_size: 2.5\n").empty());
-  EXPECT_TRUE(ScanParallelSettings("tp_size: 2x\n").empty());
-  EXPECT_TRUE(ScanParallelSettings("tp_size: -2\n").empty());
-  EXPECT_TRUE(ScanParallelSettings("tp_size: null\n").empty());
-  EXPECT_TRUE(ScanParallelSettings("tp_size:\n").empty());
-}
-
-TEST(ParallelConfig, LookalikeKeysIgnored) {
-  EXPECT_TRUE(ScanParallelSettings("tp_sizex: 2\n").empty());
-  EXPECT_TRUE(ScanParallelSettings("max_tp_size: 2\n").empty());
-  EXPECT_TRUE(ScanParallelSettings("pipeline_parallel_size: 2\n").empty());
-  EXPECT_TRUE(ScanParallelSettings("tp_size.x: 2\n").empty());
-  EXPECT_TRUE(ScanParallelSettings("tp_size2\n").empty());
-}
-
-TEST(ParallelConfig, NestedYamlReportsTheValueLine) {
-  const auto s = ScanParallelSettings(
-      "model: x\n"
-      "tensor_parallel:\n"
-      "  enabled: true\n"
-      "  tp_size: 2\n");
-  ASSERT_EQ(s.size(), 1u);
-  ExpectSetting(s[0], "tp_size", 2, 4);
-}
-
-TEST(ParallelConfig, LineNumbersAreOneBased) {
-  const auto s = ScanParallelSettings("tp_size: 1\n\n\n\ntp_degree: 2\n\ntensor_parallel: 3");
-  ASSERT_EQ(s.size(), 3u);
-  ExpectSetting(s[0], "tp_size", 1, 1);
-  ExpectSetting(s[1], "tp_degree", 2, 5);
-  ExpectSetting(s[2], "tensor_parallel", 3, 7);
-}
-
-TEST(ParallelConfig, SeveralOnOneLine) {
-  const auto s = ScanParallelSettings("{\"tp_size\": 2, \"tensor_parallel_degree\": 4}");
-  ASSERT_EQ(s.size(), 2u);
-  ExpectSetting(s[0], "tp_size", 2, 1);
-  ExpectSetting(s[1], "tensor_parallel_degree", 4, 1);
+TEST(ParallelConfig, ScansEachFormAsATable) {
+  const std::vector<ParallelScanCase> cases = {
+      {"yaml key",
+       "base_model: meta-llama/Llama-3.1-8B\ntensor_parallel_size: 2\n",
+       {{"tensor_parallel_size", 2, 2}}},
+      {"json key",
+       "{\n"
+       "  \"train_batch_size\": 16,\n"
+       "  \"tp_size\": 2,\n"
+       "  \"zero_optimization\": {\"stage\": 3}\n"
+       "}\n",
+       {{"tp_size", 2, 3}}},
+      // The key as written, dashes included.
+      {"command-line flags",
+       "#!/bin/sh\n"
+       "vllm serve meta-llama/Llama-3.1-70B \\\n"
+       "  --tensor-parallel-size 2 \\\n"
+       "  --max-model-len 8192\n"
+       "vllm serve other --tensor-parallel-size=4\n",
+       {{"--tensor-parallel-size", 2, 3}, {"--tensor-parallel-size", 4, 5}}},
+      // vLLM's --config YAML spells keys with dashes.
+      {"dashed yaml key as written",
+       "model: x\ntensor-parallel-size: 2\n",
+       {{"tensor-parallel-size", 2, 2}}},
+      {"ini style and case",
+       "[parallel]\ntensor_model_parallel_size = 8\nTP_Degree = 4\n",
+       {{"tensor_model_parallel_size", 8, 2}, {"TP_Degree", 4, 3}}},
+      {"quoted value and crlf",
+       "tensor_parallel_degree: \"2\"\r\ntp_size: 4\r\n",
+       {{"tensor_parallel_degree", 2, 1}, {"tp_size", 4, 2}}},
+      {"comments ignored",
+       "# tensor_parallel_size: 8\n"
+       "tp_size: 2  # was tp_size: 4\n"
+       "  #tp_degree: 16\n"
+       "tp_degree: # 4\n",
+       {{"tp_size", 2, 2}}},
+      {"non-integer: auto", "tp_size: auto\n", {}},
+      {"non-integer: 2.5", "tp_size: 2.5\n", {}},
+      {"non-integer: 2x", "tp_size: 2x\n", {}},
+      {"non-integer: -2", "tp_size: -2\n", {}},
+      {"non-integer: null", "tp_size: null\n", {}},
+      {"non-integer: empty", "tp_size:\n", {}},
+      {"lookalike: tp_sizex", "tp_sizex: 2\n", {}},
+      {"lookalike: max_tp_size", "max_tp_size: 2\n", {}},
+      {"lookalike: pipeline", "pipeline_parallel_size: 2\n", {}},
+      {"lookalike: tp_size.x", "tp_size.x: 2\n", {}},
+      {"lookalike: no separator", "tp_size2\n", {}},
+      {"nested yaml reports the value line",
+       "model: x\n"
+       "tensor_parallel:\n"
+       "  enabled: true\n"
+       "  tp_size: 2\n",
+       {{"tp_size", 2, 4}}},
+      {"line numbers are one-based",
+       "tp_size: 1\n\n\n\ntp_degree: 2\n\ntensor_parallel: 3",
+       {{"tp_size", 1, 1}, {"tp_degree", 2, 5}, {"tensor_parallel", 3, 7}}},
+      {"several on one line",
+       "{\"tp_size\": 2, \"tensor_parallel_degree\": 4}",
+       {{"tp_size", 2, 1}, {"tensor_parallel_degree", 4, 1}}},
+  };
+  for (const auto& c : cases) ExpectScan(c);
 }
 
 TEST(ParallelConfig, ValueDigitsBounded) {
@@ -140,9 +110,8 @@ TEST(ParallelConfig, HostileText) {
     EXPECT_GE(s.value, 0);
   }
   // A megabyte-long line does not hide the lines after it.
-  const auto s = ScanParallelSettings(std::string(1 << 20, 'a') + "\ntp_size: 2\n");
-  ASSERT_EQ(s.size(), 1u);
-  ExpectSetting(s[0], "tp_size", 2, 2);
+  ExpectScan(
+      {"a long line first", std::string(1 << 20, 'a') + "\ntp_size: 2\n", {{"tp_size", 2, 2}}});
 }
 
 }  // namespace

@@ -69,13 +69,10 @@ TEST(SafetensorsTest, AcceptsEdgeShapesAndEscapedNames) {
 }
 
 TEST(SafetensorsTest, DtypeBits) {
-  EXPECT_EQ(SafetensorsDtypeBits("BF16"), 16);
-  EXPECT_EQ(SafetensorsDtypeBits("F8_E5M2"), 8);
-  EXPECT_EQ(SafetensorsDtypeBits("F6_E2M3"), 6);
-  EXPECT_EQ(SafetensorsDtypeBits("F4"), 4);
-  EXPECT_EQ(SafetensorsDtypeBits("U64"), 64);
-  EXPECT_EQ(SafetensorsDtypeBits("bf16"), 0);
-  EXPECT_EQ(SafetensorsDtypeBits(""), 0);
+  const std::pair<const char*, int> cases[] = {
+      {"BF16", 16}, {"F8_E5M2", 8}, {"F6_E2M3", 6}, {"F4", 4}, {"U64", 64}, {"bf16", 0}, {"", 0},
+  };
+  for (const auto& [dtype, bits] : cases) EXPECT_EQ(SafetensorsDtypeBits(dtype), bits) << dtype;
 }
 
 TEST(SafetensorsTest, RejectsHostileHeaders) {
@@ -168,17 +165,32 @@ TEST(SafetensorsTest, RejectsAShapeOfAbsurdRank) {
 }
 
 TEST(SafetensorsTest, LengthPrefixChecks) {
-  EXPECT_ERROR(ParseSafetensorsLength("", 0), "file is empty");
-  EXPECT_ERROR(ParseSafetensorsLength("\x01\x02\x03\x04\x05", 5),
-               "file is 5 bytes, shorter than the 8-byte header length");
-  EXPECT_ERROR(ParseSafetensorsLength(LengthPrefix(9223372036854775807ULL), 4096),
-               "header length 9223372036854775807 is larger than the file (4096 bytes)");
-  EXPECT_ERROR(ParseSafetensorsLength(LengthPrefix(~0ULL), 4096), "is larger than the file");
-  EXPECT_ERROR(ParseSafetensorsLength(LengthPrefix(4089), 4096), "larger than the file");
-  EXPECT_ERROR(ParseSafetensorsLength(LengthPrefix(100'000'001), 1ULL << 40),
-               "header length 100000001 is over the format's limit of 100000000 bytes");
-  EXPECT_EQ(ParseSafetensorsLength(LengthPrefix(4088), 4096).value(), 4088u);
-  EXPECT_EQ(ParseSafetensorsLength(LengthPrefix(100'000'000), 1ULL << 40).value(), 100'000'000u);
+  struct LengthCase {
+    std::string prefix;
+    uint64_t file_bytes;
+    std::string error;  // "" for accepted
+    uint64_t want = 0;  // the header length, when accepted
+  };
+  const LengthCase cases[] = {
+      {"", 0, "file is empty"},
+      {"\x01\x02\x03\x04\x05", 5, "file is 5 bytes, shorter than the 8-byte header length"},
+      {LengthPrefix(9223372036854775807ULL), 4096,
+       "header length 9223372036854775807 is larger than the file (4096 bytes)"},
+      {LengthPrefix(~0ULL), 4096, "is larger than the file"},
+      {LengthPrefix(4089), 4096, "larger than the file"},
+      {LengthPrefix(100'000'001), 1ULL << 40,
+       "header length 100000001 is over the format's limit of 100000000 bytes"},
+      {LengthPrefix(4088), 4096, "", 4088},
+      {LengthPrefix(100'000'000), 1ULL << 40, "", 100'000'000},
+  };
+  for (const LengthCase& c : cases) {
+    SCOPED_TRACE(c.error.empty() ? std::to_string(c.want) : c.error);
+    if (c.error.empty()) {
+      EXPECT_EQ(ParseSafetensorsLength(c.prefix, c.file_bytes).value(), c.want);
+    } else {
+      EXPECT_ERROR(ParseSafetensorsLength(c.prefix, c.file_bytes), c.error);
+    }
+  }
 }
 
 TEST(SafetensorsTest, ReadsOnlyTheHeaderOfASparse16GBFile) {
