@@ -14,7 +14,7 @@ asked for a checkpoint before the kill (SIGUSR1 by default, or its request file)
 registered save function at the end of this step, between "save_start" and "save_end"
 records. Without HEADROOM_STEP_RECORDS both calls cost almost nothing and write nothing.
 
-The Transformers Trainer callback is headroom.transformers.HeadroomCallback, the Lightning one
+The Transformers Trainer callback is headroom.trainer.HeadroomCallback, the Lightning one
 headroom.lightning.HeadroomLightningCallback. Standard library only; torch's allocator figures
 are read when the job has imported torch itself. Python 3.9 or later.
 """
