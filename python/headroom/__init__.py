@@ -20,10 +20,11 @@ are read when the job has imported torch itself. Python 3.9 or later.
 """
 import os
 import signal as _signal
+import sys
 import threading
 import time
 
-from headroom._records import SCHEMA, RecordWriter
+from headroom._records import SCHEMA, NotRegularFile, RecordWriter
 
 __all__ = ["step", "on_save", "configure", "save_requested", "SCHEMA"]
 __version__ = "0.1.0"
@@ -66,8 +67,10 @@ class _State:
         rank = os.environ.get("RANK")
         try:
             self.writer = RecordWriter(path, int(rank) if rank and rank.isdigit() else None)
+        except NotRegularFile as e:
+            sys.stderr.write("headroom: step records: %s: the job runs without records\n" % (e,))
+            return False
         except OSError as e:
-            import sys
             sys.stderr.write("headroom: step records: cannot open %s: %s\n" % (path, e))
             return False
         self.request_file = os.environ.get(ENV_REQUEST) or None

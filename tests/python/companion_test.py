@@ -229,6 +229,37 @@ class CompanionTest(unittest.TestCase):
         self.assertEqual(r.stdout.strip(), "ran")
         self.assertIn("headroom: step records: cannot open", r.stderr)
 
+    def test_a_fifo_as_the_records_file_never_hangs_the_job(self):
+        fifo = os.path.join(self.tmp.name, "records.fifo")
+        os.mkfifo(fifo)
+        job = """
+            import headroom
+            for i in range(3):
+                headroom.step(i)
+            print("ran")
+        """
+        # No reader: a blocking open would wait for one forever.
+        r = run_job(job, {"HEADROOM_STEP_RECORDS": fifo}, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "ran")
+        self.assertEqual(r.stderr.strip(),
+                         "headroom: step records: %s is a FIFO, not a regular file: the job "
+                         "runs without records" % fifo)
+        # A reader that never reads: the open succeeds, and the FIFO is still refused.
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            r = run_job(job, {"HEADROOM_STEP_RECORDS": fifo}, timeout=30)
+        finally:
+            os.close(reader)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "ran")
+        self.assertIn("is a FIFO, not a regular file", r.stderr)
+        self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+        # A character device too (nothing is written to it).
+        r = run_job(job, {"HEADROOM_STEP_RECORDS": "/dev/null"}, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("/dev/null is a character device", r.stderr)
+
     def test_trainer_callback_against_the_documented_interface(self):
         # A fake of transformers' callback interface: TrainerControl's flags, TrainerState's
         # global_step, and trainer.py's order: on_step_end, then (should_save) the save and
