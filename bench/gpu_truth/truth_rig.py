@@ -18,9 +18,10 @@ beside the CSV, OUT.checks.jsonl). Each row is written, flushed and fsync'ed as 
 measured, so a run cut short keeps every row it measured; --max-seconds ends a run cleanly
 before a setting it has no time left for.
 
-The model is a plain-PyTorch Llama-style model with PEFT's LoRA tensors, which CI runs on the
-CPU. QLoRA and 8-bit AdamW need bitsandbytes and CUDA; without them those settings are
-skipped and the skip is printed.
+Two stacks: "plain" (default), a plain-PyTorch Llama-style model with PEFT's LoRA tensors, which
+CI runs on the CPU; "hf-peft", the Transformers Trainer with a PEFT LoRA model built from the
+configuration (needs transformers and peft). QLoRA and 8-bit AdamW need bitsandbytes and
+CUDA; without them those settings are skipped and the skip is printed.
 """
 
 import argparse
@@ -47,16 +48,17 @@ COLUMNS = [
 
 # Architectures from the models' published config.json (hidden_size, num_hidden_layers,
 # num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
-# tie_word_embeddings).
+# tie_word_embeddings; `config`: the Transformers configuration class, for --stack hf-peft).
 # "tiny" is the rig's own test size.
 MODELS = {
-    "tiny": dict(hidden=64, layers=2, heads=4, kv_heads=2, intermediate=128, vocab=512, tied=False),
+    "tiny": dict(hidden=64, layers=2, heads=4, kv_heads=2, intermediate=128, vocab=512, tied=False,
+                 config="LlamaConfig"),
     "qwen2.5-0.5b": dict(hidden=896, layers=24, heads=14, kv_heads=2, intermediate=4864,
-                         vocab=151936, tied=True),
+                         vocab=151936, tied=True, config="Qwen2Config"),
     "llama-3.2-1b": dict(hidden=2048, layers=16, heads=32, kv_heads=8, intermediate=8192,
-                         vocab=128256, tied=True),
+                         vocab=128256, tied=True, config="LlamaConfig"),
     "llama-3.1-8b": dict(hidden=4096, layers=32, heads=32, kv_heads=8, intermediate=14336,
-                         vocab=128256, tied=False),
+                         vocab=128256, tied=False, config="LlamaConfig"),
 }
 
 # Grids: each is a list of dicts of lists; the product of each dict's lists is run.
@@ -369,7 +371,86 @@ def run_plain(torch, s, device):
     return out
 
 
-STACKS = {"plain": run_plain}
+# The Trainer's optimizer names (transformers training_args.py, OptimizerNames) for the grid's.
+HF_OPTIM = {"adamw": "adamw_torch", "adamw-fused": "adamw_torch_fused",
+            "adamw-8bit": "adamw_bnb_8bit"}
+
+
+def run_hf_peft(torch, s, device):
+    """The stack most users run: a Transformers Trainer, PEFT LoRA, bf16, three steps.
+
+    The model is made from its configuration (AutoModelForCausalLM.from_config with dtype=,
+    random weights), wrapped by peft.get_peft_model for LoRA (adapter weights kept in fp32, its
+    autocast_adapter_dtype default), and trained by Trainer.train() with max_steps; gradient
+    checkpointing is TrainingArguments' (non-reentrant, which needs no input gradients for a
+    frozen embedding). Logging, saving, reporting and progress bars are off.
+    """
+    import peft
+    import transformers
+
+    arch = MODELS[s["model"]]
+    cuda = device == "cuda"
+    meter = Meter(torch, cuda)
+    torch.manual_seed(0)
+    config = getattr(transformers, arch["config"])(
+        vocab_size=arch["vocab"], hidden_size=arch["hidden"], intermediate_size=arch["intermediate"],
+        num_hidden_layers=arch["layers"], num_attention_heads=arch["heads"],
+        num_key_value_heads=arch["kv_heads"], tie_word_embeddings=arch["tied"], use_cache=False)
+    with building(torch, device, torch.bfloat16):
+        model = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
+    model = model.to(device)
+    params = sum(p.numel() for p in model.parameters())
+    if s["method"] == "lora":
+        model = peft.get_peft_model(model, peft.LoraConfig(
+            r=s["rank"], lora_alpha=2 * s["rank"], lora_dropout=0.0, target_modules=LORA_TARGETS,
+            bias="none", task_type="CAUSAL_LM"))
+
+    class Tokens(torch.utils.data.Dataset):
+        def __init__(self):
+            gen = torch.Generator(device="cpu").manual_seed(1)
+            self.ids = torch.randint(0, arch["vocab"], (s["batch"] * s["steps"], s["seq"]),
+                                     generator=gen)
+
+        def __len__(self):
+            return len(self.ids)
+
+        def __getitem__(self, i):
+            return {"input_ids": self.ids[i], "labels": self.ids[i]}
+
+    def collate(rows):
+        return {k: torch.stack([r[k] for r in rows]) for k in ("input_ids", "labels")}
+
+    with tempfile.TemporaryDirectory(prefix="truth-rig-") as out_dir:
+        ckpt = s["ckpt"] == "on"
+        args = transformers.TrainingArguments(
+            output_dir=out_dir, per_device_train_batch_size=s["batch"], max_steps=s["steps"],
+            learning_rate=1e-4, bf16=True, optim=HF_OPTIM[s["optimizer"]],
+            gradient_checkpointing=ckpt,
+            gradient_checkpointing_kwargs={"use_reentrant": False} if ckpt else None,
+            logging_strategy="no", save_strategy="no", report_to="none", disable_tqdm=True,
+            dataloader_num_workers=0, remove_unused_columns=False, seed=0,
+            **({} if cuda else {"use_cpu": True}))
+        trainer = transformers.Trainer(model=model, args=args, train_dataset=Tokens(),
+                                       data_collator=collate)
+        meter.begin()
+        start = time.monotonic()
+        result = trainer.train()
+        out = dict(params=params, steps_s=time.monotonic() - start,
+                   loss=float(result.training_loss))
+        out.update(meter.end())
+    return out
+
+
+STACKS = {"plain": run_plain, "hf-peft": run_hf_peft}
+
+
+def stack_versions(stack):
+    """The libraries of `stack` that do not import, as one line, or None when all do."""
+    needs = {"plain": [], "hf-peft": ["transformers", "peft"]}[stack]
+    missing = [m for m in needs if not has(m)]
+    if missing:
+        return "not importable: %s" % ", ".join(missing)
+    return None
 
 
 def worker_main(config):
@@ -392,6 +473,9 @@ def worker_main(config):
     device = config["device"]
     if device == "cuda":
         torch.cuda.init()
+    if config["stack"] == "hf-peft":
+        import peft  # noqa: F401 (imported once, here, not in the first setting's time)
+        import transformers  # noqa: F401
     run = STACKS[config["stack"]]
 
     def answer(obj):
@@ -428,7 +512,7 @@ def versions(torch_version, device_name, stack):
     from importlib import metadata
 
     parts = [f"torch {torch_version}"]
-    for mod in ("bitsandbytes",):
+    for mod in ("transformers", "peft", "accelerate", "bitsandbytes"):
         try:
             parts.append(f"{mod} {metadata.version(mod)}")
         except metadata.PackageNotFoundError:
@@ -439,9 +523,15 @@ def versions(torch_version, device_name, stack):
 def rows_for(index, s, result, env):
     arch = MODELS[s["model"]]
     method = s["method"]
-    built = "plain-PyTorch Llama-style model, random weights"
-    loss = ("chunked ce (8 chunks, fp32 upcast)" if s["loss"] == "chunked"
-            else "standard loss (fp32 upcast logits)")
+    if env["stack"] == "hf-peft":
+        built = ("Transformers Trainer" + (" + PEFT LoRA" if method != "full" else "")
+                 + f", {arch['config'].replace('Config', 'ForCausalLM')} from its config, "
+                 "random weights, bf16 Trainer")
+        loss = "standard loss (the model's, fp32 upcast logits)"
+    else:
+        built = "plain-PyTorch Llama-style model, random weights"
+        loss = ("chunked ce (8 chunks, fp32 upcast)" if s["loss"] == "chunked"
+                else "standard loss (fp32 upcast logits)")
     base = {
         "source": f"bench/gpu_truth/truth_rig.py ({env['date']}; {env['versions']})",
         "quote": json.dumps({k: s[k] for k in sorted(s) if k != "index"}, sort_keys=True),
@@ -478,6 +568,10 @@ def rows_for(index, s, result, env):
 
 def skip_reason(s, device, stack):
     needs_bnb = s["method"] == "qlora" or s["optimizer"] == "adamw-8bit"
+    if stack == "hf-peft" and s["method"] == "qlora":
+        return "QLoRA on --stack hf-peft: 4-bit weights load only through from_pretrained"
+    if stack == "hf-peft" and s["loss"] == "chunked":
+        return "chunked loss: --stack plain only (the Trainer computes the model's own loss)"
     if needs_bnb and (device != "cuda" or not has("bitsandbytes")):
         return "needs bitsandbytes on CUDA"
     if s["optimizer"] == "adamw-fused" and device != "cuda":
@@ -612,7 +706,7 @@ def main():
     ap.add_argument("--grid", choices=sorted(GRIDS), default="tiny")
     ap.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     ap.add_argument("--stack", choices=sorted(STACKS), default="plain",
-                    help="plain: plain-PyTorch model (CI)")
+                    help="plain: plain-PyTorch model (CI); hf-peft: Transformers Trainer + PEFT")
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=300, help="seconds per setting")
     ap.add_argument("--max-seconds", type=float, default=None,
@@ -628,6 +722,10 @@ def main():
         ap.error("--steps must be 1 or more")
     if args.max_seconds is not None and args.max_seconds <= 0:
         ap.error("--max-seconds must be more than 0")
+    missing = stack_versions(args.stack)
+    if missing:
+        say(f"--stack {args.stack} needs transformers and peft: {missing}")
+        return 2
 
     started = time.monotonic()
     deadline = started + args.max_seconds if args.max_seconds else float("inf")

@@ -3,7 +3,7 @@
 carries every column bench/planner_accuracy.cc reads, with values that reader can parse; that
 it writes each row as it measures it (a run killed midway keeps its rows), runs one model's
 settings in one worker and checks the peak's reset with a repeated setting, ends cleanly at
---max-seconds."""
+--max-seconds, and says in one line that --stack hf-peft needs transformers and peft."""
 
 import csv
 import importlib.util
@@ -133,6 +133,21 @@ def check_max_seconds(tmp, rig):
         assert p.returncode == 2 and bad[0] in p.stderr, (bad, p.returncode, p.stderr)
 
 
+def check_hf_peft_without_its_libraries(tmp):
+    if importlib.util.find_spec("transformers") and importlib.util.find_spec("peft"):
+        print("gpu_truth_test: transformers and peft importable: the refusal is not tested")
+        return
+    out = os.path.join(tmp, "hf.csv")
+    p = subprocess.run([sys.executable, RIG, "--out", out, "--stack", "hf-peft", "--device",
+                        "cpu"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("truth_rig: --stack hf-peft needs transformers and peft: "
+                               "not importable: "), lines
+    assert not os.path.exists(out)
+
+
 def main():
     with open(os.path.join(ROOT, "bench", "planner_accuracy.cc")) as f:
         read_cols = set(re.findall(r'get\("(\w+)"\)', f.read()))
@@ -144,6 +159,7 @@ def main():
         check_full_run(tmp, read_cols)
         check_a_killed_run_keeps_its_rows(tmp)
         check_max_seconds(tmp, rig)
+        check_hf_peft_without_its_libraries(tmp)
     print("gpu_truth_test: ok")
     return 0
 
