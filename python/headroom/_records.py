@@ -66,6 +66,10 @@ class _TorchMemory:
             return None
 
 
+# Longest error text kept in a save_end record: the C++ reader drops a line over 16 KiB
+# (src/samples/companion_records.h), and an exception's text has no bound of its own.
+MAX_ERROR_CHARS = 1000
+
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISDIR, "a directory"))
@@ -169,6 +173,8 @@ class RecordWriter:
                        json.dumps(source)))
 
     def save_end(self, step, reason, duration_s, path, ok, error=None, source=None):
+        if error is not None and len(error) > MAX_ERROR_CHARS:
+            error = error[:MAX_ERROR_CHARS] + "..."
         self._write(',"kind":"save_end","step":%s,"wall":%r,"mono":%r,"reason":%s,'
                     '"duration_s":%s,"path":%s,"ok":%s,"error":%s,"source":%s'
                     % (_num(step), time.time(), time.monotonic(), json.dumps(reason),
