@@ -4,6 +4,7 @@ Two calls for a plain loop:
 
     import headroom
     headroom.on_save(lambda step: save_my_checkpoint(step))   # returns the path, if any
+    # (or a function of no argument: headroom.on_save(lambda: torch.save(state, path)))
     for step in range(steps):
         ...
         headroom.step(step, tokens=n_tokens, loss=loss.item())
@@ -12,18 +13,21 @@ Two calls for a plain loop:
 `headroom guard`, `watch` or `sweep` name in HEADROOM_STEP_RECORDS, and, when the guard has
 asked for a checkpoint before the kill (SIGUSR1 by default, or its request file), calls the
 registered save function at the end of this step, between "save_start" and "save_end"
-records. Without HEADROOM_STEP_RECORDS both calls cost almost nothing and write nothing.
+records. A save that raises is recorded (ok false, with the error), said once on stderr, and
+the training goes on: the guard asked for a save to keep the work, never to end the run.
+Without HEADROOM_STEP_RECORDS both calls cost almost nothing and write nothing.
 
-The Transformers Trainer callback is headroom.transformers.HeadroomCallback, the Lightning one
+The Transformers Trainer callback is headroom.trainer.HeadroomCallback, the Lightning one
 headroom.lightning.HeadroomLightningCallback. Standard library only; torch's allocator figures
 are read when the job has imported torch itself. Python 3.9 or later.
 """
 import os
 import signal as _signal
+import sys
 import threading
 import time
 
-from headroom._records import SCHEMA, RecordWriter
+from headroom._records import SCHEMA, NotRegularFile, RecordWriter
 
 __all__ = ["step", "on_save", "configure", "save_requested", "SCHEMA"]
 __version__ = "0.1.0"
@@ -45,6 +49,8 @@ class _State:
         self.every = 1
         self.count = 0
         self.save_fn = None
+        self.save_takes_step = True  # on_save's function is called fn(step), else fn()
+        self.said = set()  # the failed saves already said on stderr (one line each)
         self.framework = None  # "transformers", "lightning" once a callback has claimed saves
         self.requested = False  # set by the signal handler or the request file
         self.request_file = None
@@ -66,8 +72,10 @@ class _State:
         rank = os.environ.get("RANK")
         try:
             self.writer = RecordWriter(path, int(rank) if rank and rank.isdigit() else None)
+        except NotRegularFile as e:
+            sys.stderr.write("headroom: step records: %s: the job runs without records\n" % (e,))
+            return False
         except OSError as e:
-            import sys
             sys.stderr.write("headroom: step records: cannot open %s: %s\n" % (path, e))
             return False
         self.request_file = os.environ.get(ENV_REQUEST) or None
@@ -132,20 +140,35 @@ class _State:
             self.writer.step(step_value, tokens, loss, lr)
 
     def run_save(self, step_value, reason, fn, source="loop"):
-        """Runs fn(step) between save_start and save_end records; the path it returns.
+        """Runs fn(step) between save_start and save_end records; True when it returned.
 
         `source` says in the records what wrote the checkpoint ("loop": on_save's function).
+        A save that raises never ends the job: the failure is recorded (ok false, the
+        error), said once on stderr, and False returned; the training goes on.
         """
         self.writer.save_start(step_value, reason, source)
         t0 = time.monotonic()
         try:
             path = fn(step_value)
         except Exception as e:
-            self.writer.save_end(step_value, reason, time.monotonic() - t0, None, False,
-                                 "%s: %s" % (type(e).__name__, e), source)
-            raise
+            error = "%s: %s" % (type(e).__name__, e)
+            self.writer.save_end(step_value, reason, time.monotonic() - t0, None, False, error,
+                                 source)
+            self.say_failed(step_value, error)
+            return False
         self.writer.save_end(step_value, reason, time.monotonic() - t0, path, True, None, source)
-        return path
+        return True
+
+    def say_failed(self, step_value, error):
+        """One line on stderr for a failed save; the same error again is not repeated."""
+        if error in self.said:
+            return
+        self.said.add(error)
+        try:
+            sys.stderr.write("headroom: the checkpoint save at step %s failed: %s; the training "
+                             "goes on (the step records say ok false)\n" % (step_value, error))
+        except (OSError, ValueError):
+            pass  # a closed stderr must not end the job either
 
 
 _state = _State()
@@ -158,8 +181,34 @@ def configure(every=None):
         _state.every = max(1, int(every))
 
 
+def _takes_step(fn):
+    """Whether fn is called fn(step) (else fn()), decided once from its signature.
+
+    fn(step) when it accepts one positional argument, fn() when it accepts none; a callable
+    without a signature (some builtins) or that accepts neither gets the documented fn(step),
+    and what it raises is then recorded like any failed save.
+    """
+    import inspect
+
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return True
+    for args in ((0,), ()):
+        try:
+            sig.bind(*args)
+            return bool(args)
+        except TypeError:
+            pass
+    return True
+
+
 def on_save(fn):
-    """Registers fn(step) -> path or None: the loop's own checkpoint save. Returns fn."""
+    """Registers the loop's own checkpoint save: fn(step) or fn(), returning the path or None.
+
+    Which of the two is decided here, from fn's signature. Returns fn.
+    """
+    _state.save_takes_step = _takes_step(fn)
     _state.save_fn = fn
     _state.ensure()
     return fn
@@ -173,7 +222,7 @@ def save_requested():
 def step(step, tokens=None, loss=None, lr=None):
     """Records the end of one step; saves (on_save's function) when the guard asked.
 
-    Returns True when this call saved a checkpoint.
+    Returns True when this call saved a checkpoint (False when the save raised: recorded).
     """
     st = _state
     if st.writer is None and (st.ready or not st.ensure()):
@@ -184,6 +233,6 @@ def step(step, tokens=None, loss=None, lr=None):
             st.writer.save_end(step, "guard", 0.0, None, False,
                                "no save function (headroom.on_save) registered", "loop")
             return False
-        st.run_save(step, "guard", st.save_fn)
-        return True
+        fn = st.save_fn if st.save_takes_step else (lambda _step, f=st.save_fn: f())
+        return st.run_save(step, "guard", fn)
     return False

@@ -9,9 +9,12 @@
 # every step, and the hand-made format takes about a third of json.dumps's time
 # (bench/companion_step_bench.py). Every value written this way is a number, null, true or
 # false, or a string passed through json.dumps (paths, reasons), so the line is always JSON.
+import errno
+import fcntl
 import json
 import math
 import os
+import stat
 import sys
 import time
 
@@ -63,11 +66,61 @@ class _TorchMemory:
             return None
 
 
+# Longest error text kept in a save_end record: the C++ reader drops a line over 16 KiB
+# (src/samples/companion_records.h), and an exception's text has no bound of its own.
+MAX_ERROR_CHARS = 1000
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISDIR, "a directory"))
+
+
+class NotRegularFile(OSError):
+    """HEADROOM_STEP_RECORDS names something other than a regular file."""
+
+    def __str__(self):
+        return "%s is %s, not a regular file" % (self.filename, self.strerror)
+
+
+def _not_regular(path, mode):
+    kind = next((name for test, name in _KINDS if test(mode)), "something else")
+    return NotRegularFile(errno.EINVAL, kind, path)
+
+
+def _open_regular(path):
+    """An O_APPEND descriptor on a regular file, or OSError: never a hang.
+
+    Opened non-blocking: a FIFO with no reader would otherwise block the job at its first
+    step (open(2) waits for a reader), and one with a reader would block a write when full.
+    Anything but a regular file is refused (fstat after the open, so no race with a rename).
+    """
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # a FIFO (or socket) with no reader
+            try:
+                raise _not_regular(path, os.stat(path).st_mode) from None
+            except FileNotFoundError:
+                pass
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, mode)
+        # A regular file never blocks; the flag is cleared so that writes are plain ones.
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 class RecordWriter:
     def __init__(self, path, rank=None):
         self.path = path
         self.rank = rank
-        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self.fd = _open_regular(path)
         self.pid = os.getpid()
         self._torch = _TorchMemory()
         # The constant head of every line.
@@ -120,6 +173,8 @@ class RecordWriter:
                        json.dumps(source)))
 
     def save_end(self, step, reason, duration_s, path, ok, error=None, source=None):
+        if error is not None and len(error) > MAX_ERROR_CHARS:
+            error = error[:MAX_ERROR_CHARS] + "..."
         self._write(',"kind":"save_end","step":%s,"wall":%r,"mono":%r,"reason":%s,'
                     '"duration_s":%s,"path":%s,"ok":%s,"error":%s,"source":%s'
                     % (_num(step), time.time(), time.monotonic(), json.dumps(reason),

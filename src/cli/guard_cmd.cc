@@ -22,6 +22,7 @@
 #include "run/guard_record.h"
 #include "run/guard_request.h"
 #include "run/guarded_run.h"
+#include "run/python_flags.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
 
@@ -134,6 +135,25 @@ std::unique_ptr<GuardGroup> StartGroup(const CliEnv& env, const GuardGroupReques
   return std::move(*started);
 }
 
+// --hooks with a Python interpreter that will never run its sitecustomize (run/python_flags.h):
+// one line, so the user knows the job runs without the companion's hooks.
+void SayWhenHooksCannotApply(const CliEnv& env, const GuardRequest& request) {
+  if (!request.hooks) return;
+  const auto flag = PythonFlagSkippingHooks(request.command);
+  if (!flag) return;
+  const std::string line =
+      *flag == "-S"
+          ? TrFormat(
+                "--hooks: the job's python runs with {} (no site module), so the hooks' "
+                "sitecustomize never runs: no step records or saves from --hooks",
+                *flag)
+          : TrFormat(
+                "--hooks: the job's python runs with {} (PYTHONPATH ignored), so the hooks' "
+                "sitecustomize is never found: no step records or saves from --hooks",
+                *flag);
+  std::fprintf(env.err, "headroom guard: %s\n", line.c_str());
+}
+
 }  // namespace
 
 int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
@@ -162,6 +182,7 @@ int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
                                           guard.warn_available_bytes);
     const GuardedRunOptions o =
         Usable(GuardedRunFor(request, std::move(guard), *available, std::move(who)));
+    SayWhenHooksCannotApply(env, request);
     // What RunGuard records is English by construction (the --events lines, the summary's
     // reasons and cgroup); its notes and warning lines are messages, rendered here for the
     // terminal and by GuardSummaryJson in English for the journal and --json.

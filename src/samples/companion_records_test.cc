@@ -84,6 +84,22 @@ TEST(CompanionRecords, ReadsWhatWroteTheCheckpoint) {
   EXPECT_NE(EnglishText(bad.error().what).find("\"source\""), std::string::npos);
 }
 
+// A save that raised, as the companion records it (python/headroom/__init__.py run_save):
+// no path, ok false, the error's text; the training went on (docs/companion.md).
+TEST(CompanionRecords, ReadsASaveThatFailed) {
+  auto end = ParseCompanionRecord(
+      R"({"schema":"headroom.step/1","pid":9,"rank":null,"kind":"save_end","step":4,)"
+      R"("wall":1764745203.5,"mono":1237.25,"reason":"guard","duration_s":0.001,"path":null,)"
+      R"("ok":false,"error":"OSError: disk full","source":"loop"})");
+  ASSERT_TRUE(end) << EnglishText(end.error().what);
+  EXPECT_EQ(end->kind, CompanionKind::kSaveEnd);
+  EXPECT_FALSE(end->ok);
+  EXPECT_TRUE(end->path.empty());
+  EXPECT_EQ(end->error, "OSError: disk full");
+  EXPECT_EQ(end->source, "loop");
+  EXPECT_EQ(end->step, 4);
+}
+
 TEST(CompanionRecords, KeepsNonFiniteLossAndSkipsUnknownMembers) {
   auto nan = ParseCompanionRecord(
       R"({"schema":"headroom.step/1","pid":1,"kind":"step","step":0,"wall":1,"mono":2,)"

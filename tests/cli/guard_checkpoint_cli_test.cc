@@ -193,6 +193,33 @@ class Trainer:
   EXPECT_EQ(start["signal"], 10);
 }
 
+// python -S, -E and -I never run the sitecustomize --hooks installs: the guard says so in one
+// line and runs the job, which indeed writes no record (run/python_flags.h).
+TEST(GuardCompanion, HooksSayWhenThePythonFlagsSkipThem) {
+  TempDir dir;
+  for (const std::string flag : {"-I", "-S", "-E", "-IS"}) {
+    const std::string records = dir.File("steps" + flag + ".jsonl");
+    const auto r =
+        RunCli({"guard", "--hooks", "--no-journal", "--min-available", "64M", "--step-records",
+                records, "--", "/usr/bin/python3", flag, "-c", "print('ran')"},
+               60000, {"PYTHONPATH=" + testing::SourcePath("python")});
+    ASSERT_EQ(r.status, 0) << flag << r.err;
+    EXPECT_EQ(r.out, "ran\n") << flag;
+    const std::string said =
+        "headroom guard: --hooks: the job's python runs with " + flag.substr(0, 2) + " (";
+    EXPECT_NE(r.err.find(said), std::string::npos) << flag << r.err;
+    std::ifstream in(records);
+    std::string first;
+    EXPECT_FALSE(std::getline(in, first)) << flag << ": " << first;  // the hooks never ran
+  }
+  // Flags that leave the site module and PYTHONPATH alone: nothing said.
+  const auto r = RunCli({"guard", "--hooks", "--no-journal", "--min-available", "64M", "--",
+                         "/usr/bin/python3", "-u", "-c", "print('ran')", "-I"},
+                        60000, {"PYTHONPATH=" + testing::SourcePath("python")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("--hooks:"), std::string::npos) << r.err;
+}
+
 TEST(GuardCompanion, RecordsAreKeptAndNothingIsAskedAboveTheWarningLevel) {
   TempDir dir;
   const std::string records = dir.File("steps.jsonl");

@@ -229,6 +229,113 @@ class CompanionTest(unittest.TestCase):
         self.assertEqual(r.stdout.strip(), "ran")
         self.assertIn("headroom: step records: cannot open", r.stderr)
 
+    def test_a_save_function_of_no_argument_is_called_without_one(self):
+        # The natural way to register a save: a lambda of nothing. Decided once, at
+        # registration, from its signature; fn(step) stays what a one-argument function gets.
+        ckpt = os.path.join(self.tmp.name, "ckpt.pt")
+        r = run_job("""
+            import os, signal, torch, headroom
+            state = {"w": torch.zeros(2)}
+            headroom.on_save(lambda: torch.save(state, %r))
+            saved = []
+            for i in range(4):
+                if i == 1:
+                    os.kill(os.getpid(), signal.SIGUSR1)
+                saved.append(headroom.step(i))
+            print(saved)
+            import functools
+            calls = []
+            class Saver:
+                def __call__(self):
+                    calls.append("call")
+            for fn, want in ((lambda: 0, False), (lambda s: 0, True), (lambda *a: 0, True),
+                             (lambda s=0: 0, True), (Saver(), False), (max, True),
+                             (functools.partial(lambda a, b: 0, 1), True)):
+                assert headroom._takes_step(fn) is want, (fn, want)
+        """ % ckpt, {"HEADROOM_STEP_RECORDS": self.records})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "[False, True, False, False]")
+        self.assertEqual(r.stderr, "")
+        end = [x for x in read_records(self.records) if x["kind"] == "save_end"]
+        self.assertEqual(len(end), 1)
+        self.assertTrue(end[0]["ok"], end[0])
+        self.assertIsNone(end[0]["error"])
+        self.assertTrue(os.path.exists(ckpt))
+
+    def test_a_save_that_raises_is_recorded_and_the_loop_goes_on(self):
+        r = run_job("""
+            import os, signal, headroom
+            def save(step):
+                raise OSError("disk full")
+            headroom.on_save(save)
+            saved = []
+            for i in range(6):
+                if i in (1, 3):
+                    os.kill(os.getpid(), signal.SIGUSR1)
+                saved.append(headroom.step(i))
+            print(saved)
+        """, {"HEADROOM_STEP_RECORDS": self.records})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "[False, False, False, False, False, False]")
+        # One line for the failure, not one per request, and no traceback.
+        self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+        self.assertIn("step 1 failed: OSError: disk full", r.stderr)
+        self.assertIn("goes on", r.stderr)
+        recs = read_records(self.records)
+        self.assertEqual([x["step"] for x in recs if x["kind"] == "step"], list(range(6)))
+        ends = [x for x in recs if x["kind"] == "save_end"]
+        self.assertEqual([(x["step"], x["ok"], x["error"], x["path"]) for x in ends],
+                         [(1, False, "OSError: disk full", None),
+                          (3, False, "OSError: disk full", None)])
+
+    def test_a_long_save_error_keeps_its_record_under_the_readers_line_limit(self):
+        r = run_job("""
+            import os, signal, headroom
+            def save(step):
+                raise RuntimeError("x" * 100000)
+            headroom.on_save(save)
+            os.kill(os.getpid(), signal.SIGUSR1)
+            headroom.step(0)
+        """, {"HEADROOM_STEP_RECORDS": self.records})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.records) as f:
+            lines = f.read().splitlines()
+        self.assertLess(max(len(x) for x in lines), 16 * 1024)  # companion_records.h's limit
+        end = json.loads(lines[-1])
+        self.assertFalse(end["ok"])
+        self.assertTrue(end["error"].startswith("RuntimeError: xxx"))
+
+    def test_a_fifo_as_the_records_file_never_hangs_the_job(self):
+        fifo = os.path.join(self.tmp.name, "records.fifo")
+        os.mkfifo(fifo)
+        job = """
+            import headroom
+            for i in range(3):
+                headroom.step(i)
+            print("ran")
+        """
+        # No reader: a blocking open would wait for one forever.
+        r = run_job(job, {"HEADROOM_STEP_RECORDS": fifo}, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "ran")
+        self.assertEqual(r.stderr.strip(),
+                         "headroom: step records: %s is a FIFO, not a regular file: the job "
+                         "runs without records" % fifo)
+        # A reader that never reads: the open succeeds, and the FIFO is still refused.
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            r = run_job(job, {"HEADROOM_STEP_RECORDS": fifo}, timeout=30)
+        finally:
+            os.close(reader)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "ran")
+        self.assertIn("is a FIFO, not a regular file", r.stderr)
+        self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+        # A character device too (nothing is written to it).
+        r = run_job(job, {"HEADROOM_STEP_RECORDS": "/dev/null"}, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("/dev/null is a character device", r.stderr)
+
     def test_trainer_callback_against_the_documented_interface(self):
         # A fake of transformers' callback interface: TrainerControl's flags, TrainerState's
         # global_step, and trainer.py's order: on_step_end, then (should_save) the save and
@@ -311,6 +418,106 @@ class CompanionTest(unittest.TestCase):
         self.assertEqual(ends[0]["path"], path)
         self.assertEqual(ends[0]["source"], "lightning")
         self.assertEqual(torch.load(path)["global_step"], 3)
+
+    def test_lightning_save_that_raises_never_ends_the_run(self):
+        r = run_job("""
+            import os, signal, headroom
+            from headroom.lightning import HeadroomLightningCallback
+            class Trainer:
+                default_root_dir = %r
+                global_step = 0
+                optimizers = []
+                def save_checkpoint(self, filepath):
+                    raise OSError("disk full")
+            t, cb = Trainer(), HeadroomLightningCallback()
+            cb.on_train_start(t, None)
+            for i in range(4):
+                t.global_step = i + 1
+                if i == 1:
+                    os.kill(os.getpid(), signal.SIGUSR1)
+                cb.on_train_batch_end(t, None, {"loss": 0.5}, None, i)
+            print("trained")
+        """ % self.tmp.name, {"HEADROOM_STEP_RECORDS": self.records})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "trained")
+        self.assertIn("step 2 failed: OSError: disk full", r.stderr)
+        ends = [x for x in read_records(self.records) if x["kind"] == "save_end"]
+        self.assertEqual([(x["ok"], x["error"], x["source"]) for x in ends],
+                         [(False, "OSError: disk full", "lightning")])
+
+    def test_trainer_save_that_raises_never_ends_the_run(self):
+        # A stand-in transformers package whose Trainer saves as trainer.py does: on_step_end,
+        # then, when control.should_save, _save_checkpoint and on_save.
+        fake = os.path.join(self.tmp.name, "fake")
+        os.makedirs(os.path.join(fake, "transformers"))
+        with open(os.path.join(fake, "transformers", "__init__.py"), "w") as f:
+            f.write("class TrainerCallback:\n    pass\n")
+        with open(os.path.join(fake, "transformers", "trainer.py"), "w") as f:
+            f.write(textwrap.dedent("""
+                class _Handler:
+                    def __init__(self, callbacks):
+                        self.callbacks = list(callbacks)
+                    def call(self, event, args, state, control):
+                        for c in self.callbacks:
+                            control = getattr(c, event)(args, state, control) or control
+                        return control
+                class Control:
+                    should_save = False
+                class State:
+                    global_step = 0
+                class Args:
+                    output_dir = "out"
+                class Trainer:
+                    def __init__(self, callbacks=(), save_steps=0):
+                        self.callback_handler = _Handler(callbacks)
+                        self.save_steps = save_steps
+                    def _save_checkpoint(self, model, trial):
+                        raise OSError("disk full")
+                    def train(self, steps, request_at):
+                        import os, signal
+                        args, state, control = Args(), State(), Control()
+                        h = self.callback_handler
+                        control = h.call("on_train_begin", args, state, control)
+                        for step in range(1, steps + 1):
+                            state.global_step = step
+                            if step == request_at:
+                                os.kill(os.getpid(), signal.SIGUSR1)
+                            control.should_save = bool(self.save_steps) and \\
+                                step % self.save_steps == 0
+                            control = h.call("on_step_end", args, state, control)
+                            if control.should_save:
+                                self._save_checkpoint(None, None)
+                                control = h.call("on_save", args, state, control)
+                                control.should_save = False
+                        return state.global_step
+            """))
+        env = {"HEADROOM_STEP_RECORDS": self.records,
+               "PYTHONPATH": PACKAGE_DIR + os.pathsep + fake}
+        r = run_job("""
+            from transformers.trainer import Trainer
+            from headroom.trainer import HeadroomCallback
+            print(Trainer(callbacks=[HeadroomCallback()]).train(6, request_at=2))
+        """, env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "6")  # every step ran
+        self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+        self.assertIn("step 2 failed: OSError: disk full", r.stderr)
+        ends = [x for x in read_records(self.records) if x["kind"] == "save_end"]
+        self.assertEqual([(x["step"], x["reason"], x["ok"], x["error"], x["path"])
+                          for x in ends], [(2, "guard", False, "OSError: disk full", None)])
+        # A save of the Trainer's own schedule that raises is recorded and raises as it would
+        # without headroom: that schedule is the job's.
+        os.unlink(self.records)
+        r = run_job("""
+            from transformers.trainer import Trainer
+            from headroom.trainer import HeadroomCallback
+            Trainer(callbacks=[HeadroomCallback()], save_steps=3).train(6, request_at=0)
+        """, env)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("OSError: disk full", r.stderr)
+        ends = [x for x in read_records(self.records) if x["kind"] == "save_end"]
+        self.assertEqual([(x["step"], x["reason"], x["ok"]) for x in ends],
+                         [(3, "scheduled", False)])
 
     def test_callbacks_import_without_their_libraries(self):
         r = run_job("""
