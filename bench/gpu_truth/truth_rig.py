@@ -3,7 +3,7 @@
 
 Builds each model from its configuration with random weights (nothing is downloaded), runs a
 few optimizer steps and writes one CSV row per measurement in the truth format that
-bench/planner_accuracy reads (the columns of ../shared/data/planner_truth_dev.csv).
+bench/planner_accuracy reads (the columns of bench/data/planner_truth_dev.csv).
 
 On CUDA every setting gives two rows: torch.cuda.max_memory_allocated() ("-a") and
 torch.cuda.max_memory_reserved() ("-r"). Without CUDA it runs on the CPU and records the
