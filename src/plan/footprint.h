@@ -55,6 +55,7 @@ struct Footprint {
   uint64_t load_transient_bytes = 0;  // shard pages + quantization buffer while loading
   uint64_t load_quantize_bytes = 0;   // of which on the device: quantizing the largest weight
   uint64_t dequant_bytes = 0;         // 4-bit: the weight dequantized for a matmul, at the peak
+  uint64_t first_grad_bytes = 0;      // full fine-tune: lm_head's gradient beside the logits
   uint64_t offloaded_bytes = 0;       // what the stack offloads to the host (checkpoints)
   uint64_t host_offload_bytes = 0;    // the same on a discrete GPU: host memory, not the peak
 
@@ -70,7 +71,7 @@ struct Footprint {
   std::vector<Message> notes;        // assumptions worth a line (which layers stay bf16, ...)
 
   // Set when the run is spread over devices > 1 (plan/sharding.h): every figure above is
-  // then one node's share.
+  // then one node's share (the whole run's terms are kept only as the shares' inputs).
   std::optional<ShardingInfo> sharding;
 };
 
@@ -88,8 +89,20 @@ struct FootprintOptions {
   bool unified_memory = true;
 };
 
+// The footprint of one node: the whole run's terms, then (NodeFootprint) its shares of them
+// and every peak. One device is shares of 1: the same arithmetic.
 Footprint ComputeFootprint(const ModelSpec& spec, const Workload& workload,
                            const FootprintOptions& options = {});
+
+// Every peak, computed in this one place. `f` holds the whole run's terms as one device holds
+// them (term bytes, first gradient, dequantized weight, rollout, load transient, breakdown);
+// its peaks are not read. Applies the node's shares under options.parallel (SharesOfNode,
+// plan/sharding.h: shares of 1 and no buffers on one device) to the terms and the breakdown,
+// computes the backward, step, tensor, steady and load peaks from them with the workload's
+// allocator slack, and with devices > 1 sets f->sharding (single_device_peak_bytes: the same
+// terms on one device) and adds the sharding's notes. `workload` is ShardedWorkload's.
+void NodeFootprint(const ModelSpec& spec, const Workload& workload, const FootprintOptions& options,
+                   Footprint* f);
 
 // The allocator slack the overhead holds: this share of the tensor peak.
 inline constexpr double kAllocatorSlackFraction = 0.10;
