@@ -343,15 +343,32 @@ FootprintTerm OverheadTerm(const Workload& w, const FootprintOptions& opt, const
     return {"overhead", Msg("framework overhead"), f.overhead_bytes,
             Message::Literal("--overhead")};
   }
+  const bool fixed = AllocatorSlack(w) == kAllocatorSlack;
+  if (!opt.unified_memory) {
+    // A discrete GPU: the host process is host memory, on a line of its own (NodeTerms).
+    return {"overhead", Msg("framework overhead"), f.overhead_bytes,
+            fixed ? Msg("CUDA context {} + allocator slack 10 % of tensors {}",
+                        GiB(f.cuda_context_bytes), GiB(f.allocator_slack_bytes))
+                  : Msg("CUDA context {} + allocator slack {:.1f} % of tensors {} (expandable "
+                        "segments, block rounding 1/{})",
+                        GiB(f.cuda_context_bytes), 100 * AllocatorSlack(w),
+                        GiB(f.allocator_slack_bytes), w.roundup_power2_divisions)};
+  }
   return {
       "overhead", Msg("framework overhead"), f.overhead_bytes,
-      AllocatorSlack(w) == kAllocatorSlack
+      fixed
           ? Msg("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
                 GiB(f.cuda_context_bytes), GiB(f.allocator_slack_bytes), GiB(f.host_process_bytes))
           : Msg("CUDA context {} + allocator slack {:.1f} % of tensors {} (expandable "
                 "segments, block rounding 1/{}) + host process {}",
                 GiB(f.cuda_context_bytes), 100 * AllocatorSlack(w), GiB(f.allocator_slack_bytes),
                 w.roundup_power2_divisions, GiB(f.host_process_bytes))};
+}
+
+// The host process's share of the device's pool: all of it on unified memory, none on a
+// discrete GPU (host memory: Footprint::host_peak_bytes).
+uint64_t HostInPool(const FootprintOptions& opt, const Footprint& f) {
+  return opt.unified_memory ? f.host_process_bytes : 0;
 }
 
 // Every peak of one node: its shares of the whole terms in `f` (one device: shares of 1), then
@@ -379,12 +396,13 @@ void NodePeaks(const Workload& w, const FootprintOptions& opt, const NodeShares&
     f.cuda_context_bytes = kCudaContextBytes;
     f.allocator_slack_bytes = Round(static_cast<double>(f.tensor_peak_bytes) * AllocatorSlack(w));
     f.host_process_bytes = kHostProcessBytes;
-    f.overhead_bytes = f.cuda_context_bytes + f.allocator_slack_bytes + f.host_process_bytes;
+    f.overhead_bytes = f.cuda_context_bytes + f.allocator_slack_bytes + HostInPool(opt, f);
   }
   f.steady_peak_bytes = f.tensor_peak_bytes + f.overhead_bytes + f.rollout_bytes;
   const uint64_t load_overhead =
-      opt.overhead_bytes ? *opt.overhead_bytes : f.cuda_context_bytes + f.host_process_bytes;
+      opt.overhead_bytes ? *opt.overhead_bytes : f.cuda_context_bytes + HostInPool(opt, f);
   f.load_peak_bytes = f.weights_bytes + f.load_transient_bytes + load_overhead + f.rollout_bytes;
+  f.host_peak_bytes = opt.unified_memory ? 0 : f.host_process_bytes + f.host_offload_bytes;
 }
 
 // The breakdown as one node holds it: the shared terms with their share, the sharding's
@@ -402,8 +420,14 @@ void NodeTerms(const Workload& w, const FootprintOptions& opt, const NodeShares&
     if ((weights && n.weights_ways > 1) || (states && n.states_ways > 1)) {
       t.formula = JoinMessages({t.formula, share}, "");
     }
-    if (t.key == "overhead") t = OverheadTerm(w, opt, f);
+    const bool overhead = t.key == "overhead";
+    if (overhead) t = OverheadTerm(w, opt, f);
     terms.push_back(std::move(t));
+    if (overhead && !opt.unified_memory && f.host_process_bytes) {
+      terms.push_back({"host_process", Msg("host memory: host process"), f.host_process_bytes,
+                       Msg("Python, torch, CUDA libraries, tokenizer, data loader (not in the "
+                           "device's peak)")});
+    }
     if (terms.back().key == "optimizer_step") {
       for (const NodeBuffer& b : n.buffers) terms.push_back({b.key, b.label, b.bytes, b.formula});
     }

@@ -41,7 +41,7 @@ struct Footprint {
   uint64_t gradients_bytes = 0;    // gradients of the trainable parameters
   uint64_t optimizer_bytes = 0;    // optimizer states (+ fp32 master copy)
   uint64_t activations_bytes = 0;  // saved activations + logits/loss at the backward peak
-  uint64_t overhead_bytes = 0;     // CUDA context + allocator slack + host process
+  uint64_t overhead_bytes = 0;     // CUDA context + allocator slack (+ host process, unified)
 
   // Parts of the above, reported separately.
   uint64_t optimizer_step_bytes = 0;  // transient during optimizer.step()
@@ -65,6 +65,10 @@ struct Footprint {
   uint64_t tensor_peak_bytes = 0;    // max of the two: compare with max_memory_allocated
   uint64_t steady_peak_bytes = 0;    // tensor peak + overhead + rollout
   uint64_t load_peak_bytes = 0;      // while loading the model
+  // A discrete GPU: what the run holds in host memory, outside the device's peaks (the host
+  // process + offloaded checkpoints). 0 on unified memory: both are in the one pool, in the
+  // peaks above.
+  uint64_t host_peak_bytes = 0;
   uint64_t peak_bytes() const { return std::max(steady_peak_bytes, load_peak_bytes); }
 
   std::vector<FootprintTerm> terms;  // display order, each with its formula
@@ -84,8 +88,10 @@ struct FootprintOptions {
   // --devices and --sharding: the footprint is one node's share (plan/sharding.h).
   Parallelism parallel;
   // One pool shared by the GPU and the host (GB10): what a stack "offloads to the CPU" stays
-  // in it and is counted in the peak. false (a discrete GPU): offloaded bytes are host memory,
-  // on their own line (Footprint::host_offload_bytes), outside the device's peaks.
+  // in it and is counted in the peak, and so does the host process. false (a discrete GPU):
+  // offloaded bytes and the host process are host memory, on their own lines
+  // (Footprint::host_offload_bytes, host_process_bytes; their sum host_peak_bytes), outside
+  // the device's peaks.
   bool unified_memory = true;
 };
 
