@@ -150,5 +150,44 @@ TEST(FootprintShares, EveryProfileAndShardingAgreesWithTheSingleDevicePlan) {
   EXPECT_EQ(crossed, static_cast<int>(FrameworkProfiles().size()) * 3 * 4);
 }
 
+// A discrete GPU: on every node, as on one device, the device's peaks leave the host process
+// out (host memory, in host_peak_bytes with the offloaded checkpoints); unified memory keeps
+// it in the pool and the peaks.
+TEST(FootprintShares, OnADiscreteGpuEveryNodeLeavesTheHostProcessOut) {
+  const ModelSpec* spec = FindModel("llama-3.1-8b");
+  ASSERT_NE(spec, nullptr);
+  for (Framework framework : {Framework::kHf, Framework::kUnsloth}) {
+    const Workload w = ProfileRun(framework, Method::kLora);
+    for (Sharding sharding : kEverySharding) {
+      for (int64_t devices : {1, 2}) {
+        const std::string what = std::string(Name(framework)) + " " + std::string(Name(sharding)) +
+                                 " x" + std::to_string(devices);
+        FootprintOptions unified_options;
+        unified_options.parallel = {devices, sharding, true};
+        FootprintOptions discrete_options = unified_options;
+        discrete_options.unified_memory = false;
+        const Footprint unified = ComputeFootprint(*spec, w, unified_options);
+        const Footprint discrete = ComputeFootprint(*spec, w, discrete_options);
+        EXPECT_GT(discrete.host_process_bytes, 0u) << what;
+        EXPECT_EQ(discrete.steady_peak_bytes,
+                  discrete.tensor_peak_bytes + discrete.cuda_context_bytes +
+                      discrete.allocator_slack_bytes + discrete.rollout_bytes)
+            << what;
+        EXPECT_EQ(discrete.host_peak_bytes,
+                  discrete.host_process_bytes + discrete.host_offload_bytes)
+            << what;
+        EXPECT_EQ(unified.host_peak_bytes, 0u) << what;
+        EXPECT_EQ(unified.steady_peak_bytes, unified.tensor_peak_bytes +
+                                                 unified.cuda_context_bytes +
+                                                 unified.allocator_slack_bytes +
+                                                 unified.host_process_bytes + unified.rollout_bytes)
+            << what;
+        EXPECT_EQ(unified.load_peak_bytes - discrete.load_peak_bytes, unified.host_process_bytes)
+            << what;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace headroom
