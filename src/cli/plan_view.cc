@@ -94,10 +94,16 @@ void PrintTerms(const CliEnv& env, const Footprint& f) {
   for (const auto& term : f.terms) {
     if (term.key == "load_transient") load = &term;
   }
+  const std::string load_formula = load ? TranslatedText(load->formula) : std::string();
   t.AddRow({Tr("load peak"), Gb(f.load_peak_bytes), Gib(f.load_peak_bytes),
             // TRANSLATORS: {} is the load transient's formula, from the plan's terms.
-            TrFormat("weights + {} + context + host",
-                     load ? TranslatedText(load->formula) : std::string())});
+            f.host_peak_bytes ? TrFormat("weights + {} + context", load_formula)
+                              : TrFormat("weights + {} + context + host", load_formula)});
+  if (f.host_peak_bytes) {
+    // A discrete GPU: the host's share, outside the device's peaks.
+    t.AddRow({Tr("host memory"), Gb(f.host_peak_bytes), Gib(f.host_peak_bytes),
+              Tr("host process + offloaded checkpoints, outside the device's peaks")});
+  }
   std::fputs(t.Render().c_str(), env.out);
 }
 

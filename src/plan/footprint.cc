@@ -19,8 +19,10 @@
 //    single tensor's worth; a fused step nothing worth counting.
 //  - Overhead: CUDA context and library handles 0.5-1 GB (planner_truth_dev.md), 800 MiB
 //    used; allocator slack 10 % of the tensor peak (reserved runs 5-20 % above allocated,
-//    same source); the host process (Python, torch, CUDA libraries, tokenizer, data
-//    loader) 1.5 GiB, which on unified memory draws from the same pool.
+//    same source), or the stack's 1/(2d) with expandable segments, on one device and on
+//    each node alike (NodePeaks computes every peak); the host process (Python, torch,
+//    CUDA libraries, tokenizer, data loader) 1.5 GiB, which on unified memory draws from
+//    the same pool.
 //  - Load: Hugging Face writes shards of at most 5 GB; while one shard is read its mmap'd
 //    pages and the device copies coexist in the one pool; QLoRA quantizes each weight on the
 //    device, one at a time, so the quantizer's buffers for the largest weight are transient.
@@ -300,35 +302,6 @@ Part StepTransient(const ModelSpec& s, const Workload& w, uint64_t trainable_par
   return {0, Msg("fused: none")};
 }
 
-// Peaks. At the start of backward the states exist (from step 2 on), gradients are being
-// created (set_to_none frees them after each step), and all activations are alive. During
-// the step: weights, gradients, states and the step's transient. Then the overhead and
-// GRPO's rollout engine.
-void Peaks(const ModelSpec& s, const Workload& w, const FootprintOptions& opt, double param_bytes,
-           Footprint& f) {
-  f.backward_peak_bytes =
-      f.weights_bytes + f.optimizer_bytes + f.activations_bytes + f.dequant_bytes;
-  // A full fine-tune's first gradient (lm_head or tied embeddings) appears while the
-  // logits are still alive.
-  if (w.method == Method::kFull)
-    f.backward_peak_bytes += Round(static_cast<double>(EmbeddingParams(s)) * param_bytes);
-  f.step_peak_bytes =
-      f.weights_bytes + f.gradients_bytes + f.optimizer_bytes + f.optimizer_step_bytes;
-  f.tensor_peak_bytes = std::max(f.backward_peak_bytes, f.step_peak_bytes);
-  if (opt.overhead_bytes) {
-    f.overhead_bytes = *opt.overhead_bytes;
-  } else {
-    f.cuda_context_bytes = kCudaContextBytes;
-    f.allocator_slack_bytes = Round(static_cast<double>(f.tensor_peak_bytes) * AllocatorSlack(w));
-    f.host_process_bytes = kHostProcessBytes;
-    f.overhead_bytes = f.cuda_context_bytes + f.allocator_slack_bytes + f.host_process_bytes;
-  }
-  if (w.kind == WorkloadKind::kGrpo) {
-    f.rollout_bytes = Round(w.rollout_fraction * static_cast<double>(opt.pool_bytes));
-  }
-  f.steady_peak_bytes = f.tensor_peak_bytes + f.overhead_bytes + f.rollout_bytes;
-}
-
 // The device buffers of quantizing the largest weight at load (the notes at the top).
 uint64_t QuantizeTransient(const ModelSpec& s, const Workload& w) {
   if (!IsQuantized(w.weight_dtype)) return 0;
@@ -355,17 +328,111 @@ uint64_t QuantizeTransient(const ModelSpec& s, const Workload& w) {
 
 // Load transient: one shard's pages beside the device copy, and for quantized loading the
 // quantizer's buffers for the largest weight. Returns (shard, quantization transient).
-std::pair<uint64_t, uint64_t> LoadPeak(const ModelSpec& s, const Workload& w,
-                                       const FootprintOptions& opt, Footprint& f) {
+std::pair<uint64_t, uint64_t> LoadTransient(const ModelSpec& s, const Workload& w, Footprint& f) {
   const uint64_t checkpoint = s.checkpoint_bytes.value_or(f.total_params * 2);
   const uint64_t shard = std::min(checkpoint, kMaxShardBytes);
   const uint64_t quant_copy = QuantizeTransient(s, w);
   f.load_quantize_bytes = quant_copy;
   f.load_transient_bytes = shard + quant_copy;
-  const uint64_t load_overhead =
-      opt.overhead_bytes ? *opt.overhead_bytes : f.cuda_context_bytes + f.host_process_bytes;
-  f.load_peak_bytes = f.weights_bytes + f.load_transient_bytes + load_overhead + f.rollout_bytes;
   return {shard, quant_copy};
+}
+
+// The overhead's line of the breakdown, from the figures NodePeaks set.
+FootprintTerm OverheadTerm(const Workload& w, const FootprintOptions& opt, const Footprint& f) {
+  if (opt.overhead_bytes) {
+    return {"overhead", Msg("framework overhead"), f.overhead_bytes,
+            Message::Literal("--overhead")};
+  }
+  const bool fixed = AllocatorSlack(w) == kAllocatorSlack;
+  if (!opt.unified_memory) {
+    // A discrete GPU: the host process is host memory, on a line of its own (NodeTerms).
+    return {"overhead", Msg("framework overhead"), f.overhead_bytes,
+            fixed ? Msg("CUDA context {} + allocator slack 10 % of tensors {}",
+                        GiB(f.cuda_context_bytes), GiB(f.allocator_slack_bytes))
+                  : Msg("CUDA context {} + allocator slack {:.1f} % of tensors {} (expandable "
+                        "segments, block rounding 1/{})",
+                        GiB(f.cuda_context_bytes), 100 * AllocatorSlack(w),
+                        GiB(f.allocator_slack_bytes), w.roundup_power2_divisions)};
+  }
+  return {
+      "overhead", Msg("framework overhead"), f.overhead_bytes,
+      fixed
+          ? Msg("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
+                GiB(f.cuda_context_bytes), GiB(f.allocator_slack_bytes), GiB(f.host_process_bytes))
+          : Msg("CUDA context {} + allocator slack {:.1f} % of tensors {} (expandable "
+                "segments, block rounding 1/{}) + host process {}",
+                GiB(f.cuda_context_bytes), 100 * AllocatorSlack(w), GiB(f.allocator_slack_bytes),
+                w.roundup_power2_divisions, GiB(f.host_process_bytes))};
+}
+
+// The host process's share of the device's pool: all of it on unified memory, none on a
+// discrete GPU (host memory: Footprint::host_peak_bytes).
+uint64_t HostInPool(const FootprintOptions& opt, const Footprint& f) {
+  return opt.unified_memory ? f.host_process_bytes : 0;
+}
+
+// Every peak of one node: its shares of the whole terms in `f` (one device: shares of 1), then
+// the peaks from them. At the start of backward the states exist (from step 2 on), gradients
+// are being created (set_to_none frees them after each step), and all activations are alive,
+// with a 4-bit weight dequantized and a full fine-tune's first gradient (lm_head or tied
+// embeddings, while the logits are still alive). During the step: weights, gradients, states
+// and the step's transient. Each with the sharding's buffers alive then; then the overhead
+// (the allocator slack a share of this tensor peak) and GRPO's rollout engine.
+void NodePeaks(const Workload& w, const FootprintOptions& opt, const NodeShares& n, Footprint& f) {
+  f.weights_bytes = ShareOf(f.weights_bytes, n.weights_ways);
+  f.reference_bytes = ShareOf(f.reference_bytes, n.weights_ways);
+  f.gradients_bytes = ShareOf(f.gradients_bytes, n.states_ways);
+  f.optimizer_bytes = ShareOf(f.optimizer_bytes, n.states_ways);
+  f.optimizer_step_bytes = ShareOf(f.optimizer_step_bytes, n.states_ways);
+  f.backward_peak_bytes = f.weights_bytes + f.optimizer_bytes + f.activations_bytes +
+                          f.dequant_bytes + (n.first_grad_in_buffers ? 0 : f.first_grad_bytes) +
+                          n.backward_buffers_bytes();
+  f.step_peak_bytes = f.weights_bytes + f.gradients_bytes + f.optimizer_bytes +
+                      f.optimizer_step_bytes + n.step_buffers_bytes();
+  f.tensor_peak_bytes = std::max(f.backward_peak_bytes, f.step_peak_bytes);
+  if (opt.overhead_bytes) {
+    f.overhead_bytes = *opt.overhead_bytes;
+  } else {
+    f.cuda_context_bytes = kCudaContextBytes;
+    f.allocator_slack_bytes = Round(static_cast<double>(f.tensor_peak_bytes) * AllocatorSlack(w));
+    f.host_process_bytes = kHostProcessBytes;
+    f.overhead_bytes = f.cuda_context_bytes + f.allocator_slack_bytes + HostInPool(opt, f);
+  }
+  f.steady_peak_bytes = f.tensor_peak_bytes + f.overhead_bytes + f.rollout_bytes;
+  const uint64_t load_overhead =
+      opt.overhead_bytes ? *opt.overhead_bytes : f.cuda_context_bytes + HostInPool(opt, f);
+  f.load_peak_bytes = f.weights_bytes + f.load_transient_bytes + load_overhead + f.rollout_bytes;
+  f.host_peak_bytes = opt.unified_memory ? 0 : f.host_process_bytes + f.host_offload_bytes;
+}
+
+// The breakdown as one node holds it: the shared terms with their share, the sharding's
+// buffers after the optimizer step's transient, the overhead from the node's peak.
+void NodeTerms(const Workload& w, const FootprintOptions& opt, const NodeShares& n, Footprint& f) {
+  std::vector<FootprintTerm> terms;
+  const Message share = Msg(" / {} devices", n.devices);
+  for (FootprintTerm& t : f.terms) {
+    const bool weights = t.key == "weights";
+    const bool states = t.key == "gradients" || t.key == "optimizer" || t.key == "optimizer_step";
+    if (weights) t.bytes = f.weights_bytes;
+    if (t.key == "gradients") t.bytes = f.gradients_bytes;
+    if (t.key == "optimizer") t.bytes = f.optimizer_bytes;
+    if (t.key == "optimizer_step") t.bytes = f.optimizer_step_bytes;
+    if ((weights && n.weights_ways > 1) || (states && n.states_ways > 1)) {
+      t.formula = JoinMessages({t.formula, share}, "");
+    }
+    const bool overhead = t.key == "overhead";
+    if (overhead) t = OverheadTerm(w, opt, f);
+    terms.push_back(std::move(t));
+    if (overhead && !opt.unified_memory && f.host_process_bytes) {
+      terms.push_back({"host_process", Msg("host memory: host process"), f.host_process_bytes,
+                       Msg("Python, torch, CUDA libraries, tokenizer, data loader (not in the "
+                           "device's peak)")});
+    }
+    if (terms.back().key == "optimizer_step") {
+      for (const NodeBuffer& b : n.buffers) terms.push_back({b.key, b.label, b.bytes, b.formula});
+    }
+  }
+  f.terms = std::move(terms);
 }
 
 // What every term's formula needs besides the footprint's own figures.
@@ -415,21 +482,7 @@ void Terms(const ModelSpec& s, const Workload& w, const FootprintOptions& opt,
     f.terms.push_back({"dequant", Msg("dequantized weight"), f.dequant_bytes,
                        Msg("the largest quantized weight in {}", Name(w.compute_dtype))});
   }
-  if (opt.overhead_bytes) {
-    f.terms.push_back(
-        {"overhead", Msg("framework overhead"), f.overhead_bytes, Message::Literal("--overhead")});
-  } else {
-    f.terms.push_back(
-        {"overhead", Msg("framework overhead"), f.overhead_bytes,
-         AllocatorSlack(w) == kAllocatorSlack
-             ? Msg("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
-                   GiB(f.cuda_context_bytes), GiB(f.allocator_slack_bytes),
-                   GiB(f.host_process_bytes))
-             : Msg("CUDA context {} + allocator slack {:.1f} % of tensors {} (expandable "
-                   "segments, block rounding 1/{}) + host process {}",
-                   GiB(f.cuda_context_bytes), 100 * AllocatorSlack(w), GiB(f.allocator_slack_bytes),
-                   w.roundup_power2_divisions, GiB(f.host_process_bytes))});
-  }
+  f.terms.push_back(OverheadTerm(w, opt, f));  // its bytes follow the peak (NodeTerms)
   if (w.kind == WorkloadKind::kGrpo) {
     f.terms.push_back({"rollout", Msg("rollout engine (GRPO)"), f.rollout_bytes,
                        Msg("{:g} x pool {}", w.rollout_fraction, GiB(opt.pool_bytes))});
@@ -469,8 +522,9 @@ void Terms(const ModelSpec& s, const Workload& w, const FootprintOptions& opt,
 
 namespace {
 
-Footprint SingleDeviceFootprint(const ModelSpec& s, const Workload& w,
-                                const FootprintOptions& opt) {
+// The whole run's terms, as one device holds them, with their breakdown; no peak yet
+// (NodeFootprint computes them).
+Footprint WholeFootprint(const ModelSpec& s, const Workload& w, const FootprintOptions& opt) {
   Footprint f;
   const double c = DTypeBytes(w.compute_dtype);
   f.total_params = TotalParams(s);
@@ -535,9 +589,15 @@ Footprint SingleDeviceFootprint(const ModelSpec& s, const Workload& w,
   if (IsQuantized(w.weight_dtype)) {
     f.dequant_bytes = Round(static_cast<double>(LargestQuantizedParams(s, w)) * c);
   }
-
-  Peaks(s, w, opt, parts.param_bytes, f);
-  std::tie(parts.shard, parts.quant_copy) = LoadPeak(s, w, opt, f);
+  // A full fine-tune's first gradient (lm_head or tied embeddings) appears while the logits
+  // are still alive.
+  if (w.method == Method::kFull) {
+    f.first_grad_bytes = Round(static_cast<double>(EmbeddingParams(s)) * parts.param_bytes);
+  }
+  if (w.kind == WorkloadKind::kGrpo) {
+    f.rollout_bytes = Round(w.rollout_fraction * static_cast<double>(opt.pool_bytes));
+  }
+  std::tie(parts.shard, parts.quant_copy) = LoadTransient(s, w, f);
   Terms(s, w, opt, am, std::move(parts), f);
   if (!w.grad_ckpt && w.attention == Attention::kEager) {
     f.notes.push_back(
@@ -551,17 +611,43 @@ Footprint SingleDeviceFootprint(const ModelSpec& s, const Workload& w,
 
 }  // namespace
 
+void NodeFootprint(const ModelSpec& s, const Workload& w, const FootprintOptions& opt,
+                   Footprint* f) {
+  const NodeShares shares = SharesOfNode(s, w, opt.parallel, *f);
+  uint64_t whole_peak = 0;
+  if (shares.per_node()) {
+    Footprint one = *f;
+    NodePeaks(w, opt, NodeShares{}, one);
+    whole_peak = one.peak_bytes();
+  }
+  NodePeaks(w, opt, shares, *f);
+  NodeTerms(w, opt, shares, *f);
+  if (!shares.per_node()) return;
+  for (const Message& note : shares.notes) f->notes.push_back(note);
+  ShardingInfo info;
+  info.devices = shares.devices;
+  info.sharding = shares.sharding;
+  info.single_device_peak_bytes = whole_peak;
+  info.buffers_bytes = f->backward_peak_bytes >= f->step_peak_bytes
+                           ? shares.backward_buffers_bytes()
+                           : shares.step_buffers_bytes();
+  info.layer_unit_params = shares.layer_unit_params;
+  info.root_unit_params = shares.root_unit_params;
+  f->sharding = info;
+}
+
 Footprint ComputeFootprint(const ModelSpec& s, const Workload& w, const FootprintOptions& opt) {
-  // One device's footprint first; --devices N rewrites it into one node's share.
+  // The whole run's terms, then one node's shares of them and every peak (one device: shares
+  // of 1).
   const Workload sharded = ShardedWorkload(w, opt.parallel);
-  Footprint f = SingleDeviceFootprint(s, sharded, opt);
-  if (opt.parallel.devices > 1) {
-    ShardFootprint(s, sharded, opt, &f);
+  Footprint f = WholeFootprint(s, sharded, opt);
+  NodeFootprint(s, sharded, opt, &f);
+  if (f.sharding && sharded.master_weights != w.master_weights) {
     // "The same run on one device" is the workload as given (without ZeRO's master copy).
-    if (sharded.master_weights != w.master_weights) {
-      f.sharding->single_device_peak_bytes = SingleDeviceFootprint(s, w, opt).peak_bytes();
-    }
-  } else if (opt.parallel.sharding_given) {
+    FootprintOptions one = opt;
+    one.parallel = {};
+    f.sharding->single_device_peak_bytes = ComputeFootprint(s, w, one).peak_bytes();
+  } else if (!f.sharding && opt.parallel.sharding_given) {
     f.notes.push_back(
         Msg("--sharding {} with --devices 1 changes nothing: one device holds the "
             "whole run",

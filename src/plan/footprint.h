@@ -41,7 +41,7 @@ struct Footprint {
   uint64_t gradients_bytes = 0;    // gradients of the trainable parameters
   uint64_t optimizer_bytes = 0;    // optimizer states (+ fp32 master copy)
   uint64_t activations_bytes = 0;  // saved activations + logits/loss at the backward peak
-  uint64_t overhead_bytes = 0;     // CUDA context + allocator slack + host process
+  uint64_t overhead_bytes = 0;     // CUDA context + allocator slack (+ host process, unified)
 
   // Parts of the above, reported separately.
   uint64_t optimizer_step_bytes = 0;  // transient during optimizer.step()
@@ -55,6 +55,7 @@ struct Footprint {
   uint64_t load_transient_bytes = 0;  // shard pages + quantization buffer while loading
   uint64_t load_quantize_bytes = 0;   // of which on the device: quantizing the largest weight
   uint64_t dequant_bytes = 0;         // 4-bit: the weight dequantized for a matmul, at the peak
+  uint64_t first_grad_bytes = 0;      // full fine-tune: lm_head's gradient beside the logits
   uint64_t offloaded_bytes = 0;       // what the stack offloads to the host (checkpoints)
   uint64_t host_offload_bytes = 0;    // the same on a discrete GPU: host memory, not the peak
 
@@ -64,13 +65,17 @@ struct Footprint {
   uint64_t tensor_peak_bytes = 0;    // max of the two: compare with max_memory_allocated
   uint64_t steady_peak_bytes = 0;    // tensor peak + overhead + rollout
   uint64_t load_peak_bytes = 0;      // while loading the model
+  // A discrete GPU: what the run holds in host memory, outside the device's peaks (the host
+  // process + offloaded checkpoints). 0 on unified memory: both are in the one pool, in the
+  // peaks above.
+  uint64_t host_peak_bytes = 0;
   uint64_t peak_bytes() const { return std::max(steady_peak_bytes, load_peak_bytes); }
 
   std::vector<FootprintTerm> terms;  // display order, each with its formula
   std::vector<Message> notes;        // assumptions worth a line (which layers stay bf16, ...)
 
   // Set when the run is spread over devices > 1 (plan/sharding.h): every figure above is
-  // then one node's share.
+  // then one node's share (the whole run's terms are kept only as the shares' inputs).
   std::optional<ShardingInfo> sharding;
 };
 
@@ -83,13 +88,27 @@ struct FootprintOptions {
   // --devices and --sharding: the footprint is one node's share (plan/sharding.h).
   Parallelism parallel;
   // One pool shared by the GPU and the host (GB10): what a stack "offloads to the CPU" stays
-  // in it and is counted in the peak. false (a discrete GPU): offloaded bytes are host memory,
-  // on their own line (Footprint::host_offload_bytes), outside the device's peaks.
+  // in it and is counted in the peak, and so does the host process. false (a discrete GPU):
+  // offloaded bytes and the host process are host memory, on their own lines
+  // (Footprint::host_offload_bytes, host_process_bytes; their sum host_peak_bytes), outside
+  // the device's peaks.
   bool unified_memory = true;
 };
 
+// The footprint of one node: the whole run's terms, then (NodeFootprint) its shares of them
+// and every peak. One device is shares of 1: the same arithmetic.
 Footprint ComputeFootprint(const ModelSpec& spec, const Workload& workload,
                            const FootprintOptions& options = {});
+
+// Every peak, computed in this one place. `f` holds the whole run's terms as one device holds
+// them (term bytes, first gradient, dequantized weight, rollout, load transient, breakdown);
+// its peaks are not read. Applies the node's shares under options.parallel (SharesOfNode,
+// plan/sharding.h: shares of 1 and no buffers on one device) to the terms and the breakdown,
+// computes the backward, step, tensor, steady and load peaks from them with the workload's
+// allocator slack, and with devices > 1 sets f->sharding (single_device_peak_bytes: the same
+// terms on one device) and adds the sharding's notes. `workload` is ShardedWorkload's.
+void NodeFootprint(const ModelSpec& spec, const Workload& workload, const FootprintOptions& options,
+                   Footprint* f);
 
 // The allocator slack the overhead holds: this share of the tensor peak.
 inline constexpr double kAllocatorSlackFraction = 0.10;

@@ -192,6 +192,7 @@ nlohmann::json PlanToJson(const PlanResult& p) {
   j["step_peak_bytes"] = f.step_peak_bytes;
   j["steady_peak_bytes"] = f.steady_peak_bytes;
   j["load_peak_bytes"] = f.load_peak_bytes;
+  j["host_peak_bytes"] = f.host_peak_bytes;
   j["peak_bytes"] = f.peak_bytes();
   j["parallel"] = ParallelJson(f, p.options.parallel);
   j["budget_bytes"] = p.budget.budget_bytes;

@@ -1,7 +1,8 @@
-// Implementation notes. Every figure is derived from the single-device footprint's terms
-// (weights W, gradients G, optimizer states O, step transient S, activations A) and the
-// model's shapes; no constant is fitted. The mechanisms, with the files they come from
-// (docs/plan-formulas.md, "Sharding over N devices", has the formulas):
+// Implementation notes. Every share and buffer is derived from the whole run's terms
+// (weights W, gradients G, optimizer states O, step transient S) and the model's shapes; no
+// constant is fitted, and no peak is computed here (plan/footprint.cc does, from the shares). The
+// mechanisms, with the files they come from (docs/plan-formulas.md, "Sharding over N devices", has
+// the formulas):
 //  - DDP (pytorch/pytorch torch/nn/parallel/distributed.py, bucket_cap_mb 25 by default, the
 //    first bucket 1 MiB; torch/csrc/distributed/c10d/reducer.cpp initialize_buckets): the
 //    reducer allocates one flat tensor per bucket and every trainable parameter has a slot in
@@ -57,12 +58,6 @@ constexpr std::array<std::pair<std::string_view, Sharding>, 7> kShardings{{
     {"zero-3", Sharding::kZero3},
 }};
 
-// x / n, rounded up: a rank's share of a flat parameter is padded to a multiple of n.
-uint64_t Share(uint64_t x, int64_t n) {
-  const uint64_t d = static_cast<uint64_t>(n);
-  return x / d + (x % d != 0);
-}
-
 bool ShardsParams(Sharding s) { return s == Sharding::kFsdp || s == Sharding::kZero3; }
 bool ShardsStates(Sharding s) { return s != Sharding::kDdp; }
 bool IsZero(Sharding s) { return s == Sharding::kZero2 || s == Sharding::kZero3; }
@@ -84,7 +79,7 @@ struct Units {
   uint64_t root_trainable = 0;   // trainable parameters in the root unit
 };
 
-Units ModelUnits(const ModelSpec& s, const Workload& w, const Footprint& f) {
+Units ModelUnits(const ModelSpec& s, const Workload& w, const Footprint& whole) {
   Units u;
   for (bool dense : {true, false}) {
     uint64_t layer = 0;
@@ -109,34 +104,25 @@ Units ModelUnits(const ModelSpec& s, const Workload& w, const Footprint& f) {
   } else {
     // LoRA adapters live in the decoder layers only, alike in every layer.
     u.layer_trainable =
-        f.trainable_params / static_cast<uint64_t>(std::max<int64_t>(1, s.num_layers));
+        whole.trainable_params / static_cast<uint64_t>(std::max<int64_t>(1, s.num_layers));
   }
   return u;
 }
 
-// One node's extra buffers, at the start of backward and during the step, with their terms.
-struct Buffers {
-  uint64_t backward = 0;
-  uint64_t step = 0;
-  std::vector<FootprintTerm> terms;
-};
-
-Buffers SharingBuffers(const ModelSpec& s, const Workload& w, const Parallelism& p,
-                       const Footprint& f, const Units& u, uint64_t first_grad) {
-  Buffers b;
+// One node's own buffers under `p`, each with when it is alive.
+std::vector<NodeBuffer> NodeBuffers(const ModelSpec& s, const Workload& w, const Parallelism& p,
+                                    const Footprint& whole, const Units& u) {
+  std::vector<NodeBuffer> out;
   const double h2 = static_cast<double>(s.hidden_size) * static_cast<double>(s.hidden_size);
   const double c = DTypeBytes(w.compute_dtype);
   switch (p.sharding) {
-    case Sharding::kDdp: {
-      const uint64_t buckets = f.gradients_bytes;
-      b.backward = buckets + first_grad;
-      b.step = buckets;
-      b.terms.push_back({"ddp_buckets", Msg("DDP gradient buckets"), buckets,
-                         Msg("a slot for every gradient: {} trainable x {:g} B, in buckets of "
-                             "25 MiB (bucket_cap_mb)",
-                             FormatParamCount(f.trainable_params), u.param_bytes)});
+    case Sharding::kDdp:
+      out.push_back({"ddp_buckets", Msg("DDP gradient buckets"), whole.gradients_bytes,
+                     Msg("a slot for every gradient: {} trainable x {:g} B, in buckets of "
+                         "25 MiB (bucket_cap_mb)",
+                         FormatParamCount(whole.trainable_params), u.param_bytes),
+                     true, true});
       break;
-    }
     case Sharding::kFsdp: {
       const uint64_t gather =
           SaturatingBytes(static_cast<double>(u.root_params) * u.root_bytes +
@@ -145,49 +131,82 @@ Buffers SharingBuffers(const ModelSpec& s, const Workload& w, const Parallelism&
                               (w.method == Method::kFull ? 0 : u.param_bytes));
       const uint64_t grads = SaturatingBytes(
           static_cast<double>(u.root_trainable + u.layer_trainable) * u.param_bytes);
-      b.backward = gather + grads;
-      b.step = 0;
-      b.terms.push_back({"fsdp_gather", Msg("FSDP unsharded units"), gather,
-                         Msg("root unit (embeddings, lm_head) {} x {:g} B + 2 decoder layers "
-                             "{} x {:.4g} B each",
-                             FormatParamCount(u.root_params), u.root_bytes,
-                             FormatParamCount(u.layer_params), u.linear_bytes)});
-      b.terms.push_back({"fsdp_unsharded_grads", Msg("FSDP gradients before reduce-scatter"), grads,
-                         Msg("root unit {} + one decoder layer {} trainable x {:g} B",
-                             FormatParamCount(u.root_trainable),
-                             FormatParamCount(u.layer_trainable), u.param_bytes)});
+      out.push_back({"fsdp_gather", Msg("FSDP unsharded units"), gather,
+                     Msg("root unit (embeddings, lm_head) {} x {:g} B + 2 decoder layers "
+                         "{} x {:.4g} B each",
+                         FormatParamCount(u.root_params), u.root_bytes,
+                         FormatParamCount(u.layer_params), u.linear_bytes),
+                     true, false});
+      out.push_back({"fsdp_unsharded_grads", Msg("FSDP gradients before reduce-scatter"), grads,
+                     Msg("root unit {} + one decoder layer {} trainable x {:g} B",
+                         FormatParamCount(u.root_trainable), FormatParamCount(u.layer_trainable),
+                         u.param_bytes),
+                     true, false});
       break;
     }
     case Sharding::kZero2:
     case Sharding::kZero3: {
-      const uint64_t bucket = SaturatingBytes(h2 * c);
-      uint64_t gather = 0;
       if (p.sharding == Sharding::kZero3) {
         const double largest = std::max(static_cast<double>(u.largest_linear) * u.linear_bytes,
                                         static_cast<double>(EmbeddingParams(s)) * u.root_bytes);
-        gather = SaturatingBytes(largest + 0.9 * h2 * u.linear_bytes);
-        b.terms.push_back({"zero3_gather", Msg("ZeRO-3 gathered parameters"), gather,
-                           Msg("the largest parameter + prefetch bucket 0.9 x {}^2 x {:.4g} B",
-                               s.hidden_size, u.linear_bytes)});
+        out.push_back({"zero3_gather", Msg("ZeRO-3 gathered parameters"),
+                       SaturatingBytes(largest + 0.9 * h2 * u.linear_bytes),
+                       Msg("the largest parameter + prefetch bucket 0.9 x {}^2 x {:.4g} B",
+                           s.hidden_size, u.linear_bytes),
+                       true, false});
       }
-      b.terms.push_back({"zero_reduce_bucket", Msg("ZeRO reduce bucket"), bucket,
-                         Msg("reduce_bucket_size {}^2 x {:g} B", s.hidden_size, c)});
-      const uint64_t fp32_grads = u.param_bytes < 4
-                                      ? SaturatingBytes(static_cast<double>(f.trainable_params) *
-                                                        4 / static_cast<double>(p.devices))
-                                      : 0;
-      if (fp32_grads) {
-        b.terms.push_back({"zero_fp32_grads", Msg("ZeRO fp32 gradient partition (step)"),
-                           fp32_grads,
-                           Msg("{} trainable x 4 B / {} devices",
-                               FormatParamCount(f.trainable_params), p.devices)});
+      out.push_back({"zero_reduce_bucket", Msg("ZeRO reduce bucket"), SaturatingBytes(h2 * c),
+                     Msg("reduce_bucket_size {}^2 x {:g} B", s.hidden_size, c), true, false});
+      if (u.param_bytes < 4) {
+        out.push_back({"zero_fp32_grads", Msg("ZeRO fp32 gradient partition (step)"),
+                       SaturatingBytes(static_cast<double>(whole.trainable_params) * 4 /
+                                       static_cast<double>(p.devices)),
+                       Msg("{} trainable x 4 B / {} devices",
+                           FormatParamCount(whole.trainable_params), p.devices),
+                       false, true});
       }
-      b.backward = gather + bucket + first_grad;
-      b.step = fp32_grads;
       break;
     }
   }
-  return b;
+  return out;
+}
+
+// What the sharding assumes, one line each.
+std::vector<Message> ShardingNotes(const Parallelism& p) {
+  std::vector<Message> notes;
+  switch (p.sharding) {
+    case Sharding::kDdp:
+      notes.push_back(
+          Msg("ddp: every node holds the whole model, its gradients and optimizer states, and "
+              "the reducer's buckets copy every gradient (gradient_as_bucket_view off, the "
+              "default)"));
+      break;
+    case Sharding::kFsdp:
+      notes.push_back(
+          Msg("fsdp: parameters (the frozen base too), gradients and optimizer states are split "
+              "{} ways; the root unit (embeddings, lm_head) stays whole through forward and "
+              "backward, and two decoder layers are whole at a time (the one computing, the one "
+              "prefetched)",
+              p.devices));
+      break;
+    case Sharding::kZero2:
+    case Sharding::kZero3:
+      notes.push_back(
+          Msg("{}: DeepSpeed keeps an fp32 master partition and fp32 optimizer states: planned "
+              "as --master-weights; buckets at Transformers' \"auto\" sizes",
+              Name(p.sharding)));
+      break;
+  }
+  if (ShardsParams(p.sharding)) {
+    notes.push_back(
+        Msg("the load peak assumes each node loads only its share (sharded loading, or rank 0 "
+            "streaming tensors to the others); a loader that builds the whole model on every "
+            "node first needs the whole model in each node's pool"));
+  }
+  notes.push_back(
+      Msg("data parallel only: each node runs its own micro-batch, so activations and logits "
+          "are one device's; tensor parallelism over the link between Sparks is not planned"));
+  return notes;
 }
 
 }  // namespace
@@ -214,114 +233,40 @@ Workload ShardedWorkload(const Workload& w, const Parallelism& p) {
   return out;
 }
 
-void ShardFootprint(const ModelSpec& s, const Workload& w, const FootprintOptions& opt,
-                    Footprint* f) {
-  const Parallelism& p = opt.parallel;
-  if (p.devices <= 1) return;
-  const int64_t n = p.devices;
-  ShardingInfo info;
-  info.devices = n;
-  info.sharding = p.sharding;
-  info.single_device_peak_bytes = f->peak_bytes();
-  const Units u = ModelUnits(s, w, *f);
+uint64_t ShareOf(uint64_t bytes, int64_t ways) {
+  const uint64_t d = static_cast<uint64_t>(std::max<int64_t>(1, ways));
+  return bytes / d + (bytes % d != 0);
+}
+
+uint64_t NodeShares::backward_buffers_bytes() const {
+  uint64_t sum = 0;
+  for (const NodeBuffer& b : buffers) sum += b.at_backward ? b.bytes : 0;
+  return sum;
+}
+
+uint64_t NodeShares::step_buffers_bytes() const {
+  uint64_t sum = 0;
+  for (const NodeBuffer& b : buffers) sum += b.at_step ? b.bytes : 0;
+  return sum;
+}
+
+NodeShares SharesOfNode(const ModelSpec& s, const Workload& w, const Parallelism& p,
+                        const Footprint& whole) {
+  NodeShares out;
+  if (p.devices <= 1) return out;
+  out.devices = p.devices;
+  out.sharding = p.sharding;
+  if (ShardsParams(p.sharding)) out.weights_ways = p.devices;
+  if (ShardsStates(p.sharding)) out.states_ways = p.devices;
+  out.first_grad_in_buffers = p.sharding == Sharding::kFsdp;
+  const Units u = ModelUnits(s, w, whole);
   if (p.sharding == Sharding::kFsdp) {
-    info.layer_unit_params = u.layer_params;
-    info.root_unit_params = u.root_params;
+    out.layer_unit_params = u.layer_params;
+    out.root_unit_params = u.root_params;
   }
-  // What the single-device backward peak holds beyond weights, states and activations: a
-  // full fine-tune's first gradient (lm_head's) beside the logits.
-  const uint64_t single_base = f->weights_bytes + f->optimizer_bytes + f->activations_bytes;
-  const uint64_t first_grad =
-      f->backward_peak_bytes > single_base ? f->backward_peak_bytes - single_base : 0;
-
-  if (ShardsParams(p.sharding)) {
-    f->weights_bytes = Share(f->weights_bytes, n);
-    f->reference_bytes = Share(f->reference_bytes, n);
-  }
-  if (ShardsStates(p.sharding)) {
-    f->gradients_bytes = Share(f->gradients_bytes, n);
-    f->optimizer_bytes = Share(f->optimizer_bytes, n);
-    f->optimizer_step_bytes = Share(f->optimizer_step_bytes, n);
-  }
-  Buffers b = SharingBuffers(s, w, p, *f, u, first_grad);
-  f->backward_peak_bytes =
-      f->weights_bytes + f->optimizer_bytes + f->activations_bytes + b.backward;
-  f->step_peak_bytes =
-      f->weights_bytes + f->gradients_bytes + f->optimizer_bytes + f->optimizer_step_bytes + b.step;
-  f->tensor_peak_bytes = std::max(f->backward_peak_bytes, f->step_peak_bytes);
-  info.buffers_bytes = f->backward_peak_bytes >= f->step_peak_bytes ? b.backward : b.step;
-  if (!opt.overhead_bytes) {
-    f->allocator_slack_bytes =
-        SaturatingBytes(static_cast<double>(f->tensor_peak_bytes) * kAllocatorSlackFraction);
-    f->overhead_bytes = f->cuda_context_bytes + f->allocator_slack_bytes + f->host_process_bytes;
-  }
-  f->steady_peak_bytes = f->tensor_peak_bytes + f->overhead_bytes + f->rollout_bytes;
-  const uint64_t load_overhead =
-      opt.overhead_bytes ? *opt.overhead_bytes : f->cuda_context_bytes + f->host_process_bytes;
-  f->load_peak_bytes =
-      f->weights_bytes + f->load_transient_bytes + load_overhead + f->rollout_bytes;
-
-  // The breakdown: the shared terms say their share, the sharding's buffers follow the step.
-  std::vector<FootprintTerm> terms;
-  const Message share = Msg(" / {} devices", n);
-  for (FootprintTerm& t : f->terms) {
-    const bool params = t.key == "weights" && ShardsParams(p.sharding);
-    const bool states =
-        (t.key == "gradients" || t.key == "optimizer" || t.key == "optimizer_step") &&
-        ShardsStates(p.sharding);
-    if (params || states) {
-      t.formula = JoinMessages({t.formula, share}, "");
-      if (t.key == "weights") t.bytes = f->weights_bytes;
-      if (t.key == "gradients") t.bytes = f->gradients_bytes;
-      if (t.key == "optimizer") t.bytes = f->optimizer_bytes;
-      if (t.key == "optimizer_step") t.bytes = f->optimizer_step_bytes;
-    }
-    if (t.key == "overhead" && !opt.overhead_bytes) {
-      t.bytes = f->overhead_bytes;
-      t.formula = Msg("CUDA context {} + allocator slack 10 % of tensors {} + host process {}",
-                      GiB(f->cuda_context_bytes), GiB(f->allocator_slack_bytes),
-                      GiB(f->host_process_bytes));
-    }
-    terms.push_back(std::move(t));
-    if (terms.back().key == "optimizer_step") {
-      for (FootprintTerm& extra : b.terms) terms.push_back(std::move(extra));
-    }
-  }
-  f->terms = std::move(terms);
-
-  switch (p.sharding) {
-    case Sharding::kDdp:
-      f->notes.push_back(
-          Msg("ddp: every node holds the whole model, its gradients and optimizer states, and "
-              "the reducer's buckets copy every gradient (gradient_as_bucket_view off, the "
-              "default)"));
-      break;
-    case Sharding::kFsdp:
-      f->notes.push_back(
-          Msg("fsdp: parameters (the frozen base too), gradients and optimizer states are split "
-              "{} ways; the root unit (embeddings, lm_head) stays whole through forward and "
-              "backward, and two decoder layers are whole at a time (the one computing, the one "
-              "prefetched)",
-              n));
-      break;
-    case Sharding::kZero2:
-    case Sharding::kZero3:
-      f->notes.push_back(
-          Msg("{}: DeepSpeed keeps an fp32 master partition and fp32 optimizer states: planned "
-              "as --master-weights; buckets at Transformers' \"auto\" sizes",
-              Name(p.sharding)));
-      break;
-  }
-  if (ShardsParams(p.sharding)) {
-    f->notes.push_back(
-        Msg("the load peak assumes each node loads only its share (sharded loading, or rank 0 "
-            "streaming tensors to the others); a loader that builds the whole model on every "
-            "node first needs the whole model in each node's pool"));
-  }
-  f->notes.push_back(
-      Msg("data parallel only: each node runs its own micro-batch, so activations and logits "
-          "are one device's; tensor parallelism over the link between Sparks is not planned"));
-  f->sharding = info;
+  out.buffers = NodeBuffers(s, w, p, whole, u);
+  out.notes = ShardingNotes(p);
+  return out;
 }
 
 }  // namespace headroom

@@ -1,6 +1,8 @@
 // Sharding: a run spread over N devices (N DGX Sparks, one GPU each), and what each device
-// then holds. The single-device footprint (plan/footprint.h) is computed first; this module
-// rewrites its terms into one node's share, by the mechanism of each way of spreading it:
+// then holds. This module says only that: which share of the run's weights, gradients,
+// optimizer states and step transient one node keeps, and the sharding's own buffers
+// (NodeShares). The footprint (plan/footprint.h) computes every peak from those shares, in
+// one place; one device holds shares of 1 and no buffers. The mechanisms:
 //
 //   ddp    every node holds the whole model, its gradients and optimizer states, plus the
 //          reducer's gradient buckets (torch/nn/parallel/distributed.py,
@@ -20,8 +22,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "base/message.h"
 #include "base/result.h"
 #include "model/model_spec.h"
 #include "plan/workload.h"
@@ -29,7 +34,6 @@
 namespace headroom {
 
 struct Footprint;
-struct FootprintOptions;
 
 enum class Sharding { kDdp, kFsdp, kZero2, kZero3 };
 
@@ -65,10 +69,44 @@ struct ShardingInfo {
 // planned with --master-weights. Anything else, and one device: the workload unchanged.
 Workload ShardedWorkload(const Workload& w, const Parallelism& p);
 
-// Rewrites `f`, the single-device footprint of (spec, w, options), into one node's share
-// under options.parallel (devices > 1): terms, peaks, overhead and load peak; sets
-// f->sharding and adds the notes. `w` is ShardedWorkload's.
-void ShardFootprint(const ModelSpec& spec, const Workload& w, const FootprintOptions& options,
-                    Footprint* f);
+// One of a node's own buffers: a line of the breakdown (its key, label and formula) and
+// when it is alive.
+struct NodeBuffer {
+  std::string key;  // "ddp_buckets", "fsdp_gather", ...
+  Message label;
+  uint64_t bytes = 0;
+  Message formula;
+  bool at_backward = false;  // alive at the start of backward
+  bool at_step = false;      // alive during optimizer.step()
+};
+
+// What one node holds of the run: each whole term is split this many ways (share(x) =
+// ceil(x / ways), a flat parameter padded to a multiple of N), plus the sharding's own
+// buffers. NodeShares{} is one device: shares of 1, no buffers.
+struct NodeShares {
+  int64_t weights_ways = 1;  // weights and the DPO reference
+  int64_t states_ways = 1;   // gradients, optimizer states and the step's transient
+  // fsdp: the root unit's gradient, among the buffers, holds the full fine-tune's first
+  // gradient (lm_head's), so the footprint does not count it again.
+  bool first_grad_in_buffers = false;
+  std::vector<NodeBuffer> buffers;
+  std::vector<Message> notes;  // what the sharding assumes, one line each
+  int64_t devices = 1;
+  Sharding sharding = Sharding::kDdp;
+  uint64_t layer_unit_params = 0;  // fsdp: the largest decoder layer
+  uint64_t root_unit_params = 0;   // fsdp: embeddings and lm_head
+  bool per_node() const { return devices > 1; }
+  uint64_t backward_buffers_bytes() const;  // the buffers alive at the start of backward
+  uint64_t step_buffers_bytes() const;      // the buffers alive during the step
+};
+
+// share(x): one node's part of a whole term split `ways` ways, rounded up.
+uint64_t ShareOf(uint64_t bytes, int64_t ways);
+
+// What one node holds under `p` of the run whose whole terms are `whole` (term bytes and
+// trainable_params: the footprint of `w` on one device, before peaks). `w` is
+// ShardedWorkload's. p.devices <= 1: NodeShares{}.
+NodeShares SharesOfNode(const ModelSpec& spec, const Workload& w, const Parallelism& p,
+                        const Footprint& whole);
 
 }  // namespace headroom

@@ -58,6 +58,7 @@ Footprint Literal() {
   f.optimizer_bytes = kO;
   f.optimizer_step_bytes = kS;
   f.activations_bytes = kA;
+  f.first_grad_bytes = kFirst;  // the full fine-tune's first gradient, in the backward peak
   f.backward_peak_bytes = kW + kO + kA + kFirst;
   f.step_peak_bytes = kW + kG + kO + kS;
   f.tensor_peak_bytes = std::max(f.backward_peak_bytes, f.step_peak_bytes);
@@ -79,7 +80,7 @@ Footprint Sharded(Sharding sharding, int64_t devices = 2, const Workload& w = Fu
   Footprint f = Literal();
   FootprintOptions o;
   o.parallel = {devices, sharding, true};
-  ShardFootprint(Small(), w, o, &f);
+  NodeFootprint(Small(), w, o, &f);
   return f;
 }
 
@@ -172,7 +173,7 @@ TEST(Sharding, FsdpLoraShardsTheFrozenBaseAndGathersNoRootGradient) {
   f.trainable_params = 4'000'000;  // adapters, 1M per layer
   FootprintOptions o;
   o.parallel = {2, Sharding::kFsdp, true};
-  ShardFootprint(Small(), w, o, &f);
+  NodeFootprint(Small(), w, o, &f);
   EXPECT_EQ(f.weights_bytes, kW / 2);
   // The adapters are fp32 and sit in the decoder layers: one layer's 1M adapters' gradients.
   EXPECT_EQ(Term(f, "fsdp_unsharded_grads")->bytes, 1'000'000ULL * 4);

@@ -300,6 +300,70 @@ TEST_F(PlanCli, FrameworkProfiles) {
       << bad_platform.err;
 }
 
+// A discrete GPU's device peak is tensors + CUDA context + allocator slack: the host process
+// (Python, torch, the data loader) is host memory, on its own line and in host_peak_bytes.
+// On unified memory it draws from the one pool and stays in the peaks.
+TEST_F(PlanCli, DiscreteDevicePeakLeavesTheHostProcessToItsOwnLine) {
+  auto plan = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"plan",   "llama-3.1-8b", "--method", "lora",
+                                     "--json", "--root",       kIdle};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = RunCli(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  const auto unified = plan({"--platform", "unified"});
+  const auto discrete = plan({"--platform", "discrete"});
+  ASSERT_TRUE(unified.is_object());
+  ASSERT_TRUE(discrete.is_object());
+  auto bytes = [](const nlohmann::json& j, const char* key) { return j[key].get<uint64_t>(); };
+  auto term = [](const nlohmann::json& j, const char* key) {
+    return j["terms"][key].get<uint64_t>();
+  };
+  const uint64_t host = 3ULL << 29;  // 1.5 GiB
+  EXPECT_EQ(term(discrete, "host_process"), host);
+  EXPECT_EQ(term(unified, "host_process"), host);
+  EXPECT_EQ(bytes(discrete, "tensor_peak_bytes"), bytes(unified, "tensor_peak_bytes"));
+
+  // Discrete: the device's steady peak is tensors + context + slack; the host has its figure.
+  EXPECT_EQ(bytes(discrete, "steady_peak_bytes"), bytes(discrete, "tensor_peak_bytes") +
+                                                      term(discrete, "cuda_context") +
+                                                      term(discrete, "allocator_slack"));
+  EXPECT_EQ(term(discrete, "overhead"),
+            term(discrete, "cuda_context") + term(discrete, "allocator_slack"));
+  EXPECT_EQ(bytes(discrete, "host_peak_bytes"), host + term(discrete, "host_offload"));
+  EXPECT_EQ(bytes(discrete, "load_peak_bytes") + host, bytes(unified, "load_peak_bytes"));
+  bool host_line = false;
+  for (const auto& t : discrete["breakdown"]) {
+    host_line |= t["key"] == "host_process" && t["bytes"] == host;
+    if (t["key"] == "overhead") {
+      EXPECT_EQ(t["formula"].get<std::string>().find("host process"), std::string::npos)
+          << t["formula"];
+    }
+  }
+  EXPECT_TRUE(host_line);
+
+  // Unified: unchanged, the host process is in the pool and in the peaks.
+  EXPECT_EQ(bytes(unified, "steady_peak_bytes"), bytes(unified, "tensor_peak_bytes") +
+                                                     term(unified, "cuda_context") +
+                                                     term(unified, "allocator_slack") + host);
+  EXPECT_EQ(term(unified, "overhead"),
+            term(unified, "cuda_context") + term(unified, "allocator_slack") + host);
+  EXPECT_EQ(bytes(unified, "host_peak_bytes"), 0u);
+  for (const auto& t : unified["breakdown"]) EXPECT_NE(t["key"], "host_process");
+
+  // Offloaded checkpoints (unsloth) join the host process in the host's figure.
+  const auto unsloth = plan({"--platform", "discrete", "--framework", "unsloth"});
+  EXPECT_GT(term(unsloth, "host_offload"), 0u);
+  EXPECT_EQ(bytes(unsloth, "host_peak_bytes"), host + term(unsloth, "host_offload"));
+
+  const auto text = RunCli(
+      {"plan", "llama-3.1-8b", "--method", "lora", "--platform", "discrete", "--root", kIdle});
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("host memory: host process"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("outside the device's peaks"), std::string::npos) << text.out;
+}
+
 TEST_F(PlanCli, ListModelsJsonHasTheCatalog) {
   const auto r = RunCli({"plan", "--list-models", "--json"});
   ASSERT_EQ(r.status, 0);
