@@ -17,7 +17,7 @@
 //  - foreach AdamW/SGD steps hold about one parameter-sized buffer (torchtune RFC #389 ran
 //    out of memory with foreach and fit without it); a for-loop step holds the largest
 //    single tensor's worth; a fused step nothing worth counting.
-//  - Overhead: CUDA context and library handles 0.5-1 GB (planner_truth_dev.md), 800 MiB
+//  - Overhead: CUDA context and library handles 0.5-1 GB (docs/sources.md section 4), 800 MiB
 //    used; allocator slack 10 % of the tensor peak (reserved runs 5-20 % above allocated,
 //    same source), or the stack's 1/(2d) with expandable segments, on one device and on
 //    each node alike (NodePeaks computes every peak); the host process (Python, torch,
