@@ -115,8 +115,8 @@ std::optional<PlanInputs> ResolvePlanRequest(const PlanRequest& request, const P
                                              Message* error);
 
 // The JSON form: {"schema_version": 1, "model": "llama-3.1-8b", "method": "qlora", "batch": 4,
-// ...}, one key per flag given (underscores for dashes), numbers as numbers, on/off as
-// booleans, --lora-targets as an array of names.
+// ...}, one key per field of plan/plan_fields' table that the request holds (its json_key),
+// numbers as numbers, on/off as booleans, --lora-targets as an array of names.
 inline constexpr int kPlanRequestSchemaVersion = 1;
 nlohmann::json PlanRequestToJson(const PlanRequest& request);
 
