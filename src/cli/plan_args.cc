@@ -19,6 +19,7 @@
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "plan/framework_profile.h"
+#include "plan/plan_fields.h"
 #include "plan/plan_words.h"
 
 namespace headroom {
@@ -36,72 +37,26 @@ std::string FrameworkNamesForHelp() {
 }  // namespace
 
 void AddPlanInputFlags(CLI::App& app, PlanFlags& fl) {
-  app.add_option("model", fl.model, Tr("catalog name, e.g. llama-3.1-70b (see --list-models)"));
-  app.add_option("--from", fl.from,
-                 Tr("the run's own configuration file (axolotl, LLaMA-Factory, torchtune or TRL "
-                    "YAML, or TRL JSON); flags beside it override it"));
-  app.add_option("--framework", fl.framework,
-                 TrFormat("the training stack whose defaults the plan takes: {} (default hf; "
-                          "docs/plan-frameworks.md)",
-                          FrameworkNamesForHelp()));
-  app.add_option("--config", fl.config,
-                 Tr("a Hugging Face config.json, or a model folder holding one (safetensors "
-                    "headers are read for the exact count)"));
-  app.add_option("--params", fl.params, Tr("parameter count: 70B, 1.5e9, 350M"));
-  app.add_option("--hidden", fl.hidden, Tr("with --params: hidden size"));
-  app.add_option("--layers", fl.layers, Tr("with --params: decoder layers"));
-  app.add_option("--heads", fl.heads, Tr("with --params: attention heads"));
-  app.add_option("--kv-heads", fl.kv_heads, Tr("with --params: key/value heads"));
-  app.add_option("--intermediate", fl.intermediate, Tr("with --params: MLP width"));
-  app.add_option("--vocab", fl.vocab, Tr("with --params: vocabulary size"));
-  app.add_option("--experts", fl.experts, Tr("with --params: MoE experts"));
-  app.add_option("--active-experts", fl.active_experts, Tr("with --params: experts per token"));
-  app.add_option("--method", fl.method, Tr("full|lora|qlora|nvfp4-lora (default lora)"));
-  app.add_option("--lora-rank", fl.lora_rank, Tr("LoRA rank (default 16)"));
-  app.add_option("--lora-targets", fl.lora_targets,
-                 Tr("all-linear|attn|q,k,v,o,gate,up,down (default all-linear)"));
-  app.add_option("--lora-dropout", fl.lora_dropout,
-                 Tr("LoRA dropout (default 0.05; 0 saves its tensors)"));
-  app.add_option("--weight-dtype", fl.weight_dtype,
-                 Tr("fp32|bf16|fp16|fp8|int8|nf4|int4|nvfp4 (default from the method)"));
-  app.add_option("--double-quant", fl.double_quant,
-                 Tr("on|off: NF4 double quantization (default on)"));
-  app.add_option("--optimizer", fl.optimizer,
-                 Tr("adamw|adamw-8bit|sgd|adafactor (default from --framework: adamw; unsloth "
-                    "adamw-8bit)"));
-  app.add_option("--optimizer-step", fl.optimizer_step,
-                 Tr("foreach|fused|loop: how PyTorch runs the step (default from --framework)"));
-  app.add_flag("--master-weights", fl.master_weights,
-               Tr("keep an fp32 master copy (fp32 optimizer states)"));
-  app.add_option("--batch", fl.batch, Tr("micro-batch size (default 1)"));
-  app.add_option("--seq", fl.seq, Tr("sequence or packing length in tokens (default 2048)"));
-  app.add_option("--grad-ckpt", fl.grad_ckpt,
-                 Tr("on|off|offload: gradient checkpointing, offload keeping the checkpoints in "
-                    "host memory (default from --framework: on; unsloth offload)"));
-  app.add_option("--attention", fl.attention, Tr("sdpa|eager (default sdpa)"));
-  app.add_option("--loss", fl.loss,
-                 Tr("standard|chunked|fused: how the loss meets the logits (default from "
-                    "--framework: standard; torchtune chunked; unsloth fused)"));
-  app.add_option("--workload", fl.workload, Tr("sft|dpo|grpo (default sft)"));
-  app.add_option("--rollout-fraction", fl.rollout_fraction,
-                 Tr("GRPO: share of the pool the inference engine reserves, as vLLM's "
-                    "gpu-memory-utilization"));
-  app.add_option("--devices", fl.devices,
-                 Tr("nodes sharing the run, one device each, e.g. 2 DGX Sparks (default 1); the "
-                    "plan is per node"));
-  app.add_option("--sharding", fl.sharding,
-                 Tr("ddp|fsdp|zero2|zero3: how --devices share it (default ddp)"));
-  app.add_option(
-      "--reserve", fl.reserve,
-      Tr("kept back for the OS and driver (default 4GiB, or [plan] reserve in config.toml)"));
-  app.add_option("--budget", fl.budget, Tr("use this budget instead of MemAvailable - reserve"));
-  app.add_option(
-      "--overhead", fl.overhead,
-      Tr("replace the framework overhead estimate (CUDA context, allocator slack, host process)"));
-  AddRootFlag(app, fl.root);
-  app.add_option("--platform", fl.platform,
-                 Tr("unified|discrete: whether the GPU shares the host's memory (default: "
-                    "[platform] kind in config.toml, discrete only when it says so)"));
+  // One option per field of the table (plan/plan_fields), in its order, --from after the
+  // model; the help is the table's English msgid, translated here.
+  for (const PlanField& f : PlanFields()) {
+    const std::string flag(f.flag);
+    std::string help = Tr(f.help);
+    if (f.name == "framework") {  // its msgid has a field: the names
+      const std::string names = FrameworkNamesForHelp();
+      help = i18n_detail::FormatOrFallBack(help.c_str(), f.help, fmt::make_format_args(names));
+    }
+    if (f.kind == FieldKind::kFlag) {
+      app.add_flag(flag, fl.master_weights, help);
+    } else {
+      app.add_option(flag, fl.*f.text, help);
+    }
+    if (f.name == "model") {
+      app.add_option("--from", fl.from,
+                     Tr("the run's own configuration file (axolotl, LLaMA-Factory, torchtune or "
+                        "TRL YAML, or TRL JSON); flags beside it override it"));
+    }
+  }
 }
 
 std::vector<std::filesystem::path> HfCacheDirs(const GetEnvFn& getenv) {
@@ -120,17 +75,10 @@ std::vector<std::filesystem::path> HfCacheDirs(const GetEnvFn& getenv) {
 
 namespace {
 
-// A PlanFlagText field (RunConfig::set's names) and the option that sets it on the command
-// line; "" = no option of that name is defined here (yet).
-std::string OptionName(std::string_view field) {
-  if (field == "model") return "model";
-  std::string name = "--" + std::string(field);
-  std::replace(name.begin(), name.end(), '_', '-');
-  return name;
-}
-
+// Whether the field's option (plan/plan_fields' flag) was on the command line.
 bool Given(const CLI::App& app, std::string_view field) {
-  const CLI::Option* opt = app.get_option_no_throw(OptionName(field));
+  const PlanField* f = FindPlanField(field);
+  const CLI::Option* opt = f ? app.get_option_no_throw(std::string(f->flag)) : nullptr;
   return opt != nullptr && opt->count() > 0;
 }
 

@@ -33,7 +33,8 @@ struct PlanFlags : PlanFlagText {
   bool list_models = false;
 };
 
-// Registers the input flags (model, --from .. --platform) on `app`, in plan's --help order.
+// Registers the input flags on `app`: one per field of plan/plan_fields' table, in its order,
+// and --from after the model; the table's help translated.
 void AddPlanInputFlags(CLI::App& app, PlanFlags& fl);
 
 // The model, workload and budget the flags describe (ParsePlanRequest, ResolvePlanRequest);
