@@ -82,13 +82,22 @@ bool Given(const CLI::App& app, std::string_view field) {
   return opt != nullptr && opt->count() > 0;
 }
 
+// The fields `given` says were given.
+std::vector<std::string> GivenOf(const std::function<bool(std::string_view)>& given) {
+  std::vector<std::string> names;
+  for (const PlanField& f : PlanFields()) {
+    if (given(f.name)) names.emplace_back(f.name);
+  }
+  return names;
+}
+
 }  // namespace
 
 namespace {
 
 // ApplyRunConfig with "given on the command line" asked of `given`.
 RunConfig ApplyRunConfigGiven(const std::function<bool(std::string_view)>& given, PlanFlags& fl,
-                              const GetEnvFn& getenv) {
+                              const GetEnvFn& getenv, PlanSources* sources) {
   RunConfigContext context;
   context.hf_cache_dirs = HfCacheDirs(getenv);
   auto loaded = LoadRunConfig(fl.from, context);
@@ -99,18 +108,12 @@ RunConfig ApplyRunConfigGiven(const std::function<bool(std::string_view)>& given
     throw UsageError{"--from: " + TranslatedText(*config.model_error)};
   }
   if (model_given) config.model_origin.clear();  // the file's model is not the one planned
-  // A method on the command line makes the file's dtype moot, and a full method its LoRA.
-  const bool method_given = given("method");
-  const bool full = method_given && fl.method == "full";
-  PlanFlagText& text = fl;
-  for (const std::string& field : config.set) {
-    if (given(field)) continue;
-    if (model_given && (field == "model" || field == "config")) continue;
-    if (method_given && field == "weight_dtype") continue;
-    if (full && field.starts_with("lora_")) continue;
-    if (given("workload") && field == "rollout_fraction") continue;
-    *RunConfigField(text, field) = *RunConfigField(config.text, field);
-  }
+  // The file under the flags given (LayerPlanText decides what wins, and says so).
+  PlanTextLayer flags{fl, GivenOf(given)};
+  PlanTextLayer file{config.text, config.set};
+  LayeredPlanText layered = LayerPlanText(flags, &file);
+  static_cast<PlanFlagText&>(fl) = std::move(layered.text);
+  if (sources) *sources = std::move(layered.sources);
   return config;
 }
 
@@ -128,8 +131,15 @@ std::vector<std::string> WithFromPath(std::vector<std::string> words, const std:
 
 }  // namespace
 
-RunConfig ApplyRunConfig(const CLI::App& app, PlanFlags& fl, const GetEnvFn& getenv) {
-  return ApplyRunConfigGiven([&](std::string_view field) { return Given(app, field); }, fl, getenv);
+RunConfig ApplyRunConfig(const CLI::App& app, PlanFlags& fl, const GetEnvFn& getenv,
+                         PlanSources* sources) {
+  return ApplyRunConfigGiven([&](std::string_view field) { return Given(app, field); }, fl, getenv,
+                             sources);
+}
+
+PlanSources FlagSources(const CLI::App& app, const PlanFlags& fl) {
+  PlanTextLayer flags{fl, GivenOf([&](std::string_view field) { return Given(app, field); })};
+  return LayerPlanText(flags).sources;
 }
 
 PlanContext CliPlanContext(const CliEnv& env, const std::string& default_root) {
@@ -169,6 +179,7 @@ PlanWords ReadPlanWords(const std::vector<std::string>& words, std::string_view 
   }
   PlanWords out;
   out.words = words;
+  PlanSources sources;  // with --from: which fields the file gave
   if (!fl.from.empty()) {
     // Made absolute now: the same file, whichever folder the words are read again from.
     std::error_code ec;
@@ -179,7 +190,7 @@ PlanWords ReadPlanWords(const std::vector<std::string>& words, std::string_view 
              std::find(base_given.begin(), base_given.end(), field) != base_given.end();
     };
     try {
-      RunConfig config = ApplyRunConfigGiven(given, fl, std::getenv);
+      RunConfig config = ApplyRunConfigGiven(given, fl, std::getenv, &sources);
       out.from = FromFile{fl.from, std::move(config)};
     } catch (const UsageError& e) {
       throw UsageError{fmt::format("{}: {}", flag, e.message)};
@@ -190,6 +201,7 @@ PlanWords ReadPlanWords(const std::vector<std::string>& words, std::string_view 
   auto request = ParsePlanRequest(fl, &error);
   if (!request) throw UsageError{fmt::format("{}: {}", flag, TranslatedText(error))};
   out.request = std::move(*request);
+  if (!sources.empty()) out.request.sources = std::move(sources);
   return out;
 }
 

@@ -207,6 +207,7 @@ TEST(PlanArgsFields, EveryFieldIsAFlagWhoseValueSurvivesTheJournal) {
     const auto read = PlanRequestFromJson(PlanRequestToJson(request), &error);
     ASSERT_TRUE(read) << EnglishText(error);
     EXPECT_EQ(FieldText(RequestText(*read), f), sample->second.value);
+    EXPECT_EQ(read->sources.at(f.name), PlanSource::kFlag);
   }
 }
 

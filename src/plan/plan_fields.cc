@@ -409,4 +409,90 @@ PlanFlagText RequestText(const PlanRequest& request) {
   return text;
 }
 
+std::string_view Name(PlanSource s) {
+  switch (s) {
+    case PlanSource::kDefault:
+      return "default";
+    case PlanSource::kProfile:
+      return "profile";
+    case PlanSource::kFile:
+      return "file";
+    case PlanSource::kFlag:
+      return "flag";
+  }
+  return "default";
+}
+
+std::vector<std::string> GivenFields(const PlanFlagText& text) {
+  const PlanFlagText defaults;
+  std::vector<std::string> given;
+  for (const PlanField& f : kPlanFields) {
+    if (FieldText(text, f) != FieldText(defaults, f)) given.emplace_back(f.name);
+  }
+  return given;
+}
+
+namespace {
+
+bool Gives(const PlanTextLayer& layer, std::string_view name) {
+  for (const auto& g : layer.given) {
+    if (g == name) return true;
+  }
+  return false;
+}
+
+// Whether the file's value of `name` yields to what the flags give (LayerPlanText's rules).
+bool FileYields(std::string_view name, const PlanTextLayer& flags) {
+  const bool model_given =
+      Gives(flags, "model") || Gives(flags, "config") || Gives(flags, "params");
+  if (model_given && (name == "model" || name == "config")) return true;
+  if (Gives(flags, "method")) {
+    if (name == "weight_dtype") return true;
+    if (flags.text.method == "full" && name.starts_with("lora_")) return true;
+  }
+  return Gives(flags, "workload") && name == "rollout_fraction";
+}
+
+}  // namespace
+
+LayeredPlanText LayerPlanText(const PlanTextLayer& flags, const PlanTextLayer* file) {
+  LayeredPlanText out;
+  for (const PlanField& f : kPlanFields) {
+    if (Gives(flags, f.name)) {
+      SetFieldText(out.text, f, FieldText(flags.text, f));
+      out.sources[f.name] = PlanSource::kFlag;
+    } else if (file && Gives(*file, f.name) && !FileYields(f.name, flags)) {
+      SetFieldText(out.text, f, FieldText(file->text, f));
+      out.sources[f.name] = PlanSource::kFile;
+    } else {
+      out.sources[f.name] = PlanSource::kDefault;
+    }
+  }
+  // The profile of the framework chosen above fills what is still the default's "".
+  Framework framework = Framework::kHf;
+  if (!out.text.framework.empty()) {
+    auto parsed = ParseFramework(out.text.framework);
+    if (!parsed) return out;
+    framework = *parsed;
+  }
+  const FrameworkProfile& profile = ProfileOf(framework);
+  const auto method = ParseMethod(out.text.method);
+  const bool lora = method && IsLora(*method);
+  for (const PlanField& f : kPlanFields) {
+    if (!f.of_profile || !FieldText(out.text, f).empty()) continue;
+    if (f.name.starts_with("lora_") && !lora) continue;
+    std::string value = f.of_profile(profile);
+    if (value.empty()) continue;
+    SetFieldText(out.text, f, std::move(value));
+    out.sources[f.name] = PlanSource::kProfile;
+  }
+  return out;
+}
+
+nlohmann::json PlanSourcesToJson(const PlanSources& sources) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, source] : sources) j[std::string(name)] = Name(source);
+  return j;
+}
+
 }  // namespace headroom

@@ -6,6 +6,10 @@
 // run-config setters (plan/run_config) are made from it; a field added here reaches all
 // three. PlanFlagText holds the values; a static_assert in plan_fields.cc ties its members
 // to the rows.
+//
+// Which value a field takes is decided once, by LayerPlanText: a flag given on the command
+// line, else the run configuration's (--from FILE), else the framework profile's, else the
+// default (PlanFlagText's initializer); `sources` says which, for every field.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "plan/framework_profile.h"
 #include "plan/plan_request.h"
@@ -59,5 +64,31 @@ void SetFieldText(PlanFlagText& text, const PlanField& field, std::string value)
 
 // A typed request as the flag text that gives it back (PlanField::of_request, every field).
 PlanFlagText RequestText(const PlanRequest& request);
+
+// One layer of text: the values, and the fields (PlanField::name) it gives.
+struct PlanTextLayer {
+  PlanFlagText text;
+  std::vector<std::string> given;
+};
+
+struct LayeredPlanText {
+  PlanFlagText text;
+  PlanSources sources;
+};
+
+// The fields of `text` given, as ParsePlanRequest takes them: those whose text is not the
+// default's (PlanFlagText{}); "" where the default is not "" is given, and refused.
+std::vector<std::string> GivenFields(const PlanFlagText& text);
+
+// The one place a field's value is chosen: the flag given, else the file's, else the
+// profile's (of the framework the flags or the file name; none for a name that is no
+// framework: ParsePlanRequest refuses it), else the default. The file's model (and --config)
+// yields to a model, --config or --params among the flags, its weight dtype to a --method,
+// its LoRA fields to --method full, its rollout fraction to a --workload; a profile's LoRA
+// dropout is taken only by a LoRA method. Pure: reads nothing but its arguments.
+LayeredPlanText LayerPlanText(const PlanTextLayer& flags, const PlanTextLayer* file = nullptr);
+
+// {"batch": "flag", "seq": "file", ...}: every field.
+nlohmann::json PlanSourcesToJson(const PlanSources& sources);
 
 }  // namespace headroom

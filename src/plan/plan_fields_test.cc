@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "plan/run_config.h"
 #include "plan_field_samples.h"
 
 namespace headroom {
@@ -54,6 +55,83 @@ TEST(PlanFields, EveryFieldGivenSurvivesTheJsonRoundTrip) {
     const PlanRequest read = ThroughJson(text);
     EXPECT_EQ(FieldText(RequestText(read), f), sample->second.value);
   }
+}
+
+TEST(PlanFields, EveryFieldARunConfigSetsReachesThePlan) {
+  int reachable = 0;
+  for (const PlanField& f : PlanFields()) {
+    if (!f.run_config) continue;
+    SCOPED_TRACE(std::string(f.name));
+    const auto sample = testing::PlanFieldSamples().find(std::string(f.name));
+    ASSERT_NE(sample, testing::PlanFieldSamples().end());
+    PlanTextLayer file;
+    SetFieldText(file.text, f, sample->second.value);
+    file.given = {std::string(f.name)};
+    const LayeredPlanText layered = LayerPlanText({}, &file);
+    EXPECT_EQ(FieldText(layered.text, f), sample->second.value);
+    EXPECT_EQ(layered.sources.at(f.name), PlanSource::kFile);
+    ++reachable;
+  }
+  EXPECT_EQ(reachable, 20);  // the fields run_config.cc's readers set
+}
+
+TEST(PlanFields, LayersFlagOverFileOverProfileOverDefault) {
+  PlanTextLayer flags;
+  flags.text.batch = "8";
+  flags.given = {"batch"};
+  PlanTextLayer file;
+  file.text.batch = "2";
+  file.text.seq = "4096";
+  file.text.framework = "unsloth";
+  file.given = {"batch", "seq", "framework"};
+  const LayeredPlanText out = LayerPlanText(flags, &file);
+  EXPECT_EQ(out.text.batch, "8");
+  EXPECT_EQ(out.text.seq, "4096");
+  EXPECT_EQ(out.text.optimizer, "adamw-8bit");  // unsloth's profile
+  EXPECT_EQ(out.text.grad_ckpt, "offload");
+  EXPECT_EQ(out.text.lora_dropout, "0");
+  EXPECT_EQ(out.text.attention, "sdpa");  // the default
+  EXPECT_EQ(out.sources.at("batch"), PlanSource::kFlag);
+  EXPECT_EQ(out.sources.at("seq"), PlanSource::kFile);
+  EXPECT_EQ(out.sources.at("framework"), PlanSource::kFile);
+  EXPECT_EQ(out.sources.at("optimizer"), PlanSource::kProfile);
+  EXPECT_EQ(out.sources.at("attention"), PlanSource::kDefault);
+  EXPECT_EQ(out.sources.size(), PlanFields().size());
+  EXPECT_EQ(PlanSourcesToJson(out.sources)["seq"], "file");
+}
+
+TEST(PlanFields, TheFileYieldsToTheFlagsThatMakeItsValueMoot) {
+  PlanTextLayer file;
+  file.text.model = "llama-3-8b";
+  file.text.weight_dtype = "int8";
+  file.text.method = "qlora";
+  file.text.lora_rank = "8";
+  file.text.rollout_fraction = "0.5";
+  file.given = {"model", "weight_dtype", "method", "lora_rank", "rollout_fraction"};
+  PlanTextLayer flags;
+  flags.text.params = "7B";
+  flags.text.method = "full";
+  flags.text.workload = "dpo";
+  flags.given = {"params", "method", "workload"};
+  const LayeredPlanText out = LayerPlanText(flags, &file);
+  EXPECT_EQ(out.text.model, "");
+  EXPECT_EQ(out.text.weight_dtype, "");
+  EXPECT_EQ(out.text.lora_rank, "");
+  EXPECT_EQ(out.text.lora_dropout, "");  // no profile dropout for a full fine-tune
+  EXPECT_EQ(out.text.rollout_fraction, "");
+  EXPECT_EQ(out.sources.at("model"), PlanSource::kDefault);
+}
+
+TEST(PlanFields, AnUnknownFrameworkFillsNothingAndParsingRefusesIt) {
+  PlanTextLayer flags;
+  flags.text.model = "llama-3.1-8b";
+  flags.text.framework = "nope";
+  flags.given = GivenFields(flags.text);
+  const LayeredPlanText out = LayerPlanText(flags);
+  EXPECT_EQ(out.text.optimizer, "");
+  Message error;
+  EXPECT_FALSE(ParsePlanRequest(out.text, &error));
+  EXPECT_NE(EnglishText(error).find("--framework"), std::string::npos);
 }
 
 }  // namespace

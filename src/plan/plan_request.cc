@@ -462,14 +462,19 @@ std::optional<PlanRequest> ParsePlanRequest(const PlanFlagText& text, Message* e
   try {
     PlanRequest r;
     ParseModel(text, &r);
-    PlanFlagText filled = text;  // "" fields from the framework's profile
-    const auto framework = ApplyFrameworkDefaults(&filled);
-    if (!framework) FailFlag("--framework", framework.error().what);
-    r.workload = ParseWorkload(filled);
-    r.workload.framework = *framework;
-    ApplyProfileMechanisms(&r.workload, !text.lora_dropout.empty());
+    Framework framework = Framework::kHf;
+    if (!text.framework.empty()) {
+      auto parsed = ParseFramework(text.framework);
+      if (!parsed) FailFlag("--framework", parsed.error().what);
+      framework = *parsed;
+    }
+    const LayeredPlanText filled = LayerPlanText({text, GivenFields(text)});  // + the profile's
+    r.workload = ParseWorkload(filled.text);
+    r.workload.framework = framework;
+    ApplyProfileMechanisms(&r.workload, !filled.text.lora_dropout.empty());
     r.parallel = ParseParallel(text);
     ParseBudget(text, &r);
+    r.sources = filled.sources;
     return r;
   } catch (const FlagFailure& f) {
     *error = f.message;
@@ -496,6 +501,7 @@ std::optional<PlanInputs> ResolvePlanRequest(const PlanRequest& request, const P
     if (request.overhead_bytes) in.options.overhead_bytes = *request.overhead_bytes;
     in.options.parallel = request.parallel;
     in.options.unified_memory = request.unified_memory.value_or(context.unified_memory);
+    in.sources = request.sources;
     return in;
   } catch (const FlagFailure& f) {
     *error = f.message;

@@ -299,12 +299,6 @@ std::string_view Name(RunFormat f) {
   return "?";
 }
 
-std::string* RunConfigField(PlanFlagText& t, std::string_view name) {
-  // The fields a run configuration can decide: plan/plan_fields' rows marked run_config.
-  const PlanField* f = FindPlanField(name);
-  return f && f->run_config && f->text ? &(t.*f->text) : nullptr;
-}
-
 bool RunConfig::Sets(std::string_view field) const {
   return std::find(set.begin(), set.end(), field) != set.end();
 }

@@ -60,10 +60,6 @@ struct RunConfig {
   bool Sets(std::string_view field) const;
 };
 
-// The PlanFlagText field a RunConfig::set name stands for ("lora_rank" -> lora_rank), by
-// plan/plan_fields' table; nullptr for a name that is none, or that no file sets.
-std::string* RunConfigField(PlanFlagText& text, std::string_view name);
-
 // Which stack's file this is, by the keys only that stack uses; nullopt when none fits
 // (`*error` then lists what was looked for).
 std::optional<RunFormat> DetectRunFormat(const YamlNode& root, Message* error);
