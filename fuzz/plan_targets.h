@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "plan/plan_fields.h"
 #include "plan/plan_request.h"
 #include "plan/run_config.h"
 
@@ -25,15 +26,16 @@ inline bool PlanRequestHolds(std::string_view text) {
 
 // plan --from's front end (plan/run_config.h, fuzz/run_config_fuzz.cc). Invariants: no crash
 // and bounded work on any text; a refused file has a message that names it; an accepted one
-// names its format, sets only PlanFlagText fields that exist, and its flag text goes through
-// ParsePlanRequest (accepted or refused with a message) without a crash.
+// names its format, sets only fields a run configuration can set (plan/plan_fields), and its flag
+// text goes through ParsePlanRequest (accepted or refused with a message) without a crash.
 inline bool RunConfigHolds(std::string_view text) {
   auto config = headroom::ParseRunConfig(text, "fuzz.yaml", {});
   if (!config) return headroom::EnglishText(config.error().what).starts_with("fuzz.yaml");
   if (headroom::Name(config->format).empty()) return false;
   headroom::PlanFlagText flags = config->text;
   for (const auto& field : config->set) {
-    if (headroom::RunConfigField(flags, field) == nullptr) return false;
+    const headroom::PlanField* f = headroom::FindPlanField(field);
+    if (f == nullptr || !f->run_config) return false;
   }
   Message error;
   const auto request = headroom::ParsePlanRequest(flags, &error);

@@ -19,6 +19,7 @@
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "plan/framework_profile.h"
+#include "plan/plan_fields.h"
 #include "plan/plan_words.h"
 
 namespace headroom {
@@ -36,72 +37,26 @@ std::string FrameworkNamesForHelp() {
 }  // namespace
 
 void AddPlanInputFlags(CLI::App& app, PlanFlags& fl) {
-  app.add_option("model", fl.model, Tr("catalog name, e.g. llama-3.1-70b (see --list-models)"));
-  app.add_option("--from", fl.from,
-                 Tr("the run's own configuration file (axolotl, LLaMA-Factory, torchtune or TRL "
-                    "YAML, or TRL JSON); flags beside it override it"));
-  app.add_option("--framework", fl.framework,
-                 TrFormat("the training stack whose defaults the plan takes: {} (default hf; "
-                          "docs/plan-frameworks.md)",
-                          FrameworkNamesForHelp()));
-  app.add_option("--config", fl.config,
-                 Tr("a Hugging Face config.json, or a model folder holding one (safetensors "
-                    "headers are read for the exact count)"));
-  app.add_option("--params", fl.params, Tr("parameter count: 70B, 1.5e9, 350M"));
-  app.add_option("--hidden", fl.hidden, Tr("with --params: hidden size"));
-  app.add_option("--layers", fl.layers, Tr("with --params: decoder layers"));
-  app.add_option("--heads", fl.heads, Tr("with --params: attention heads"));
-  app.add_option("--kv-heads", fl.kv_heads, Tr("with --params: key/value heads"));
-  app.add_option("--intermediate", fl.intermediate, Tr("with --params: MLP width"));
-  app.add_option("--vocab", fl.vocab, Tr("with --params: vocabulary size"));
-  app.add_option("--experts", fl.experts, Tr("with --params: MoE experts"));
-  app.add_option("--active-experts", fl.active_experts, Tr("with --params: experts per token"));
-  app.add_option("--method", fl.method, Tr("full|lora|qlora|nvfp4-lora (default lora)"));
-  app.add_option("--lora-rank", fl.lora_rank, Tr("LoRA rank (default 16)"));
-  app.add_option("--lora-targets", fl.lora_targets,
-                 Tr("all-linear|attn|q,k,v,o,gate,up,down (default all-linear)"));
-  app.add_option("--lora-dropout", fl.lora_dropout,
-                 Tr("LoRA dropout (default 0.05; 0 saves its tensors)"));
-  app.add_option("--weight-dtype", fl.weight_dtype,
-                 Tr("fp32|bf16|fp16|fp8|int8|nf4|int4|nvfp4 (default from the method)"));
-  app.add_option("--double-quant", fl.double_quant,
-                 Tr("on|off: NF4 double quantization (default on)"));
-  app.add_option("--optimizer", fl.optimizer,
-                 Tr("adamw|adamw-8bit|sgd|adafactor (default from --framework: adamw; unsloth "
-                    "adamw-8bit)"));
-  app.add_option("--optimizer-step", fl.optimizer_step,
-                 Tr("foreach|fused|loop: how PyTorch runs the step (default from --framework)"));
-  app.add_flag("--master-weights", fl.master_weights,
-               Tr("keep an fp32 master copy (fp32 optimizer states)"));
-  app.add_option("--batch", fl.batch, Tr("micro-batch size (default 1)"));
-  app.add_option("--seq", fl.seq, Tr("sequence or packing length in tokens (default 2048)"));
-  app.add_option("--grad-ckpt", fl.grad_ckpt,
-                 Tr("on|off|offload: gradient checkpointing, offload keeping the checkpoints in "
-                    "host memory (default from --framework: on; unsloth offload)"));
-  app.add_option("--attention", fl.attention, Tr("sdpa|eager (default sdpa)"));
-  app.add_option("--loss", fl.loss,
-                 Tr("standard|chunked|fused: how the loss meets the logits (default from "
-                    "--framework: standard; torchtune chunked; unsloth fused)"));
-  app.add_option("--workload", fl.workload, Tr("sft|dpo|grpo (default sft)"));
-  app.add_option("--rollout-fraction", fl.rollout_fraction,
-                 Tr("GRPO: share of the pool the inference engine reserves, as vLLM's "
-                    "gpu-memory-utilization"));
-  app.add_option("--devices", fl.devices,
-                 Tr("nodes sharing the run, one device each, e.g. 2 DGX Sparks (default 1); the "
-                    "plan is per node"));
-  app.add_option("--sharding", fl.sharding,
-                 Tr("ddp|fsdp|zero2|zero3: how --devices share it (default ddp)"));
-  app.add_option(
-      "--reserve", fl.reserve,
-      Tr("kept back for the OS and driver (default 4GiB, or [plan] reserve in config.toml)"));
-  app.add_option("--budget", fl.budget, Tr("use this budget instead of MemAvailable - reserve"));
-  app.add_option(
-      "--overhead", fl.overhead,
-      Tr("replace the framework overhead estimate (CUDA context, allocator slack, host process)"));
-  AddRootFlag(app, fl.root);
-  app.add_option("--platform", fl.platform,
-                 Tr("unified|discrete: whether the GPU shares the host's memory (default: "
-                    "[platform] kind in config.toml, discrete only when it says so)"));
+  // One option per field of the table (plan/plan_fields), in its order, --from after the
+  // model; the help is the table's English msgid, translated here.
+  for (const PlanField& f : PlanFields()) {
+    const std::string flag(f.flag);
+    std::string help = Tr(f.help);
+    if (f.name == "framework") {  // its msgid has a field: the names
+      const std::string names = FrameworkNamesForHelp();
+      help = i18n_detail::FormatOrFallBack(help.c_str(), f.help, fmt::make_format_args(names));
+    }
+    if (f.kind == FieldKind::kFlag) {
+      app.add_flag(flag, fl.master_weights, help);
+    } else {
+      app.add_option(flag, fl.*f.text, help);
+    }
+    if (f.name == "model") {
+      app.add_option("--from", fl.from,
+                     Tr("the run's own configuration file (axolotl, LLaMA-Factory, torchtune or "
+                        "TRL YAML, or TRL JSON); flags beside it override it"));
+    }
+  }
 }
 
 std::vector<std::filesystem::path> HfCacheDirs(const GetEnvFn& getenv) {
@@ -120,18 +75,20 @@ std::vector<std::filesystem::path> HfCacheDirs(const GetEnvFn& getenv) {
 
 namespace {
 
-// A PlanFlagText field (RunConfig::set's names) and the option that sets it on the command
-// line; "" = no option of that name is defined here (yet).
-std::string OptionName(std::string_view field) {
-  if (field == "model") return "model";
-  std::string name = "--" + std::string(field);
-  std::replace(name.begin(), name.end(), '_', '-');
-  return name;
+// Whether the field's option (plan/plan_fields' flag) was on the command line.
+bool Given(const CLI::App& app, std::string_view field) {
+  const PlanField* f = FindPlanField(field);
+  const CLI::Option* opt = f ? app.get_option_no_throw(std::string(f->flag)) : nullptr;
+  return opt != nullptr && opt->count() > 0;
 }
 
-bool Given(const CLI::App& app, std::string_view field) {
-  const CLI::Option* opt = app.get_option_no_throw(OptionName(field));
-  return opt != nullptr && opt->count() > 0;
+// The fields `given` says were given.
+std::vector<std::string> GivenOf(const std::function<bool(std::string_view)>& given) {
+  std::vector<std::string> names;
+  for (const PlanField& f : PlanFields()) {
+    if (given(f.name)) names.emplace_back(f.name);
+  }
+  return names;
 }
 
 }  // namespace
@@ -140,7 +97,7 @@ namespace {
 
 // ApplyRunConfig with "given on the command line" asked of `given`.
 RunConfig ApplyRunConfigGiven(const std::function<bool(std::string_view)>& given, PlanFlags& fl,
-                              const GetEnvFn& getenv) {
+                              const GetEnvFn& getenv, PlanSources* sources) {
   RunConfigContext context;
   context.hf_cache_dirs = HfCacheDirs(getenv);
   auto loaded = LoadRunConfig(fl.from, context);
@@ -151,18 +108,12 @@ RunConfig ApplyRunConfigGiven(const std::function<bool(std::string_view)>& given
     throw UsageError{"--from: " + TranslatedText(*config.model_error)};
   }
   if (model_given) config.model_origin.clear();  // the file's model is not the one planned
-  // A method on the command line makes the file's dtype moot, and a full method its LoRA.
-  const bool method_given = given("method");
-  const bool full = method_given && fl.method == "full";
-  PlanFlagText& text = fl;
-  for (const std::string& field : config.set) {
-    if (given(field)) continue;
-    if (model_given && (field == "model" || field == "config")) continue;
-    if (method_given && field == "weight_dtype") continue;
-    if (full && field.starts_with("lora_")) continue;
-    if (given("workload") && field == "rollout_fraction") continue;
-    *RunConfigField(text, field) = *RunConfigField(config.text, field);
-  }
+  // The file under the flags given (LayerPlanText decides what wins, and says so).
+  PlanTextLayer flags{fl, GivenOf(given)};
+  PlanTextLayer file{config.text, config.set};
+  LayeredPlanText layered = LayerPlanText(flags, &file);
+  static_cast<PlanFlagText&>(fl) = std::move(layered.text);
+  if (sources) *sources = std::move(layered.sources);
   return config;
 }
 
@@ -180,8 +131,15 @@ std::vector<std::string> WithFromPath(std::vector<std::string> words, const std:
 
 }  // namespace
 
-RunConfig ApplyRunConfig(const CLI::App& app, PlanFlags& fl, const GetEnvFn& getenv) {
-  return ApplyRunConfigGiven([&](std::string_view field) { return Given(app, field); }, fl, getenv);
+RunConfig ApplyRunConfig(const CLI::App& app, PlanFlags& fl, const GetEnvFn& getenv,
+                         PlanSources* sources) {
+  return ApplyRunConfigGiven([&](std::string_view field) { return Given(app, field); }, fl, getenv,
+                             sources);
+}
+
+PlanSources FlagSources(const CLI::App& app, const PlanFlags& fl) {
+  PlanTextLayer flags{fl, GivenOf([&](std::string_view field) { return Given(app, field); })};
+  return LayerPlanText(flags).sources;
 }
 
 PlanContext CliPlanContext(const CliEnv& env, const std::string& default_root) {
@@ -221,6 +179,7 @@ PlanWords ReadPlanWords(const std::vector<std::string>& words, std::string_view 
   }
   PlanWords out;
   out.words = words;
+  PlanSources sources;  // with --from: which fields the file gave
   if (!fl.from.empty()) {
     // Made absolute now: the same file, whichever folder the words are read again from.
     std::error_code ec;
@@ -231,7 +190,7 @@ PlanWords ReadPlanWords(const std::vector<std::string>& words, std::string_view 
              std::find(base_given.begin(), base_given.end(), field) != base_given.end();
     };
     try {
-      RunConfig config = ApplyRunConfigGiven(given, fl, std::getenv);
+      RunConfig config = ApplyRunConfigGiven(given, fl, std::getenv, &sources);
       out.from = FromFile{fl.from, std::move(config)};
     } catch (const UsageError& e) {
       throw UsageError{fmt::format("{}: {}", flag, e.message)};
@@ -242,6 +201,7 @@ PlanWords ReadPlanWords(const std::vector<std::string>& words, std::string_view 
   auto request = ParsePlanRequest(fl, &error);
   if (!request) throw UsageError{fmt::format("{}: {}", flag, TranslatedText(error))};
   out.request = std::move(*request);
+  if (!sources.empty()) out.request.sources = std::move(sources);
   return out;
 }
 

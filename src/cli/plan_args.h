@@ -33,7 +33,8 @@ struct PlanFlags : PlanFlagText {
   bool list_models = false;
 };
 
-// Registers the input flags (model, --from .. --platform) on `app`, in plan's --help order.
+// Registers the input flags on `app`: one per field of plan/plan_fields' table, in its order,
+// and --from after the model; the table's help translated.
 void AddPlanInputFlags(CLI::App& app, PlanFlags& fl);
 
 // The model, workload and budget the flags describe (ParsePlanRequest, ResolvePlanRequest);
@@ -45,11 +46,18 @@ PlanInputs ResolvePlanInputs(const PlanFlags& fl, const CliEnv& env);
 // from HEADROOM_RESERVE, [plan] reserve or its default.
 PlanContext CliPlanContext(const CliEnv& env, const std::string& default_root = "");
 
-// plan --from: the file's values laid under the command line's, in `fl` (a flag `app`
-// counted wins over the file; a model, --config or --params on the command line replaces the
-// file's model). Throws UsageError naming the file and key. `getenv` gives the Hugging Face
-// cache's place (HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, HOME).
-RunConfig ApplyRunConfig(const CLI::App& app, PlanFlags& fl, const GetEnvFn& getenv);
+// plan --from: the file's values laid under the command line's, in `fl` (plan/plan_fields
+// LayerPlanText: a flag `app` counted wins over the file, the file over the framework's
+// profile; a model, --config or --params on the command line replaces the file's model).
+// `*sources` (when not null): where each field came from. Throws UsageError naming the file
+// and key. `getenv` gives the Hugging Face cache's place (HF_HUB_CACHE, HF_HOME,
+// XDG_CACHE_HOME, HOME).
+RunConfig ApplyRunConfig(const CLI::App& app, PlanFlags& fl, const GetEnvFn& getenv,
+                         PlanSources* sources = nullptr);
+
+// Without --from: where each field came from, a flag `app` counted, the framework's profile
+// or the default.
+PlanSources FlagSources(const CLI::App& app, const PlanFlags& fl);
 
 // --from FILE as words gave it: the file as read, and its path made absolute (a ladder
 // re-plans from the journal, maybe from another folder: the words it records name this path).

@@ -9,11 +9,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "cli/ladder_flags.h"
+#include "plan/plan_fields.h"
 #include "plan/plan_words.h"
+#include "plan_field_samples.h"
 #include "sys/sysroot.h"
 #include "testing_files.h"
 
@@ -178,6 +181,34 @@ TEST_F(PlanWordsFrom, DoctorsWorkloadTakesAFileAndItsWordsOverrideIt) {
               ParseWorkloadRequest("from /nonexistent/run.yml");
             }).find("--workload: --from: "),
             std::string::npos);
+}
+
+// Regression (issue 30): a field missing from one of the hand-kept lists (the flags, the JSON
+// keys, the run-config names) was silently dropped when ladder or doctor re-planned a stored
+// request. Every field of the table is a flag of plan's, and what the flag gives, read from
+// words as `ladder start --plan-args` reads them, survives the JSON form the journal stores.
+TEST(PlanArgsFields, EveryFieldIsAFlagWhoseValueSurvivesTheJournal) {
+  for (const PlanField& f : PlanFields()) {
+    SCOPED_TRACE(std::string(f.name));
+    const auto sample = testing::PlanFieldSamples().find(std::string(f.name));
+    ASSERT_NE(sample, testing::PlanFieldSamples().end());
+    std::map<std::string, std::string> values = {{"model", "llama-3.1-8b"}};
+    for (const auto& [name, value] : sample->second.with) values[name] = value;
+    values[std::string(f.name)] = sample->second.value;
+    std::vector<std::string> words;
+    for (const auto& [name, value] : values) {
+      const PlanField* field = FindPlanField(name);
+      if (value.empty()) continue;
+      if (field->name != "model") words.emplace_back(field->flag);
+      if (field->kind != FieldKind::kFlag) words.push_back(value);
+    }
+    const PlanRequest request = ParsePlanWords(words, "--plan-args");
+    Message error;
+    const auto read = PlanRequestFromJson(PlanRequestToJson(request), &error);
+    ASSERT_TRUE(read) << EnglishText(error);
+    EXPECT_EQ(FieldText(RequestText(*read), f), sample->second.value);
+    EXPECT_EQ(read->sources.at(f.name), PlanSource::kFlag);
+  }
 }
 
 }  // namespace

@@ -61,8 +61,14 @@ int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
 
   try {
     std::optional<RunConfig> from;
-    if (!fl.from.empty()) from = ApplyRunConfig(app, fl, std::getenv);
-    const PlanInputs in = ResolvePlanInputs(fl, env);
+    PlanSources sources;
+    if (!fl.from.empty()) {
+      from = ApplyRunConfig(app, fl, std::getenv, &sources);
+    } else {
+      sources = FlagSources(app, fl);
+    }
+    PlanInputs in = ResolvePlanInputs(fl, env);
+    in.sources = std::move(sources);  // the command line's, which the request cannot tell
     const PlanResult plan = MakePlan(in);
     const auto journal = JournalPath(env, fl.journal);
     const auto local = journal ? LocalAnchors(*journal, in.spec, fl.model, in.workload)

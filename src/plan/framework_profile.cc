@@ -9,7 +9,7 @@
 
 #include "base/message.h"
 #include "base/text.h"
-#include "plan/plan_request.h"
+#include "plan/plan_fields.h"
 
 namespace headroom {
 namespace {
@@ -170,14 +170,8 @@ Result<Framework> ApplyFrameworkDefaults(PlanFlagText* text) {
     if (!parsed) return parsed;
     f = *parsed;
   }
-  const FrameworkProfile& p = ProfileOf(f);
-  auto fill = [](std::string* field, std::string_view value) {
-    if (field->empty()) *field = std::string(value);
-  };
-  fill(&text->optimizer, Name(p.optimizer));
-  fill(&text->optimizer_step, Name(p.optimizer_step));
-  fill(&text->loss, Name(p.loss));
-  fill(&text->grad_ckpt, !p.grad_ckpt ? "off" : p.offload_checkpoints ? "offload" : "on");
+  // The fields the profile fills (plan/plan_fields' table, LayerPlanText's profile layer).
+  *text = LayerPlanText({*text, GivenFields(*text)}).text;
   return f;
 }
 

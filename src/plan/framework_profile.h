@@ -53,9 +53,11 @@ std::string ParseableFrameworkNames();
 // and sequence defaults).
 Workload ProfileWorkload(Framework f);
 
-// The flags' text with every field the profile fills and the flags left empty ("") set to
-// the profile's value, and the framework parsed from `text.framework` ("" = hf). The
-// profile-only mechanisms are applied by ApplyProfileMechanisms. On an unknown name, an
+// The flags' text with every field the profile fills (plan/plan_fields' table: optimizer,
+// optimizer_step, loss, grad_ckpt, master_weights, and lora_dropout with a LoRA method) and
+// the flags left empty ("") set to the profile's value, and the framework parsed from
+// `text.framework` ("" = hf). The profile-only mechanisms are applied by
+// ApplyProfileMechanisms. On an unknown name, an
 // error naming --framework and listing the names.
 Result<Framework> ApplyFrameworkDefaults(PlanFlagText* text);
 

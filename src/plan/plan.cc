@@ -2,6 +2,7 @@
 
 #include "model/catalog.h"
 #include "plan/framework_profile.h"
+#include "plan/plan_fields.h"
 
 namespace headroom {
 namespace {
@@ -133,6 +134,7 @@ PlanResult MakePlan(const PlanInputs& in) {
   PlanResult p = MakePlan(in.spec, in.workload, in.budget, in.options);
   p.model_source = in.model_source;
   p.model_notes = in.model_notes;
+  p.sources = in.sources;
   return p;
 }
 
@@ -146,6 +148,8 @@ nlohmann::json PlanToJson(const PlanResult& p) {
   j["schema_version"] = kPlanSchemaVersion;
   j["model"] = ModelJson(p);
   j["workload"] = WorkloadJson(w);
+  // Where each input came from: flag, file (--from), profile (--framework's) or default.
+  if (!p.sources.empty()) j["sources"] = PlanSourcesToJson(p.sources);
   const FrameworkProfile& profile = ProfileOf(w.framework);
   j["framework"] = {
       {"name", profile.name},

@@ -33,6 +33,7 @@ struct PlanResult {
   Verdict verdict = Verdict::kFits;
   AnchorMatch anchor;
   std::vector<Advice> advice;
+  PlanSources sources;  // where each input field came from (PlanInputs::sources)
 };
 
 PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budget& budget,

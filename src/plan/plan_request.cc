@@ -16,6 +16,7 @@
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "plan/framework_profile.h"
+#include "plan/plan_fields.h"
 #include "sys/meminfo.h"
 #include "sys/sysroot.h"
 
@@ -42,15 +43,19 @@ std::optional<int64_t> OptionalInt(const std::string& text, std::string_view fla
   return Need(ParsePositiveInt(text), flag);
 }
 
-// The bounds CompleteAndValidate holds a model to (model/model_spec.cc): no dimension past
-// 2^24, no vocabulary past 2^26. A shape flag past them is refused by its own name here,
-// where the architecture's check would blame --params.
-constexpr int64_t kMaxShapeDim = int64_t{1} << 24;
-constexpr int64_t kMaxShapeVocab = int64_t{1} << 26;
+// A count's bound, from its row in plan/plan_fields (where each one's reason is given).
+int64_t MaxOf(std::string_view flag) {
+  for (const PlanField& f : PlanFields()) {
+    if (f.flag == flag) return f.max;
+  }
+  return 0;
+}
 
-std::optional<int64_t> ShapeInt(const std::string& text, std::string_view flag,
-                                int64_t max = kMaxShapeDim) {
+// A model dimension, refused by its own flag past its bound, where the architecture's check
+// (model/model_spec.cc CompleteAndValidate) would blame --params.
+std::optional<int64_t> ShapeInt(const std::string& text, std::string_view flag) {
   const std::optional<int64_t> v = OptionalInt(text, flag);
+  const int64_t max = MaxOf(flag);
   if (v && *v > max) throw FlagFailure{Msg("{}: {} is absurdly large (at most {})", flag, *v, max)};
   return v;
 }
@@ -108,7 +113,7 @@ void ParseModel(const PlanFlagText& fl, PlanRequest* r) {
   s.heads = ShapeInt(fl.heads, "--heads");
   s.kv_heads = ShapeInt(fl.kv_heads, "--kv-heads");
   s.intermediate = ShapeInt(fl.intermediate, "--intermediate");
-  s.vocab = ShapeInt(fl.vocab, "--vocab", kMaxShapeVocab);
+  s.vocab = ShapeInt(fl.vocab, "--vocab");
   if (!fl.experts.empty()) {
     s.experts = ShapeInt(fl.experts, "--experts");
     s.active_experts = ShapeInt(fl.active_experts, "--active-experts");
@@ -167,10 +172,10 @@ Workload ParseWorkload(const PlanFlagText& fl) {
   w.master_weights = fl.master_weights;
   w.batch = Need(ParsePositiveInt(fl.batch), "--batch");
   w.seq = Need(ParsePositiveInt(fl.seq), "--seq");
-  // 2^24 tokens per sample and 2^20 samples per batch are far past any real run and keep
-  // the products inside 64-bit arithmetic.
-  if (w.seq > (1 << 24)) throw FlagFailure{Msg("--seq: {} is absurdly large", w.seq)};
-  if (w.batch > (1 << 20)) throw FlagFailure{Msg("--batch: {} is absurdly large", w.batch)};
+  // The bounds (plan/plan_fields) are far past any real run and keep the products inside
+  // 64-bit arithmetic.
+  if (w.seq > MaxOf("--seq")) throw FlagFailure{Msg("--seq: {} is absurdly large", w.seq)};
+  if (w.batch > MaxOf("--batch")) throw FlagFailure{Msg("--batch: {} is absurdly large", w.batch)};
   if (fl.grad_ckpt == "offload") {
     w.grad_ckpt = w.offload_checkpoints = true;
   } else if (fl.grad_ckpt == "on" || fl.grad_ckpt == "off") {
@@ -199,9 +204,9 @@ Parallelism ParseParallel(const PlanFlagText& fl) {
   Parallelism p;
   if (!fl.devices.empty()) {
     p.devices = Need(ParsePositiveInt(fl.devices), "--devices");
-    if (p.devices > kMaxDevices) {
+    if (p.devices > MaxOf("--devices")) {
       throw FlagFailure{
-          Msg("--devices: {} is absurdly large (at most {})", p.devices, kMaxDevices)};
+          Msg("--devices: {} is absurdly large (at most {})", p.devices, MaxOf("--devices"))};
     }
   }
   if (!fl.sharding.empty()) {
@@ -355,104 +360,88 @@ Budget ResolveBudget(const PlanRequest& r, const PlanContext& context) {
   return BudgetFromMemInfo(*info, reserve, root.Path("proc/meminfo").string());
 }
 
-// The JSON reader's table: each key, the kind of value it takes, and the flag text it fills.
-enum class Kind { kText, kCount, kFraction, kOnOff, kFlag, kNames, kCheckpoint };
-struct Key {
-  const char* name;
-  Kind kind;
-  std::string PlanFlagText::*text;  // null for kFlag (master_weights)
-};
-constexpr Key kKeys[] = {
-    {"model", Kind::kText, &PlanFlagText::model},
-    {"framework", Kind::kText, &PlanFlagText::framework},
-    {"config", Kind::kText, &PlanFlagText::config},
-    {"params", Kind::kCount, &PlanFlagText::params},
-    {"hidden", Kind::kCount, &PlanFlagText::hidden},
-    {"layers", Kind::kCount, &PlanFlagText::layers},
-    {"heads", Kind::kCount, &PlanFlagText::heads},
-    {"kv_heads", Kind::kCount, &PlanFlagText::kv_heads},
-    {"intermediate", Kind::kCount, &PlanFlagText::intermediate},
-    {"vocab", Kind::kCount, &PlanFlagText::vocab},
-    {"experts", Kind::kCount, &PlanFlagText::experts},
-    {"active_experts", Kind::kCount, &PlanFlagText::active_experts},
-    {"method", Kind::kText, &PlanFlagText::method},
-    {"lora_rank", Kind::kCount, &PlanFlagText::lora_rank},
-    {"lora_targets", Kind::kNames, &PlanFlagText::lora_targets},
-    {"lora_dropout", Kind::kFraction, &PlanFlagText::lora_dropout},
-    {"weight_dtype", Kind::kText, &PlanFlagText::weight_dtype},
-    {"double_quant", Kind::kOnOff, &PlanFlagText::double_quant},
-    {"optimizer", Kind::kText, &PlanFlagText::optimizer},
-    {"optimizer_step", Kind::kText, &PlanFlagText::optimizer_step},
-    {"master_weights", Kind::kFlag, nullptr},
-    {"batch", Kind::kCount, &PlanFlagText::batch},
-    {"seq", Kind::kCount, &PlanFlagText::seq},
-    {"grad_ckpt", Kind::kCheckpoint, &PlanFlagText::grad_ckpt},
-    {"attention", Kind::kText, &PlanFlagText::attention},
-    {"loss", Kind::kText, &PlanFlagText::loss},
-    {"workload", Kind::kText, &PlanFlagText::workload},
-    {"rollout_fraction", Kind::kFraction, &PlanFlagText::rollout_fraction},
-    {"budget_bytes", Kind::kCount, &PlanFlagText::budget},
-    {"reserve_bytes", Kind::kCount, &PlanFlagText::reserve},
-    {"overhead_bytes", Kind::kCount, &PlanFlagText::overhead},
-    {"root", Kind::kText, &PlanFlagText::root},
-    {"devices", Kind::kCount, &PlanFlagText::devices},
-    {"sharding", Kind::kText, &PlanFlagText::sharding},
-    {"platform", Kind::kText, &PlanFlagText::platform},
-};
-
 [[noreturn]] void FailKey(Message what) { throw FlagFailure{std::move(what)}; }
 
-// One JSON value as the text its flag would have been given.
-void ReadKey(const Key& key, const nlohmann::json& v, PlanFlagText* text) {
-  switch (key.kind) {
-    case Kind::kText:
-      if (!v.is_string()) FailKey(Msg("plan request: \"{}\" is not a string", key.name));
-      text->*key.text = v.get<std::string>();
+// One JSON value as the text its flag would have been given (the field's kind, from the
+// table in plan/plan_fields).
+void ReadKey(const PlanField& field, const nlohmann::json& v, PlanFlagText* text) {
+  const std::string key(field.json_key);
+  switch (field.kind) {
+    case FieldKind::kText:
+      if (!v.is_string()) FailKey(Msg("plan request: \"{}\" is not a string", key));
+      SetFieldText(*text, field, v.get<std::string>());
       return;
-    case Kind::kCount:
+    case FieldKind::kCount:
       // Signed or unsigned integers; a negative one is refused by the flag's own check.
       if (v.is_number_unsigned()) {
-        text->*key.text = std::to_string(v.get<uint64_t>());
+        SetFieldText(*text, field, std::to_string(v.get<uint64_t>()));
       } else if (v.is_number_integer()) {
-        text->*key.text = std::to_string(v.get<int64_t>());
+        SetFieldText(*text, field, std::to_string(v.get<int64_t>()));
       } else {
-        FailKey(Msg("plan request: \"{}\" is not an integer", key.name));
+        FailKey(Msg("plan request: \"{}\" is not an integer", key));
       }
       return;
-    case Kind::kFraction:
-      if (!v.is_number()) FailKey(Msg("plan request: \"{}\" is not a number", key.name));
-      text->*key.text = fmt::format("{}", v.get<double>());  // shortest form that reads back
+    case FieldKind::kFraction:
+      if (!v.is_number()) FailKey(Msg("plan request: \"{}\" is not a number", key));
+      SetFieldText(*text, field, fmt::format("{}", v.get<double>()));  // reads back the same
       return;
-    case Kind::kOnOff:
-      if (!v.is_boolean()) FailKey(Msg("plan request: \"{}\" is not true or false", key.name));
-      text->*key.text = v.get<bool>() ? "on" : "off";
+    case FieldKind::kOnOff:
+      if (!v.is_boolean()) FailKey(Msg("plan request: \"{}\" is not true or false", key));
+      SetFieldText(*text, field, v.get<bool>() ? "on" : "off");
       return;
-    case Kind::kCheckpoint:  // true, false or "offload"
+    case FieldKind::kCheckpoint:  // true, false or "offload"
       if (v.is_string() && v.get<std::string>() == "offload") {
-        text->*key.text = "offload";
+        SetFieldText(*text, field, "offload");
         return;
       }
       if (!v.is_boolean())
-        FailKey(Msg("plan request: \"{}\" is not true, false or \"offload\"", key.name));
-      text->*key.text = v.get<bool>() ? "on" : "off";
+        FailKey(Msg("plan request: \"{}\" is not true, false or \"offload\"", key));
+      SetFieldText(*text, field, v.get<bool>() ? "on" : "off");
       return;
-    case Kind::kFlag:
-      if (!v.is_boolean()) FailKey(Msg("plan request: \"{}\" is not true or false", key.name));
-      text->master_weights = v.get<bool>();
+    case FieldKind::kFlag:
+      if (!v.is_boolean()) FailKey(Msg("plan request: \"{}\" is not true or false", key));
+      SetFieldText(*text, field, v.get<bool>() ? "on" : "");
       return;
-    case Kind::kNames: {
+    case FieldKind::kNames: {
       if (!v.is_array() || v.empty())
-        FailKey(Msg("plan request: \"{}\" is not an array of names", key.name));
+        FailKey(Msg("plan request: \"{}\" is not an array of names", key));
       std::string joined;
       for (const auto& name : v) {
-        if (!name.is_string())
-          FailKey(Msg("plan request: \"{}\" is not an array of names", key.name));
+        if (!name.is_string()) FailKey(Msg("plan request: \"{}\" is not an array of names", key));
         joined += (joined.empty() ? "" : ",") + name.get<std::string>();
       }
-      text->*key.text = joined;
+      SetFieldText(*text, field, joined);
       return;
     }
   }
+}
+
+// A field's text as its JSON value (the reverse of ReadKey).
+nlohmann::json KeyValue(const PlanField& field, const std::string& text) {
+  switch (field.kind) {
+    case FieldKind::kText:
+      return text;
+    case FieldKind::kCount:
+      return std::strtoull(text.c_str(), nullptr, 10);
+    case FieldKind::kFraction:
+      return std::strtod(text.c_str(), nullptr);
+    case FieldKind::kOnOff:
+    case FieldKind::kFlag:
+      return text == "on";
+    case FieldKind::kCheckpoint:
+      return text == "offload" ? nlohmann::json(text) : nlohmann::json(text == "on");
+    case FieldKind::kNames: {
+      nlohmann::json names = nlohmann::json::array();
+      size_t start = 0;
+      while (start <= text.size()) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        names.push_back(text.substr(start, comma - start));
+        start = comma + 1;
+      }
+      return names;
+    }
+  }
+  return text;
 }
 
 }  // namespace
@@ -473,14 +462,19 @@ std::optional<PlanRequest> ParsePlanRequest(const PlanFlagText& text, Message* e
   try {
     PlanRequest r;
     ParseModel(text, &r);
-    PlanFlagText filled = text;  // "" fields from the framework's profile
-    const auto framework = ApplyFrameworkDefaults(&filled);
-    if (!framework) FailFlag("--framework", framework.error().what);
-    r.workload = ParseWorkload(filled);
-    r.workload.framework = *framework;
-    ApplyProfileMechanisms(&r.workload, !text.lora_dropout.empty());
+    Framework framework = Framework::kHf;
+    if (!text.framework.empty()) {
+      auto parsed = ParseFramework(text.framework);
+      if (!parsed) FailFlag("--framework", parsed.error().what);
+      framework = *parsed;
+    }
+    const LayeredPlanText filled = LayerPlanText({text, GivenFields(text)});  // + the profile's
+    r.workload = ParseWorkload(filled.text);
+    r.workload.framework = framework;
+    ApplyProfileMechanisms(&r.workload, !filled.text.lora_dropout.empty());
     r.parallel = ParseParallel(text);
     ParseBudget(text, &r);
+    r.sources = filled.sources;
     return r;
   } catch (const FlagFailure& f) {
     *error = f.message;
@@ -507,6 +501,7 @@ std::optional<PlanInputs> ResolvePlanRequest(const PlanRequest& request, const P
     if (request.overhead_bytes) in.options.overhead_bytes = *request.overhead_bytes;
     in.options.parallel = request.parallel;
     in.options.unified_memory = request.unified_memory.value_or(context.unified_memory);
+    in.sources = request.sources;
     return in;
   } catch (const FlagFailure& f) {
     *error = f.message;
@@ -516,57 +511,10 @@ std::optional<PlanInputs> ResolvePlanRequest(const PlanRequest& request, const P
 
 nlohmann::json PlanRequestToJson(const PlanRequest& r) {
   nlohmann::json j = {{"schema_version", kPlanRequestSchemaVersion}};
-  switch (r.source) {
-    case ModelSource::kCatalog:
-      j["model"] = r.model;
-      break;
-    case ModelSource::kConfig:
-      j["config"] = r.model;
-      break;
-    case ModelSource::kParams: {
-      j["params"] = r.params;
-      const std::pair<const char*, const std::optional<int64_t>*> shape[] = {
-          {"hidden", &r.shape.hidden},
-          {"layers", &r.shape.layers},
-          {"heads", &r.shape.heads},
-          {"kv_heads", &r.shape.kv_heads},
-          {"intermediate", &r.shape.intermediate},
-          {"vocab", &r.shape.vocab},
-          {"experts", &r.shape.experts},
-          {"active_experts", &r.shape.active_experts}};
-      for (const auto& [key, value] : shape) {
-        if (*value) j[key] = **value;
-      }
-      break;
-    }
+  for (const PlanField& f : PlanFields()) {
+    const std::string text = f.of_request(r);
+    if (!text.empty()) j[std::string(f.json_key)] = KeyValue(f, text);
   }
-  const Workload& w = r.workload;
-  if (w.framework != Framework::kHf) j["framework"] = Name(w.framework);
-  j["method"] = Name(w.method);
-  if (IsLora(w.method)) {  // the LoRA keys are refused with --method full
-    j["lora_rank"] = w.lora_rank;
-    j["lora_targets"] = w.lora_targets;
-    j["lora_dropout"] = w.lora_dropout;
-  }
-  j["weight_dtype"] = Name(w.weight_dtype);
-  j["double_quant"] = w.double_quant;
-  j["optimizer"] = Name(w.optimizer);
-  j["optimizer_step"] = Name(w.optimizer_step);
-  j["master_weights"] = w.master_weights;
-  j["batch"] = w.batch;
-  j["seq"] = w.seq;
-  j["grad_ckpt"] = w.offload_checkpoints ? nlohmann::json("offload") : nlohmann::json(w.grad_ckpt);
-  j["attention"] = Name(w.attention);
-  j["loss"] = Name(w.loss);
-  j["workload"] = Name(w.kind);
-  if (w.kind == WorkloadKind::kGrpo) j["rollout_fraction"] = w.rollout_fraction;
-  if (r.budget_bytes) j["budget_bytes"] = *r.budget_bytes;
-  if (r.reserve_bytes) j["reserve_bytes"] = *r.reserve_bytes;
-  if (r.overhead_bytes) j["overhead_bytes"] = *r.overhead_bytes;
-  if (!r.root.empty()) j["root"] = r.root;
-  if (r.parallel.devices > 1) j["devices"] = r.parallel.devices;
-  if (r.parallel.sharding_given) j["sharding"] = Name(r.parallel.sharding);
-  if (r.unified_memory) j["platform"] = *r.unified_memory ? "unified" : "discrete";
   return j;
 }
 
@@ -582,12 +530,12 @@ std::optional<PlanRequest> PlanRequestFromJson(const nlohmann::json& json, Messa
     for (const auto& item : json.items()) {
       const std::string& name = item.key();
       if (name == "schema_version") continue;
-      const Key* key = nullptr;
-      for (const Key& k : kKeys) {
-        if (name == k.name) key = &k;
+      const PlanField* field = nullptr;
+      for (const PlanField& f : PlanFields()) {
+        if (name == f.json_key) field = &f;
       }
-      if (!key) throw FlagFailure{Msg("plan request: unknown key \"{}\"", name)};
-      ReadKey(*key, item.value(), &text);
+      if (!field) throw FlagFailure{Msg("plan request: unknown key \"{}\"", name)};
+      ReadKey(*field, item.value(), &text);
     }
     return ParsePlanRequest(text, error);
   } catch (const FlagFailure& f) {

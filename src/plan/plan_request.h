@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -62,6 +63,13 @@ struct PlanFlagText {
   std::string platform;  // --platform unified|discrete; "" = the context's
 };
 
+// Where a field's value came from (plan/plan_fields LayerPlanText decides it).
+enum class PlanSource { kDefault, kProfile, kFile, kFlag };
+std::string_view Name(PlanSource s);  // "default", "profile", "file", "flag"
+
+// Every field's source, by its name in plan/plan_fields' table ("batch", "lora_rank").
+using PlanSources = std::map<std::string_view, PlanSource>;
+
 enum class ModelSource { kCatalog, kConfig, kParams };
 std::string_view Name(ModelSource s);  // "catalog", "config", "params"
 
@@ -84,6 +92,9 @@ struct PlanRequest {
   std::optional<uint64_t> overhead_bytes;  // --overhead
   std::string root;                        // --root; "" = the context's default root
   std::optional<bool> unified_memory;      // --platform; nullopt = the context's
+  // Where each field's value came from; not in the JSON form (a request read back from it
+  // names what it stores "flag", as a request of flags does).
+  PlanSources sources;
 };
 
 // What a request is resolved against: the CLI's values, passed down.
@@ -102,10 +113,13 @@ struct PlanInputs {
   Workload workload;
   Budget budget;
   FootprintOptions options;  // pool size, --overhead, --devices and --sharding
+  PlanSources sources;       // the request's
 };
 
 // The flags' text checked and typed: each value parsed, the conflicts between flags refused.
-// On failure nullopt, and `*error` names the flag.
+// The fields whose text is not the default's are the given ones; the framework's profile
+// fills the rest it has a value for (LayerPlanText, plan/plan_fields.h), and `sources` says
+// which. On failure nullopt, and `*error` names the flag.
 std::optional<PlanRequest> ParsePlanRequest(const PlanFlagText& text, Message* error);
 
 // The model (catalog, config.json and safetensors, or --params), the workload and the
@@ -115,8 +129,8 @@ std::optional<PlanInputs> ResolvePlanRequest(const PlanRequest& request, const P
                                              Message* error);
 
 // The JSON form: {"schema_version": 1, "model": "llama-3.1-8b", "method": "qlora", "batch": 4,
-// ...}, one key per flag given (underscores for dashes), numbers as numbers, on/off as
-// booleans, --lora-targets as an array of names.
+// ...}, one key per field of plan/plan_fields' table that the request holds (its json_key),
+// numbers as numbers, on/off as booleans, --lora-targets as an array of names.
 inline constexpr int kPlanRequestSchemaVersion = 1;
 nlohmann::json PlanRequestToJson(const PlanRequest& request);
 

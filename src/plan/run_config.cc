@@ -18,6 +18,7 @@
 #include "base/safe_file.h"
 #include "base/text.h"
 #include "model/catalog.h"
+#include "plan/plan_fields.h"
 #include "plan/run_config_reader.h"
 
 namespace headroom {
@@ -159,9 +160,9 @@ void Reader::Skip(std::initializer_list<std::string_view> paths) {
 }
 
 void Reader::Set(std::string_view field, std::string value) {
-  std::string* member = RunConfigField(out_->text, field);
-  if (!member) return;
-  *member = std::move(value);
+  const PlanField* f = FindPlanField(field);
+  if (!f || !f->run_config) return;  // the table says which fields a file decides
+  SetFieldText(out_->text, *f, std::move(value));
   if (!out_->Sets(field)) out_->set.emplace_back(field);
 }
 
@@ -296,36 +297,6 @@ std::string_view Name(RunFormat f) {
       return "firefly";
   }
   return "?";
-}
-
-std::string* RunConfigField(PlanFlagText& t, std::string_view name) {
-  // The fields a run configuration can decide.
-  const std::pair<std::string_view, std::string PlanFlagText::*> kFields[] = {
-      {"model", &PlanFlagText::model},
-      {"config", &PlanFlagText::config},
-      {"framework", &PlanFlagText::framework},
-      {"sharding", &PlanFlagText::sharding},
-      {"devices", &PlanFlagText::devices},
-      {"method", &PlanFlagText::method},
-      {"lora_rank", &PlanFlagText::lora_rank},
-      {"lora_targets", &PlanFlagText::lora_targets},
-      {"lora_dropout", &PlanFlagText::lora_dropout},
-      {"weight_dtype", &PlanFlagText::weight_dtype},
-      {"double_quant", &PlanFlagText::double_quant},
-      {"optimizer", &PlanFlagText::optimizer},
-      {"optimizer_step", &PlanFlagText::optimizer_step},
-      {"batch", &PlanFlagText::batch},
-      {"seq", &PlanFlagText::seq},
-      {"grad_ckpt", &PlanFlagText::grad_ckpt},
-      {"attention", &PlanFlagText::attention},
-      {"loss", &PlanFlagText::loss},
-      {"workload", &PlanFlagText::workload},
-      {"rollout_fraction", &PlanFlagText::rollout_fraction},
-  };
-  for (const auto& [n, member] : kFields) {
-    if (n == name) return &(t.*member);
-  }
-  return nullptr;
 }
 
 bool RunConfig::Sets(std::string_view field) const {

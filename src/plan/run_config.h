@@ -51,7 +51,7 @@ struct RunConfig {
   std::string base_model;        // as the file names it ("NousResearch/Meta-Llama-3-8B")
   std::string model_origin;      // "catalog", "local folder", "hf cache"
   PlanFlagText text;             // the fields in `set` hold the file's values
-  std::vector<std::string> set;  // PlanFlagText field names set: "model", "batch", "seq", ...
+  std::vector<std::string> set;  // the fields set (plan/plan_fields' names): "model", "batch"
   std::vector<std::string> not_modelled;  // keys as written ("fsdp_config.fsdp_offload_params")
   // Why the base model was not found, when it was not (the CLI reports it unless the
   // command line names the model itself).
@@ -59,10 +59,6 @@ struct RunConfig {
 
   bool Sets(std::string_view field) const;
 };
-
-// The PlanFlagText field a RunConfig::set name stands for ("lora_rank" -> lora_rank);
-// nullptr for a name that is none.
-std::string* RunConfigField(PlanFlagText& text, std::string_view name);
 
 // Which stack's file this is, by the keys only that stack uses; nullopt when none fits
 // (`*error` then lists what was looked for).

@@ -12,6 +12,7 @@
 
 #include "base/text.h"
 #include "model/catalog.h"
+#include "plan/framework_profile.h"
 #include "plan/run_config_reader.h"
 #include "plan/workload.h"
 
@@ -379,9 +380,13 @@ void ReadLlamaFactory(Reader& r, const RunConfigContext& context) {
     }
     const std::string qm = AsciiLower(r.Text("quantization_method").value_or("bitsandbytes"));
     if (bits && qm != "bitsandbytes" && qm != "bnb") r.NotModelled("quantization_method: " + qm);
-    // lora_rank 8, lora_dropout 0, lora_target "all" by default (finetuning_args.py).
+    // lora_rank 8 and lora_target "all" by default (finetuning_args.py); lora_dropout's
+    // default is the stack's profile's (plan/framework_profile.cc, the same file).
     r.Set("lora_rank", std::to_string(r.Count("lora_rank").value_or(8)));
-    r.Set("lora_dropout", fmt::format("{:g}", r.Number("lora_dropout").value_or(0.0)));
+    r.Set("lora_dropout",
+          fmt::format(
+              "{:g}",
+              r.Number("lora_dropout").value_or(ProfileOf(Framework::kLlamaFactory).lora_dropout)));
     SetLoraTargets(r, "lora_target",
                    r.TextList("lora_target").value_or(std::vector<std::string>{"all"}));
   } else {
@@ -393,8 +398,10 @@ void ReadLlamaFactory(Reader& r, const RunConfigContext& context) {
   ReadTrainerBatch(r);
   r.Set("seq", std::to_string(r.Count("cutoff_len").value_or(2048)));
   r.Skip({"packing", "neat_packing"});
-  // Gradient checkpointing is on unless disabled (model/model_utils/checkpointing.py).
-  r.Set("grad_ckpt", r.Bool("disable_gradient_checkpointing").value_or(false) ? "off" : "on");
+  // Gradient checkpointing as the profile has it unless disabled (on: the profile cites
+  // model/model_utils/checkpointing.py).
+  const bool ckpt = ProfileOf(Framework::kLlamaFactory).grad_ckpt;
+  r.Set("grad_ckpt", r.Bool("disable_gradient_checkpointing").value_or(!ckpt) ? "off" : "on");
   r.Skip({"gradient_checkpointing"});
   if (auto opt = r.Text("optim")) SetHfOptimizer(r, "optim", *opt);
   if (auto attn = r.Text("flash_attn")) {

@@ -40,7 +40,7 @@ class Reader {
   // Marks keys seen without reading them.
   void Skip(std::initializer_list<std::string_view> paths);
 
-  // Sets a PlanFlagText field, by its name in RunConfig::set.
+  // Sets a field a run configuration can set (plan/plan_fields, run_config), by its name.
   void Set(std::string_view field, std::string value);
   void NotModelled(std::string key);
 

@@ -5,24 +5,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "base/safe_file.h"
+#include "plan/plan_fields.h"
 #include "testing_files.h"
 
 namespace headroom {
 namespace {
 
 using Keys = std::vector<std::string>;
-
-Keys Sorted(Keys keys) {
-  std::sort(keys.begin(), keys.end());
-  return keys;
-}
-
-bool Has(const Keys& keys, const std::string& key) {
-  return std::find(keys.begin(), keys.end(), key) != keys.end();
-}
 
 // A real file from tests/fixtures/run_configs/ (SOURCES names each one's repository and commit),
 // read with no Hugging Face cache, so a Hub id resolves to the catalog.
@@ -32,111 +27,32 @@ RunConfig Load(const std::string& name, const RunConfigContext& context = {}) {
   return config ? *config : RunConfig{};
 }
 
+// What a file read to, as its golden file holds it: every field of plan/plan_fields' table
+// (the ones the file did not set hold their defaults), the fields set, the keys not modelled
+// in the order listed, and the English of the model's error without the fixtures' folder.
+nlohmann::json RunConfigGolden(const RunConfig& c) {
+  nlohmann::json text = nlohmann::json::object();
+  for (const PlanField& f : PlanFields()) text[std::string(f.name)] = FieldText(c.text, f);
+  nlohmann::json error = nullptr;
+  if (c.model_error) {
+    std::string english = EnglishText(*c.model_error);
+    const std::string dir = testing::FixturePath("run_configs/");
+    for (size_t at; (at = english.find(dir)) != std::string::npos;) english.erase(at, dir.size());
+    error = english;
+  }
+  return {{"format", std::string(Name(c.format))},
+          {"base_model", c.base_model},
+          {"model_origin", c.model_origin},
+          {"model_error", error},
+          {"text", text},
+          {"set", c.set},
+          {"not_modelled", c.not_modelled}};
+}
+
 std::string Fails(std::string_view text) {
   auto config = ParseRunConfig(text, "run.yaml", {});
   EXPECT_FALSE(config);
   return config ? "" : EnglishText(config.error().what);
-}
-
-TEST(RunConfigAxolotl, QloraExample) {
-  const RunConfig c = Load("axolotl/llama-3-qlora.yml");
-  EXPECT_EQ(c.format, RunFormat::kAxolotl);
-  EXPECT_EQ(c.base_model, "NousResearch/Meta-Llama-3-8B");
-  EXPECT_EQ(c.model_origin, "catalog");
-  EXPECT_FALSE(c.model_error);
-  EXPECT_EQ(c.text.model, "llama-3-8b");
-  EXPECT_EQ(c.text.framework, "axolotl");
-  EXPECT_EQ(c.text.method, "qlora");
-  EXPECT_EQ(c.text.lora_rank, "32");
-  EXPECT_EQ(c.text.lora_dropout, "0.05");
-  EXPECT_EQ(c.text.lora_targets, "all-linear");
-  EXPECT_EQ(c.text.batch, "2");
-  EXPECT_EQ(c.text.seq, "4096");
-  EXPECT_EQ(c.text.grad_ckpt, "on");
-  EXPECT_EQ(c.text.optimizer, "adamw");  // paged_adamw_32bit: fp32 states
-  EXPECT_EQ(c.text.attention, "sdpa");   // flash_attention: true
-  EXPECT_TRUE(c.Sets("batch"));
-  EXPECT_FALSE(c.Sets("loss"));
-  EXPECT_FALSE(c.Sets("sharding"));
-  EXPECT_EQ(c.not_modelled, Keys{});
-}
-
-TEST(RunConfigAxolotl, LigerFsdpFullFineTune) {
-  const RunConfig c = Load("axolotl/llama-3-fft-8b-liger-fsdp.yaml");
-  EXPECT_EQ(c.text.model, "llama-3.1-8b");
-  EXPECT_EQ(c.text.method, "full");
-  EXPECT_EQ(c.text.loss, "fused");  // liger_fused_linear_cross_entropy
-  EXPECT_EQ(c.text.optimizer, "adamw");
-  EXPECT_EQ(c.text.optimizer_step, "fused");  // adamw_torch_fused
-  EXPECT_EQ(c.text.sharding, "fsdp");
-  EXPECT_EQ(c.text.batch, "2");
-  EXPECT_EQ(c.text.seq, "4096");
-  EXPECT_EQ(Sorted(c.not_modelled),
-            Sorted(Keys{"fsdp_config.fsdp_offload_params", "liger_rope", "liger_rms_norm",
-                        "liger_glu_activation", "fsdp_config.fsdp_limit_all_gathers",
-                        "fsdp_config.fsdp_cpu_ram_efficient_loading"}));
-}
-
-TEST(RunConfigAxolotl, EightBitLoraDpo) {
-  const RunConfig c = Load("axolotl/llama-3-instruct-dpo-lora-8b.yml");
-  EXPECT_EQ(c.text.model, "llama-3-8b");
-  EXPECT_EQ(c.text.method, "qlora");  // adapter lora + load_in_8bit
-  EXPECT_EQ(c.text.weight_dtype, "int8");
-  EXPECT_EQ(c.text.workload, "dpo");
-  EXPECT_EQ(c.text.optimizer, "adamw-8bit");
-  EXPECT_EQ(c.not_modelled, Keys{});
-}
-
-TEST(RunConfigAxolotl, CutCrossEntropyOffloadedCheckpointing) {
-  const RunConfig c = Load("axolotl/qwen3-32b-qlora.yaml");
-  EXPECT_EQ(c.text.model, "qwen3-32b");
-  EXPECT_EQ(c.text.method, "qlora");
-  EXPECT_EQ(c.text.lora_rank, "16");
-  EXPECT_EQ(c.text.lora_targets, "q_proj,k_proj,v_proj,o_proj,down_proj,up_proj");
-  EXPECT_EQ(c.text.loss, "fused");
-  EXPECT_EQ(c.text.grad_ckpt, "on");
-  EXPECT_EQ(c.text.batch, "1");
-  EXPECT_EQ(Sorted(c.not_modelled),
-            Sorted(Keys{"gradient_checkpointing: offload", "optimizer: adamw_torch_4bit",
-                        "lora_mlp_kernel", "lora_qkv_kernel", "lora_o_kernel"}));
-  EXPECT_FALSE(c.Sets("optimizer"));  // the planner's default stands, and the key is listed
-}
-
-TEST(RunConfigLlamaFactory, LoraSftWithItsDefaults) {
-  const RunConfig c = Load("llama-factory/llama3_lora_sft.yaml");
-  EXPECT_EQ(c.format, RunFormat::kLlamaFactory);
-  EXPECT_EQ(c.text.framework, "llama-factory");
-  EXPECT_EQ(c.text.model, "llama-3-8b");
-  EXPECT_EQ(c.text.method, "lora");
-  EXPECT_EQ(c.text.lora_rank, "8");  // LLaMA-Factory's default, not the planner's 16
-  EXPECT_EQ(c.text.lora_dropout, "0");
-  EXPECT_EQ(c.text.lora_targets, "all-linear");
-  EXPECT_EQ(c.text.batch, "1");
-  EXPECT_EQ(c.text.seq, "1024");
-  EXPECT_EQ(c.text.grad_ckpt, "on");
-  EXPECT_EQ(c.not_modelled, Keys{});
-}
-
-TEST(RunConfigLlamaFactory, OnTheFlyQlora) {
-  const RunConfig c = Load("llama-factory/llama3_lora_sft_otfq.yaml");
-  EXPECT_EQ(c.text.method, "qlora");
-  EXPECT_EQ(c.text.double_quant, "on");
-  EXPECT_EQ(c.text.seq, "2048");
-  EXPECT_EQ(c.not_modelled, Keys{});
-}
-
-TEST(RunConfigLlamaFactory, Dpo) {
-  const RunConfig c = Load("llama-factory/llama3_lora_dpo.yaml");
-  EXPECT_EQ(c.text.workload, "dpo");
-  EXPECT_EQ(c.text.method, "lora");
-  EXPECT_EQ(c.not_modelled, Keys{});
-}
-
-TEST(RunConfigLlamaFactory, DeepSpeedStageFromItsNameWhenTheFileIsNotHere) {
-  const RunConfig c = Load("llama-factory/llama3_full_sft.yaml");
-  EXPECT_EQ(c.text.method, "full");
-  EXPECT_EQ(c.text.sharding, "zero3");  // examples/deepspeed/ds_z3_config.json
-  EXPECT_EQ(c.not_modelled, Keys{});
 }
 
 TEST(RunConfigLlamaFactory, DeepSpeedStageFromTheFileWhenItIs) {
@@ -152,64 +68,6 @@ TEST(RunConfigLlamaFactory, DeepSpeedStageFromTheFileWhenItIs) {
   auto c = LoadRunConfig(dir.File("train.yaml"), {});
   ASSERT_TRUE(c) << EnglishText(c.error().what);
   EXPECT_EQ(c->text.sharding, "zero2");  // the file's stage, not its name's
-}
-
-TEST(RunConfigLlamaFactory, CutCrossEntropyAndUnknownKeys) {
-  const RunConfig c = Load("llama-factory/qwen3_full_sft_cce.yaml");
-  EXPECT_EQ(c.text.model, "qwen3-8b");
-  EXPECT_EQ(c.text.loss, "fused");
-  EXPECT_EQ(c.text.seq, "65536");
-  EXPECT_EQ(c.text.sharding, "zero3");
-  EXPECT_EQ(Sorted(c.not_modelled), Sorted(Keys{"deepspeed (offload)", "attn"}));
-}
-
-TEST(RunConfigTorchtune, QloraSingleDevice) {
-  const RunConfig c = Load("torchtune/llama3_1-8B_qlora_single_device.yaml");
-  EXPECT_EQ(c.format, RunFormat::kTorchtune);
-  EXPECT_EQ(c.base_model, "torchtune.models.llama3_1.qlora_llama3_1_8b");
-  EXPECT_EQ(c.text.model, "llama-3.1-8b");
-  EXPECT_EQ(c.text.method, "qlora");
-  EXPECT_EQ(c.text.lora_rank, "8");
-  EXPECT_EQ(c.text.lora_dropout, "0");
-  EXPECT_EQ(c.text.lora_targets, "q_proj,v_proj,k_proj,output_proj,gate,up,down");
-  EXPECT_EQ(c.text.batch, "2");
-  EXPECT_EQ(c.text.grad_ckpt, "on");
-  EXPECT_EQ(c.text.optimizer, "adamw");
-  EXPECT_EQ(c.text.optimizer_step, "fused");
-  EXPECT_EQ(c.text.loss, "chunked");  // CEWithChunkedOutputLoss
-  EXPECT_FALSE(c.Sets("seq"));
-  EXPECT_EQ(c.not_modelled, Keys{"tokenizer.max_seq_len: null (sample lengths are the dataset's)"});
-}
-
-TEST(RunConfigTorchtune, LoraDpo) {
-  const RunConfig c = Load("torchtune/llama3_1-8B_lora_dpo_single_device.yaml");
-  EXPECT_EQ(c.text.method, "lora");
-  EXPECT_EQ(c.text.workload, "dpo");
-  EXPECT_EQ(c.text.seq, "1024");
-  EXPECT_EQ(c.text.batch, "4");
-  EXPECT_EQ(c.text.lora_targets, "q_proj,v_proj,output_proj,gate,up,down");
-  EXPECT_EQ(c.not_modelled, Keys{});
-}
-
-TEST(RunConfigTorchtune, FullWithOptimizerInBackward) {
-  const RunConfig c = Load("torchtune/llama3_1-8B_full_single_device.yaml");
-  EXPECT_EQ(c.text.method, "full");
-  EXPECT_EQ(c.text.optimizer, "adamw-8bit");  // bitsandbytes.optim.PagedAdamW8bit
-  EXPECT_TRUE(Has(c.not_modelled, "optimizer_in_bwd"));
-  EXPECT_TRUE(Has(c.not_modelled,
-                  "tokenizer.max_seq_len: null (sample lengths are the "
-                  "dataset's)"));
-}
-
-TEST(RunConfigTorchtune, GrpoWithAReferenceModel) {
-  const RunConfig c = Load("torchtune/llama3_1-8B_full_grpo.yaml");
-  EXPECT_EQ(c.text.model, "llama-3.1-8b");  // checkpoint_dir is ${base_model_path}: the builder
-  EXPECT_EQ(c.text.method, "full");
-  EXPECT_EQ(c.text.workload, "grpo");  // GRPOSimpleLoss
-  EXPECT_EQ(c.text.batch, "1");
-  EXPECT_EQ(Sorted(c.not_modelled),
-            Sorted(Keys{"tokenizer.max_seq_len: null (sample lengths are the dataset's)",
-                        "ref_checkpointer", "max_generated_tokens"}));
 }
 
 TEST(RunConfigTorchtune, CheckpointDirThroughOmegaConfInterpolation) {
@@ -231,63 +89,11 @@ TEST(RunConfigTorchtune, CheckpointDirThroughOmegaConfInterpolation) {
   EXPECT_FALSE(c->Sets("model"));
 }
 
-TEST(RunConfigTrl, OpenR1GrpoWithColocatedVllm) {
-  const RunConfig c = Load("open-r1/qwen2.5-1.5b-instruct-grpo-config_demo.yaml");
-  EXPECT_EQ(c.format, RunFormat::kTrl);
-  EXPECT_EQ(c.text.model, "qwen2.5-1.5b");
-  EXPECT_EQ(c.text.method, "full");
-  EXPECT_EQ(c.text.workload, "grpo");
-  EXPECT_EQ(c.text.seq, "1536");  // max_prompt_length 512 + max_completion_length 1024
-  EXPECT_EQ(c.text.rollout_fraction, "0.7");
-  EXPECT_EQ(c.text.batch, "16");
-  EXPECT_EQ(c.text.grad_ckpt, "on");
-  EXPECT_EQ(c.not_modelled, Keys{"vllm_device"});
-}
-
-TEST(RunConfigTrl, AlignmentHandbookQlora) {
-  const RunConfig c = Load("alignment-handbook/zephyr-7b-beta-sft-config_qlora.yaml");
-  EXPECT_EQ(c.format, RunFormat::kTrl);
-  EXPECT_EQ(c.text.framework, "trl");
-  EXPECT_EQ(c.text.model, "mistral-7b");
-  EXPECT_EQ(c.text.method, "qlora");
-  EXPECT_EQ(c.text.double_quant, "off");  // use_bnb_nested_quant defaults to False
-  EXPECT_EQ(c.text.lora_rank, "16");
-  EXPECT_EQ(c.text.lora_targets, "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj");
-  EXPECT_EQ(c.text.attention, "sdpa");  // flash_attention_2
-  EXPECT_EQ(c.text.batch, "4");
-  EXPECT_EQ(c.text.seq, "2048");  // max_seq_length, the older SFTConfig key
-  EXPECT_EQ(c.text.grad_ckpt, "on");
-  // Evaluation at batch 8 against training at 4: a peak the plan of a training step misses.
-  EXPECT_EQ(c.not_modelled, Keys{"per_device_eval_batch_size: 8"});
-}
-
 // A real JSON file: Firefly's training arguments (train_args/sft/qlora/*.json), which its
 // train.py reads with transformers' HfArgumentParser.parse_json_file into TrainingArguments
 // and its own CustomizedArguments (component/argument.py). Its own keys decide the adapter:
 // train_mode qlora by default, the file's lora_rank 64, every linear layer, an NF4 base with
 // double quantization, and Unsloth's loader (use_unsloth).
-TEST(RunConfigFirefly, TrainingArgumentsWithItsOwnKeys) {
-  const RunConfig c = Load("firefly/llama3-8b-sft-qlora.json");
-  EXPECT_EQ(c.format, RunFormat::kFirefly);
-  EXPECT_EQ(c.base_model, "NousResearch/Meta-Llama-3-8B-Instruct");
-  EXPECT_EQ(c.model_origin, "catalog");
-  EXPECT_EQ(c.text.model, "llama-3-8b");
-  EXPECT_EQ(c.text.framework, "unsloth");  // use_unsloth: true
-  EXPECT_EQ(c.text.method, "qlora");       // no train_mode: CustomizedArguments' default
-  EXPECT_EQ(c.text.lora_rank, "64");
-  EXPECT_EQ(c.text.lora_dropout, "0.05");
-  EXPECT_EQ(c.text.lora_targets, "all");  // find_all_linear_names: every Linear4bit
-  EXPECT_EQ(c.text.double_quant, "on");   // bnb_4bit_use_double_quant=True
-  EXPECT_EQ(c.text.batch, "1");           // per_device_train_batch_size
-  EXPECT_EQ(c.text.seq, "1024");          // max_seq_length
-  EXPECT_EQ(c.text.grad_ckpt, "on");
-  EXPECT_EQ(c.text.optimizer, "adamw");  // paged_adamw_32bit: fp32 states
-  EXPECT_FALSE(c.Sets("workload"));      // task_type sft by default
-  // Data loader workers hold host memory the plan does not count; the rest is data, logging
-  // and the template.
-  EXPECT_EQ(c.not_modelled, Keys{"dataloader_num_workers"});
-}
-
 TEST(RunConfigFirefly, FullTrainingAndDpoAndWhatItRefuses) {
   const auto parse = [](std::string_view text) {
     auto c = ParseRunConfig(text, "args.json", {});
@@ -339,29 +145,39 @@ TEST(RunConfigFirefly, FullTrainingAndDpoAndWhatItRefuses) {
             std::string::npos);
 }
 
-TEST(RunConfigTrl, DpoRecipeWithAModelNotHere) {
-  const RunConfig c = Load("alignment-handbook/zephyr-7b-beta-dpo-config_full.yaml");
-  EXPECT_EQ(c.text.workload, "dpo");
-  EXPECT_EQ(c.text.method, "full");
-  EXPECT_EQ(c.text.batch, "8");
-  EXPECT_EQ(c.text.seq, "1024");
-  EXPECT_EQ(c.text.optimizer, "adamw");
-  ASSERT_TRUE(c.model_error);
-  const std::string why = EnglishText(*c.model_error);
-  EXPECT_NE(why.find("zephyr-7b-beta-dpo-config_full.yaml: model_name_or_path: "
-                     "'alignment-handbook/zephyr-7b-sft-full' is not in the catalog"),
-            std::string::npos)
-      << why;
-}
-
-TEST(RunConfigTrl, CliExampleTakesTrainingArgumentsDefaults) {
-  const RunConfig c = Load("trl/example_config.yaml");
-  EXPECT_EQ(c.text.model, "qwen2.5-0.5b");
-  EXPECT_EQ(c.text.method, "full");
-  EXPECT_EQ(c.text.batch, "8");   // TrainingArguments' per_device_train_batch_size
-  EXPECT_EQ(c.text.seq, "1024");  // SFTConfig's max_length
-  EXPECT_EQ(c.text.grad_ckpt, "on");
-  EXPECT_EQ(c.not_modelled, Keys{});
+// Every run configuration in tests/fixtures/run_configs/ (SOURCES) against its golden file,
+// FILE.expected.json beside it: the format, the base model and where it was found, every
+// field's text, the fields set and the keys not modelled, in order. What each reader takes
+// from its stack's keys, and why, is in docs/plan.md ("Plan from the run's config") and the
+// readers' comments. HEADROOM_UPDATE_GOLDEN=1 writes the files afresh (then read the diff:
+// each change is a change of what a real file plans).
+TEST(RunConfigFixtures, EachFileReadsAsItsGoldenFile) {
+  namespace fs = std::filesystem;
+  const fs::path dir = testing::FixturePath("run_configs");
+  int compared = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const fs::path& path = entry.path();
+    if (!entry.is_regular_file() || path.filename() == "SOURCES" ||
+        path.string().ends_with(".expected.json") ||
+        path.parent_path().filename() == "deepspeed_configs") {
+      continue;
+    }
+    const std::string name = fs::relative(path, dir).string();
+    SCOPED_TRACE(name);
+    const nlohmann::json got = RunConfigGolden(Load(name));
+    const std::string golden = path.string() + ".expected.json";
+    if (std::getenv("HEADROOM_UPDATE_GOLDEN")) testing::WriteFile(golden, got.dump(2) + "\n");
+    const auto want = nlohmann::json::parse(testing::Slurp(golden), nullptr, false);
+    ASSERT_FALSE(want.is_discarded()) << "no golden file: " << golden;
+    EXPECT_EQ(got, want) << got.dump(2);
+    // Every field a file sets is one a run configuration can set (plan/plan_fields).
+    for (const auto& field : got["set"]) {
+      const PlanField* f = FindPlanField(field.get<std::string>());
+      EXPECT_TRUE(f && f->run_config) << field;
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 18);
 }
 
 TEST(RunConfig, BaseModelFromTheHuggingFaceCache) {

@@ -15,6 +15,7 @@
 
 #include "base/text.h"
 #include "model/catalog.h"
+#include "plan/framework_profile.h"
 #include "plan/run_config_reader.h"
 
 namespace headroom::run_config_detail {
@@ -150,8 +151,10 @@ void ReadTrl(Reader& r, const RunConfigContext& context) {
   // SFTConfig's and DPOConfig's max_length is 1024.
   r.Set("seq", std::to_string(seq.value_or(1024)));
   r.Skip({"packing", "packing_strategy", "padding_free"});
-  // TRL's configs turn gradient checkpointing on by default (sft_config.py's note).
-  r.Set("grad_ckpt", r.Bool("gradient_checkpointing").value_or(true) ? "on" : "off");
+  // TRL's configs turn gradient checkpointing on by default: the trl profile's value
+  // (plan/framework_profile.cc, from sft_config.py).
+  const bool ckpt = ProfileOf(Framework::kTrl).grad_ckpt;
+  r.Set("grad_ckpt", r.Bool("gradient_checkpointing").value_or(ckpt) ? "on" : "off");
   if (auto opt = r.Text("optim")) SetHfOptimizer(r, "optim", *opt);
   const bool liger = r.Bool("use_liger_kernel").value_or(false);
   const bool liger_old = r.Bool("use_liger").value_or(false);  // TRL before 0.13

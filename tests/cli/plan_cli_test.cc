@@ -549,6 +549,32 @@ TEST_F(PlanCli, FromFlagsBesideItOverrideTheFile) {
   EXPECT_EQ(other["from"]["model_origin"], "");  // the file's model is not the one planned
 }
 
+// plan --json names where every input field came from (docs/plan-json.md "sources"): the
+// command line, the --from file, the --framework profile, or the default.
+TEST_F(PlanCli, JsonSaysWhereEveryInputCameFrom) {
+  const std::string file = RunConfigFixture("axolotl/qwen3-32b-qlora.yaml");
+  const auto j = PlanJsonFrom({"--from", file, "--batch", "4"});
+  ASSERT_TRUE(j.contains("sources")) << j.dump(2);
+  const auto& s = j["sources"];
+  EXPECT_EQ(s["batch"], "flag");
+  EXPECT_EQ(s["root"], "flag");
+  EXPECT_EQ(s["model"], "file");
+  EXPECT_EQ(s["framework"], "file");  // axolotl
+  EXPECT_EQ(s["lora_rank"], "file");
+  EXPECT_EQ(s["optimizer"], "profile");  // the file's adamw_torch_4bit is not modelled
+  EXPECT_EQ(s["optimizer_step"], "profile");
+  EXPECT_EQ(s["budget"], "default");
+  EXPECT_EQ(s.size(), 35u);  // every field of src/plan/plan_fields.cc
+  // Without a file: flags, then the profile of --framework, then the defaults.
+  const auto plain = PlanJsonFrom({"llama-3.1-8b", "--framework", "unsloth", "--seq", "1024"});
+  EXPECT_EQ(plain["sources"]["seq"], "flag");
+  EXPECT_EQ(plain["sources"]["framework"], "flag");
+  EXPECT_EQ(plain["sources"]["grad_ckpt"], "profile");
+  EXPECT_EQ(plain["sources"]["lora_dropout"], "profile");
+  EXPECT_EQ(plain["sources"]["batch"], "default");
+  EXPECT_EQ(plain["sources"]["method"], "default");
+}
+
 TEST_F(PlanCli, FromTextSaysTheFileAndWhatIsNotModelled) {
   const std::string file = RunConfigFixture("axolotl/qwen3-32b-qlora.yaml");
   const auto r = RunCli({"plan", "--from", file, "--root", kIdle}, 20000, kNoHfCache);
