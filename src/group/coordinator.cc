@@ -1,10 +1,14 @@
 // Implementation notes: level-triggered epoll; each readable connection is read until
-// EAGAIN in 4 KiB chunks. A connection is closed on EOF, on a read error, on a frame the
-// decoder or the replay guard refuses (one bad frame and the peer is not trusted again), and
-// when the connection cap is reached at accept. A connection that an authenticated member
-// spoke on and that closes before the member left (done) is that member lost at once: a
-// guard killed with SIGKILL takes its job with it (PR_SET_PDEATHSIG). The cap is twice the node
-// count: a member that reconnects may briefly hold two, and nothing else has a reason to connect.
+// EAGAIN in 4 KiB chunks. A connection is closed on EOF, on a read error, and on a frame the
+// decoder or the replay guard refuses (one bad frame and the peer is not trusted again). A
+// connection that an authenticated member spoke on and that closes before the member left
+// (done) is that member lost at once: a guard killed with SIGKILL takes its job with it
+// (PR_SET_PDEATHSIG).
+// Two budgets: connections not yet authenticated (strangers) have their own (StrangerBudget)
+// and a handshake deadline; past the budget the oldest stranger is closed, never a member and
+// never the newest (a member connecting past idle strangers is the newest). Authenticated
+// connections have a cap of twice the node count: a member that reconnects may briefly hold
+// two, and nothing else can authenticate.
 #include "group/coordinator.h"
 
 #include <arpa/inet.h>
@@ -13,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <vector>
@@ -20,6 +25,8 @@
 #include "group/member.h"
 
 namespace headroom::group {
+
+size_t StrangerBudget(uint16_t nodes) { return std::min<size_t>(2u * nodes, 64); }
 
 Coordinator::Coordinator(const CoordinatorSettings& settings)
     : settings_(settings),
@@ -62,15 +69,15 @@ Coordinator::~Coordinator() {
   for (const auto& [fd, connection] : connections_) close(fd);
 }
 
-void Coordinator::Accept() {
+size_t Coordinator::strangers() const {
+  return static_cast<size_t>(std::count_if(connections_.begin(), connections_.end(),
+                                           [](const auto& c) { return !c.second.rank; }));
+}
+
+void Coordinator::Accept(int64_t now_ms) {
   for (;;) {
     const int fd = accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN, or a connection that went away before we took it
-    if (connections_.size() >= 2u * settings_.nodes) {
-      close(fd);
-      ++refused_;
-      continue;
-    }
     epoll_event event{};
     event.events = EPOLLIN | EPOLLRDHUP;
     event.data.fd = fd;
@@ -78,7 +85,33 @@ void Coordinator::Accept() {
       close(fd);
       continue;
     }
-    connections_.emplace(fd, Connection());
+    Connection connection;
+    connection.accepted_ms = now_ms;
+    connection.serial = ++accepted_;
+    connections_.emplace(fd, std::move(connection));
+    DropStrangers(now_ms);
+  }
+}
+
+void Coordinator::DropStrangers(int64_t now_ms) {
+  std::vector<int> late;
+  for (const auto& [fd, c] : connections_) {
+    if (!c.rank && now_ms - c.accepted_ms >= settings_.handshake_timeout_ms) late.push_back(fd);
+  }
+  for (const int fd : late) {
+    (void)Close(fd);
+    ++refused_;
+  }
+  for (size_t held = strangers(); held > StrangerBudget(settings_.nodes); --held) {
+    auto oldest = connections_.end();
+    for (auto it = connections_.begin(); it != connections_.end(); ++it) {
+      if (!it->second.rank &&
+          (oldest == connections_.end() || it->second.serial < oldest->second.serial)) {
+        oldest = it;
+      }
+    }
+    (void)Close(oldest->first);
+    ++refused_;
   }
 }
 
@@ -117,6 +150,10 @@ std::optional<Verdict> Coordinator::Read(int fd, int64_t now_ms, uint64_t now_un
         ++refused_;
         return closed();
       }
+      if (!connection.rank && members() >= 2u * settings_.nodes) {  // the members' cap
+        ++refused_;
+        return closed();
+      }
       connection.rank = message->node_rank;
       if (auto v = membership_.OnMessage(*message, now_ms); v && !verdict) verdict = v;
     }
@@ -134,11 +171,12 @@ std::optional<Verdict> Coordinator::Poll(int timeout_ms, int64_t now_ms, uint64_
   for (int i = 0; i < n; ++i) {
     const int fd = events[i].data.fd;
     if (fd == listener_.get()) {
-      Accept();
+      Accept(now_ms);
     } else if (connections_.count(fd)) {
       if (auto v = Read(fd, now_ms, now_unix_ms); v && !verdict) verdict = v;
     }
   }
+  DropStrangers(now_ms);
   if (!verdict) verdict = membership_.OnTick(now_ms);
   return verdict;
 }
@@ -186,8 +224,10 @@ void Coordinator::Send(const GroupMessage& m) {
   auto frame = EncodeMessage(m, settings_.secret);
   if (!frame) return;
   std::vector<int> broken;
+  // Nothing to a connection that has not authenticated: a stranger that only listens would
+  // collect signed frames to replay.
   for (const auto& [fd, connection] : connections_) {
-    if (!SendFrame(fd, *frame)) broken.push_back(fd);
+    if (connection.rank && !SendFrame(fd, *frame)) broken.push_back(fd);
   }
   for (const int fd : broken) (void)Close(fd);
 }

@@ -1,12 +1,18 @@
 #include "group/coordinator.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 namespace headroom::group {
 namespace {
@@ -14,8 +20,9 @@ namespace {
 constexpr std::string_view kSecret = "coordinator-test-secret";
 constexpr uint64_t kNow = 1'800'000'000'000;
 
-std::unique_ptr<Coordinator> Start(uint16_t nodes = 2) {
+std::unique_ptr<Coordinator> Start(uint16_t nodes = 2, int64_t handshake_timeout_ms = 3000) {
   CoordinatorSettings s;
+  s.handshake_timeout_ms = handshake_timeout_ms;
   s.host = "127.0.0.1";
   s.job_id = "job";
   s.secret = std::string(kSecret);
@@ -121,6 +128,39 @@ TEST(Coordinator, RefusesConnectionsPastTheCap) {
   EXPECT_EQ(c->connections(), 4u);
   EXPECT_EQ(c->refused(), 2u);
   for (const int fd : fds) close(fd);
+}
+
+// Issue 29: strangers (connections that have not authenticated) have their own budget, twice
+// the node count, and a handshake deadline; past the budget the oldest stranger goes, never
+// a member, and a member's place never counts against it.
+TEST(Coordinator, StrangersPastTheirBudgetCloseTheOldestNeverAMember) {
+  auto c = Start(/*nodes=*/2, /*handshake_timeout_ms=*/500);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(StrangerBudget(2), 4u);
+  const int member = Connect(c->port());
+  Send(member, CoordinatorFrame(MessageKind::kJoin, 1));
+  EXPECT_FALSE(PollFor(*c, 0, 2));
+  std::vector<int> strangers;
+  for (int i = 0; i < 5; ++i) {
+    strangers.push_back(Connect(c->port()));
+    EXPECT_FALSE(PollFor(*c, 0, 2));
+  }
+  EXPECT_EQ(c->members(), 1u);
+  EXPECT_EQ(c->strangers(), 4u);
+  char byte = 0;
+  EXPECT_EQ(recv(strangers[0], &byte, 1, MSG_DONTWAIT), 0);   // the oldest was closed
+  EXPECT_EQ(recv(strangers[4], &byte, 1, MSG_DONTWAIT), -1);  // the newest is held
+  // At the handshake deadline (0.5 s after they came) every stranger goes; the member stays.
+  EXPECT_FALSE(c->Poll(0, 499, kNow));
+  EXPECT_EQ(c->strangers(), 4u);
+  EXPECT_FALSE(c->Poll(0, 500, kNow));
+  EXPECT_EQ(c->strangers(), 0u);
+  EXPECT_EQ(c->members(), 1u);
+  EXPECT_EQ(c->refused(), 5u);
+  Send(member, CoordinatorFrame(MessageKind::kFailed, 2));
+  EXPECT_EQ(PollFor(*c, 500), (Verdict{VerdictKind::kPeerFailed, 1, 0, 0, 0}));
+  for (const int fd : strangers) close(fd);
+  close(member);
 }
 
 TEST(Coordinator, RefusesAHostThatIsNotANumericAddress) {

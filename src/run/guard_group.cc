@@ -177,6 +177,9 @@ Result<std::unique_ptr<GuardGroup>> GuardGroup::Start(const GuardGroupSettings& 
     c.secret = s.secret;
     c.nodes = s.nodes;
     c.heartbeat_timeout_ms = s.heartbeat_timeout.count();
+    // A member's handshake is one round trip; one that cannot make it within the heartbeat
+    // timeout would be lost for that silence anyway. So a stranger holds a place 3 s at most.
+    c.handshake_timeout_ms = s.heartbeat_timeout.count();
     auto listening = group::Coordinator::Listen(c);
     if (!listening) return listening.error();
     g->coordinator_ = std::move(*listening);
