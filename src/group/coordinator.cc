@@ -9,11 +9,17 @@
 // never the newest (a member connecting past idle strangers is the newest). Authenticated
 // connections have a cap of twice the node count: a member that reconnects may briefly hold
 // two, and nothing else can authenticate.
+// At the descriptor limit accept4 fails (EMFILE) and the connection stays in the listener,
+// which level-triggered epoll then reports at every wait: a busy loop. So the coordinator
+// keeps one reserve descriptor: it closes it, takes the connection and closes that, and opens
+// the reserve again (libev's and nginx's way); and it takes the listener out of its epoll set
+// for kAcceptPauseMs, so even without the reserve the loop never spins.
 #include "group/coordinator.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -27,6 +33,15 @@
 namespace headroom::group {
 
 size_t StrangerBudget(uint16_t nodes) { return std::min<size_t>(2u * nodes, 64); }
+
+namespace {
+
+// How long the listener rests after accept4 found no descriptor: at most four attempts a
+// second. The guard's loop calls Poll at least every heartbeat period, which bounds how late
+// the listener comes back; connections that arrive meanwhile wait in its backlog.
+constexpr int64_t kAcceptPauseMs = 250;
+
+}  // namespace
 
 Coordinator::Coordinator(const CoordinatorSettings& settings)
     : settings_(settings),
@@ -62,6 +77,7 @@ Result<std::unique_ptr<Coordinator>> Coordinator::Listen(const CoordinatorSettin
   if (epoll_ctl(c->epoll_.get(), EPOLL_CTL_ADD, c->listener_.get(), &event) != 0) {
     return ErrnoError(Msg("epoll_ctl(listener)"));
   }
+  c->reserve_.reset(eventfd(0, EFD_CLOEXEC));  // none (-1) at the limit already: pause only
   return c;
 }
 
@@ -77,6 +93,11 @@ size_t Coordinator::strangers() const {
 void Coordinator::Accept(int64_t now_ms) {
   for (;;) {
     const int fd = accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0 && errno == EINTR) continue;
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+      AtTheLimit(now_ms);
+      return;
+    }
     if (fd < 0) return;  // EAGAIN, or a connection that went away before we took it
     epoll_event event{};
     event.events = EPOLLIN | EPOLLRDHUP;
@@ -91,6 +112,25 @@ void Coordinator::Accept(int64_t now_ms) {
     connections_.emplace(fd, std::move(connection));
     DropStrangers(now_ms);
   }
+}
+
+void Coordinator::AtTheLimit(int64_t now_ms) {
+  ++refused_;
+  if (reserve_.get() >= 0) {
+    reserve_.reset();
+    const int fd = accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) close(fd);
+    reserve_.reset(eventfd(0, EFD_CLOEXEC));
+  }
+  WatchListener(false);
+  paused_until_ms_ = now_ms + kAcceptPauseMs;
+}
+
+void Coordinator::WatchListener(bool watch) {
+  epoll_event event{};
+  event.events = watch ? static_cast<uint32_t>(EPOLLIN) : 0u;
+  event.data.fd = listener_.get();
+  epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, listener_.get(), &event);
 }
 
 void Coordinator::DropStrangers(int64_t now_ms) {
@@ -165,6 +205,10 @@ std::optional<Verdict> Coordinator::Read(int fd, int64_t now_ms, uint64_t now_un
 }
 
 std::optional<Verdict> Coordinator::Poll(int timeout_ms, int64_t now_ms, uint64_t now_unix_ms) {
+  if (paused_until_ms_ && now_ms >= *paused_until_ms_) {
+    paused_until_ms_.reset();
+    WatchListener(true);
+  }
   std::array<epoll_event, 16> events{};
   const int n = epoll_wait(epoll_.get(), events.data(), events.size(), timeout_ms);
   std::optional<Verdict> verdict;

@@ -70,6 +70,10 @@ class Coordinator {
  private:
   explicit Coordinator(const CoordinatorSettings& settings);
   void Accept(int64_t now_ms);
+  // accept4 failed for want of a descriptor (EMFILE, ENFILE) or of kernel memory: the pending
+  // connection is taken with the reserve descriptor and closed, and the listener paused.
+  void AtTheLimit(int64_t now_ms);
+  void WatchListener(bool watch);
   // Closes unauthenticated connections past the handshake deadline at `now_ms`, and the oldest
   // ones while more than the budget are held.
   void DropStrangers(int64_t now_ms);
@@ -80,6 +84,10 @@ class Coordinator {
   CoordinatorSettings settings_;
   FileFd listener_;
   FileFd epoll_;
+  // One descriptor held back from the start (an eventfd), given up for a moment at the
+  // descriptor limit so the connection waiting in the listener can be taken and closed.
+  FileFd reserve_;
+  std::optional<int64_t> paused_until_ms_;  // the listener is out of the epoll set until then
   uint16_t port_ = 0;
   struct Connection {
     FrameReader reader;
