@@ -4,6 +4,8 @@
 // connection that an authenticated member spoke on and that closes before the member left
 // (done) is that member lost at once: a guard killed with SIGKILL takes its job with it
 // (PR_SET_PDEATHSIG).
+// A connection is authenticated (a member) once, after the welcome that answered its join,
+// a frame of this run came from the rank that joined (docs/guard-group.md "The handshake").
 // Two budgets: connections not yet authenticated (strangers) have their own (StrangerBudget)
 // and a handshake deadline; past the budget the oldest stranger is closed, never a member and
 // never the newest (a member connecting past idle strangers is the newest). Authenticated
@@ -28,6 +30,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "group/group_secret.h"
 #include "group/member.h"
 
 namespace headroom::group {
@@ -58,6 +61,9 @@ Result<std::unique_ptr<Coordinator>> Coordinator::Listen(const CoordinatorSettin
     return Error(Msg("--group: {}: not a numeric IPv4 address", settings.host));
   }
   std::unique_ptr<Coordinator> c(new Coordinator(settings));
+  auto run = RandomNonce();
+  if (!run) return run.error();
+  c->run_ = *run;
   c->listener_.reset(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (c->listener_.get() < 0) return ErrnoError(Msg("socket(AF_INET)"));
   const int one = 1;
@@ -87,7 +93,7 @@ Coordinator::~Coordinator() {
 
 size_t Coordinator::strangers() const {
   return static_cast<size_t>(std::count_if(connections_.begin(), connections_.end(),
-                                           [](const auto& c) { return !c.second.rank; }));
+                                           [](const auto& c) { return !c.second.member; }));
 }
 
 void Coordinator::Accept(int64_t now_ms) {
@@ -136,7 +142,7 @@ void Coordinator::WatchListener(bool watch) {
 void Coordinator::DropStrangers(int64_t now_ms) {
   std::vector<int> late;
   for (const auto& [fd, c] : connections_) {
-    if (!c.rank && now_ms - c.accepted_ms >= settings_.handshake_timeout_ms) late.push_back(fd);
+    if (!c.member && now_ms - c.accepted_ms >= settings_.handshake_timeout_ms) late.push_back(fd);
   }
   for (const int fd : late) {
     (void)Close(fd);
@@ -145,7 +151,7 @@ void Coordinator::DropStrangers(int64_t now_ms) {
   for (size_t held = strangers(); held > StrangerBudget(settings_.nodes); --held) {
     auto oldest = connections_.end();
     for (auto it = connections_.begin(); it != connections_.end(); ++it) {
-      if (!it->second.rank &&
+      if (!it->second.member &&
           (oldest == connections_.end() || it->second.serial < oldest->second.serial)) {
         oldest = it;
       }
@@ -161,8 +167,9 @@ std::optional<Verdict> Coordinator::Close(int fd) {
   const auto it = connections_.find(fd);
   if (it == connections_.end()) return std::nullopt;
   const std::optional<uint16_t> rank = it->second.rank;
+  const bool member = it->second.member;
   connections_.erase(it);
-  return rank ? membership_.OnClosed(*rank) : std::nullopt;
+  return member ? membership_.OnClosed(*rank) : std::nullopt;
 }
 
 std::optional<Verdict> Coordinator::Read(int fd, int64_t now_ms, uint64_t now_unix_ms) {
@@ -184,17 +191,28 @@ std::optional<Verdict> Coordinator::Read(int fd, int64_t now_ms, uint64_t now_un
     for (const std::string& frame : frames) {
       auto message = DecodeMessage(frame, settings_.secret, settings_.job_id);
       // A member speaks for one rank, and never for rank 0's.
-      if (!message || message->node_rank == 0 ||
-          (connection.rank && *connection.rank != message->node_rank) ||
-          !replay_.Accept(*message, now_unix_ms)) {
+      if (!message || message->node_rank == 0) {
         ++refused_;
         return closed();
       }
-      if (!connection.rank && members() >= 2u * settings_.nodes) {  // the members' cap
+      if (!connection.rank) {  // a stranger's first frame: a join, answered with the welcome
+        if (message->kind != MessageKind::kJoin || !replay_.InWindow(*message, now_unix_ms) ||
+            !Welcome(fd, *message, now_unix_ms)) {
+          ++refused_;
+          return closed();
+        }
+        connection.rank = message->node_rank;
+        continue;
+      }
+      // After the welcome: frames of this run only, from the rank that joined, in sequence.
+      if (message->run != run_ || *connection.rank != message->node_rank ||
+          message->kind == MessageKind::kJoin || message->kind == MessageKind::kWelcome ||
+          !replay_.Accept(*message, now_unix_ms) ||
+          (!connection.member && members() >= 2u * settings_.nodes)) {  // the members' cap
         ++refused_;
         return closed();
       }
-      connection.rank = message->node_rank;
+      connection.member = true;
       if (auto v = membership_.OnMessage(*message, now_ms); v && !verdict) verdict = v;
     }
     if (!stream_ok) {
@@ -233,6 +251,7 @@ void Coordinator::Broadcast(MessageKind kind, uint64_t now_unix_ms) {
   GroupMessage m;
   m.job_id = settings_.job_id;
   m.node_rank = 0;
+  m.run = run_;
   m.sequence = ++sequence_;
   m.sent_unix_ms = now_unix_ms;
   m.kind = kind;
@@ -243,6 +262,7 @@ void Coordinator::BroadcastAbort(const Verdict& why, uint64_t now_unix_ms) {
   GroupMessage m;
   m.job_id = settings_.job_id;
   m.node_rank = 0;
+  m.run = run_;
   m.sequence = ++sequence_;
   m.sent_unix_ms = now_unix_ms;
   m.kind = MessageKind::kAbort;
@@ -264,6 +284,19 @@ void Coordinator::BroadcastAbort(const Verdict& why, uint64_t now_unix_ms) {
   Send(m);
 }
 
+bool Coordinator::Welcome(int fd, const GroupMessage& join, uint64_t now_unix_ms) {
+  GroupMessage m;
+  m.job_id = settings_.job_id;
+  m.node_rank = 0;
+  m.run = run_;
+  m.challenge = join.challenge;
+  m.sequence = ++sequence_;
+  m.sent_unix_ms = now_unix_ms;
+  m.kind = MessageKind::kWelcome;
+  auto frame = EncodeMessage(m, settings_.secret);
+  return frame && SendFrame(fd, *frame);
+}
+
 void Coordinator::Send(const GroupMessage& m) {
   auto frame = EncodeMessage(m, settings_.secret);
   if (!frame) return;
@@ -271,7 +304,7 @@ void Coordinator::Send(const GroupMessage& m) {
   // Nothing to a connection that has not authenticated: a stranger that only listens would
   // collect signed frames to replay.
   for (const auto& [fd, connection] : connections_) {
-    if (connection.rank && !SendFrame(fd, *frame)) broken.push_back(fd);
+    if (connection.member && !SendFrame(fd, *frame)) broken.push_back(fd);
   }
   for (const int fd : broken) (void)Close(fd);
 }

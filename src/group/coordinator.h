@@ -2,6 +2,10 @@
 // TCP listener on the one address given, an epoll set of member connections, each cut into
 // frames by its own FrameReader, each frame decoded, replay-checked and handed to the
 // Membership. Non-blocking throughout; the guard loop calls Poll with its own timeout.
+// The handshake: a connection's first frame must be a join; it is answered with a signed
+// welcome carrying this run's nonce (made at Listen) and the join's challenge. The connection
+// is a member (authenticated) once a frame bound to this run follows from the rank that
+// joined; until then it is a stranger, and it gets nothing but its welcome.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +55,8 @@ class Coordinator {
   size_t connections() const { return connections_.size(); }
   // Of them, the connections that have not authenticated (yet).
   size_t strangers() const;
+  // This run's nonce (never 0), which every frame after a join carries.
+  uint64_t run() const { return run_; }
   size_t members() const { return connections_.size() - strangers(); }
   // How many frames were refused (unauthenticated, malformed, replayed) and connections
   // closed for it, or closed unauthenticated (past the budget or the handshake deadline),
@@ -80,6 +86,8 @@ class Coordinator {
   std::optional<Verdict> Read(int fd, int64_t now_ms, uint64_t now_unix_ms);
   std::optional<Verdict> Close(int fd);
   void Send(const GroupMessage& message);
+  // Answers `join` on `fd` with the welcome; false when it cannot be written whole.
+  bool Welcome(int fd, const GroupMessage& join, uint64_t now_unix_ms);
 
   CoordinatorSettings settings_;
   FileFd listener_;
@@ -91,7 +99,8 @@ class Coordinator {
   uint16_t port_ = 0;
   struct Connection {
     FrameReader reader;
-    std::optional<uint16_t> rank;  // once a frame from it was accepted: authenticated
+    std::optional<uint16_t> rank;  // the rank its join claimed, once welcomed
+    bool member = false;           // authenticated: a frame of this run followed the welcome
     int64_t accepted_ms = 0;       // monotonic
     uint64_t serial = 0;           // accept order: the lowest is the oldest
   };
@@ -101,6 +110,7 @@ class Coordinator {
   uint64_t refused_ = 0;
   uint64_t sequence_ = 0;
   uint64_t accepted_ = 0;
+  uint64_t run_ = 0;
 };
 
 }  // namespace headroom::group

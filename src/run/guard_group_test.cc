@@ -192,6 +192,70 @@ Heard Drain(int fd, Heard so_far = {}) {
   }
 }
 
+// A loopback relay between one client and 127.0.0.1:target that keeps every byte the client
+// sent: what a stranger on the path between a member and rank 0 sees.
+class RecordingProxy {
+ public:
+  explicit RecordingProxy(uint16_t target) {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof a;
+    bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    listen(listen_fd_, 1);
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &size);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this, target] { Relay(target); });
+  }
+  ~RecordingProxy() {
+    stop();
+    close(listen_fd_);
+  }
+  uint16_t port() const { return port_; }
+  // The client's bytes so far (only once the relay has stopped: stop() first).
+  const std::string& sent() const { return sent_; }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void Relay(uint16_t target) {
+    pollfd p{listen_fd_, POLLIN, 0};
+    while (!stop_ && poll(&p, 1, 20) == 0) {
+    }
+    if (stop_) return;
+    const int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    const int server = Stranger(target);
+    std::array<pollfd, 2> fds{{{client, POLLIN, 0}, {server, POLLIN, 0}}};
+    char buffer[4096];
+    while (!stop_ && client >= 0 && server >= 0) {
+      if (poll(fds.data(), fds.size(), 20) <= 0) continue;
+      bool done = false;
+      for (int i = 0; i < 2; ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        const ssize_t n = recv(fds[i].fd, buffer, sizeof buffer, 0);
+        if (n <= 0) {
+          done = true;
+          break;
+        }
+        if (i == 0) sent_.append(buffer, static_cast<size_t>(n));
+        if (send(fds[1 - i].fd, buffer, static_cast<size_t>(n), MSG_NOSIGNAL) != n) done = true;
+      }
+      if (done) break;
+    }
+    if (client >= 0) close(client);
+    if (server >= 0) close(server);
+  }
+
+  int listen_fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::string sent_;
+  std::thread thread_;
+};
+
 TEST(GuardGroup, AMembersMemoryEndReachesEveryNodeWithItsReading) {
   auto rank0 = GuardGroup::Start(Node(0, 0));
   ASSERT_TRUE(rank0) << EnglishText(rank0.error().what);
@@ -381,6 +445,80 @@ TEST(GuardGroup, AStrangerThatOnlyListensHearsNothing) {
   heard = Drain(listener, heard);
   close(listener);
   EXPECT_EQ(heard.bytes, 0u);
+}
+
+// Issue 29: a member's `failed` frame captured in run 1 (on the path, by a relay) and sent to
+// run 2's rank 0, same job id and secret, on a connection of its own: it used to end run 2.
+TEST(GuardGroup, AFrameFromAnEarlierRunIsRefused) {
+  std::string captured;
+  {
+    auto rank0 = GuardGroup::Start(PairNode(0, 0));
+    ASSERT_TRUE(rank0);
+    RecordingProxy proxy((*rank0)->port());
+    auto rank1 = StartAlongside(**rank0, PairNode(1, proxy.port()));
+    ASSERT_TRUE(rank1);
+    std::vector<std::optional<GroupEnd>> ends(2);
+    // A while of heartbeats first: run 1's sequence numbers climb past run 2's.
+    PollUntil({rank0->get(), rank1->get()}, ends, [&, start = std::chrono::steady_clock::now()] {
+      return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(600);
+    });
+    (*rank1)->OwnFailed(3);
+    PollUntil({rank0->get(), rank1->get()}, ends, [&] { return ends[0].has_value(); });
+    ASSERT_TRUE(ends[0]);
+    EXPECT_EQ(ends[0]->cause, GroupEnd::Cause::kPeerFailed);
+    proxy.stop();
+    // The last frame the member sent: its failed report.
+    std::string_view rest = proxy.sent();
+    while (!rest.empty()) {
+      auto length = group::FrameLength(rest);
+      ASSERT_TRUE(length && *length && **length <= rest.size());
+      captured = std::string(rest.substr(0, **length));
+      rest.remove_prefix(**length);
+    }
+  }
+  ASSERT_FALSE(captured.empty());
+  auto rank0 = GuardGroup::Start(PairNode(0, 0));
+  ASSERT_TRUE(rank0);
+  const uint16_t port = (*rank0)->port();
+  auto rank1 = StartAlongside(**rank0, PairNode(1, port));
+  ASSERT_TRUE(rank1);
+  const int replayer = Stranger(port);
+  ASSERT_GE(replayer, 0);
+  ASSERT_EQ(send(replayer, captured.data(), captured.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(captured.size()));
+  std::vector<std::optional<GroupEnd>> ends(2);
+  PollUntil({rank0->get(), rank1->get()}, ends, [&, start = std::chrono::steady_clock::now()] {
+    return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(400);
+  });
+  close(replayer);
+  EXPECT_FALSE(ends[0]) << GroupEndExitStatus(*ends[0]);
+  EXPECT_FALSE(ends[1]);
+  EXPECT_GE((*rank0)->refused(), 1u);
+}
+
+// Issue 29: a member took a TCP accept for "joined" and started its job. Against a listener
+// that accepts (the kernel does) and never answers, it now gives up at the formation wait.
+TEST(GuardGroup, AMemberIsNotJoinedByATcpAcceptAlone) {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof a;
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(listener, 16), 0);
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&a), &size), 0);
+  GuardGroupSettings s = PairNode(1, ntohs(a.sin_port));
+  s.form_wait = std::chrono::milliseconds(600);
+  const auto start = std::chrono::steady_clock::now();
+  const auto started = GuardGroup::Start(s);
+  const double waited_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  close(listener);
+  ASSERT_FALSE(started) << "joined without a welcome";
+  EXPECT_EQ(started.error().errno_value, ETIMEDOUT);
+  EXPECT_NE(EnglishText(started.error().what).find("no welcome"), std::string::npos);
+  EXPECT_GE(waited_s, 0.55);
+  EXPECT_LT(waited_s, 2.5);
 }
 
 }  // namespace
