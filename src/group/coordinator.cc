@@ -14,7 +14,7 @@
 // At the descriptor limit accept4 fails (EMFILE) and the connection stays in the listener,
 // which level-triggered epoll then reports at every wait: a busy loop. So the coordinator
 // keeps one reserve descriptor: it closes it, takes the connection and closes that, and opens
-// the reserve again (libev's and nginx's way); and it takes the listener out of its epoll set
+// the reserve again (libev's remedy); and it takes the listener out of its epoll set (nginx's)
 // for kAcceptPauseMs, so even without the reserve the loop never spins.
 #include "group/coordinator.h"
 
