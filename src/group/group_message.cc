@@ -34,11 +34,24 @@ std::array<unsigned char, kMacBytes> Mac(std::string_view data, std::string_view
   return mac;
 }
 
-bool KnownKind(uint8_t kind) { return kind >= 1 && kind <= 6; }
+bool KnownKind(uint8_t kind) { return kind >= 1 && kind <= 7; }
 
 // Only kEndedForMemory (and an abort for memory) carries readings, only kFailed (and an
 // abort for a failure) a status, only kAbort a cause and origin, and an abort always a cause.
+// A join carries a challenge and no run, a welcome both, every other kind a run alone.
 Result<bool> CheckKindFields(const GroupMessage& m) {
+  const bool join = m.kind == MessageKind::kJoin;
+  const bool welcome = m.kind == MessageKind::kWelcome;
+  if (join && m.run != 0) return Error(Msg("group message: join carries a run"));
+  if (!join && m.run == 0) {
+    return Error(Msg("group message: {} without a run", MessageKindName(m.kind)));
+  }
+  if ((join || welcome) && m.challenge == 0) {
+    return Error(Msg("group message: {} without a challenge", MessageKindName(m.kind)));
+  }
+  if (!join && !welcome && m.challenge != 0) {
+    return Error(Msg("group message: {} carries a challenge", MessageKindName(m.kind)));
+  }
   const bool abort = m.kind == MessageKind::kAbort;
   if (abort && (m.cause == AbortCause::kNone || static_cast<uint8_t>(m.cause) > 3)) {
     return Error(Msg("group message: abort without a known cause"));
@@ -77,6 +90,8 @@ std::string_view MessageKindName(MessageKind kind) {
       return "abort";
     case MessageKind::kDone:
       return "done";
+    case MessageKind::kWelcome:
+      return "welcome";
   }
   return "unknown";
 }
@@ -112,6 +127,8 @@ Result<std::string> EncodeMessage(const GroupMessage& m, std::string_view secret
   PutBig(out, kWireVersion, 1);
   PutBig(out, static_cast<uint8_t>(m.kind), 1);
   PutBig(out, m.node_rank, 2);
+  PutBig(out, m.run, 8);
+  PutBig(out, m.challenge, 8);
   PutBig(out, m.sequence, 8);
   PutBig(out, m.sent_unix_ms, 8);
   PutBig(out, m.available_bytes, 8);
@@ -165,13 +182,15 @@ Result<GroupMessage> DecodeMessage(std::string_view frame, std::string_view secr
   GroupMessage m;
   m.kind = static_cast<MessageKind>(kind);
   m.node_rank = static_cast<uint16_t>(GetBig(frame, 7, 2));
-  m.sequence = GetBig(frame, 9, 8);
-  m.sent_unix_ms = GetBig(frame, 17, 8);
-  m.available_bytes = GetBig(frame, 25, 8);
-  m.level_bytes = GetBig(frame, 33, 8);
-  m.status = static_cast<int32_t>(static_cast<uint32_t>(GetBig(frame, 41, 4)));
-  m.cause = static_cast<AbortCause>(static_cast<uint8_t>(frame[45]));
-  m.origin_rank = static_cast<uint16_t>(GetBig(frame, 46, 2));
+  m.run = GetBig(frame, 9, 8);
+  m.challenge = GetBig(frame, 17, 8);
+  m.sequence = GetBig(frame, 25, 8);
+  m.sent_unix_ms = GetBig(frame, 33, 8);
+  m.available_bytes = GetBig(frame, 41, 8);
+  m.level_bytes = GetBig(frame, 49, 8);
+  m.status = static_cast<int32_t>(static_cast<uint32_t>(GetBig(frame, 57, 4)));
+  m.cause = static_cast<AbortCause>(static_cast<uint8_t>(frame[61]));
+  m.origin_rank = static_cast<uint16_t>(GetBig(frame, 62, 2));
   m.job_id = std::string(frame.substr(kHeaderBytes, id_bytes));
   if (auto ok = CheckJobId(m.job_id); !ok) return ok.error();
   if (m.job_id != job_id) return Error(Msg("group message: for another job"));
@@ -214,7 +233,7 @@ Result<bool> FrameReader::Feed(std::string_view bytes, std::vector<std::string>&
 ReplayGuard::ReplayGuard(uint16_t nodes, uint64_t window_ms)
     : last_sequence_(nodes, 0), window_ms_(window_ms) {}
 
-Result<bool> ReplayGuard::Accept(const GroupMessage& m, uint64_t now_unix_ms) {
+Result<bool> ReplayGuard::InWindow(const GroupMessage& m, uint64_t now_unix_ms) const {
   if (m.node_rank >= last_sequence_.size()) {
     return Error(
         Msg("group message: node rank {} of {} nodes", m.node_rank, last_sequence_.size()));
@@ -225,6 +244,11 @@ Result<bool> ReplayGuard::Accept(const GroupMessage& m, uint64_t now_unix_ms) {
     return Error(
         Msg("group message: sent {} ms from now, outside the {} ms window", skew, window_ms_));
   }
+  return true;
+}
+
+Result<bool> ReplayGuard::Accept(const GroupMessage& m, uint64_t now_unix_ms) {
+  if (auto ok = InWindow(m, now_unix_ms); !ok) return ok.error();
   if (m.sequence <= last_sequence_[m.node_rank]) {
     return Error(Msg("group message: replayed sequence {} from node {}", m.sequence, m.node_rank));
   }

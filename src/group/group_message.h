@@ -3,12 +3,17 @@
 //
 // Frame, all integers big-endian:
 //   u16 length (bytes after this field)  "HRG" magic  u8 version  u8 kind  u16 node rank
+//   u64 run  u64 challenge
 //   u64 sequence  u64 sent (Unix ms)  u64 available bytes  u64 level bytes  i32 status
 //   u8 cause  u16 origin rank  u8 job id length  job id (1..64 printable ASCII bytes)
 //   32-byte HMAC-SHA256
-// The MAC covers every byte before it, the length prefix included. A frame is 82..145 bytes.
+// The MAC covers every byte before it, the length prefix included. A frame is 98..161 bytes.
 // Version 2 added the cause and origin: an abort says which node ended the group and why, so
-// every node can name the root cause (version 1 frames are refused).
+// every node can name the root cause. Version 3 added the run and the challenge: the
+// coordinator makes a random run nonce at start and gives it in its signed welcome, which
+// answers a join and echoes the join's random challenge; every later frame carries the run,
+// so a frame from an earlier run of the same job (same secret) is refused. Older versions
+// are refused.
 //
 // The decoder checks the length, the magic and the version, then the MAC (in constant time)
 // before it reads any other field, so an unauthenticated frame is refused without its
@@ -34,6 +39,7 @@ enum class MessageKind : uint8_t {
   kFailed = 4,          // the sender's job exited with a failure (status)
   kAbort = 5,           // the coordinator tells every member to end its job (cause, origin)
   kDone = 6,            // the sender's job exited 0: it leaves the group, not lost
+  kWelcome = 7,         // the coordinator answers a join: the run nonce, the join's challenge
 };
 
 // Why the coordinator ends the group (an abort's cause): the origin node's guard ended its
@@ -49,20 +55,26 @@ enum class AbortCause : uint8_t {
 // The English name of a kind, as written in events and the journal.
 std::string_view MessageKindName(MessageKind kind);
 
-inline constexpr uint8_t kWireVersion = 2;
+inline constexpr uint8_t kWireVersion = 3;
 inline constexpr size_t kMaxJobIdBytes = 64;
 inline constexpr size_t kMacBytes = 32;  // HMAC-SHA256
 // A shorter secret is refused: 16 bytes is 128 bits, HMAC-SHA256's security level needs no
 // more, and a typed passphrase shorter than that is guessable offline from one frame.
 inline constexpr size_t kMinSecretBytes = 16;
 inline constexpr size_t kMaxSecretBytes = 4096;
-inline constexpr size_t kHeaderBytes = 2 + 3 + 1 + 1 + 2 + 8 + 8 + 8 + 8 + 4 + 1 + 2 + 1;  // 49
+inline constexpr size_t kHeaderBytes =
+    2 + 3 + 1 + 1 + 2 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 1 + 2 + 1;  // 65
 inline constexpr size_t kMinFrameBytes = kHeaderBytes + 1 + kMacBytes;
 inline constexpr size_t kMaxFrameBytes = kHeaderBytes + kMaxJobIdBytes + kMacBytes;
 
 struct GroupMessage {
   std::string job_id;
   uint16_t node_rank = 0;
+  // The run's nonce, made by the coordinator at start: 0 in a join (the member does not know
+  // it yet), never 0 in any other kind.
+  uint64_t run = 0;
+  // A join's random challenge, echoed by the welcome that answers it; 0 in every other kind.
+  uint64_t challenge = 0;
   uint64_t sequence = 0;  // starts at 1 for each sender; 0 is never valid
   uint64_t sent_unix_ms = 0;
   MessageKind kind = MessageKind::kHeartbeat;
@@ -119,6 +131,9 @@ class ReplayGuard {
   // Accepts `message` (and remembers its sequence) or says why not: a rank out of range, a
   // sequence not above the last accepted from that rank, a send time outside the window.
   Result<bool> Accept(const GroupMessage& message, uint64_t now_unix_ms);
+  // The rank and window checks alone, nothing remembered: for a join, which comes before the
+  // run is known (what binds a member to the run is the frame after the welcome).
+  Result<bool> InWindow(const GroupMessage& message, uint64_t now_unix_ms) const;
 
  private:
   std::vector<uint64_t> last_sequence_;

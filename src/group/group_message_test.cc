@@ -14,6 +14,7 @@ GroupMessage Memory() {
   GroupMessage m;
   m.job_id = std::string(kJob);
   m.node_rank = 1;
+  m.run = 0x5eed'0000'0000'0001;
   m.sequence = 7;
   m.sent_unix_ms = 1'800'000'000'000;
   m.kind = MessageKind::kEndedForMemory;
@@ -33,9 +34,11 @@ std::string Why(const Result<GroupMessage>& r) { return r ? "" : EnglishText(r.e
 TEST(GroupMessage, RoundTripsEveryKind) {
   for (const MessageKind kind :
        {MessageKind::kJoin, MessageKind::kHeartbeat, MessageKind::kEndedForMemory,
-        MessageKind::kFailed, MessageKind::kAbort, MessageKind::kDone}) {
+        MessageKind::kFailed, MessageKind::kAbort, MessageKind::kDone, MessageKind::kWelcome}) {
     GroupMessage m = Memory();
     m.kind = kind;
+    if (kind == MessageKind::kJoin) m.run = 0;  // a join comes before the run is known
+    if (kind == MessageKind::kJoin || kind == MessageKind::kWelcome) m.challenge = ~0ull - 1;
     if (kind != MessageKind::kEndedForMemory) m.available_bytes = m.level_bytes = 0;
     if (kind == MessageKind::kFailed) m.status = -3;  // negative survives the u32 field
     if (kind == MessageKind::kAbort) {                // the abort names its origin and cause
@@ -80,6 +83,7 @@ TEST(GroupMessage, ForgedAbortWithoutTheSecretIsRefused) {
   GroupMessage abort;
   abort.job_id = std::string(kJob);
   abort.sequence = 1;
+  abort.run = 1;
   abort.kind = MessageKind::kAbort;
   abort.cause = AbortCause::kLost;
   const auto forged = EncodeMessage(abort, "guessed-secret-guessed");
@@ -137,6 +141,49 @@ TEST(GroupMessage, EncoderRefusesWhatTheDecoderWould) {
   const auto longest = EncodeMessage(m, kMessageSecret);
   ASSERT_TRUE(longest.ok());
   EXPECT_EQ(longest->size(), kMaxFrameBytes);
+}
+
+TEST(GroupMessage, OnlyAJoinComesWithoutARunAndOnlyJoinAndWelcomeCarryAChallenge) {
+  GroupMessage m = Memory();
+  m.run = 0;
+  EXPECT_EQ(EnglishText(EncodeMessage(m, kMessageSecret).error().what),
+            "group message: ended-for-memory without a run");
+  m = Memory();
+  m.challenge = 5;
+  EXPECT_EQ(EnglishText(EncodeMessage(m, kMessageSecret).error().what),
+            "group message: ended-for-memory carries a challenge");
+  GroupMessage join;
+  join.job_id = std::string(kJob);
+  join.node_rank = 1;
+  join.sequence = 1;
+  join.kind = MessageKind::kJoin;
+  EXPECT_EQ(EnglishText(EncodeMessage(join, kMessageSecret).error().what),
+            "group message: join without a challenge");
+  join.challenge = 42;
+  EXPECT_TRUE(EncodeMessage(join, kMessageSecret).ok());
+  join.run = 7;
+  EXPECT_EQ(EnglishText(EncodeMessage(join, kMessageSecret).error().what),
+            "group message: join carries a run");
+  GroupMessage welcome = join;
+  welcome.kind = MessageKind::kWelcome;
+  welcome.node_rank = 0;
+  EXPECT_TRUE(EncodeMessage(welcome, kMessageSecret).ok());
+  welcome.run = 0;
+  EXPECT_EQ(EnglishText(EncodeMessage(welcome, kMessageSecret).error().what),
+            "group message: welcome without a run");
+  // A version 2 frame (no run, no challenge: 16 bytes shorter) is refused: by its length
+  // here, by its version where its job id makes it long enough.
+  std::string v2 = Frame(Memory());
+  v2.erase(9, 16);
+  v2[0] = 0;
+  v2[1] = static_cast<char>(v2.size() - 2);
+  v2[5] = 2;
+  EXPECT_EQ(Why(DecodeMessage(v2, kMessageSecret, kJob)),
+            "group message: frame length 91 outside 98..161");
+  std::string version2 = Frame(Memory());
+  version2[5] = 2;
+  EXPECT_EQ(Why(DecodeMessage(version2, kMessageSecret, kJob)),
+            "group message: version 2, this guard speaks 3");
 }
 
 TEST(FrameReader, CutsAStreamFedByteByByteAndInOneGo) {

@@ -55,15 +55,34 @@ Result<std::string> ReadGroupSecretFile(const std::string& path) {
   return GroupSecretFromValue(bytes, path);
 }
 
-Result<std::string> GenerateGroupSecret() {
-  std::array<unsigned char, 32> raw{};
+namespace {
+
+Result<bool> FillRandom(unsigned char* bytes, size_t size) {
   size_t got = 0;
-  while (got < raw.size()) {
-    const ssize_t n = getrandom(raw.data() + got, raw.size() - got, 0);
+  while (got < size) {
+    const ssize_t n = getrandom(bytes + got, size - got, 0);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoError(Msg("getrandom(32 bytes)"));
+    if (n < 0) return ErrnoError(Msg("getrandom({} bytes)", size));
     got += static_cast<size_t>(n);
   }
+  return true;
+}
+
+}  // namespace
+
+Result<uint64_t> RandomNonce() {
+  for (;;) {
+    std::array<unsigned char, 8> raw{};
+    if (auto ok = FillRandom(raw.data(), raw.size()); !ok) return ok.error();
+    uint64_t nonce = 0;
+    for (const unsigned char b : raw) nonce = (nonce << 8) | b;
+    if (nonce != 0) return nonce;
+  }
+}
+
+Result<std::string> GenerateGroupSecret() {
+  std::array<unsigned char, 32> raw{};
+  if (auto ok = FillRandom(raw.data(), raw.size()); !ok) return ok.error();
   constexpr std::string_view kHex = "0123456789abcdef";
   std::string secret;
   for (const unsigned char b : raw) {

@@ -23,4 +23,8 @@ Result<std::string> GroupSecretFromValue(std::string_view value, std::string_vie
 // A fresh secret: 32 bytes from getrandom(2), as 64 lower-case hex digits.
 Result<std::string> GenerateGroupSecret();
 
+// A fresh nonce, never 0: 8 bytes from getrandom(2). The coordinator's run nonce and a
+// member's join challenge (group_message.h): only their freshness matters, not their secrecy.
+Result<uint64_t> RandomNonce();
+
 }  // namespace headroom::group

@@ -13,7 +13,10 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <vector>
+
+#include "group/group_secret.h"
 
 namespace headroom::group {
 
@@ -62,12 +65,19 @@ Result<std::unique_ptr<Member>> Member::Connect(const MemberSettings& settings, 
     return Error(Msg("--group: {}: not a numeric IPv4 address", settings.host));
   }
   std::unique_ptr<Member> m(new Member(settings));
+  auto challenge = RandomNonce();
+  if (!challenge) return challenge.error();
+  m->challenge_ = *challenge;
   m->socket_.reset(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (m->socket_.get() < 0) return ErrnoError(Msg("socket(AF_INET)"));
   if (const int error = ConnectWithin(m->socket_.get(), address, settings.connect_timeout_ms)) {
     return ErrnoError(Msg("connect({}:{})", settings.host, settings.port), error);
   }
-  if (auto ok = m->Send(MessageKind::kJoin, now_unix_ms); !ok) return ok.error();
+  GroupMessage join;
+  join.kind = MessageKind::kJoin;
+  join.challenge = m->challenge_;
+  join.sent_unix_ms = now_unix_ms;
+  if (auto ok = m->SendMessage(join); !ok) return ok.error();
   m->last_sent_ms_ = now_ms;
   // The coordinator counts as heard at connect: its silence from here on is what loses it.
   GroupMessage hello;
@@ -77,47 +87,88 @@ Result<std::unique_ptr<Member>> Member::Connect(const MemberSettings& settings, 
   return m;
 }
 
-Result<bool> Member::Send(MessageKind kind, uint64_t now_unix_ms, uint64_t available_bytes,
-                          uint64_t level_bytes, int32_t status) {
-  GroupMessage m;
+Result<bool> Member::SendMessage(GroupMessage m) {
   m.job_id = settings_.job_id;
   m.node_rank = settings_.node_rank;
   m.sequence = ++sequence_;
-  m.sent_unix_ms = now_unix_ms;
-  m.kind = kind;
-  m.available_bytes = available_bytes;
-  m.level_bytes = level_bytes;
-  m.status = status;
   auto frame = EncodeMessage(m, settings_.secret);
   if (!frame) return frame.error();
   return SendFrame(socket_.get(), *frame);
 }
 
+Result<bool> Member::Send(MessageKind kind, uint64_t now_unix_ms, uint64_t available_bytes,
+                          uint64_t level_bytes, int32_t status) {
+  if (!joined()) return Error(Msg("group: not joined: no welcome from node rank 0 yet"));
+  GroupMessage m;
+  m.run = run_;
+  m.sent_unix_ms = now_unix_ms;
+  m.kind = kind;
+  m.available_bytes = available_bytes;
+  m.level_bytes = level_bytes;
+  m.status = status;
+  return SendMessage(m);
+}
+
+Result<bool> Member::AwaitWelcome(int timeout_ms, int64_t now_ms, uint64_t now_unix_ms) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    if (joined()) return true;
+    if (broken_) {
+      return Error{Msg("node rank 0 closed the connection before its welcome (another secret or "
+                       "job id?)"),
+                   ECONNRESET};
+    }
+    const int64_t waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+    if (waited >= timeout_ms) {
+      return Error{Msg("no welcome from node rank 0 within {} ms", timeout_ms), ETIMEDOUT};
+    }
+    (void)Read(static_cast<int>(timeout_ms - waited), now_ms + waited,
+               now_unix_ms + static_cast<uint64_t>(waited));
+  }
+}
+
+std::optional<Verdict> Member::Read(int timeout_ms, int64_t now_ms, uint64_t now_unix_ms) {
+  pollfd p{socket_.get(), POLLIN, 0};
+  if (broken_ || poll(&p, 1, timeout_ms) <= 0) return std::nullopt;
+  std::array<char, 4096> chunk{};
+  const ssize_t n = read(socket_.get(), chunk.data(), chunk.size());
+  std::vector<std::string> frames;
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
+      (n > 0 && !reader_.Feed(std::string_view(chunk.data(), static_cast<size_t>(n)), frames))) {
+    broken_ = true;
+  }
+  for (const std::string& frame : frames) {
+    auto message = DecodeMessage(frame, settings_.secret, settings_.job_id);
+    // Only the coordinator speaks to a member: first its welcome, answering this join's
+    // challenge, then frames of the run the welcome named.
+    const bool welcome = message && message->kind == MessageKind::kWelcome;
+    if (!message || message->node_rank != 0 || welcome == joined() ||
+        (welcome ? message->challenge != challenge_ : message->run != run_) ||
+        message->kind == MessageKind::kJoin || !replay_.Accept(*message, now_unix_ms)) {
+      broken_ = true;
+      break;
+    }
+    if (welcome) {
+      run_ = message->run;
+      // The first frame of the run: what makes this connection a member at the coordinator.
+      if (!Send(MessageKind::kHeartbeat, now_unix_ms)) broken_ = true;
+      last_sent_ms_ = now_ms;
+    }
+    if (auto v = membership_.OnMessage(*message, now_ms)) return v;
+  }
+  return std::nullopt;
+}
+
 std::optional<Verdict> Member::Poll(int timeout_ms, int64_t now_ms, uint64_t now_unix_ms) {
   const Verdict lost{VerdictKind::kPeerLost, 0, 0, 0, 0};
   if (broken_) return lost;
-  if (now_ms - last_sent_ms_ >= settings_.heartbeat_ms) {
+  if (joined() && now_ms - last_sent_ms_ >= settings_.heartbeat_ms) {
     if (!Send(MessageKind::kHeartbeat, now_unix_ms)) broken_ = true;
     last_sent_ms_ = now_ms;
   }
-  pollfd p{socket_.get(), POLLIN, 0};
-  if (!broken_ && poll(&p, 1, timeout_ms) > 0) {
-    std::array<char, 4096> chunk{};
-    const ssize_t n = read(socket_.get(), chunk.data(), chunk.size());
-    std::vector<std::string> frames;
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
-        (n > 0 && !reader_.Feed(std::string_view(chunk.data(), static_cast<size_t>(n)), frames))) {
-      broken_ = true;
-    }
-    for (const std::string& frame : frames) {
-      auto message = DecodeMessage(frame, settings_.secret, settings_.job_id);
-      if (!message || message->node_rank != 0 || !replay_.Accept(*message, now_unix_ms)) {
-        broken_ = true;  // only the coordinator speaks to a member
-        break;
-      }
-      if (auto v = membership_.OnMessage(*message, now_ms)) return v;
-    }
-  }
+  if (auto v = Read(timeout_ms, now_ms, now_unix_ms)) return v;
   if (broken_) return lost;
   return membership_.OnTick(now_ms);
 }

@@ -1,6 +1,10 @@
 #include "group/member.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -25,7 +29,7 @@ std::unique_ptr<Coordinator> StartCoordinator() {
   return c ? std::move(*c) : nullptr;
 }
 
-std::unique_ptr<Member> Join(uint16_t port, std::string_view secret = kMemberSecret) {
+MemberSettings Rank1(uint16_t port, std::string_view secret = kMemberSecret) {
   MemberSettings s;
   s.host = "127.0.0.1";
   s.port = port;
@@ -33,9 +37,20 @@ std::unique_ptr<Member> Join(uint16_t port, std::string_view secret = kMemberSec
   s.secret = std::string(secret);
   s.heartbeat_ms = 100;
   s.heartbeat_timeout_ms = 1000;
-  auto m = Member::Connect(s, 0, kMemberNow);
+  return s;
+}
+
+// Connects rank 1 to `c` and waits for its welcome, polling `c` in between (at monotonic 0).
+std::unique_ptr<Member> Join(Coordinator& c) {
+  auto m = Member::Connect(Rank1(c.port()), 0, kMemberNow);
   EXPECT_TRUE(m.ok()) << (m ? "" : EnglishText(m.error().what));
-  return m ? std::move(*m) : nullptr;
+  if (!m) return nullptr;
+  for (int i = 0; i < 10 && !(*m)->joined(); ++i) {
+    (void)c.Poll(20, 0, kMemberNow);
+    (void)(*m)->AwaitWelcome(20, 0, kMemberNow);
+  }
+  EXPECT_TRUE((*m)->joined());
+  return std::move(*m);
 }
 
 std::optional<Verdict> Drain(Coordinator& c, int64_t now_ms) {
@@ -48,7 +63,7 @@ std::optional<Verdict> Drain(Coordinator& c, int64_t now_ms) {
 TEST(Member, JoinsReportsAndHearsTheAbort) {
   auto c = StartCoordinator();
   ASSERT_TRUE(c);
-  auto m = Join(c->port());
+  auto m = Join(*c);
   ASSERT_TRUE(m);
   EXPECT_FALSE(Drain(*c, 0));
   EXPECT_EQ(c->connections(), 1u);
@@ -66,14 +81,14 @@ TEST(Member, JoinsReportsAndHearsTheAbort) {
 TEST(Member, ThatLeavesIsNotLostAndOneThatVanishesIs) {
   auto c = StartCoordinator();
   ASSERT_TRUE(c);
-  auto m = Join(c->port());
+  auto m = Join(*c);
   ASSERT_TRUE(m);
   EXPECT_FALSE(Drain(*c, 0));
   ASSERT_TRUE(m->Send(MessageKind::kDone, kMemberNow).ok());
   m.reset();
   EXPECT_FALSE(Drain(*c, 10));
   EXPECT_TRUE(c->membership().AllLeft());
-  auto gone = Join(c->port());  // a second guard for rank 1, which then vanishes
+  auto gone = Join(*c);  // a second guard for rank 1, which then vanishes
   ASSERT_TRUE(gone);
   EXPECT_FALSE(Drain(*c, 20));
   gone.reset();
@@ -83,7 +98,7 @@ TEST(Member, ThatLeavesIsNotLostAndOneThatVanishesIs) {
 TEST(Member, WhoseGuardDiesIsLostAtOnce) {
   auto c = StartCoordinator();
   ASSERT_TRUE(c);
-  auto m = Join(c->port());
+  auto m = Join(*c);
   ASSERT_TRUE(m);
   EXPECT_FALSE(Drain(*c, 0));
   m.reset();  // the socket closes without a done: the guard was killed
@@ -93,8 +108,8 @@ TEST(Member, WhoseGuardDiesIsLostAtOnce) {
 TEST(Member, LosesTheCoordinatorWhenItsSocketClosesOrItFallsSilent) {
   auto c = StartCoordinator();
   ASSERT_TRUE(c);
-  auto silent = Join(c->port());
-  auto closed = Join(c->port());
+  auto silent = Join(*c);
+  auto closed = Join(*c);
   ASSERT_TRUE(silent && closed);
   EXPECT_FALSE(Drain(*c, 0));
   EXPECT_FALSE(silent->Poll(0, 1000, kMemberNow));
@@ -106,12 +121,58 @@ TEST(Member, LosesTheCoordinatorWhenItsSocketClosesOrItFallsSilent) {
 TEST(Member, WithTheWrongSecretIsDroppedWithoutEffect) {
   auto c = StartCoordinator();
   ASSERT_TRUE(c);
-  auto m = Join(c->port(), "the-wrong-secret-entirely");
+  auto m = Member::Connect(Rank1(c->port(), "the-wrong-secret-entirely"), 0, kMemberNow);
   ASSERT_TRUE(m);
-  ASSERT_TRUE(m->Send(MessageKind::kEndedForMemory, kMemberNow, 1, 2).ok());
+  // Its join is refused and its connection closed: no welcome, so it is not joined and has
+  // nothing it can send (it would have to know the run).
   EXPECT_FALSE(Drain(*c, 0));
   EXPECT_EQ(c->refused(), 1u);
   EXPECT_EQ(c->connections(), 0u);
+  const auto welcomed = (*m)->AwaitWelcome(500, 0, kMemberNow);
+  ASSERT_FALSE(welcomed);
+  EXPECT_EQ(welcomed.error().errno_value, ECONNRESET);
+  EXPECT_FALSE((*m)->joined());
+  EXPECT_FALSE((*m)->Send(MessageKind::kEndedForMemory, kMemberNow, 1, 2).ok());
+}
+
+// Issue 29: a member used to take a TCP accept for "joined" and start its job. A listener that
+// accepts and says nothing, or answers with a welcome that does not echo the join's challenge
+// (a replayed one), does not make it joined.
+TEST(Member, IsJoinedOnlyByTheCoordinatorsWelcome) {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof a;
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&a), &size), 0);
+  auto m = Member::Connect(Rank1(ntohs(a.sin_port)), 0, kMemberNow);
+  ASSERT_TRUE(m);  // the kernel accepted the connection
+  const auto silent = (*m)->AwaitWelcome(200, 0, kMemberNow);
+  ASSERT_FALSE(silent);
+  EXPECT_EQ(silent.error().errno_value, ETIMEDOUT);
+  EXPECT_FALSE((*m)->joined());
+  EXPECT_FALSE((*m)->Send(MessageKind::kHeartbeat, kMemberNow).ok());
+  // A signed welcome for another join's challenge: refused, the connection broken.
+  const int peer = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+  ASSERT_GE(peer, 0);
+  GroupMessage welcome;
+  welcome.job_id = "job";
+  welcome.node_rank = 0;
+  welcome.run = 99;
+  welcome.challenge = 12345;
+  welcome.sequence = 1;
+  welcome.sent_unix_ms = kMemberNow;
+  welcome.kind = MessageKind::kWelcome;
+  const std::string frame = *EncodeMessage(welcome, kMemberSecret);
+  ASSERT_EQ(write(peer, frame.data(), frame.size()), static_cast<ssize_t>(frame.size()));
+  const auto replayed = (*m)->AwaitWelcome(500, 0, kMemberNow);
+  ASSERT_FALSE(replayed);
+  EXPECT_EQ(replayed.error().errno_value, ECONNRESET);
+  EXPECT_FALSE((*m)->joined());
+  close(peer);
+  close(listener);
 }
 
 TEST(Member, RefusesNoCoordinatorAndAShortSecret) {

@@ -18,6 +18,7 @@ std::optional<Verdict> Membership::OnMessage(const GroupMessage& m, int64_t now_
   last_heard_ms_[m.node_rank] = now_ms;
   switch (m.kind) {
     case MessageKind::kJoin:
+    case MessageKind::kWelcome:
     case MessageKind::kHeartbeat:
       return std::nullopt;
     case MessageKind::kDone:

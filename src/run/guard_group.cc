@@ -177,6 +177,9 @@ Result<std::unique_ptr<GuardGroup>> GuardGroup::Start(const GuardGroupSettings& 
     c.secret = s.secret;
     c.nodes = s.nodes;
     c.heartbeat_timeout_ms = s.heartbeat_timeout.count();
+    // A member's handshake is one round trip; one that cannot make it within the heartbeat
+    // timeout would be lost for that silence anyway. So a stranger holds a place 3 s at most.
+    c.handshake_timeout_ms = s.heartbeat_timeout.count();
     auto listening = group::Coordinator::Listen(c);
     if (!listening) return listening.error();
     g->coordinator_ = std::move(*listening);
@@ -192,14 +195,20 @@ Result<std::unique_ptr<GuardGroup>> GuardGroup::Start(const GuardGroupSettings& 
   m.heartbeat_ms = s.heartbeat.count();
   m.heartbeat_timeout_ms = s.heartbeat_timeout.count();
   // The coordinator's guard may start after this one: retry until the formation wait ends.
-  // No one attempt waits past it: each connect is bounded by what is left of the wait (at
-  // most 3 s, so a coordinator that starts late is still found soon after).
+  // No one attempt waits past it: each connect, and each wait for the welcome after it, is
+  // bounded by what is left of the wait (at most 3 s, so a coordinator that starts late is
+  // still found soon after). Joined only once the coordinator's signed welcome came.
   for (;;) {
-    const int64_t left = s.form_wait.count() - (MonoMs() - g->start_ms_);
-    m.connect_timeout_ms = std::clamp<int64_t>(left, 1, 3'000);
-    auto joined = group::Member::Connect(m, MonoMs(), UnixMs());
+    const auto left = [&] {
+      return std::clamp<int64_t>(s.form_wait.count() - (MonoMs() - g->start_ms_), 1, 3'000);
+    };
+    m.connect_timeout_ms = left();
+    auto connected = group::Member::Connect(m, MonoMs(), UnixMs());
+    Result<bool> joined =
+        connected ? (*connected)->AwaitWelcome(static_cast<int>(left()), MonoMs(), UnixMs())
+                  : Result<bool>(connected.error());
     if (joined) {
-      g->member_ = std::move(*joined);
+      g->member_ = std::move(*connected);
       g->start_ms_ = g->last_beat_ms_ = MonoMs();
       return g;
     }

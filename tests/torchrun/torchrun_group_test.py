@@ -172,11 +172,13 @@ def wait_gone(pids, seconds, gone_at=None):
     return max(gone_at.values()) if len(gone_at) == len(pids) else None
 
 
-def frame(kind, rank, seq, cause=0, origin=0, job="group-127.0.0.1:1", secret=SECRET.encode()):
-    """A wire version 2 frame (src/group/group_message.h), built independently of the C++."""
+def frame(kind, rank, seq, cause=0, origin=0, job="group-127.0.0.1:1", secret=SECRET.encode(),
+          run=1):
+    """A wire version 3 frame (src/group/group_message.h), built independently of the C++.
+    `run`: a run nonce other than the coordinator's (a join would carry 0 and a challenge)."""
     jb = job.encode()
-    body = b"HRG" + struct.pack(">BBHQQQQiBHB", 2, kind, rank, seq, int(time.time() * 1000), 0, 0,
-                                0, cause, origin, len(jb)) + jb
+    body = b"HRG" + struct.pack(">BBHQQQQQQiBHB", 3, kind, rank, run, 0, seq,
+                                int(time.time() * 1000), 0, 0, 0, cause, origin, len(jb)) + jb
     head = struct.pack(">H", 2 + len(body) + 32 - 2)
     mac = hmac.new(secret, head + body, hashlib.sha256).digest()
     return head + body + mac
@@ -341,7 +343,8 @@ def main():
         elif case in ("normal", "forged"):
             if case == "forged":
                 # A stranger who knows the layout but not the secret, a replay-less garbage
-                # stream, and an abort from "rank 0" sent to the coordinator: all refused.
+                # stream, and an abort from "rank 0" (of another run, with no join first) sent
+                # to the coordinator: all refused.
                 job = f"group-127.0.0.1:{group_port}"
                 forged = frame(5, 0, 1, cause=3, origin=1, job=job,
                                secret=b"not-the-secret-at-all-0000")
