@@ -1,7 +1,8 @@
 // Text from outside reaches the terminal escaped, never raw (issue 29): a run config's value
 // (plan --from), another machine's metrics page (top --node) and the nodes' reports (doctor
 // --compare), through the real binary. Each asserts that no ESC or BEL byte is in what the
-// program wrote and that the escaped form is.
+// program wrote and that the escaped form is. Also what plan --from does with a file whose
+// aliases expand past the parser's budget.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -82,6 +83,23 @@ TEST(OutsideTextCli, PlanFromShowsARunConfigsControlCharactersEscaped) {
   EXPECT_EQ(twice.status, 2) << twice.out << twice.err;
   EXPECT_FALSE(HasRawControl(twice.err)) << twice.err;
   EXPECT_NE(twice.err.find("key '\\x1b[2Jk' given twice"), std::string::npos) << twice.err;
+}
+
+// Issue 29's reproduction: a 612 KB file whose 4,000 aliases repeat a 600,000-byte scalar took
+// 2.36 GB. Now one line naming the file, exit 2 (a usage error, docs/cli.md).
+TEST(OutsideTextCli, PlanFromRefusesAFileWhoseAliasesExpandTooFar) {
+  TempDir tmp;
+  const std::string file = tmp.File("b.yaml");
+  std::string text = "base_model: x\nbig: &b " + std::string(600'000, 'A') + "\nrefs: [";
+  for (int i = 0; i < 4000; ++i) text += i == 0 ? "*b" : ",*b";
+  testing::WriteFile(file, text + "]\n");
+  const auto r = RunCli({"plan", "--from", file, "--root", testing::kFixtures + "gb10-idle"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(r.err,
+            "headroom: plan: --from: " + file +
+                ": line 3: the text expands to more than 4194304 bytes (aliases count once per "
+                "use)\n");
+  EXPECT_EQ(r.out, "");
 }
 
 const char kPageHead[] = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n";
