@@ -6,6 +6,8 @@
 // scalar is one node, and 4,000 of them were 2.4 GB (docs/plan.md "Plan from the run's
 // config"). A node kept for its anchor is a second copy, so it is charged again. yaml-cpp's own
 // depth guard (2,000 levels, yaml-cpp/depthguard.h) is far above ours and never reached.
+// A map's keys are also kept in a hash set while it is open, so the check for a key given twice
+// is linear in the map's size (a scan of the members was quadratic: docs/plan.md, "Bad files").
 // Failures inside the handler are thrown as Stop and caught in ParseYaml, with yaml-cpp's own
 // exceptions; none leaves this file.
 #include "base/yaml_tree.h"
@@ -14,9 +16,9 @@
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
-#include <algorithm>
 #include <map>
 #include <sstream>
+#include <unordered_set>
 
 namespace headroom {
 namespace {
@@ -83,6 +85,7 @@ class TreeBuilder final : public YAML::EventHandler {
     Cost first;  // used_ when the container opened
     bool have_key = false;
     std::string key;
+    std::unordered_set<std::string> keys;  // kMap: the keys so far
   };
   struct Anchored {
     YamlNode node;
@@ -151,9 +154,9 @@ class TreeBuilder final : public YAML::EventHandler {
       top.have_key = true;
       return;
     }
-    const bool twice = std::any_of(top.node.members.begin(), top.node.members.end(),
-                                   [&](const auto& m) { return m.key == top.key; });
-    if (twice) throw Stop{Msg("line {}: key '{}' given twice", node.line, top.key)};
+    if (!top.keys.insert(top.key).second) {
+      throw Stop{Msg("line {}: key '{}' given twice", node.line, top.key)};
+    }
     top.node.members.push_back(YamlMember{std::move(top.key), std::move(node)});
     top.key.clear();
     top.have_key = false;
