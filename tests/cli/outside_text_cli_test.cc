@@ -2,8 +2,9 @@
 // (plan --from), another machine's metrics page (top --node) and the nodes' reports (doctor
 // --compare), through the real binary. Each asserts that no ESC or BEL byte is in what the
 // program wrote and that the escaped form is. Also what plan --from does with a file whose
-// aliases expand past the parser's budget.
+// aliases expand past the parser's budget, and top --node with a chunked page.
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -117,6 +118,24 @@ TEST(OutsideTextCli, TopNodeShowsAPagesControlCharactersEscaped) {
   EXPECT_NE(r.out.find("node " + server.Url() + " (gb10\\x1b]0;X\\x07)\n"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("unreachable: HTTP status 5\\x1b["), std::string::npos) << r.out;
+}
+
+// Issue 29: a page sent with Transfer-Encoding: chunked read as "memory: not on the page".
+TEST(OutsideTextCli, TopNodeReadsAChunkedPage) {
+  const std::string page =
+      "headroom_memory_total_bytes 1.28e+11\nheadroom_memory_available_bytes 6.4e+10\n";
+  std::string chunked;
+  for (size_t at = 0; at < page.size(); at += 20) {
+    const std::string part = page.substr(at, 20);
+    chunked += fmt::format("{:x}\r\n{}\r\n", part.size(), part);
+  }
+  chunked += "0\r\n\r\n";
+  PageServer server({std::string(kPageHead) +
+                     "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + chunked});
+  const auto r = RunCli({"top", "--once", "--node", server.Url()});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("  memory: MemAvailable 59.60 GiB of 119.21 GiB (50%)\n"), std::string::npos)
+      << r.out;
 }
 
 // A node's report names its host and versions: shown escaped in doctor --compare's lines.
