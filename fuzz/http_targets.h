@@ -34,4 +34,16 @@ inline bool HttpRequestHolds(std::string_view text) {
   return true;
 }
 
+// top --node's reader of the whole answer (top/node_metrics.h: HttpAnswerBody, DecodeChunked).
+// Invariants: no crash; a body is never longer than the answer it came from nor than the cap;
+// a refusal says why.
+inline bool HttpAnswerHolds(std::string_view text) {
+  constexpr size_t kCap = 4096;
+  const auto bounded = [&](const Result<std::string>& body) {
+    if (!body) return !EnglishText(body.error().what).empty();
+    return body->size() <= text.size() && body->size() <= kCap;
+  };
+  return bounded(HttpAnswerBody(text, kCap)) && bounded(DecodeChunked(text, kCap));
+}
+
 }  // namespace headroom::fuzz

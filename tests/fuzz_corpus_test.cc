@@ -50,6 +50,13 @@ TEST(HttpRequestFuzzCorpus, Replays) {
   }
 }
 
+TEST(HttpAnswerFuzzCorpus, Replays) {
+  // Its own seeds (chunked answers, hostile chunk sizes, cut short), and requests and pages.
+  for (const char* target : {"http_answer", "http_request"}) {
+    EXPECT_GT(Replay(target, fuzz::HttpAnswerHolds), 0) << target;
+  }
+}
+
 TEST(ConfigFuzzCorpus, Replays) {
   // Its own seeds, and the other corpora as text that is no TOML (or, by chance, is).
   for (const char* target : {"config", "hf_config", "http_request", "step_log"}) {

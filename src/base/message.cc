@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "base/bytes.h"
+#include "base/text.h"
 
 namespace headroom {
 namespace {
@@ -103,6 +104,8 @@ std::string RenderMessage(const Message& message, const MessageLanguage& languag
             store.push_back(language.errno_text(v.value));
           } else if constexpr (std::is_same_v<V, std::shared_ptr<const Message>>) {
             store.push_back(v ? RenderMessage(*v, language) : std::string());
+          } else if constexpr (std::is_same_v<V, std::string>) {
+            store.push_back(language.escape_controls ? EscapeControls(v) : v);
           } else {
             store.push_back(v);
           }

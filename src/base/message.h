@@ -163,6 +163,10 @@ struct MessageLanguage {
   std::string (*format_for)(const Message& m);
   // strerror's text for an errno value.
   std::string (*errno_text)(int value);
+  // Text arguments with their control characters escaped (EscapeControls, base/text.h): the
+  // terminal's renderer, where a file's value or a peer's reply must not reach it raw. Files
+  // keep the text as it is (their own format quotes it).
+  bool escape_controls = false;
 };
 // Renders with `language`; a format that does not fit the arguments (a broken translation)
 // falls back to the English format, and one that still does not fit to the id as it is.

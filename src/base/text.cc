@@ -13,6 +13,26 @@ std::string ControlsAsQuestionMarks(std::string_view text) {
   return out;
 }
 
+std::string EscapeControls(std::string_view text) {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    if (u < 0x20 || u == 0x7F) {
+      out += {'\\', 'x', kHex[u >> 4], kHex[u & 0xF]};
+    } else if (u == 0xC2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+      const auto c1 = static_cast<unsigned char>(text[++i]);
+      out += {'\\', 'u', '0', '0', kHex[c1 >> 4], kHex[c1 & 0xF]};
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 std::string ShellQuoted(const std::vector<std::string>& argv) {
   std::string line;
   for (const auto& arg : argv) {

@@ -33,6 +33,15 @@ inline std::string_view TrimBlanks(std::string_view s) {
 // sequence) as '?', so that it cannot break a table or the terminal.
 std::string ControlsAsQuestionMarks(std::string_view text);
 
+// `text` as it may reach a terminal: each control character written as an escape, so that
+// text from outside (a file's value, a page another machine served, a report) shows what it
+// holds and cannot move the cursor, set the window title or ring the bell. C0 and DEL become
+// "\xHH" ("\x1b" for ESC, "\x0a" for a newline), a C1 control in UTF-8 (U+0080..U+009F, which
+// some terminals obey like ESC) becomes "\u0080".."\u009f"; every other byte is kept, so
+// UTF-8 text and its width are unchanged. A backslash is kept as it is: the form is for people
+// to read, not to be parsed back.
+std::string EscapeControls(std::string_view text);
+
 // An argv as a shell would show it, one blank between arguments: an empty argument, or one
 // with a blank, a quote, a backslash or a shell metacharacter, in single quotes (a quote
 // inside as '\''). Control characters are left as they are.

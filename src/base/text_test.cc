@@ -27,6 +27,18 @@ TEST(Text, ControlsAsQuestionMarksReplacesC0AndDelOnly) {
   EXPECT_EQ(ControlsAsQuestionMarks(""), "");
 }
 
+TEST(Text, EscapeControlsWritesEachControlAsAnEscape) {
+  EXPECT_EQ(EscapeControls("\x1b]0;X\x07"), "\\x1b]0;X\\x07");
+  EXPECT_EQ(EscapeControls("a\nb\tc\rd\x7f"), "a\\x0ab\\x09c\\x0dd\\x7f");
+  EXPECT_EQ(EscapeControls(std::string("nul\0!", 5)), "nul\\x00!");
+  // C1 controls as UTF-8 (U+009B is a one-character CSI); other UTF-8 and lone bytes kept.
+  EXPECT_EQ(EscapeControls("x\xC2\x9B"
+                           "2J\xC2\x80"),
+            "x\\u009b2J\\u0080");
+  EXPECT_EQ(EscapeControls("caf\xC3\xA9 \xC2\xA0~ a\\b \xC2"), "caf\xC3\xA9 \xC2\xA0~ a\\b \xC2");
+  EXPECT_EQ(EscapeControls(""), "");
+}
+
 TEST(Text, ShellQuotedQuotesOnlyWhatAShellWouldSplitOrExpand) {
   EXPECT_EQ(ShellQuoted({}), "");
   EXPECT_EQ(ShellQuoted({"python", "train.py", "--bs=4"}), "python train.py --bs=4");

@@ -1,8 +1,13 @@
 // Implementation notes: a yaml-cpp EventHandler builds the tree on a stack of open containers.
 // Every node, an alias's copy included, is counted against YamlLimits::max_nodes before it is
-// made, and every container opened against max_depth, so a hostile file stops at the first
-// node past a bound: an alias bomb's cost is the budget, not its expansion. yaml-cpp's own
+// made, its text (scalars and keys) against max_bytes, and every container opened against
+// max_depth, so a hostile file stops at the first node past a bound: an alias bomb's cost is
+// the budget, not its expansion. Counting nodes alone is not enough: one alias to a 600,000-byte
+// scalar is one node, and 4,000 of them were 2.4 GB (docs/plan.md "Plan from the run's
+// config"). A node kept for its anchor is a second copy, so it is charged again. yaml-cpp's own
 // depth guard (2,000 levels, yaml-cpp/depthguard.h) is far above ours and never reached.
+// A map's keys are also kept in a hash set while it is open, so the check for a key given twice
+// is linear in the map's size (a scan of the members was quadratic: docs/plan.md, "Bad files").
 // Failures inside the handler are thrown as Stop and caught in ParseYaml, with yaml-cpp's own
 // exceptions; none leaves this file.
 #include "base/yaml_tree.h"
@@ -11,9 +16,9 @@
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
-#include <algorithm>
 #include <map>
 #include <sstream>
+#include <unordered_set>
 
 namespace headroom {
 namespace {
@@ -35,27 +40,26 @@ class TreeBuilder final : public YAML::EventHandler {
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     YamlNode node;
     node.line = mark.line + 1;
-    Complete(std::move(node), anchor, 1);
+    Complete(std::move(node), anchor, {1, 0});
   }
 
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     const auto it = anchors_.find(anchor);
     if (it == anchors_.end()) throw Stop{Msg("line {}: an alias to no anchor", mark.line + 1)};
-    const size_t count = it->second.second;
-    Charge(count, mark);
-    YamlNode copy = it->second.first;
-    Complete(std::move(copy), 0, 0);
+    Charge(it->second.cost, mark.line + 1);
+    YamlNode copy = it->second.node;
+    Complete(std::move(copy), 0, {});
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
-    Charge(1, mark);
+    Charge({1, value.size()}, mark.line + 1);
     YamlNode node;
     node.kind = YamlNode::Kind::kScalar;
     node.scalar = value;
     node.quoted = tag == "!";  // yaml-cpp tags a quoted scalar "!", a plain one "?"
     node.line = mark.line + 1;
-    Complete(std::move(node), anchor, 1);
+    Complete(std::move(node), anchor, {1, value.size()});
   }
 
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
@@ -70,32 +74,47 @@ class TreeBuilder final : public YAML::EventHandler {
   void OnMapEnd() override { Close(); }
 
  private:
+  // What a node costs against the limits: its nodes and the bytes of their text.
+  struct Cost {
+    size_t nodes = 0;
+    size_t bytes = 0;
+  };
   struct Frame {
     YamlNode node;
     YAML::anchor_t anchor = 0;
-    size_t first_count = 0;  // nodes_ when the container opened
+    Cost first;  // used_ when the container opened
     bool have_key = false;
     std::string key;
+    std::unordered_set<std::string> keys;  // kMap: the keys so far
+  };
+  struct Anchored {
+    YamlNode node;
+    Cost cost;
   };
 
-  void Charge(size_t count, const YAML::Mark& mark) {
-    if (count > limits_.max_nodes || nodes_ > limits_.max_nodes - count) {
-      throw Stop{Msg("line {}: more than {} YAML nodes (aliases count once per use)", mark.line + 1,
+  void Charge(Cost cost, int line) {
+    if (cost.nodes > limits_.max_nodes || used_.nodes > limits_.max_nodes - cost.nodes) {
+      throw Stop{Msg("line {}: more than {} YAML nodes (aliases count once per use)", line,
                      limits_.max_nodes)};
     }
-    nodes_ += count;
+    if (cost.bytes > limits_.max_bytes || used_.bytes > limits_.max_bytes - cost.bytes) {
+      throw Stop{Msg("line {}: the text expands to more than {} bytes (aliases count once per use)",
+                     line, limits_.max_bytes)};
+    }
+    used_.nodes += cost.nodes;
+    used_.bytes += cost.bytes;
   }
 
   void Open(YamlNode::Kind kind, const YAML::Mark& mark, YAML::anchor_t anchor) {
     if (static_cast<int>(stack_.size()) >= limits_.max_depth) {
       throw Stop{Msg("line {}: nested deeper than {} levels", mark.line + 1, limits_.max_depth)};
     }
-    Charge(1, mark);
+    Charge({1, 0}, mark.line + 1);
     Frame frame;
     frame.node.kind = kind;
     frame.node.line = mark.line + 1;
     frame.anchor = anchor;
-    frame.first_count = nodes_ - 1;
+    frame.first = {used_.nodes - 1, used_.bytes};
     stack_.push_back(std::move(frame));
   }
 
@@ -105,13 +124,17 @@ class TreeBuilder final : public YAML::EventHandler {
     if (frame.have_key) {
       throw Stop{Msg("line {}: key '{}' has no value", frame.node.line, frame.key)};
     }
-    const size_t count = nodes_ - frame.first_count;
-    Complete(std::move(frame.node), frame.anchor, count);
+    const Cost cost{used_.nodes - frame.first.nodes, used_.bytes - frame.first.bytes};
+    Complete(std::move(frame.node), frame.anchor, cost);
   }
 
   // A finished node: kept for its anchor, then placed in the open container (or as the root).
-  void Complete(YamlNode node, YAML::anchor_t anchor, size_t count) {
-    if (anchor != 0) anchors_[anchor] = {node, count};
+  // `cost`: what the node took from the limits, charged again when it is kept for an anchor.
+  void Complete(YamlNode node, YAML::anchor_t anchor, Cost cost) {
+    if (anchor != 0) {
+      Charge(cost, node.line);
+      anchors_[anchor] = {node, cost};
+    }
     if (stack_.empty()) {
       if (!done_) root_ = std::move(node);
       done_ = true;
@@ -131,9 +154,9 @@ class TreeBuilder final : public YAML::EventHandler {
       top.have_key = true;
       return;
     }
-    const bool twice = std::any_of(top.node.members.begin(), top.node.members.end(),
-                                   [&](const auto& m) { return m.key == top.key; });
-    if (twice) throw Stop{Msg("line {}: key '{}' given twice", node.line, top.key)};
+    if (!top.keys.insert(top.key).second) {
+      throw Stop{Msg("line {}: key '{}' given twice", node.line, top.key)};
+    }
     top.node.members.push_back(YamlMember{std::move(top.key), std::move(node)});
     top.key.clear();
     top.have_key = false;
@@ -141,8 +164,8 @@ class TreeBuilder final : public YAML::EventHandler {
 
   const YamlLimits& limits_;
   std::vector<Frame> stack_;
-  std::map<YAML::anchor_t, std::pair<YamlNode, size_t>> anchors_;
-  size_t nodes_ = 0;
+  std::map<YAML::anchor_t, Anchored> anchors_;
+  Cost used_;
   YamlNode root_;
   bool done_ = false;
 };

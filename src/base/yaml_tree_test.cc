@@ -57,6 +57,43 @@ TEST(YamlTree, RefusesAnAliasBombQuickly) {
   EXPECT_LT(took, std::chrono::seconds(2));
 }
 
+TEST(YamlTree, RefusesAnAliasThatRepeatsALongScalar) {
+  // Issue 29's file: 612 KB, whose 4,000 aliases to one 600,000-byte scalar were 2.4 GB.
+  std::string text = "base_model: x\nbig: &b " + std::string(600'000, 'A') + "\nrefs: [";
+  for (int i = 0; i < 4000; ++i) text += i == 0 ? "*b" : ",*b";
+  text += "]\n";
+  auto tree = ParseYaml(text);
+  ASSERT_FALSE(tree);
+  EXPECT_EQ(EnglishText(tree.error().what),
+            "line 3: the text expands to more than 4194304 bytes (aliases count once per use)");
+  // A few uses of a long scalar stay within the budget.
+  std::string few = "big: &b " + std::string(600'000, 'A') + "\nrefs: [*b, *b, *b]\n";
+  auto ok = ParseYaml(few);
+  ASSERT_TRUE(ok) << EnglishText(ok.error().what);
+  EXPECT_EQ(ok->Find("refs")->items[2].scalar.size(), 600'000u);
+  // Keys count as text too, and an anchored map is charged once per alias.
+  auto keys = ParseYaml("a: &m {" + std::string(1000, 'k') + ": 1}\nb: [*m, *m]\n",
+                        YamlLimits{.max_bytes = 3000});
+  ASSERT_FALSE(keys);
+  EXPECT_NE(EnglishText(keys.error().what).find("more than 3000 bytes"), std::string::npos);
+}
+
+TEST(YamlTree, ChecksManyKeysForDuplicates) {
+  // 49,000 keys: the size that took 10 s when each key was compared with every earlier one.
+  std::string text;
+  for (int i = 0; i < 49'000; ++i) text += fmt::format("k{}: {}\n", i, i);
+  auto tree = ParseYaml(text);
+  ASSERT_TRUE(tree) << EnglishText(tree.error().what);
+  ASSERT_EQ(tree->members.size(), 49'000u);
+  EXPECT_EQ(tree->members[48'999].key, "k48999");
+  EXPECT_EQ(tree->Find("k12345")->scalar, "12345");
+  auto twice = ParseYaml(text + "k17: again\n");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(EnglishText(twice.error().what), "line 49001: key 'k17' given twice");
+  // The same key in two maps is no duplicate.
+  EXPECT_TRUE(ParseYaml("a: {x: 1}\nb: {x: 2}\n"));
+}
+
 TEST(YamlTree, RefusesDeepNestingNamingTheLine) {
   std::string deep;
   for (int i = 0; i < 40; ++i) deep += std::string(i * 2, ' ') + "k:\n";

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/display_width.h"
+#include "base/text.h"
 #include "cli/cli.h"
 #include "cli/i18n.h"
 #include "cli/labels.h"
@@ -91,7 +92,9 @@ void PrintCompareReport(const CliEnv& env, const std::vector<NodeReport>& nodes,
                         const std::vector<CheckResult>& checks, DoctorVerdict verdict,
                         bool verbose) {
   for (const auto& node : nodes)
-    std::fprintf(env.out, "%s\n", TrFormat("node: {} ({})", node.host, node.source).c_str());
+    std::fprintf(
+        env.out, "%s\n",
+        TrFormat("node: {} ({})", EscapeControls(node.host), EscapeControls(node.source)).c_str());
   std::fputc('\n', env.out);
   PrintDoctorVerdict(env, verdict, PrintCheckLines(env, checks, verbose), verbose);
 }

@@ -20,7 +20,7 @@ std::string TranslatedFormat(const Message& m) {
 // strerror follows LC_MESSAGES, so it comes out in the user's language too.
 std::string LocalErrnoText(int value) { return std::strerror(value); }
 
-constexpr MessageLanguage kUserLanguage{&TranslatedFormat, &LocalErrnoText};
+constexpr MessageLanguage kUserLanguage{&TranslatedFormat, &LocalErrnoText, true};
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include "base/bytes.h"
 #include "base/table.h"
+#include "base/text.h"
 #include "cli/cli.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
@@ -227,13 +228,15 @@ void PrintRunConfig(const CliEnv& env, const RunConfig& config, const std::strin
   if (config.model_origin == "local folder") origin = Tr("local folder");
   if (config.model_origin == "hf cache") origin = Tr("Hugging Face cache");
   std::fprintf(env.out, "%s\n",
-               origin.empty() ? TrFormat("from {} ({})", file, Name(config.format)).c_str()
-                              : TrFormat("from {} ({}): base model {} ({})", file,
-                                         Name(config.format), config.base_model, origin)
-                                    .c_str());
+               origin.empty()
+                   ? TrFormat("from {} ({})", EscapeControls(file), Name(config.format)).c_str()
+                   : TrFormat("from {} ({}): base model {} ({})", EscapeControls(file),
+                              Name(config.format), EscapeControls(config.base_model), origin)
+                         .c_str());
   if (!config.not_modelled.empty()) {
     std::string keys;
-    for (const auto& k : config.not_modelled) keys += (keys.empty() ? "" : ", ") + k;
+    for (const auto& k : config.not_modelled)
+      keys += (keys.empty() ? "" : ", ") + EscapeControls(k);
     std::fprintf(env.out, "%s\n", TrFormat("not modelled: {}", keys).c_str());
   }
   std::fprintf(env.out, "\n");

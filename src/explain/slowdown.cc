@@ -1,13 +1,22 @@
 // Implementation notes: three passes over the intervals, each O(n) apart from the baseline's
 // sliding median (O(n * w log w) with w = baseline_intervals, 10: a million-step log costs
 // well under a second). Slow runs are found first and merged second, so the "sustained" test
-// applies to the merged window, not to each fragment.
+// applies to the merged window, not to each fragment. Step numbers come from outside (a log,
+// the job's records) and may be anything up to 2^63 - 1: the total of steps covered stops at
+// INT64_MAX rather than wrap (two intervals of 2^63 - 8 steps read as "steps": -16, issue 29).
 #include "explain/slowdown.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace headroom {
 namespace {
+
+// a + b for counts of steps (both >= 0), at most INT64_MAX.
+int64_t StepsPlus(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
+}
 
 std::optional<WallTime> Minus(const std::optional<WallTime>& t, double seconds) {
   if (!t) return std::nullopt;
@@ -149,7 +158,7 @@ SlowdownAnalysis FindSlowdowns(const std::vector<StepTiming>& timings,
   out.intervals = timings.size();
   if (timings.empty()) return out;
   out.segments = timings.back().segment + 1;
-  for (const auto& t : timings) out.steps += t.last_step - t.first_step;
+  for (const auto& t : timings) out.steps = StepsPlus(out.steps, t.last_step - t.first_step);
   const std::vector<bool> usable = UsableIntervals(timings, thresholds.warmup_intervals);
   Baseline(timings, usable, thresholds.baseline_intervals, out);
   Windows(timings, usable, thresholds, out);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace headroom {
 namespace {
 
@@ -175,6 +177,19 @@ TEST(Slowdown, EmptyAndTinyInputs) {
   EXPECT_EQ(a.baseline_seconds_per_step, 0);
   EXPECT_TRUE(a.windows.empty());
   EXPECT_EQ(a.series.size(), 1u);
+}
+
+// Issue 29: step numbers near 2^63 (a forged or broken records file) read as "steps": -16.
+TEST(Slowdown, StepsNearTheTopOfInt64DoNotWrap) {
+  constexpr int64_t kHuge = std::numeric_limits<int64_t>::max() - 7;  // 2^63 - 8
+  Builder b;
+  b.Steps(1, 1e-15, kHuge).Restart(0).Steps(1, 1e-15, kHuge).Restart(0).Steps(4, 0.5);
+  const auto a = FindSlowdowns(b.t);
+  EXPECT_EQ(a.steps, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(a.segments, 3);
+  Builder plain;
+  plain.Steps(3, 1e-15, kHuge / 4);
+  EXPECT_EQ(FindSlowdowns(plain.t).steps, kHuge / 4 * 3);  // below the top, still exact
 }
 
 }  // namespace

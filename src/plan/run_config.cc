@@ -167,8 +167,9 @@ void Reader::Set(std::string_view field, std::string value) {
 }
 
 void Reader::NotModelled(std::string key) {
-  auto& list = out_->not_modelled;
-  if (std::find(list.begin(), list.end(), key) == list.end()) list.push_back(std::move(key));
+  // Looked up in a set, not the list: a linear search of the list was quadratic in the number
+  // of unknown keys (docs/plan.md, "Bad files").
+  if (listed_.insert(key).second) out_->not_modelled.push_back(std::move(key));
 }
 
 void Reader::ListRest(const std::set<std::string_view>& ignored,

@@ -60,6 +60,7 @@ class Reader {
   std::string_view file_;
   RunConfig* out_;
   std::set<std::string> seen_;
+  std::set<std::string> listed_;  // what NotModelled added
 };
 
 // Model names: the base model as the file names it resolved to --config or a catalog name

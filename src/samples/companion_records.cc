@@ -103,6 +103,9 @@ class LineParser {
                  key == "peak_allocated_bytes" || key == "host_peak_rss_bytes") {
         std::optional<uint64_t> v;
         if (!Bytes(&v)) return Bad(why, Msg("\"{}\" is not a byte count or null", key));
+        if (v && *v > kMaxRecordBytes) {
+          return Bad(why, Msg("\"{}\" is out of range: more than {} bytes", key, kMaxRecordBytes));
+        }
         (key == "allocated_bytes"        ? rec.allocated_bytes
          : key == "reserved_bytes"       ? rec.reserved_bytes
          : key == "peak_allocated_bytes" ? rec.peak_allocated_bytes
@@ -263,6 +266,19 @@ CompanionRecords ParseCompanionRecords(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// a + b, at most kMaxRecordBytes (each term bounded first, so the sum cannot wrap).
+uint64_t BoundedSum(uint64_t a, uint64_t b) {
+  return std::min(std::min(a, kMaxRecordBytes) + std::min(b, kMaxRecordBytes), kMaxRecordBytes);
+}
+
+}  // namespace
+
+uint64_t CompanionPeak::total_bytes() const {
+  return BoundedSum(allocator_peak_bytes, host_peak_bytes);
+}
+
 std::optional<CompanionPeak> PeakFromRecords(const CompanionRecords& records) {
   struct PerProcess {
     int64_t pid;
@@ -288,8 +304,8 @@ std::optional<CompanionPeak> PeakFromRecords(const CompanionRecords& records) {
   peak.has_allocator = allocator;
   peak.processes = static_cast<int>(per.size());
   for (const auto& p : per) {
-    peak.allocator_peak_bytes += p.allocator;
-    peak.host_peak_bytes += p.host;
+    peak.allocator_peak_bytes = BoundedSum(peak.allocator_peak_bytes, p.allocator);
+    peak.host_peak_bytes = BoundedSum(peak.host_peak_bytes, p.host);
   }
   return peak;
 }

@@ -28,6 +28,12 @@ inline constexpr std::string_view kCompanionSchema = "headroom.step/1";
 // anything over this is not one of them.
 inline constexpr size_t kMaxCompanionLineBytes = 16384;
 
+// The largest byte figure a record may carry: 2^53, the largest integer every JSON reader holds
+// exactly (a double's mantissa), and 9 PB, far above any machine's memory. A figure above it is
+// no reading but a forged or broken record; it is refused, so sums of figures cannot wrap
+// (two peaks of 2^63 added to 0, issue 29).
+inline constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 53;
+
 enum class CompanionKind : uint8_t { kStart, kStep, kSaveStart, kSaveEnd };
 std::string_view CompanionKindName(CompanionKind kind);  // "start", "step", ...
 
@@ -76,13 +82,14 @@ struct CompanionRecords {
 
 // The job's own peak from its records (sweep's trial peak, docs/sweep.md): per process, the
 // largest torch allocator peak (max_memory_allocated: GPU memory, which on unified memory is
-// in no process's RSS) plus the largest host peak RSS, summed over the processes (ranks).
+// in no process's RSS) plus the largest host peak RSS, summed over the processes (ranks). The
+// sums stop at kMaxRecordBytes (records built by hand are not checked like parsed ones).
 struct CompanionPeak {
   uint64_t allocator_peak_bytes = 0;
   uint64_t host_peak_bytes = 0;
   int processes = 0;
   bool has_allocator = false;  // some record carried allocator figures (CUDA was in use)
-  uint64_t total_bytes() const { return allocator_peak_bytes + host_peak_bytes; }
+  uint64_t total_bytes() const;
 };
 struct CompanionRecords;
 // nullopt when no step record carries a host or an allocator figure.

@@ -159,6 +159,43 @@ TEST(CompanionRecords, RefusesHostileLinesWithAReason) {
   }
 }
 
+// Issue 29: two processes' peaks of 2^63 summed to 0, and the sweep's trial read "peak 0, ok".
+TEST(CompanionRecords, AByteFigureOutOfRangeIsRefusedAndThePeakCannotWrap) {
+  const auto step = [](int pid, const std::string& peak) {
+    return fmt::format(
+        R"({{"schema":"headroom.step/1","pid":{},"rank":null,"kind":"step","step":1,"wall":1,)"
+        R"("mono":2,"peak_allocated_bytes":{},"host_peak_rss_bytes":0}})",
+        pid, peak);
+  };
+  auto huge = ParseCompanionRecord(step(1, "9223372036854775808"));
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(EnglishText(huge.error().what),
+            "\"peak_allocated_bytes\" is out of range: more than 9007199254740992 bytes");
+  EXPECT_TRUE(ParseCompanionRecord(step(1, "9007199254740992")));  // 2^53 itself is read
+  // Two forged lines are bad lines; the peak comes from the real one only.
+  const std::string text = step(1, "9223372036854775808") + "\n" + step(2, "9223372036854775808") +
+                           "\n" + step(3, "1073741824") + "\n";
+  const CompanionRecords read = ParseCompanionRecords(text);
+  EXPECT_EQ(read.bad_lines, 2U);
+  auto peak = PeakFromRecords(read);
+  ASSERT_TRUE(peak);
+  EXPECT_EQ(peak->total_bytes(), 1073741824U);
+  // Records made by hand are not checked: their sum stops at the bound instead of wrapping.
+  CompanionRecords forged;
+  for (int pid : {1, 2}) {
+    CompanionRecord r;
+    r.pid = pid;
+    r.step = 1;
+    r.peak_allocated_bytes = uint64_t{1} << 63;
+    r.host_peak_rss_bytes = uint64_t{1} << 63;
+    forged.records.push_back(r);
+  }
+  peak = PeakFromRecords(forged);
+  ASSERT_TRUE(peak);
+  EXPECT_EQ(peak->allocator_peak_bytes, kMaxRecordBytes);
+  EXPECT_EQ(peak->total_bytes(), kMaxRecordBytes);
+}
+
 TEST(CompanionRecords, AFileCountsBadLinesAndOtherSchemasApart) {
   const std::string text =
       std::string(kStart) + "\n\n" + "garbage\n" + kStep + "\n" +

@@ -1,7 +1,10 @@
 // Implementation notes: the socket is non-blocking from the start and every step polls against
 // one deadline, so a peer that accepts and never answers, or answers one byte a second, ends
 // at the deadline. Only literal addresses are connected to: a name would need a resolver,
-// which can block on its own timeouts.
+// which can block on its own timeouts. The request is HTTP/1.1, so a server may answer with a
+// chunked body (Python's http.server and Go's net/http do for a page of unknown length); it is
+// decoded from the whole answer once the connection closes, and the answer, hence the body,
+// is already capped at max_bytes on the wire.
 #include "top/node_metrics.h"
 
 #include <arpa/inet.h>
@@ -11,12 +14,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 
 #include "base/message.h"
 #include "base/safe_file.h"
+#include "base/text.h"
 
 namespace headroom {
 namespace {
@@ -178,13 +184,67 @@ Result<std::string> FetchNodeMetrics(const NodeUrl& url, std::chrono::millisecon
       return Error{Msg("no answer within {} ms", timeout.count())};
     }
   }
+  return HttpAnswerBody(answer, max_bytes);
+}
+
+Result<std::string> HttpAnswerBody(std::string_view answer, size_t max_bytes) {
   if (!answer.starts_with("HTTP/1.")) return Error{Msg("not HTTP")};
   const size_t space = answer.find(' ');
-  const std::string_view status = std::string_view(answer).substr(space + 1, 3);
+  const std::string_view status = answer.substr(space + 1, 3);
   if (status != "200") return Error{Msg("HTTP status {}", status)};
-  const size_t body = answer.find("\r\n\r\n");
-  if (body == std::string::npos) return Error{Msg("not HTTP")};
-  return answer.substr(body + 4);
+  const size_t end = answer.find("\r\n\r\n");
+  if (end == std::string_view::npos) return Error{Msg("not HTTP")};
+  const std::string_view body = answer.substr(end + 4);
+  // The headers after the status line, one a line: only Transfer-Encoding matters here (the
+  // body is read to the close, so Content-Length is not needed).
+  std::string_view headers = answer.substr(0, end + 2);
+  headers.remove_prefix(std::min(headers.size(), headers.find("\r\n") + 2));
+  std::string coding;
+  while (!headers.empty()) {
+    const size_t eol = headers.find("\r\n");
+    const std::string_view line = headers.substr(0, eol);
+    headers.remove_prefix(eol == std::string_view::npos ? headers.size() : eol + 2);
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos || AsciiLower(line.substr(0, colon)) != "transfer-encoding")
+      continue;
+    // "gzip, chunked": the last coding is the one applied last, so the one to undo first.
+    const std::string value = AsciiLower(TrimBlanks(line.substr(colon + 1)));
+    coding = std::string(TrimBlanks(std::string_view(value).substr(value.rfind(',') + 1)));
+  }
+  if (coding.empty() || coding == "identity") {
+    if (body.size() > max_bytes) return Error{Msg("answer larger than {} bytes", max_bytes)};
+    return std::string(body);
+  }
+  if (coding != "chunked") return Error{Msg("transfer coding '{}' is not read", coding)};
+  return DecodeChunked(body, max_bytes);
+}
+
+Result<std::string> DecodeChunked(std::string_view body, size_t max_bytes) {
+  std::string out;
+  for (;;) {
+    const size_t eol = body.find("\r\n");
+    if (eol == std::string_view::npos) return Error{Msg("chunked body cut short")};
+    const std::string_view line = body.substr(0, eol);
+    body.remove_prefix(eol + 2);
+    // The size: hex digits, then nothing, blanks, or ';' and an extension. 16 digits fill 64
+    // bits; more would overflow, so they are refused before any arithmetic.
+    uint64_t size = 0;
+    size_t digits = 0;
+    while (digits < line.size() && std::isxdigit(static_cast<unsigned char>(line[digits]))) {
+      ++digits;
+    }
+    const std::string_view rest = TrimBlanks(line.substr(digits));
+    if (digits == 0 || digits > 16 || (!rest.empty() && rest.front() != ';'))
+      return Error{Msg("bad chunk size")};
+    std::from_chars(line.data(), line.data() + digits, size, 16);
+    if (size == 0) return out;  // the last chunk; trailers, if any, are not needed
+    if (size > max_bytes - out.size())
+      return Error{Msg("chunked body larger than {} bytes", max_bytes)};
+    if (size > body.size() || body.size() - size < 2 || body.substr(size, 2) != "\r\n")
+      return Error{Msg("chunked body cut short")};
+    out.append(body.substr(0, size));
+    body.remove_prefix(size + 2);
+  }
 }
 
 NodeMetrics ParseNodeMetrics(std::string_view text) {

@@ -32,10 +32,24 @@ struct NodeUrl {
 // with spaces or control characters.
 Result<NodeUrl> ParseNodeUrl(std::string_view url);
 
-// The body of a 200 answer to "GET path HTTP/1.0". Errors name the step: connect, write,
-// read, "no answer within N ms", "answer larger than N bytes", "HTTP status N", "not HTTP".
+// The body of a 200 answer to "GET path HTTP/1.1" (read to the connection's close). Errors
+// name the step: connect, write, read, "no answer within N ms", "answer larger than N bytes",
+// and HttpAnswerBody's.
 Result<std::string> FetchNodeMetrics(const NodeUrl& url, std::chrono::milliseconds timeout,
                                      size_t max_bytes);
+
+// The body of a whole HTTP/1.x answer (status line, headers, body up to the close): a 200's
+// body, decoded when a Transfer-Encoding header ends in "chunked" (RFC 9112 section 7.1, the
+// form a server that streams its page sends). Errors: "not HTTP", "HTTP status N", a transfer
+// coding other than chunked, and DecodeChunked's.
+Result<std::string> HttpAnswerBody(std::string_view answer, size_t max_bytes);
+
+// A chunked body decoded: hex chunk sizes (extensions after ';' ignored), each chunk's data
+// followed by CRLF, up to the last chunk of size 0 (trailers after it ignored). Errors: "bad
+// chunk size" (no hex digit, another character, more than 16 digits), "chunked body larger
+// than N bytes" (checked before a chunk is copied), "chunked body cut short" (the data or the
+// last chunk missing). Never reads past `body` and never holds more than `max_bytes`.
+Result<std::string> DecodeChunked(std::string_view body, size_t max_bytes);
 
 // What the node pane shows; nullopt where the page did not have it.
 struct NodeMetrics {

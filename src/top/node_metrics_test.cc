@@ -3,12 +3,18 @@
 #include "top/node_metrics.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <thread>
+
+#include "base/text.h"
 
 namespace headroom {
 namespace {
@@ -142,6 +148,111 @@ TEST(NodeMetrics, ARefusedConnectionSaysSo) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(EnglishText(r.error().what).find("connect"), std::string::npos)
       << EnglishText(r.error().what);
+}
+
+std::string AnswerError(const Result<std::string>& r) {
+  return r.ok() ? "decoded: " + *r : EnglishText(r.error().what);
+}
+
+TEST(NodeMetrics, DecodesAChunkedAnswer) {
+  const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n";
+  auto r = HttpAnswerBody(head + "Transfer-Encoding: chunked\r\n\r\n" +
+                              "5\r\nhello\r\n7;name=value\r\n, world\r\n0\r\nX-Trailer: 1\r\n\r\n",
+                          1000);
+  EXPECT_EQ(AnswerError(r), "decoded: hello, world");
+  // The header's name and value in any case; upper-case hex; "gzip, chunked" would be gzip.
+  r = HttpAnswerBody(head + "transfer-encoding:  Chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n",
+                     1000);
+  EXPECT_EQ(AnswerError(r), "decoded: 0123456789");
+  r = HttpAnswerBody(head + "Transfer-Encoding: chunked, gzip\r\n\r\n", 1000);
+  EXPECT_EQ(AnswerError(r), "transfer coding 'gzip' is not read");
+  // Without the header the body is as sent, chunk-like text included.
+  r = HttpAnswerBody(head + "\r\n5\r\nhello\r\n0\r\n\r\n", 1000);
+  EXPECT_EQ(AnswerError(r), "decoded: 5\r\nhello\r\n0\r\n\r\n");
+}
+
+TEST(NodeMetrics, RefusesHostileChunks) {
+  const auto decode = [](std::string_view body, size_t max = 1000) {
+    return AnswerError(DecodeChunked(body, max));
+  };
+  EXPECT_EQ(decode("\r\nhello\r\n0\r\n\r\n"), "bad chunk size");
+  EXPECT_EQ(decode("-5\r\nhello\r\n0\r\n\r\n"), "bad chunk size");
+  EXPECT_EQ(decode("0x5\r\nhello\r\n0\r\n\r\n"), "bad chunk size");
+  EXPECT_EQ(decode("5 junk\r\nhello\r\n0\r\n\r\n"), "bad chunk size");
+  // Sizes that overflow 64 bits, or come near it, are refused before any arithmetic.
+  EXPECT_EQ(decode("10000000000000005\r\nhello\r\n"), "bad chunk size");
+  EXPECT_EQ(decode("ffffffffffffffff\r\nhello\r\n"), "chunked body larger than 1000 bytes");
+  EXPECT_EQ(decode("5\r\nhello\r\nfffffffffffffffd\r\nhello\r\n0\r\n\r\n"),
+            "chunked body larger than 1000 bytes");
+  // Over the cap across chunks, each under it.
+  EXPECT_EQ(decode("3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n", 5), "chunked body larger than 5 bytes");
+  // Cut short: in the size line, in the data, before its CRLF, before the last chunk.
+  EXPECT_EQ(decode("5"), "chunked body cut short");
+  EXPECT_EQ(decode("5\r\nhel"), "chunked body cut short");
+  EXPECT_EQ(decode("5\r\nhello"), "chunked body cut short");
+  EXPECT_EQ(decode("5\r\nhelloXY3\r\nabc\r\n0\r\n\r\n"), "chunked body cut short");
+  EXPECT_EQ(decode("5\r\nhello\r\n"), "chunked body cut short");
+  EXPECT_EQ(decode(""), "chunked body cut short");
+  EXPECT_EQ(decode("0\r\n"), "decoded: ");
+}
+
+// A real HTTP/1.1 server that streams its page: Python's http.server writing the chunks
+// itself, on loopback, one request, then it exits (and is reaped here either way).
+TEST(NodeMetrics, ReadsAChunkedPageFromARealServer) {
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3";
+  const char* script = R"(
+import http.server
+class Page(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; version=0.0.4")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for part in [b"# HELP headroom_memory_total_bytes MemTotal\n",
+                     b"headroom_memory_total_bytes 1.28e+11\nheadroom_memory_avail",
+                     b"able_bytes 6.4e+10\n"]:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+        self.wfile.write(b"0\r\n\r\n")
+        self.close_connection = True
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Page)
+print(server.server_address[1], flush=True)
+server.timeout = 20
+server.handle_request()
+)";
+  int out[2];
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::execl("/usr/bin/python3", "python3", "-c", script, static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string port;
+  pollfd p{out[0], POLLIN, 0};
+  char c = 0;
+  while (port.find('\n') == std::string::npos && ::poll(&p, 1, 10000) == 1 &&
+         ::read(out[0], &c, 1) == 1) {
+    port += c;
+  }
+  ::close(out[0]);
+  Result<std::string> page = Error{Msg("no port from the server")};
+  if (auto url = ParseNodeUrl("127.0.0.1:" + std::string(TrimBlanks(port)))) {
+    page = FetchNodeMetrics(*url, std::chrono::seconds(10), 1 << 20);
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(page.ok()) << EnglishText(page.error().what) << " (port '" << port << "')";
+  const NodeMetrics m = ParseNodeMetrics(*page);
+  EXPECT_EQ(m.mem_total_bytes, 1.28e11);
+  EXPECT_EQ(m.mem_available_bytes, 6.4e10);
+  EXPECT_EQ(page->find("\r\n"), std::string::npos) << *page;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/bytes.h"
+#include "base/text.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 
@@ -16,12 +17,15 @@ std::string Indented(const std::string& label, const std::string& text) {
 }  // namespace
 
 std::string NodePaneText(const NodeUrl& url, const Result<NodeMetrics>& read) {
+  // The URL is the user's, the platform label the peer's: both shown, never obeyed.
+  const std::string url_text = EscapeControls(url.text);
   if (!read) {
-    return TrFormat("node {}: unreachable: {}", url.text, TranslatedText(read.error().what)) + "\n";
+    return TrFormat("node {}: unreachable: {}", url_text, TranslatedText(read.error().what)) + "\n";
   }
   const NodeMetrics& m = *read;
-  std::string out = m.platform.empty() ? TrFormat("node {}", url.text)
-                                       : TrFormat("node {} ({})", url.text, m.platform);
+  std::string out = m.platform.empty()
+                        ? TrFormat("node {}", url_text)
+                        : TrFormat("node {} ({})", url_text, EscapeControls(m.platform));
   out += "\n";
   if (m.mem_available_bytes && m.mem_total_bytes && *m.mem_total_bytes > 0) {
     out +=
