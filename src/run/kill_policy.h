@@ -37,7 +37,7 @@ struct KillPolicyOptions {
 // clock, as the loop reads it.
 struct GuardState {
   double start_s = 0;
-  uint64_t last_available_bytes = 0;
+  uint64_t last_available_bytes = 0;  // the reference reading: the last that made a rate
   double last_reading_s = 0;
   double fall_rate_bytes_per_s = 0;      // EWMA; negative while memory comes back
   std::chrono::milliseconds period{10};  // the sleep that ended at this reading
@@ -86,7 +86,9 @@ struct KillDecision {
 };
 
 struct KillPolicy {
-  // Folds a reading into the fall rate (an EWMA, alpha 0.5: two readings dominate).
+  // Folds a reading into the fall rate (an EWMA, alpha 0.5: two readings dominate). A
+  // reading less than 5 ms after the last one that made a rate changes nothing: the rate is
+  // always taken over at least that long, from that reference reading.
   static void Observe(GuardState& state, const GuardReading& reading);
   // The next thing to do. The loop acts on it, calls Apply, and asks again until kNone
   // (whose next_period is the sleep) or kDone: one reading can call for a trigger and, with

@@ -481,5 +481,44 @@ TEST(KillPolicy, ARepeatedForwardedSignalIsSigkillOnceTheGraceSinceTheFirstRanOu
   EXPECT_EQ(KillPolicy::Decide(late, Reading(110.01, 50 * kGiB), o).action, GuardAction::kEscalate);
 }
 
+// Issue 29: a guard woken microseconds apart (a listener at the descriptor limit) read a few
+// hundred KiB of MemAvailable's jitter each time. Far from the level (a 1 s period: a 200 ms
+// horizon) that jitter over microseconds was a fall of 1e11 B/s and more, "projected", SIGKILL
+// with 21 GiB free against a 64 MiB level. Readings closer than the floor make no rate.
+TEST(KillPolicy, JitterMicrosecondsApartNeverProjectsAKill) {
+  KillPolicyOptions o = PolicyOptions();
+  o.min_available_bytes = 64 * kMiB;
+  const uint64_t free = 21 * kGiB;
+  GuardState s = State(free);
+  s.period = milliseconds(1000);
+  double now = 100.0;
+  for (int i = 0; i < 20000; ++i) {
+    now += (1 + i % 50) * 1e-6;  // 1-50 us apart
+    const uint64_t jitter = (i % 3 == 0) ? 300 * kKiB : (i % 3 == 1) ? 700 * kKiB : 0;
+    for (const KillDecision& d : Feed(s, o, now, free - jitter)) {
+      ADD_FAILURE() << i << ": " << d.reason << " at a fall rate of " << s.fall_rate_bytes_per_s;
+      return;
+    }
+    ASSERT_LT(s.fall_rate_bytes_per_s, kFastFallBytesPerSecond) << i;
+  }
+  EXPECT_FALSE(s.triggered);
+}
+
+// The reference reading stays until the floor has passed: a fall seen in readings 1 ms apart
+// is one rate over the whole interval, not lost.
+TEST(KillPolicy, ReadingsCloserThanTheFloorKeepTheReferenceReading) {
+  GuardState s = State(10 * kGiB);
+  for (int ms = 1; ms <= 4; ++ms) {
+    KillPolicy::Observe(s, Reading(100 + ms * 1e-3, 10 * kGiB - ms * 10 * kMiB));
+    EXPECT_EQ(s.fall_rate_bytes_per_s, 0) << ms;
+    EXPECT_EQ(s.last_available_bytes, 10 * kGiB) << ms;
+    EXPECT_DOUBLE_EQ(s.last_reading_s, 100) << ms;
+  }
+  KillPolicy::Observe(s, Reading(100.01, 10 * kGiB - 100 * kMiB));  // 100 MiB in 10 ms
+  EXPECT_DOUBLE_EQ(s.fall_rate_bytes_per_s, 0.5 * 100.0 * kMiB / (100.01 - 100));
+  EXPECT_EQ(s.last_available_bytes, 10 * kGiB - 100 * kMiB);
+  EXPECT_DOUBLE_EQ(s.last_reading_s, 100.01);
+}
+
 }  // namespace
 }  // namespace headroom
