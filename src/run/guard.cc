@@ -66,6 +66,10 @@ using Json = nlohmann::ordered_json;
 constexpr double kRssSampleNearSeconds = 0.25;
 constexpr double kRssSampleFarSeconds = 60.0;
 
+// Descriptors held for the kill path (run/child.h ReserveDescriptors): the /proc walk takes
+// two or three at a time, a signal one pidfd per member; a larger tree goes in batches.
+constexpr size_t kKillPathSpareDescriptors = 64;
+
 double MonoSeconds() { return ClockSeconds(CLOCK_MONOTONIC); }
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
@@ -626,6 +630,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
   const double tick_s = std::chrono::duration<double>(opt.tick_period).count();
   WakeSet wake(child->signals().fd(), psi.some.get(), psi.full.get(), child->pidfd(),
                opt.group ? opt.group->fd() : -1);
+  child->ReserveDescriptors(kKillPathSpareDescriptors);  // the last to open: the loop's own
   for (;;) {
     // The job's pidfd only while it runs: an exited process's pidfd stays readable.
     if (!child->running()) wake.DropJob();
