@@ -5,7 +5,8 @@
 //    mask is back as the caller had it and no descriptor is left open.
 //  - The child: the caller's mask back, its own session (setsid), PR_SET_PDEATHSIG when
 //    asked (and a check that the guard did not die before it), stdout/stderr, the cgroup,
-//    oom_score_adj, the extra environment, execvp. Only async-signal-safe calls after fork
+//    oom_score_adj, the nice value back (a raise of the nice value is always permitted), the
+//    extra environment, execvp. Only async-signal-safe calls after fork
 //    but putenv (the strings are prepared before the fork; glibc's putenv does not allocate
 //    when the environment has room, and the child execs or exits right after).
 //  - exec errors come back through a close-on-exec pipe: a read of 4 bytes means execvp
@@ -22,6 +23,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -159,6 +161,7 @@ Result<Child> Child::Spawn(const SysRoot& root, ChildSpec spec) {
     if (spec.stderr_fd >= 0) ::dup2(spec.stderr_fd, STDERR_FILENO);
     if (!procs.empty()) WriteFileQuietly(procs, "0");
     WriteFileQuietly(adj_path, adj);
+    if (spec.nice) ::setpriority(PRIO_PROCESS, 0, *spec.nice);
     for (auto& e : env_strings) ::putenv(e.data());
     ::execvp(argv[0], argv.data());
     const int e = errno;

@@ -58,6 +58,10 @@ struct ChildSpec {
   int stdout_fd = -1;                  // -1: inherited
   int stderr_fd = -1;
   int oom_score_adj = 800;
+  // The nice value the job gets back before exec: the guard's own as it was started, not the
+  // -10 it raised itself to (a runaway job must not run at the guard's priority); none: the
+  // guard's as it is.
+  std::optional<int> nice;
   bool kill_with_guard = false;     // PR_SET_PDEATHSIG SIGKILL for the job's first process
   std::optional<JobCgroup> cgroup;  // the job's own; the job joins it before exec
 };

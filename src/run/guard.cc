@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -42,6 +43,7 @@
 #include "base/clock.h"
 #include "base/json_null.h"
 #include "base/message.h"
+#include "base/text.h"
 #include "base/wall_time.h"
 #include "run/child.h"
 #include "run/guard_group.h"
@@ -162,8 +164,33 @@ FileFd OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms,
 
 void AddNote(GuardSummary& sum, Message note) { sum.notes.push_back(std::move(note)); }
 
+// The nice value and oom_score_adj this process had before a guard in it raised its own: read
+// at the first guard (a sweep runs many in one process, each raising its own again), so the
+// job gets its caller's priority back, never the guard's (docs/guard.md, "Self-protection").
+struct StartingPriority {
+  std::optional<int> nice;
+  std::optional<int> oom_score_adj;
+};
+const StartingPriority& StartingPriorityOnce(const SysRoot& root) {
+  static const StartingPriority start = [&] {
+    StartingPriority s;
+    errno = 0;
+    const int nice = ::getpriority(PRIO_PROCESS, 0);
+    if (errno == 0) s.nice = nice;
+    int adj = 0;
+    if (auto text = root.ReadFile("proc/self/oom_score_adj", 64)) {
+      const std::string_view t = TrimBlanks(*text);
+      if (std::from_chars(t.data(), t.data() + t.size(), adj).ptr == t.data() + t.size())
+        s.oom_score_adj = adj;
+    }
+    return s;
+  }();
+  return start;
+}
+
 // Self-protection: each privilege it lacks is a note, never a failure.
 void ProtectGuard(const SysRoot& root, GuardSummary& sum) {
+  StartingPriorityOnce(root);  // before the first raise
 #ifdef MCL_ONFAULT
   const int lock_flags = MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT;
 #else
@@ -239,7 +266,11 @@ Result<Child> StartJob(const SysRoot& root, const GuardOptions& opt, GuardSummar
   spec.extra_env = opt.extra_env;
   spec.stdout_fd = opt.stdout_fd;
   spec.stderr_fd = opt.stderr_fd;
-  spec.oom_score_adj = opt.job_oom_score_adj;
+  // The job's oom_score_adj is at least its caller's, and its nice value its caller's: the
+  // guard's -500 and -10 are the guard's own.
+  const StartingPriority& start = StartingPriorityOnce(root);
+  spec.oom_score_adj = std::max(opt.job_oom_score_adj, start.oom_score_adj.value_or(-1000));
+  spec.nice = start.nice;
   spec.kill_with_guard = opt.kill_with_guard;
   if (auto cgroup = MakeJobCgroup(root, opt, sum)) spec.cgroup.emplace(std::move(*cgroup));
   auto child = Child::Spawn(root, std::move(spec));
