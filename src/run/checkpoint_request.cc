@@ -41,7 +41,7 @@
 #include "base/json_null.h"
 #include "base/safe_file.h"
 #include "run/child.h"
-#include "run/guard.h"
+#include "run/guard_events.h"
 #include "run/pidfd.h"
 #include "sys/processes.h"
 

@@ -14,8 +14,6 @@
 //    re-validated by the process start time, never through a bare PID.
 //  - Success is an empty tree, not recovered memory: GB10 drivers keep freed memory in
 //    pools for a while. Both are reported.
-//  - Events: each field through nlohmann::json (strings escaped, invalid UTF-8 replaced),
-//    doubles as seconds with three decimals and the timestamp with six, as they always were.
 #include "run/guard.h"
 
 #include <fcntl.h>
@@ -73,8 +71,6 @@ constexpr double kRssSampleFarSeconds = 60.0;
 constexpr size_t kKillPathSpareDescriptors = 64;
 
 double MonoSeconds() { return ClockSeconds(CLOCK_MONOTONIC); }
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // MemAvailable through a kept-open descriptor.
 class AvailableReader {
@@ -569,42 +565,6 @@ void GroupStep(const SysRoot& root, const GuardOptions& opt, GuardState& state,
 }
 
 }  // namespace
-
-std::string_view GroupEndCauseName(GroupEnd::Cause cause) {
-  switch (cause) {
-    case GroupEnd::Cause::kPeerMemory:
-      return "peer-memory";
-    case GroupEnd::Cause::kPeerFailed:
-      return "peer-failed";
-    case GroupEnd::Cause::kPeerLost:
-      break;
-  }
-  return "peer-lost";
-}
-
-void GuardEvents::Emit(std::string_view type, const Json& fields) {
-  if (!file_) return;
-  std::string line =
-      fmt::format("{{\"type\":{},\"wall_time\":\"{}\",\"monotonic_s\":{:.6f}", Dump(type),
-                  FormatUtcIso8601(std::chrono::system_clock::now()), MonoSeconds());
-  for (const auto& [key, value] : fields.items()) {
-    line += ',' + Dump(key) + ':';
-    line += value.is_number_float() ? fmt::format("{:.3f}", value.get<double>()) : Dump(value);
-  }
-  line += "}\n";
-  errno = 0;
-  if ((std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0) && first_errno_ == 0) {
-    first_errno_ = errno != 0 ? errno : EIO;
-  }
-}
-
-int GuardEvents::FlushAndFirstError() {
-  if (!file_) return 0;
-  errno = 0;
-  if (std::fflush(file_) != 0 && first_errno_ == 0) first_errno_ = errno != 0 ? errno : EIO;
-  if (std::ferror(file_) && first_errno_ == 0) first_errno_ = EIO;
-  return first_errno_;
-}
 
 Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, GuardEvents& events,
                               const GuardSay& say) {
