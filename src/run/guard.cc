@@ -462,6 +462,9 @@ void Act(const KillDecision& d, const GuardState& state, const GuardReading& r,
     case GuardAction::kCleanup:
       events.Emit("cleanup", {{"processes", child.Signal(SIGTERM)}});
       break;
+    case GuardAction::kTermRest:
+      events.Emit("group-term", {{"processes", child.Signal(SIGTERM)}});
+      break;
     case GuardAction::kNone:
     case GuardAction::kDone:
       break;
@@ -501,24 +504,18 @@ void Finish(GuardSummary& sum, const GuardState& state, double crossing_s, const
 // it. Without workers the whole tree at once, as a memory kill: SIGTERM, SIGKILL after grace.
 void EndForGroup(const SysRoot& root, GroupEnd end, const GuardOptions& opt, GuardState& state,
                  const GuardReading& r, const KillPolicyOptions& policy, Child& child,
-                 GuardSummary& sum, GuardEvents& events, double& term_rest_s) {
+                 GuardSummary& sum, GuardEvents& events) {
   const std::string why = EnglishText(GroupEndMessage(end, opt.group->settings().node_rank));
   const TorchrunWorkers workers = FindTorchrunWorkers(root, child);
-  const double grace_s = std::chrono::duration<double>(opt.grace).count();
   // The error files before the signal: the agent reads a worker's file as soon as it sees the
   // worker fail, and a file written after the signal can lose that race.
   end.error_files = WriteErrorFiles(workers, why, events);
   const int n =
       workers.members.empty() ? child.Signal(SIGTERM) : SignalWorkers(child, workers, SIGTERM);
   end.workers = static_cast<int>(workers.members.size());
-  KillDecision d;
-  d.action = GuardAction::kCleanup;
-  d.signal = SIGTERM;
-  KillPolicy::Apply(state, d, r, policy);  // the grace starts: SIGKILL when it ends
-  if (!workers.members.empty()) {
-    term_rest_s = r.now_s + grace_s;
-    state.deadline_s = r.now_s + 2 * grace_s;
-  }
+  // The grace starts: SIGKILL when it ends (at twice it after the workers, the rest's SIGTERM
+  // when it ends).
+  KillPolicy::GroupEnded(state, r.now_s, !workers.members.empty(), policy);
   events.Emit("group-end", {{"cause", GroupEndCauseName(end.cause)},
                             {"origin_rank", end.origin_rank},
                             {"available_bytes", end.available_bytes},
@@ -533,10 +530,10 @@ void EndForGroup(const SysRoot& root, GroupEnd end, const GuardOptions& opt, Gua
 }
 
 // The guard group's part of one wakeup: this node's own end told once the job has exited (a
-// failure, or done), the group's verdict acted on, the rest of the tree's SIGTERM on time.
+// failure, or done), and the group's verdict acted on.
 void GroupStep(const SysRoot& root, const GuardOptions& opt, GuardState& state,
                const GuardReading& r, const KillPolicyOptions& policy, Child& child,
-               GuardSummary& sum, GuardEvents& events, bool& told, double& term_rest_s) {
+               GuardSummary& sum, GuardEvents& events, bool& told) {
   GuardGroup& group = *opt.group;
   if (!told && !child.running()) {
     told = true;
@@ -556,11 +553,7 @@ void GroupStep(const SysRoot& root, const GuardOptions& opt, GuardState& state,
     }
   }
   if (auto end = group.Poll()) {
-    EndForGroup(root, *end, opt, state, r, policy, child, sum, events, term_rest_s);
-  }
-  if (term_rest_s > 0 && r.now_s >= term_rest_s) {
-    term_rest_s = 0;
-    if (!state.killed_hard) events.Emit("group-term", {{"processes", child.Signal(SIGTERM)}});
+    EndForGroup(root, *end, opt, state, r, policy, child, sum, events);
   }
 }
 
@@ -616,7 +609,6 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
   if (opt.checkpoint) checkpoint.emplace(root, *opt.checkpoint, state.start_s);
 
   bool warned = false, told_group = false;
-  double group_term_rest_s = 0;
   double crossing_s = 0, last_rss_s = -1, last_tick_s = state.start_s, last_read_s = -1;
   const double tick_s = std::chrono::duration<double>(opt.tick_period).count();
   WakeSet wake(child->signals().fd(), psi.some.get(), psi.full.get(), child->pidfd(),
@@ -653,7 +645,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
     KillPolicy::Observe(state, r);
     RecordWarning(opt, r.available_bytes, warned, sum, events, say);
     if (opt.group) {
-      GroupStep(root, opt, state, r, policy, *child, sum, events, told_group, group_term_rest_s);
+      GroupStep(root, opt, state, r, policy, *child, sum, events, told_group);
     }
     r.job_running = child->running();
     if (!r.job_running) r.tree_empty = child->Members().empty();
@@ -681,7 +673,7 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
       KillPolicy::Apply(state, d, r, policy);
       if (!workers.members.empty()) {
         // The agent's turn: SIGTERM for the rest of the tree when the grace ends.
-        group_term_rest_s = r.now_s + std::chrono::duration<double>(opt.grace).count();
+        KillPolicy::WorkersFirst(state, r.now_s, policy);
         events.Emit("group-workers", {{"workers", workers.members.size()}, {"error_files", files}});
       }
       if (group_trigger) {

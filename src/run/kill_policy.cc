@@ -151,6 +151,12 @@ KillDecision KillPolicy::Decide(const GuardState& s, const GuardReading& r,
                                 const KillPolicyOptions& o) {
   KillDecision d;
   d.next_period = NextPeriod(s, r, o);
+  // The group's second step comes first: the agent hears of it whatever else is due.
+  if (s.term_rest_s > 0 && r.now_s >= s.term_rest_s && !s.killed_hard) {
+    d.action = GuardAction::kTermRest;
+    d.signal = SIGTERM;
+    return d;
+  }
   if (!r.job_running && r.tree_empty) {
     d.action = GuardAction::kDone;
     return d;
@@ -203,9 +209,24 @@ void KillPolicy::Forwarded(GuardState& s, double now_s) {
   if (!s.triggered && !s.cleanup && s.forwards == 1) s.term_s = now_s;
 }
 
+void KillPolicy::GroupEnded(GuardState& s, double now_s, bool workers_first,
+                            const KillPolicyOptions& o) {
+  s.cleanup = true;
+  s.term_s = now_s;
+  s.deadline_s = now_s + (workers_first ? 2 : 1) * Seconds(o.grace);
+  if (workers_first) s.term_rest_s = now_s + Seconds(o.grace);
+}
+
+void KillPolicy::WorkersFirst(GuardState& s, double now_s, const KillPolicyOptions& o) {
+  s.term_rest_s = now_s + Seconds(o.grace);
+}
+
 void KillPolicy::Apply(GuardState& s, const KillDecision& d, const GuardReading& r,
                        const KillPolicyOptions& o) {
   switch (d.action) {
+    case GuardAction::kTermRest:
+      s.term_rest_s = 0;
+      return;
     case GuardAction::kTrigger:
       s.triggered = true;
       s.killed_hard = d.severe;

@@ -52,6 +52,9 @@ struct GuardState {
   // INT, TERM, HUP or QUIT sent to the guard and passed on to the job: how many, the first.
   int forwards = 0;
   double first_forward_s = 0;
+  // In a guard group, torchrun's workers got the signal first: the rest of the tree (the
+  // agent) gets SIGTERM at this time (kTermRest); 0: nothing pending.
+  double term_rest_s = 0;
 };
 
 // One reading, taken by the loop after each sleep.
@@ -72,6 +75,8 @@ enum class GuardAction {
   kEscalate,  // SIGTERM went out and the grace ran out, memory fell below half the level, the
               // job kept filling the pool up to the level, or the guard was asked twice: SIGKILL
   kDone,      // the job is gone and its tree is empty
+  kTermRest,  // in a guard group: the workers went first and the grace ran out; SIGTERM for
+              // the rest of the tree (the agent), docs/guard-group.md "Ending a node's job"
 };
 
 struct KillDecision {
@@ -98,6 +103,15 @@ struct KillPolicy {
   // The guard was sent INT, TERM, HUP or QUIT at `now_s` and passed it on to the job. A
   // second one, once the grace since the first has run out, calls for SIGKILL.
   static void Forwarded(GuardState& state, double now_s);
+  // The guard group ended this node's job at `now_s` (a peer's end for memory, its failure or
+  // its loss), and SIGTERM went out: to the whole tree (SIGKILL when the grace ends), or with
+  // `workers_first` to torchrun's workers alone (the rest of the tree gets SIGTERM when the
+  // grace ends, kTermRest, and SIGKILL comes at twice the grace).
+  static void GroupEnded(GuardState& state, double now_s, bool workers_first,
+                         const KillPolicyOptions& options);
+  // A memory trigger in a guard group signalled torchrun's workers alone at `now_s` (after
+  // Apply): the rest of the tree gets SIGTERM when the grace ends (kTermRest).
+  static void WorkersFirst(GuardState& state, double now_s, const KillPolicyOptions& options);
   // The state after the loop acted on `decision` at `reading`.
   static void Apply(GuardState& state, const KillDecision& decision, const GuardReading& reading,
                     const KillPolicyOptions& options);
