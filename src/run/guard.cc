@@ -686,8 +686,8 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
     }
     // Beside the decision, never in its way: ask for a checkpoint at the warning level.
     if (checkpoint) {
-      checkpoint->Tick(r.now_s, r.available_bytes, opt.warn_available_bytes,
-                       opt.min_available_bytes, state.fall_rate_bytes_per_s, state.triggered,
+      checkpoint->Tick({r.now_s, r.available_bytes, opt.warn_available_bytes,
+                        opt.min_available_bytes, state.fall_rate_bytes_per_s, state.triggered},
                        *child, events);
     }
     // Record.
