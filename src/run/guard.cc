@@ -415,19 +415,41 @@ int WriteErrorFiles(const TorchrunWorkers& w, const std::string& why, GuardEvent
   return written_files;
 }
 
-// `workers`: in a guard group, a memory trigger signals torchrun's workers alone (the agent
-// gets SIGTERM when the grace ends), so that the agent reports them failed, passes its exit
-// barrier with the other nodes' agents, and prints its failure summary.
+// What signalling the workers first did.
+struct WorkersFirstResult {
+  int workers = 0;  // torchrun workers signalled (0: the whole tree was)
+  int error_files = 0;
+  int processes = 0;  // processes signalled
+};
+
+// The guard group's way to end a node's job (docs/guard-group.md "Ending a node's job"), for
+// a peer's end and for this node's own memory trigger alike: torchrun's workers get their
+// error files naming `why` and then `sig`, alone, so that the agent sees them fail, passes its
+// exit barrier with the other nodes' agents and prints its failure summary (the rest of the
+// tree gets SIGTERM when the grace ends: KillPolicy's kTermRest). The error files go first:
+// the agent reads a worker's file as soon as it sees the worker fail, and a file written after
+// the signal can lose that race. Without workers the whole tree gets `sig`.
+WorkersFirstResult SignalWorkersFirst(const SysRoot& root, Child& child, const std::string& why,
+                                      int sig, GuardEvents& events) {
+  const TorchrunWorkers workers = FindTorchrunWorkers(root, child);
+  WorkersFirstResult out;
+  out.workers = static_cast<int>(workers.members.size());
+  out.error_files = WriteErrorFiles(workers, why, events);
+  out.processes = workers.members.empty() ? child.Signal(sig) : SignalWorkers(child, workers, sig);
+  return out;
+}
+
+// `signalled`: in a guard group, a memory trigger's signal went to torchrun's workers first
+// (SignalWorkersFirst), and this is what it did.
 void Act(const KillDecision& d, const GuardState& state, const GuardReading& r,
          const GuardOptions& opt, Child& child, GuardSummary& sum, GuardEvents& events,
-         const TorchrunWorkers* workers = nullptr) {
+         const WorkersFirstResult* signalled = nullptr) {
   switch (d.action) {
     case GuardAction::kTrigger: {
       sum.killed = true;
       sum.kill_reason = std::string(d.reason);
       sum.trigger_available_bytes = r.available_bytes;
-      const int n = workers && !workers->members.empty() ? SignalWorkers(child, *workers, d.signal)
-                                                         : child.Signal(d.signal);
+      const int n = signalled ? signalled->processes : child.Signal(d.signal);
       sum.signal_path = d.severe ? "SIGKILL at once" : "SIGTERM";
       sum.crossing_to_signal_ms = (MonoSeconds() - r.now_s) * 1000;
       if (d.severe) child.ReleaseMemoryInBackground();
@@ -497,25 +519,16 @@ void Finish(GuardSummary& sum, const GuardState& state, double crossing_s, const
   }
 }
 
-// The guard group ended this node's job (docs/guard-group.md "Ending a node's job"): torchrun's
-// workers (the processes with TORCHELASTIC_ERROR_FILE set) get their error files written and
-// SIGTERM first, so that the agent sees them fail and its failure summary names the root
-// cause; the rest of the tree (the agent) gets SIGTERM when the grace ends and SIGKILL at twice
-// it. Without workers the whole tree at once, as a memory kill: SIGTERM, SIGKILL after grace.
+// The guard group ended this node's job (docs/guard-group.md "Ending a node's job"): the workers
+// first (or the whole tree), and the policy's deadlines from now (KillPolicy::GroupEnded).
 void EndForGroup(const SysRoot& root, GroupEnd end, const GuardOptions& opt, GuardState& state,
                  const GuardReading& r, const KillPolicyOptions& policy, Child& child,
                  GuardSummary& sum, GuardEvents& events) {
   const std::string why = EnglishText(GroupEndMessage(end, opt.group->settings().node_rank));
-  const TorchrunWorkers workers = FindTorchrunWorkers(root, child);
-  // The error files before the signal: the agent reads a worker's file as soon as it sees the
-  // worker fail, and a file written after the signal can lose that race.
-  end.error_files = WriteErrorFiles(workers, why, events);
-  const int n =
-      workers.members.empty() ? child.Signal(SIGTERM) : SignalWorkers(child, workers, SIGTERM);
-  end.workers = static_cast<int>(workers.members.size());
-  // The grace starts: SIGKILL when it ends (at twice it after the workers, the rest's SIGTERM
-  // when it ends).
-  KillPolicy::GroupEnded(state, r.now_s, !workers.members.empty(), policy);
+  const WorkersFirstResult first = SignalWorkersFirst(root, child, why, SIGTERM, events);
+  end.error_files = first.error_files;
+  end.workers = first.workers;
+  KillPolicy::GroupEnded(state, r.now_s, first.workers > 0, policy);
   events.Emit("group-end", {{"cause", GroupEndCauseName(end.cause)},
                             {"origin_rank", end.origin_rank},
                             {"available_bytes", end.available_bytes},
@@ -524,7 +537,7 @@ void EndForGroup(const SysRoot& root, GroupEnd end, const GuardOptions& opt, Gua
                             {"relayed", end.relayed},
                             {"workers", end.workers},
                             {"error_files", end.error_files},
-                            {"processes", n},
+                            {"processes", first.processes},
                             {"text", why}});
   sum.group_end = end;
 }
@@ -655,26 +668,21 @@ Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, Guar
          d = KillPolicy::Decide(state, r, policy)) {
       if (d.action == GuardAction::kTrigger) crossing_s = r.now_s;
       const bool group_trigger = d.action == GuardAction::kTrigger && opt.group && !sum.group_end;
-      const TorchrunWorkers workers =
-          group_trigger ? FindTorchrunWorkers(root, *child) : TorchrunWorkers();
-      // The workers' error files before the signal (see EndForGroup): microseconds, and the
-      // agent's failure summary then names this node's memory.
-      int files = 0;
-      if (!workers.members.empty()) {
-        const GuardGroupSettings& g = opt.group->settings();
-        files = WriteErrorFiles(
-            workers,
-            EnglishText(GroupEndMessage({GroupEnd::Cause::kPeerMemory, g.node_rank,
-                                         r.available_bytes, opt.min_available_bytes},
-                                        g.node_rank)),
-            events);
+      WorkersFirstResult signalled;
+      if (group_trigger) {
+        const uint16_t rank = opt.group->settings().node_rank;
+        const GroupEnd own{GroupEnd::Cause::kPeerMemory, rank, r.available_bytes,
+                           opt.min_available_bytes};
+        signalled = SignalWorkersFirst(root, *child, EnglishText(GroupEndMessage(own, rank)),
+                                       d.signal, events);
       }
-      Act(d, state, r, opt, *child, sum, events, &workers);
+      Act(d, state, r, opt, *child, sum, events, group_trigger ? &signalled : nullptr);
       KillPolicy::Apply(state, d, r, policy);
-      if (!workers.members.empty()) {
+      if (signalled.workers > 0) {
         // The agent's turn: SIGTERM for the rest of the tree when the grace ends.
         KillPolicy::WorkersFirst(state, r.now_s, policy);
-        events.Emit("group-workers", {{"workers", workers.members.size()}, {"error_files", files}});
+        events.Emit("group-workers",
+                    {{"workers", signalled.workers}, {"error_files", signalled.error_files}});
       }
       if (group_trigger) {
         // After the signal: the group hears of it within the same wakeup.
