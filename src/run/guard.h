@@ -3,11 +3,12 @@
 // machine. See docs/guard.md for the behaviour and the measured reaction times.
 //
 // Data flow: Child::Spawn or Attach (run/child.h: own session and process group, own cgroup
-// where one can be made, the guard as child subreaper, a pidfd, the signal mask) -> loop {
-// read MemAvailable (pread of a kept-open /proc/meminfo) [+ PSI triggers] ->
-// KillPolicy::Decide (run/kill_policy.h: the reason, the signal, the next period) -> act
-// (cgroup.kill or verified pidfds, SIGTERM escalating to SIGKILL on time) -> record } ->
-// summary.
+// where one can be made, the guard as child subreaper, a pidfd, the signal mask, spare
+// descriptors) -> loop { read MemAvailable (pread of a kept-open /proc/meminfo) [+ PSI
+// triggers, the group's verdict] -> KillPolicy::Decide (run/kill_policy.h: the reason, the
+// signal, every deadline, the next period) -> act (cgroup.kill or verified pidfds, SIGTERM
+// escalating to SIGKILL on time; torchrun's workers first in a group) -> record (events,
+// run/guard_events.h) } -> summary.
 #pragma once
 
 #include <sys/types.h>
