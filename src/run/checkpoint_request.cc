@@ -41,7 +41,7 @@
 #include "base/json_null.h"
 #include "base/safe_file.h"
 #include "run/child.h"
-#include "run/guard.h"
+#include "run/guard_events.h"
 #include "run/pidfd.h"
 #include "sys/processes.h"
 
@@ -262,8 +262,11 @@ void CheckpointAsker::Ask(double now_s, uint64_t available, const CheckpointDeci
                                  {"need_s", need_s}});
 }
 
-void CheckpointAsker::Tick(double now_s, uint64_t available, uint64_t warn, uint64_t kill,
-                           double fall_rate, bool triggered, Child& child, GuardEvents& events) {
+void CheckpointAsker::Tick(const CheckpointReading& reading, Child& child, GuardEvents& events) {
+  const double now_s = reading.now_s;
+  const uint64_t available = reading.available_bytes;
+  const uint64_t warn = reading.warn_bytes;
+  const bool triggered = reading.triggered;
   if (!options_.unavailable.empty()) {
     // Nothing can be asked: say so once per crossing, in the events (the summary says it).
     if (available >= warn) {
@@ -274,7 +277,7 @@ void CheckpointAsker::Tick(double now_s, uint64_t available, uint64_t warn, uint
     }
     return;
   }
-  fall_rate = FallRate(now_s, available, fall_rate);
+  const double fall_rate = FallRate(now_s, available, reading.fall_rate_bytes_per_s);
   const bool awaiting = sum_.asked && !sum_.finished;
   // Every reading while a save is awaited or one could be asked for (the start records and
   // the last save's duration must be current when deciding), else every 250 ms.
@@ -308,7 +311,7 @@ void CheckpointAsker::Tick(double now_s, uint64_t available, uint64_t warn, uint
   CheckpointInputs in;
   in.available_bytes = available;
   in.warn_bytes = warn;
-  in.kill_bytes = kill;
+  in.kill_bytes = reading.kill_bytes;
   in.fall_rate_bytes_per_s = fall_rate;
   in.triggered = triggered;
   in.armed = armed_ && !(sum_.asked && !sum_.finished);

@@ -107,14 +107,23 @@ CheckpointDecision DecideCheckpoint(const CheckpointInputs& in);
 bool AnnouncedAfterStart(double record_mono_s, double boot_minus_mono_s, uint64_t start_ticks,
                          long ticks_per_s);
 
+// What the guard loop read and decided at one reading, as the asker needs it.
+struct CheckpointReading {
+  double now_s = 0;
+  uint64_t available_bytes = 0;
+  uint64_t warn_bytes = 0;
+  uint64_t kill_bytes = 0;
+  double fall_rate_bytes_per_s = 0;  // the kill policy's EWMA
+  bool triggered = false;            // the kill policy has fired
+};
+
 // The guard's side of it, called once per reading from the guard loop.
 class CheckpointAsker {
  public:
   CheckpointAsker(const SysRoot& root, CheckpointOptions options, double start_s);
   // Reads new step records (at most every 250 ms, every reading while a save is awaited),
-  // decides, and asks. `state_triggered`: the kill policy has fired.
-  void Tick(double now_s, uint64_t available_bytes, uint64_t warn_bytes, uint64_t kill_bytes,
-            double fall_rate_bytes_per_s, bool state_triggered, Child& child, GuardEvents& events);
+  // decides, and asks.
+  void Tick(const CheckpointReading& reading, Child& child, GuardEvents& events);
   // Reads what is left of the records once the job is gone and returns the summary.
   CheckpointSummary Finish(GuardEvents& events);
   // The summary so far (what the readings have read), the job still running.

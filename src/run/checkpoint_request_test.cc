@@ -153,7 +153,7 @@ TEST(CheckpointAsker, AsksOnlyTheJobsAnnouncedProcessesAndTimesTheSave) {
   // Wait (at most 30 s) for the job's own start record, above the warning level.
   double t = 0;
   for (int i = 0; i < 300; ++i, t += 0.1) {
-    asker.Tick(t, 9 * kGiB, kWarn, kKill, 0, false, *child, events);
+    asker.Tick({t, 9 * kGiB, kWarn, kKill, 0, false}, *child, events);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::ifstream in(records);
     std::string line;
@@ -165,7 +165,7 @@ TEST(CheckpointAsker, AsksOnlyTheJobsAnnouncedProcessesAndTimesTheSave) {
   uint64_t available = 7 * kGiB;
   CheckpointSummary sum;
   for (int i = 0; i < 300; ++i, t += 0.1, available -= 10 * kMiB) {
-    asker.Tick(t, available, kWarn, kKill, 0, false, *child, events);
+    asker.Tick({t, available, kWarn, kKill, 0, false}, *child, events);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     sum = asker.Finish(events);
     if (sum.finished) break;
@@ -186,7 +186,7 @@ TEST(CheckpointAsker, AsksOnlyTheJobsAnnouncedProcessesAndTimesTheSave) {
   EXPECT_EQ(sum.need_s, 1.0);
   EXPECT_TRUE(sum.last_measured_s);
   // Once per crossing: still below the level, nothing more is asked.
-  asker.Tick(t + 1, available, kWarn, kKill, 0, false, *child, events);
+  asker.Tick({t + 1, available, kWarn, kKill, 0, false}, *child, events);
   EXPECT_EQ(asker.Finish(events).processes_asked, 1);
   std::fclose(events_file);
 }
@@ -272,8 +272,8 @@ TEST(CheckpointAsker, RecordsOlderThanTheGuardDoNotConfuseIt) {
   // not every 250 ms, so two readings have read all of it.
   double t = 0;
   constexpr uint64_t kAbove = kWarn + 100 * kMiB;
-  asker.Tick(t, kAbove, kWarn, kKill, 0, false, *child, events);
-  asker.Tick(t += 0.1, kAbove, kWarn, kKill, 0, false, *child, events);
+  asker.Tick({t, kAbove, kWarn, kKill, 0, false}, *child, events);
+  asker.Tick({t += 0.1, kAbove, kWarn, kKill, 0, false}, *child, events);
   CheckpointSummary sum = asker.summary();
   EXPECT_TRUE(sum.companion_seen);
   ASSERT_TRUE(sum.last_measured_s);
@@ -282,7 +282,7 @@ TEST(CheckpointAsker, RecordsOlderThanTheGuardDoNotConfuseIt) {
   // the stale start record is all there is, and nothing is asked.
   uint64_t available = kWarn - 100 * kMiB;
   for (int i = 0; i < 20; ++i, available -= 10 * kMiB) {
-    asker.Tick(t += 0.1, available, kWarn, kKill, 0, false, *child, events);
+    asker.Tick({t += 0.1, available, kWarn, kKill, 0, false}, *child, events);
   }
   sum = asker.summary();
   EXPECT_FALSE(sum.asked);
@@ -311,7 +311,7 @@ TEST(CheckpointAsker, RecordsOlderThanTheGuardDoNotConfuseIt) {
         << "\n";
   }
   for (int i = 0; i < 5; ++i, t += 0.1, available -= 1 * kMiB) {
-    asker.Tick(t, available, kWarn, kKill, 0, false, *child, events);
+    asker.Tick({t, available, kWarn, kKill, 0, false}, *child, events);
   }
   sum = asker.summary();
   ASSERT_TRUE(sum.asked) << EnglishText(sum.not_asked);
@@ -326,7 +326,7 @@ TEST(CheckpointAsker, RecordsOlderThanTheGuardDoNotConfuseIt) {
   // The job steps, takes the request and saves.
   std::ofstream(go2) << "go\n";
   for (int i = 0; i < 300; ++i, t += 0.1, available -= 1 * kMiB) {
-    asker.Tick(t, available, kWarn, kKill, 0, false, *child, events);
+    asker.Tick({t, available, kWarn, kKill, 0, false}, *child, events);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (asker.summary().finished) break;
   }
@@ -363,7 +363,7 @@ TEST(CheckpointAsker, UnavailableSaysWhyAndAsksNothing) {
     constexpr uint64_t kWarn = 8 * kGiB, kKill = 4 * kGiB;
     double t = 0;
     for (uint64_t available : {9 * kGiB, 7 * kGiB, 6 * kGiB, 9 * kGiB, 7 * kGiB}) {
-      asker.Tick(t += 0.1, available, kWarn, kKill, 1e9, false, *child, events);
+      asker.Tick({t += 0.1, available, kWarn, kKill, 1e9, false}, *child, events);
     }
     const CheckpointSummary sum = asker.Finish(events);
     EXPECT_FALSE(sum.asked);

@@ -5,18 +5,25 @@
 //    mask is back as the caller had it and no descriptor is left open.
 //  - The child: the caller's mask back, its own session (setsid), PR_SET_PDEATHSIG when
 //    asked (and a check that the guard did not die before it), stdout/stderr, the cgroup,
-//    oom_score_adj, the extra environment, execvp. Only async-signal-safe calls after fork
+//    oom_score_adj, the nice value back (a raise of the nice value is always permitted), the
+//    extra environment, execvp. Only async-signal-safe calls after fork
 //    but putenv (the strings are prepared before the fork; glibc's putenv does not allocate
 //    when the environment has room, and the child execs or exits right after).
 //  - exec errors come back through a close-on-exec pipe: a read of 4 bytes means execvp
 //    failed (the child then exits 127 and is reaped here), end-of-file means it ran.
 //  - The pidfd is opened before the guard ever reaps: until then the PID cannot be reused.
+//  - Spare descriptors (ReserveDescriptors): closed while the tree is listed and signalled,
+//    opened again after (nothing else runs on the guard's thread in between), so a guard whose
+//    descriptors ran out (a flood of connections to the group's port, issue 29) still lists
+//    the whole tree. A tree larger than the spares allow is signalled in batches: when no
+//    pidfd can be opened, the members listed so far are signalled and their pidfds closed.
 #include "run/child.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +48,21 @@ void WriteFileQuietly(const std::string& path, const std::string& text) {
 }
 
 }  // namespace
+
+class Child::SpareScope {
+ public:
+  explicit SpareScope(const Child& child) : child_(child) {
+    if (child_.spare_users_++ == 0) child_.spare_.clear();
+  }
+  ~SpareScope() {
+    if (--child_.spare_users_ == 0) child_.RefillSpares();
+  }
+  SpareScope(const SpareScope&) = delete;
+  SpareScope& operator=(const SpareScope&) = delete;
+
+ private:
+  const Child& child_;
+};
 
 SignalScope::SignalScope() {
   sigset_t mask;
@@ -84,7 +106,9 @@ Child::Child(Child&& other) noexcept
       attached_(other.attached_),
       status_(other.status_),
       kill_pidfds_(std::move(other.kill_pidfds_)),
-      known_(std::move(other.known_)) {
+      known_(std::move(other.known_)),
+      spare_(std::move(other.spare_)),
+      spare_count_(other.spare_count_) {
   other.cgroup_.reset();
   other.pid_ = 0;
 }
@@ -137,6 +161,7 @@ Result<Child> Child::Spawn(const SysRoot& root, ChildSpec spec) {
     if (spec.stderr_fd >= 0) ::dup2(spec.stderr_fd, STDERR_FILENO);
     if (!procs.empty()) WriteFileQuietly(procs, "0");
     WriteFileQuietly(adj_path, adj);
+    if (spec.nice) ::setpriority(PRIO_PROCESS, 0, *spec.nice);
     for (auto& e : env_strings) ::putenv(e.data());
     ::execvp(argv[0], argv.data());
     const int e = errno;
@@ -180,7 +205,22 @@ bool Child::alive() const {
 
 bool Child::running() const { return attached_ ? alive() : !status_.has_value(); }
 
+size_t Child::ReserveDescriptors(size_t count) {
+  spare_count_ = count;
+  RefillSpares();
+  return spare_.size();
+}
+
+void Child::RefillSpares() const {
+  while (spare_.size() < spare_count_) {
+    FileFd fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) break;
+    spare_.push_back(std::move(fd));
+  }
+}
+
 std::vector<ProcStat> Child::Members() const {
+  const SpareScope spares(*this);
   std::vector<ProcStat> out;
   const pid_t self = ::getpid();
   auto listed = [&](pid_t pid) {
@@ -212,8 +252,18 @@ std::vector<ProcStat> Child::Members() const {
 int Child::Signal(int sig) { return SignalOnly(sig, {}); }
 
 int Child::SignalOnly(int sig, const std::function<bool(const ProcStat&)>& only) {
+  const SpareScope spares(*this);  // declared first: refilled once the targets are closed
   // The whole tree first, each member by a verified pidfd; only then any signal.
   std::vector<FileFd> targets;
+  int n = 0;
+  auto send = [&] {
+    for (FileFd& fd : targets) {
+      if (PidfdSendSignal(fd.get(), sig) == 0) ++n;
+      if (sig == SIGKILL && kill_pidfds_.size() < kMaxReleasePidfds)
+        kill_pidfds_.push_back(fd.release());
+    }
+    targets.clear();
+  };
   bool job_too = !only;
   for (const ProcStat& m : Members()) {
     if (only && !only(m)) continue;
@@ -222,6 +272,10 @@ int Child::SignalOnly(int sig, const std::function<bool(const ProcStat&)>& only)
       continue;  // signalled through its own pidfd below
     }
     auto fd = OpenVerifiedPidfd(*root_, m.pid, m.starttime_ticks);
+    if (!fd && (errno == EMFILE || errno == ENFILE) && !targets.empty()) {
+      send();  // out of descriptors: this batch now, its pidfds closed, then the rest
+      fd = OpenVerifiedPidfd(*root_, m.pid, m.starttime_ticks);
+    }
     if (!fd) continue;
     if (attached_ && std::none_of(known_.begin(), known_.end(), [&](const Known& k) {
           return k.stat.pid == m.pid && k.stat.starttime_ticks == m.starttime_ticks;
@@ -230,14 +284,9 @@ int Child::SignalOnly(int sig, const std::function<bool(const ProcStat&)>& only)
     }
     targets.emplace_back(*fd);
   }
-  int n = 0;
   if (sig == SIGKILL && !only && cgroup_ && cgroup_->is_v2()) cgroup_->KillAll(*root_);
   if (job_too && alive() && PidfdSendSignal(pidfd_.get(), sig) == 0) ++n;
-  for (FileFd& fd : targets) {
-    if (PidfdSendSignal(fd.get(), sig) == 0) ++n;
-    if (sig == SIGKILL && kill_pidfds_.size() < kMaxReleasePidfds)
-      kill_pidfds_.push_back(fd.release());
-  }
+  send();
   if (sig == SIGKILL && !only && cgroup_ && !cgroup_->is_v2()) cgroup_->KillAll(*root_);
   return n;
 }

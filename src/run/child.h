@@ -58,6 +58,10 @@ struct ChildSpec {
   int stdout_fd = -1;                  // -1: inherited
   int stderr_fd = -1;
   int oom_score_adj = 800;
+  // The nice value the job gets back before exec: the guard's own as it was started, not the
+  // -10 it raised itself to (a runaway job must not run at the guard's priority); none: the
+  // guard's as it is.
+  std::optional<int> nice;
   bool kill_with_guard = false;     // PR_SET_PDEATHSIG SIGKILL for the job's first process
   std::optional<JobCgroup> cgroup;  // the job's own; the job joins it before exec
 };
@@ -99,12 +103,21 @@ class Child {
   int SignalOnly(int sig, const std::function<bool(const ProcStat&)>& only);
   // process_mrelease on what was just SIGKILLed, off the calling thread.
   void ReleaseMemoryInBackground();
+  // Holds up to `count` spare descriptors (of /dev/null) for listing and signalling the tree:
+  // both need new descriptors (the /proc directory, each member's stat, a pidfd per member),
+  // and a guard at its descriptor limit must still reach every member (issue 29: a SIGTERM
+  // reached 1 of 3). Members, Signal and SignalOnly close the spares first and take them
+  // again after. Called once the guard holds everything else it needs; returns how many it
+  // holds.
+  size_t ReserveDescriptors(size_t count);
   // The tree's RSS (the child links where the kernel has them, else the full scan).
   uint64_t RssBytes() const;
 
  private:
   Child(const SysRoot& root, SignalScope signals);
   bool alive() const;  // the job's own process, by its pidfd (or its stat without one)
+  class SpareScope;    // frees the spare descriptors for the scope (child.cc)
+  void RefillSpares() const;
 
   const SysRoot* root_;
   SignalScope signals_;
@@ -122,6 +135,9 @@ class Child {
     FileFd pidfd;
   };
   std::vector<Known> known_;
+  mutable std::vector<FileFd> spare_;  // ReserveDescriptors
+  size_t spare_count_ = 0;             // how many to hold
+  mutable int spare_users_ = 0;        // nested SpareScopes: the outermost frees and refills
 };
 
 }  // namespace headroom

@@ -2,9 +2,11 @@
 //  - Signal: MemAvailable from a /proc/meminfo descriptor opened once and re-read with
 //    pread into a fixed buffer (about 5 us; no allocation). Swap is ignored: GPU driver
 //    pages on GB10 are unswappable, and MemAvailable does not count swap anyway.
-//  - The loop is read, decide, act, record: the decisions (reason, signal, escalation, the
-//    period: 10 ms near the level, up to 1 s far from it) are run/kill_policy.h's, the job
-//    and everything it holds (pidfd, cgroup, signal mask) run/child.h's.
+//  - The loop is read, decide, act, record (GuardLoop::Step, one wakeup): the decisions
+//    (reason, signal, escalation, every deadline, the group's workers-first steps, the period:
+//    10 ms near the level, up to 1 s far from it) are run/kill_policy.h's, the job and
+//    everything it holds (pidfd, cgroup, signal mask, spare descriptors) run/child.h's. The
+//    loop's context is one object, GuardLoop, so each step takes the reading and nothing else.
 //  - The guard waits in epoll_wait on a set registered once: a signalfd (SIGCHLD, the
 //    signals it forwards or ignores), the PSI trigger descriptors and the job's pidfd, with
 //    the period as the timeout: one wakeup per period, no spinning.
@@ -14,8 +16,6 @@
 //    re-validated by the process start time, never through a bare PID.
 //  - Success is an empty tree, not recovered memory: GB10 drivers keep freed memory in
 //    pools for a while. Both are reported.
-//  - Events: each field through nlohmann::json (strings escaped, invalid UTF-8 replaced),
-//    doubles as seconds with three decimals and the timestamp with six, as they always were.
 #include "run/guard.h"
 
 #include <fcntl.h>
@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -42,6 +43,7 @@
 #include "base/clock.h"
 #include "base/json_null.h"
 #include "base/message.h"
+#include "base/text.h"
 #include "base/wall_time.h"
 #include "run/child.h"
 #include "run/guard_group.h"
@@ -56,8 +58,6 @@
 namespace headroom {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 // Summing the tree's RSS walks the tree's /proc files (about 10 us per process): every
 // 250 ms near the level, every 60 s far from it, where idle CPU matters more than a finer
 // peak (far from the level the pool is not the tree's to fill; the exit's rusage adds each
@@ -66,9 +66,11 @@ using Json = nlohmann::ordered_json;
 constexpr double kRssSampleNearSeconds = 0.25;
 constexpr double kRssSampleFarSeconds = 60.0;
 
-double MonoSeconds() { return ClockSeconds(CLOCK_MONOTONIC); }
+// Descriptors held for the kill path (run/child.h ReserveDescriptors): the /proc walk takes
+// two or three at a time, a signal one pidfd per member; a larger tree goes in batches.
+constexpr size_t kKillPathSpareDescriptors = 64;
 
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+double MonoSeconds() { return ClockSeconds(CLOCK_MONOTONIC); }
 
 // MemAvailable through a kept-open descriptor.
 class AvailableReader {
@@ -158,8 +160,33 @@ FileFd OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms,
 
 void AddNote(GuardSummary& sum, Message note) { sum.notes.push_back(std::move(note)); }
 
+// The nice value and oom_score_adj this process had before a guard in it raised its own: read
+// at the first guard (a sweep runs many in one process, each raising its own again), so the
+// job gets its caller's priority back, never the guard's (docs/guard.md, "Self-protection").
+struct StartingPriority {
+  std::optional<int> nice;
+  std::optional<int> oom_score_adj;
+};
+const StartingPriority& StartingPriorityOnce(const SysRoot& root) {
+  static const StartingPriority start = [&] {
+    StartingPriority s;
+    errno = 0;
+    const int nice = ::getpriority(PRIO_PROCESS, 0);
+    if (errno == 0) s.nice = nice;
+    int adj = 0;
+    if (auto text = root.ReadFile("proc/self/oom_score_adj", 64)) {
+      const std::string_view t = TrimBlanks(*text);
+      if (std::from_chars(t.data(), t.data() + t.size(), adj).ptr == t.data() + t.size())
+        s.oom_score_adj = adj;
+    }
+    return s;
+  }();
+  return start;
+}
+
 // Self-protection: each privilege it lacks is a note, never a failure.
 void ProtectGuard(const SysRoot& root, GuardSummary& sum) {
+  StartingPriorityOnce(root);  // before the first raise
 #ifdef MCL_ONFAULT
   const int lock_flags = MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT;
 #else
@@ -235,7 +262,11 @@ Result<Child> StartJob(const SysRoot& root, const GuardOptions& opt, GuardSummar
   spec.extra_env = opt.extra_env;
   spec.stdout_fd = opt.stdout_fd;
   spec.stderr_fd = opt.stderr_fd;
-  spec.oom_score_adj = opt.job_oom_score_adj;
+  // The job's oom_score_adj is at least its caller's, and its nice value its caller's: the
+  // guard's -500 and -10 are the guard's own.
+  const StartingPriority& start = StartingPriorityOnce(root);
+  spec.oom_score_adj = std::max(opt.job_oom_score_adj, start.oom_score_adj.value_or(-1000));
+  spec.nice = start.nice;
   spec.kill_with_guard = opt.kill_with_guard;
   if (auto cgroup = MakeJobCgroup(root, opt, sum)) spec.cgroup.emplace(std::move(*cgroup));
   auto child = Child::Spawn(root, std::move(spec));
@@ -276,31 +307,6 @@ KillPolicyOptions PolicyOptions(const GuardOptions& opt) {
   return p;
 }
 
-// One warning line (and event) per crossing below the warning level.
-void RecordWarning(const GuardOptions& opt, uint64_t available, bool& warned, GuardSummary& sum,
-                   GuardEvents& events, const GuardSay& say) {
-  if (opt.warn_available_bytes && available < opt.warn_available_bytes && !warned) {
-    warned = true;
-    ++sum.warnings;
-    events.Emit("warn",
-                {{"available_bytes", available}, {"warn_below_bytes", opt.warn_available_bytes}});
-    const bool said =
-        !say ||
-        say(Msg("headroom guard: warning: MemAvailable {:.2f} GiB is below the warning level "
-                "{:.2f} GiB",
-                static_cast<double>(available) / (1 << 30),
-                static_cast<double>(opt.warn_available_bytes) / (1 << 30)));
-    if (!said && !sum.say_failed) {
-      sum.say_failed = true;
-      AddNote(sum, Msg("a warning line could not be written (stderr closed or full); the guard "
-                       "carried on"));
-      events.Emit("note", {{"text", EnglishText(sum.notes.back())}});
-    }
-  } else if (available >= opt.warn_available_bytes) {
-    warned = false;
-  }
-}
-
 // What the guard does with a signal sent to it (docs/guard.md, "Signals to the guard"):
 // INT, TERM, HUP and QUIT are requests to end the job, passed on to the whole tree (a second
 // one after the grace is SIGKILL, run/kill_policy.h); USR1, USR2, ALRM and PIPE are ignored
@@ -310,41 +316,6 @@ bool EndsTheJob(int sig) {
   return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
 }
 
-// Signals to the guard go to the job tree; every exited process is reaped, and its own peak
-// RSS comes with it (wait4's ru_maxrss, KiB), exact where the sampled tree sum can miss a
-// short peak.
-// Reaps after a SIGCHLD or once the job's pidfd is readable (a thread of the caller that
-// does not block SIGCHLD can take the signal), so an idle wakeup costs an epoll_wait and a
-// pread.
-void ForwardAndReap(Child& child, bool signals_ready, bool job_exited, double now_s,
-                    GuardState& state, GuardSummary& sum, GuardEvents& events) {
-  bool reap = job_exited || child.pidfd() < 0;
-  while (auto s = signals_ready ? child.signals().Next() : std::nullopt) {
-    if (*s == SIGCHLD) {
-      reap = true;
-      continue;
-    }
-    if (!EndsTheJob(*s)) {
-      events.Emit("ignored", {{"signal", *s}});
-      continue;
-    }
-    if (!sum.forwarded_signal) sum.forwarded_signal = *s;
-    KillPolicy::Forwarded(state, now_s);
-    const int n = child.Signal(*s);
-    events.Emit("forward", {{"signal", *s}, {"processes", n}});
-  }
-  while (reap) {
-    int status = 0;
-    rusage usage{};
-    const pid_t p = ::wait4(-1, &status, WNOHANG, &usage);
-    if (p <= 0) break;
-    if (p == child.pid() && !child.attached()) child.MarkReaped(status);
-    sum.peak_tree_rss_bytes =
-        std::max(sum.peak_tree_rss_bytes, static_cast<uint64_t>(usage.ru_maxrss) * 1024);
-  }
-}
-
-// Carries out one decision of the policy: the signal, the summary's record of it, events.
 // torchrun's workers in the tree: the members with TORCHELASTIC_ERROR_FILE set, and their
 // error files (run/torchelastic.h).
 struct TorchrunWorkers {
@@ -384,353 +355,443 @@ int WriteErrorFiles(const TorchrunWorkers& w, const std::string& why, GuardEvent
   return written_files;
 }
 
-// `workers`: in a guard group, a memory trigger signals torchrun's workers alone (the agent
-// gets SIGTERM when the grace ends), so that the agent reports them failed, passes its exit
-// barrier with the other nodes' agents, and prints its failure summary.
-void Act(const KillDecision& d, const GuardState& state, const GuardReading& r,
-         const GuardOptions& opt, Child& child, GuardSummary& sum, GuardEvents& events,
-         const TorchrunWorkers* workers = nullptr) {
-  switch (d.action) {
-    case GuardAction::kTrigger: {
-      sum.killed = true;
-      sum.kill_reason = std::string(d.reason);
-      sum.trigger_available_bytes = r.available_bytes;
-      const int n = workers && !workers->members.empty() ? SignalWorkers(child, *workers, d.signal)
-                                                         : child.Signal(d.signal);
-      sum.signal_path = d.severe ? "SIGKILL at once" : "SIGTERM";
-      sum.crossing_to_signal_ms = (MonoSeconds() - r.now_s) * 1000;
-      if (d.severe) child.ReleaseMemoryInBackground();
-      // The rate as a whole number of bytes per second, rounded as printf's %.0f rounds.
-      events.Emit("trigger", {{"reason", d.reason},
-                              {"available_bytes", r.available_bytes},
-                              {"kill_below_bytes", opt.min_available_bytes},
-                              {"fall_rate_bytes_per_s",
-                               static_cast<int64_t>(std::nearbyint(state.fall_rate_bytes_per_s))}});
-      events.Emit(d.severe ? "kill" : "term", {{"processes", n}});
-      break;
-    }
-    case GuardAction::kTimeout: {
-      // The trial timeout of a sweep: the same path as a kill, without a memory reason.
-      sum.timed_out = true;
-      const int n = child.Signal(SIGTERM);
-      events.Emit("timeout", {{"after_s", r.now_s - state.start_s}, {"processes", n}});
-      break;
-    }
-    case GuardAction::kEscalate: {
-      const int n = child.Signal(SIGKILL);
-      child.ReleaseMemoryInBackground();
-      if (state.triggered) {
-        sum.signal_path = d.reason == "crossing" ? "SIGTERM, SIGKILL at the level"
-                                                 : "SIGTERM, SIGKILL after grace";
-      }
-      events.Emit(
-          "kill",
-          {{"processes", n}, {"after_term_s", r.now_s - state.term_s}, {"reason", d.reason}});
-      break;
-    }
-    case GuardAction::kCleanup:
-      events.Emit("cleanup", {{"processes", child.Signal(SIGTERM)}});
-      break;
-    case GuardAction::kNone:
-    case GuardAction::kDone:
-      break;
-  }
-}
+// What signalling the workers first did.
+struct WorkersFirstResult {
+  int workers = 0;  // torchrun workers signalled (0: the whole tree was)
+  int error_files = 0;
+  int processes = 0;  // processes signalled
+};
 
-// The summary's figures once the tree is empty.
-void Finish(GuardSummary& sum, const GuardState& state, double crossing_s, const Child& child,
-            AvailableReader& reader) {
-  const double end = MonoSeconds();
-  sum.duration_s = end - state.start_s;
-  if (state.triggered) sum.crossing_to_empty_ms = (end - crossing_s) * 1000;
-  sum.available_after_bytes = reader.Read();
-  sum.peak_pool_use_bytes = sum.mem_total_bytes > sum.lowest_available_bytes
-                                ? sum.mem_total_bytes - sum.lowest_available_bytes
-                                : 0;
-  if (child.cgroup()) sum.cgroup_peak_bytes = child.cgroup()->PeakBytes();
-  if (const auto status = child.wait_status()) {
-    if (WIFEXITED(*status)) sum.job_exit_code = WEXITSTATUS(*status);
-    if (WIFSIGNALED(*status)) sum.job_signal = WTERMSIG(*status);
-  }
-  if (sum.group_end) {
-    sum.exit_status = GroupEndExitStatus(*sum.group_end);
-  } else if (sum.killed) {
-    sum.exit_status = kExitGuardKilled;
-  } else if (sum.job_exit_code) {
-    sum.exit_status = *sum.job_exit_code;
-  } else if (sum.job_signal) {
-    sum.exit_status = 128 + *sum.job_signal;
-  }
-}
-
-// The guard group ended this node's job (docs/guard-group.md "Ending a node's job"): torchrun's
-// workers (the processes with TORCHELASTIC_ERROR_FILE set) get their error files written and
-// SIGTERM first, so that the agent sees them fail and its failure summary names the root
-// cause; the rest of the tree (the agent) gets SIGTERM when the grace ends and SIGKILL at twice
-// it. Without workers the whole tree at once, as a memory kill: SIGTERM, SIGKILL after grace.
-void EndForGroup(const SysRoot& root, GroupEnd end, const GuardOptions& opt, GuardState& state,
-                 const GuardReading& r, const KillPolicyOptions& policy, Child& child,
-                 GuardSummary& sum, GuardEvents& events, double& term_rest_s) {
-  const std::string why = EnglishText(GroupEndMessage(end, opt.group->settings().node_rank));
+// The guard group's way to end a node's job (docs/guard-group.md "Ending a node's job"), for
+// a peer's end and for this node's own memory trigger alike: torchrun's workers get their
+// error files naming `why` and then `sig`, alone, so that the agent sees them fail, passes its
+// exit barrier with the other nodes' agents and prints its failure summary (the rest of the
+// tree gets SIGTERM when the grace ends: KillPolicy's kTermRest). The error files go first:
+// the agent reads a worker's file as soon as it sees the worker fail, and a file written after
+// the signal can lose that race. Without workers the whole tree gets `sig`.
+WorkersFirstResult SignalWorkersFirst(const SysRoot& root, Child& child, const std::string& why,
+                                      int sig, GuardEvents& events) {
   const TorchrunWorkers workers = FindTorchrunWorkers(root, child);
-  const double grace_s = std::chrono::duration<double>(opt.grace).count();
-  // The error files before the signal: the agent reads a worker's file as soon as it sees the
-  // worker fail, and a file written after the signal can lose that race.
-  end.error_files = WriteErrorFiles(workers, why, events);
-  const int n =
-      workers.members.empty() ? child.Signal(SIGTERM) : SignalWorkers(child, workers, SIGTERM);
-  end.workers = static_cast<int>(workers.members.size());
-  KillDecision d;
-  d.action = GuardAction::kCleanup;
-  d.signal = SIGTERM;
-  KillPolicy::Apply(state, d, r, policy);  // the grace starts: SIGKILL when it ends
-  if (!workers.members.empty()) {
-    term_rest_s = r.now_s + grace_s;
-    state.deadline_s = r.now_s + 2 * grace_s;
+  WorkersFirstResult out;
+  out.workers = static_cast<int>(workers.members.size());
+  out.error_files = WriteErrorFiles(workers, why, events);
+  out.processes = workers.members.empty() ? child.Signal(sig) : SignalWorkers(child, workers, sig);
+  return out;
+}
+
+// The status a job's end reports to the group: its exit code, 128 + its signal, or 0.
+int GroupReportStatus(std::optional<int> wait_status) {
+  if (!wait_status) return 0;
+  if (WIFEXITED(*wait_status)) return WEXITSTATUS(*wait_status);
+  if (WIFSIGNALED(*wait_status)) return 128 + WTERMSIG(*wait_status);
+  return 0;
+}
+
+// The guard loop's context: what it reads (MemAvailable, the per-CPU lists, the wake set), the
+// job, the policy's state, the events, the group and the checkpoint asker. Start opens it all,
+// each Step is one wakeup (read, decide, act, record), Finish returns the summary.
+class GuardLoop {
+ public:
+  GuardLoop(const SysRoot& root, const GuardOptions& opt, GuardEvents& events, const GuardSay& say)
+      : root_(root), opt_(opt), events_(events), say_(say), policy_(PolicyOptions(opt)) {}
+  std::optional<Error> Start();
+  bool Step();  // false once the job's tree is gone (and the group lets this guard go)
+  GuardSummary Finish();
+
+ private:
+  std::optional<Error> OpenReaders();
+  void EmitStart();
+  GuardReading Read(uint32_t ready);
+  void ForwardAndReap(bool signals_ready, bool job_exited, double now_s);
+  void Warn(uint64_t available);
+  void GroupStep(const GuardReading& r);
+  void EndForGroup(GroupEnd end, const GuardReading& r);
+  KillDecision DecideAndAct(const GuardReading& r);
+  WorkersFirstResult Act(const KillDecision& d, const GuardReading& r, bool workers_first);
+  void Record(const GuardReading& r);
+
+  const SysRoot& root_;
+  const GuardOptions& opt_;
+  GuardEvents& events_;
+  const GuardSay& say_;
+  const KillPolicyOptions policy_;
+  GuardSummary sum_;
+  GuardState state_;
+  std::optional<AvailableReader> reader_;
+  std::optional<PerCpuFreeReader> per_cpu_;
+  std::optional<Child> child_;
+  PsiTriggers psi_;
+  std::optional<CheckpointAsker> checkpoint_;
+  std::optional<WakeSet> wake_;
+  bool warned_ = false;
+  bool told_group_ = false;
+  double crossing_s_ = 0;
+  double last_rss_s_ = -1;
+  double last_tick_s_ = 0;
+  double last_read_s_ = -1;
+};
+
+// MemAvailable's descriptor and its first reading; the per-CPU lists when asked.
+std::optional<Error> GuardLoop::OpenReaders() {
+  const std::string meminfo_path = root_.Path("proc/meminfo").string();
+  FileFd meminfo_fd(OpenKernelFile(meminfo_path));  // a FIFO under --root cannot hang it
+  if (meminfo_fd.get() < 0) return ErrnoError("cannot open " + meminfo_path);
+  reader_.emplace(std::move(meminfo_fd));
+  if (auto info = ReadMemInfo(root_)) sum_.mem_total_bytes = info->total_bytes().value_or(0);
+  const auto first = reader_->Read();
+  if (!first)
+    return Error{meminfo_path + ": no MemAvailable line (kernel before 3.14?); the guard needs it"};
+  sum_.start_available_bytes = sum_.lowest_available_bytes = *first;
+  state_.last_available_bytes = *first;
+  if (opt_.count_per_cpu_free) {
+    per_cpu_.emplace(root_);
+    if (auto pcp = per_cpu_->ReadBytes()) {
+      sum_.start_effective_available_bytes = sum_.lowest_effective_available_bytes = *first + *pcp;
+    } else {
+      per_cpu_.reset();
+      AddNote(sum_, Msg("proc/zoneinfo has no per-CPU lists: the peak is from MemAvailable alone"));
+    }
   }
-  events.Emit("group-end", {{"cause", GroupEndCauseName(end.cause)},
-                            {"origin_rank", end.origin_rank},
-                            {"available_bytes", end.available_bytes},
-                            {"level_bytes", end.level_bytes},
-                            {"status", end.status},
-                            {"relayed", end.relayed},
-                            {"workers", end.workers},
-                            {"error_files", end.error_files},
-                            {"processes", n},
-                            {"text", why}});
-  sum.group_end = end;
+  return std::nullopt;
+}
+
+std::optional<Error> GuardLoop::Start() {
+  if (auto error = OpenReaders()) return error;
+  ProtectGuard(root_, sum_);
+  auto child = StartJob(root_, opt_, sum_);
+  if (!child) return child.error();
+  child_.emplace(std::move(*child));
+  psi_ = OpenPsi(root_, opt_, sum_);
+  state_.start_s = state_.last_reading_s = last_tick_s_ = MonoSeconds();
+  EmitStart();
+  if (opt_.checkpoint) checkpoint_.emplace(root_, *opt_.checkpoint, state_.start_s);
+  wake_.emplace(child_->signals().fd(), psi_.some.get(), psi_.full.get(), child_->pidfd(),
+                opt_.group ? opt_.group->fd() : -1);
+  child_->ReserveDescriptors(kKillPathSpareDescriptors);  // the last to open: the loop's own
+  return std::nullopt;
+}
+
+void GuardLoop::EmitStart() {
+  events_.Emit("start", {{"pid", child_->pid()},
+                         {"available_bytes", sum_.start_available_bytes},
+                         {"kill_below_bytes", opt_.min_available_bytes},
+                         {"warn_below_bytes", opt_.warn_available_bytes},
+                         {"cgroup", sum_.cgroup.substr(0, 200)}});
+  for (const auto& n : sum_.notes) events_.Emit("note", {{"text", EnglishText(n)}});
+  if (opt_.group) {
+    const GuardGroupSettings& g = opt_.group->settings();
+    events_.Emit("group", {{"node_rank", g.node_rank},
+                           {"nodes", g.nodes},
+                           {"coordinator", g.host + ":" + std::to_string(opt_.group->port())},
+                           {"job_id", g.job_id},
+                           {"heartbeat_ms", g.heartbeat.count()},
+                           {"heartbeat_timeout_ms", g.heartbeat_timeout.count()}});
+  }
+}
+
+// One wakeup: read, decide, act, record.
+bool GuardLoop::Step() {
+  // The job's pidfd only while it runs: an exited process's pidfd stays readable.
+  if (!child_->running()) wake_->DropJob();
+  const auto period = opt_.group ? std::min(state_.period, opt_.group->UntilDue()) : state_.period;
+  GuardReading r = Read(wake_->Wait(period));
+  Warn(r.available_bytes);
+  if (opt_.group) GroupStep(r);
+  r.job_running = child_->running();
+  if (!r.job_running) r.tree_empty = child_->Members().empty();
+  const KillDecision d = DecideAndAct(r);
+  // Beside the decision, never in its way: ask for a checkpoint at the warning level.
+  if (checkpoint_) {
+    checkpoint_->Tick({r.now_s, r.available_bytes, opt_.warn_available_bytes,
+                       opt_.min_available_bytes, state_.fall_rate_bytes_per_s, state_.triggered},
+                      *child_, events_);
+  }
+  Record(r);
+  // Rank 0 whose own job is done stays while members run (run/guard_group.h Holding).
+  if (d.action == GuardAction::kDone) {
+    if (!opt_.group || !opt_.group->Holding()) return false;
+    state_.period = std::chrono::milliseconds(1000);  // the heartbeats wake it sooner
+  }
+  KillPolicy::Apply(state_, d, r, policy_);  // the next period
+  return true;
+}
+
+// The signals that came, the exited processes reaped, MemAvailable folded into the fall rate.
+GuardReading GuardLoop::Read(uint32_t ready) {
+  GuardReading r;
+  r.now_s = MonoSeconds();
+  if (state_.triggered && last_read_s_ >= 0) {
+    sum_.longest_gap_after_trigger_ms =
+        std::max(sum_.longest_gap_after_trigger_ms.value_or(0), (r.now_s - last_read_s_) * 1000);
+  }
+  last_read_s_ = r.now_s;
+  ForwardAndReap((ready & WakeSet::kSignals) != 0, (ready & WakeSet::kJob) != 0, r.now_s);
+  if (ready & WakeSet::kPsiSome)
+    events_.Emit("pressure", {{"kind", "some"}, {"stall_ms_per_s", 150}});
+  r.psi_full = (ready & WakeSet::kPsiFull) != 0;
+  const auto reading = reader_->Read();
+  ++sum_.polls;
+  r.available_bytes = reading.value_or(state_.last_available_bytes);
+  sum_.lowest_available_bytes = std::min(sum_.lowest_available_bytes, r.available_bytes);
+  if (per_cpu_ && reading) {
+    if (auto pcp = per_cpu_->ReadBytes()) {
+      sum_.lowest_effective_available_bytes =
+          std::min(*sum_.lowest_effective_available_bytes, r.available_bytes + *pcp);
+    }
+  }
+  KillPolicy::Observe(state_, r);
+  return r;
+}
+
+// Signals to the guard go to the job tree; every exited process is reaped, and its own peak
+// RSS comes with it (wait4's ru_maxrss, KiB), exact where the sampled tree sum can miss a
+// short peak. Reaps after a SIGCHLD or once the job's pidfd is readable (a thread of the
+// caller that does not block SIGCHLD can take the signal), so an idle wakeup costs an
+// epoll_wait and a pread.
+void GuardLoop::ForwardAndReap(bool signals_ready, bool job_exited, double now_s) {
+  Child& child = *child_;
+  bool reap = job_exited || child.pidfd() < 0;
+  while (auto s = signals_ready ? child.signals().Next() : std::nullopt) {
+    if (*s == SIGCHLD) {
+      reap = true;
+      continue;
+    }
+    if (!EndsTheJob(*s)) {
+      events_.Emit("ignored", {{"signal", *s}});
+      continue;
+    }
+    if (!sum_.forwarded_signal) sum_.forwarded_signal = *s;
+    KillPolicy::Forwarded(state_, now_s);
+    const int n = child.Signal(*s);
+    events_.Emit("forward", {{"signal", *s}, {"processes", n}});
+  }
+  while (reap) {
+    int status = 0;
+    rusage usage{};
+    const pid_t p = ::wait4(-1, &status, WNOHANG, &usage);
+    if (p <= 0) break;
+    if (p == child.pid() && !child.attached()) child.MarkReaped(status);
+    sum_.peak_tree_rss_bytes =
+        std::max(sum_.peak_tree_rss_bytes, static_cast<uint64_t>(usage.ru_maxrss) * 1024);
+  }
+}
+
+// One warning line (and event) per crossing below the warning level.
+void GuardLoop::Warn(uint64_t available) {
+  const uint64_t warn = opt_.warn_available_bytes;
+  if (available >= warn) {
+    warned_ = false;
+    return;
+  }
+  if (warned_) return;
+  warned_ = true;
+  ++sum_.warnings;
+  events_.Emit("warn", {{"available_bytes", available}, {"warn_below_bytes", warn}});
+  const bool said =
+      !say_ ||
+      say_(Msg("headroom guard: warning: MemAvailable {:.2f} GiB is below the warning "
+               "level {:.2f} GiB",
+               static_cast<double>(available) / (1 << 30), static_cast<double>(warn) / (1 << 30)));
+  if (!said && !sum_.say_failed) {
+    sum_.say_failed = true;
+    AddNote(sum_, Msg("a warning line could not be written (stderr closed or full); the guard "
+                      "carried on"));
+    events_.Emit("note", {{"text", EnglishText(sum_.notes.back())}});
+  }
 }
 
 // The guard group's part of one wakeup: this node's own end told once the job has exited (a
-// failure, or done), the group's verdict acted on, the rest of the tree's SIGTERM on time.
-void GroupStep(const SysRoot& root, const GuardOptions& opt, GuardState& state,
-               const GuardReading& r, const KillPolicyOptions& policy, Child& child,
-               GuardSummary& sum, GuardEvents& events, bool& told, double& term_rest_s) {
-  GuardGroup& group = *opt.group;
-  if (!told && !child.running()) {
-    told = true;
-    if (!sum.killed && !sum.group_end) {
-      const auto st = child.wait_status();
-      const int status = !st                ? 0
-                         : WIFEXITED(*st)   ? WEXITSTATUS(*st)
-                         : WIFSIGNALED(*st) ? 128 + WTERMSIG(*st)
-                                            : 0;
+// failure, or done), and the group's verdict acted on.
+void GuardLoop::GroupStep(const GuardReading& r) {
+  GuardGroup& group = *opt_.group;
+  if (!told_group_ && !child_->running()) {
+    told_group_ = true;
+    if (!sum_.killed && !sum_.group_end) {
+      const int status = GroupReportStatus(child_->wait_status());
       if (status == 0) {
         group.OwnDone();
       } else {
         group.OwnFailed(status);
       }
-      events.Emit("group-report",
-                  {{"report", status == 0 ? "done" : "failed"}, {"status", status}});
+      events_.Emit("group-report",
+                   {{"report", status == 0 ? "done" : "failed"}, {"status", status}});
     }
   }
-  if (auto end = group.Poll()) {
-    EndForGroup(root, *end, opt, state, r, policy, child, sum, events, term_rest_s);
+  if (auto end = group.Poll()) EndForGroup(*end, r);
+}
+
+// The guard group ended this node's job: the workers first (or the whole tree), and the
+// policy's deadlines from now (KillPolicy::GroupEnded).
+void GuardLoop::EndForGroup(GroupEnd end, const GuardReading& r) {
+  const std::string why = EnglishText(GroupEndMessage(end, opt_.group->settings().node_rank));
+  const WorkersFirstResult first = SignalWorkersFirst(root_, *child_, why, SIGTERM, events_);
+  end.error_files = first.error_files;
+  end.workers = first.workers;
+  KillPolicy::GroupEnded(state_, r.now_s, first.workers > 0, policy_);
+  events_.Emit("group-end", {{"cause", GroupEndCauseName(end.cause)},
+                             {"origin_rank", end.origin_rank},
+                             {"available_bytes", end.available_bytes},
+                             {"level_bytes", end.level_bytes},
+                             {"status", end.status},
+                             {"relayed", end.relayed},
+                             {"workers", end.workers},
+                             {"error_files", end.error_files},
+                             {"processes", first.processes},
+                             {"text", why}});
+  sum_.group_end = end;
+}
+
+// The policy's decisions at this reading, each acted on and applied, until nothing is left to
+// do; the last one (kNone with the next period, or kDone).
+KillDecision GuardLoop::DecideAndAct(const GuardReading& r) {
+  KillDecision d = KillPolicy::Decide(state_, r, policy_);
+  for (; d.action != GuardAction::kNone && d.action != GuardAction::kDone;
+       d = KillPolicy::Decide(state_, r, policy_)) {
+    if (d.action == GuardAction::kTrigger) crossing_s_ = r.now_s;
+    const bool group_trigger = d.action == GuardAction::kTrigger && opt_.group && !sum_.group_end;
+    const WorkersFirstResult first = Act(d, r, group_trigger);
+    KillPolicy::Apply(state_, d, r, policy_);
+    if (first.workers > 0) {
+      KillPolicy::WorkersFirst(state_, r.now_s, policy_);  // the agent's turn: kTermRest
+      events_.Emit("group-workers",
+                   {{"workers", first.workers}, {"error_files", first.error_files}});
+    }
+    if (group_trigger) {
+      // After the signal: the group hears of it within the same wakeup.
+      opt_.group->OwnMemory(r.available_bytes, opt_.min_available_bytes);
+      events_.Emit("group-report", {{"report", "ended-for-memory"},
+                                    {"available_bytes", r.available_bytes},
+                                    {"level_bytes", opt_.min_available_bytes}});
+    }
   }
-  if (term_rest_s > 0 && r.now_s >= term_rest_s) {
-    term_rest_s = 0;
-    if (!state.killed_hard) events.Emit("group-term", {{"processes", child.Signal(SIGTERM)}});
+  return d;
+}
+
+// Carries out one decision of the policy: the signal, the summary's record of it, events.
+// `workers_first`: in a guard group, a memory trigger signals torchrun's workers alone
+// (SignalWorkersFirst).
+WorkersFirstResult GuardLoop::Act(const KillDecision& d, const GuardReading& r,
+                                  bool workers_first) {
+  WorkersFirstResult first;
+  Child& child = *child_;
+  switch (d.action) {
+    case GuardAction::kTrigger: {
+      sum_.killed = true;
+      sum_.kill_reason = std::string(d.reason);
+      sum_.trigger_available_bytes = r.available_bytes;
+      if (workers_first) {
+        const uint16_t rank = opt_.group->settings().node_rank;
+        const GroupEnd own{GroupEnd::Cause::kPeerMemory, rank, r.available_bytes,
+                           opt_.min_available_bytes};
+        first = SignalWorkersFirst(root_, child, EnglishText(GroupEndMessage(own, rank)), d.signal,
+                                   events_);
+      } else {
+        first.processes = child.Signal(d.signal);
+      }
+      sum_.signal_path = d.severe ? "SIGKILL at once" : "SIGTERM";
+      sum_.crossing_to_signal_ms = (MonoSeconds() - r.now_s) * 1000;
+      if (d.severe) child.ReleaseMemoryInBackground();
+      // The rate as a whole number of bytes per second, rounded as printf's %.0f rounds.
+      events_.Emit("trigger",
+                   {{"reason", d.reason},
+                    {"available_bytes", r.available_bytes},
+                    {"kill_below_bytes", opt_.min_available_bytes},
+                    {"fall_rate_bytes_per_s",
+                     static_cast<int64_t>(std::nearbyint(state_.fall_rate_bytes_per_s))}});
+      events_.Emit(d.severe ? "kill" : "term", {{"processes", first.processes}});
+      break;
+    }
+    case GuardAction::kTimeout: {
+      // The trial timeout of a sweep: the same path as a kill, without a memory reason.
+      sum_.timed_out = true;
+      const int n = child.Signal(SIGTERM);
+      events_.Emit("timeout", {{"after_s", r.now_s - state_.start_s}, {"processes", n}});
+      break;
+    }
+    case GuardAction::kEscalate: {
+      const int n = child.Signal(SIGKILL);
+      child.ReleaseMemoryInBackground();
+      if (state_.triggered) {
+        sum_.signal_path = d.reason == "crossing" ? "SIGTERM, SIGKILL at the level"
+                                                  : "SIGTERM, SIGKILL after grace";
+      }
+      events_.Emit(
+          "kill",
+          {{"processes", n}, {"after_term_s", r.now_s - state_.term_s}, {"reason", d.reason}});
+      break;
+    }
+    case GuardAction::kCleanup:
+      events_.Emit("cleanup", {{"processes", child.Signal(SIGTERM)}});
+      break;
+    case GuardAction::kTermRest:
+      events_.Emit("group-term", {{"processes", child.Signal(SIGTERM)}});
+      break;
+    case GuardAction::kNone:
+    case GuardAction::kDone:
+      break;
   }
+  return first;
+}
+
+// The progress callback, and the tree's RSS at its sampling period.
+void GuardLoop::Record(const GuardReading& r) {
+  const double tick_s = std::chrono::duration<double>(opt_.tick_period).count();
+  if (opt_.on_tick && r.now_s - last_tick_s_ >= tick_s) {
+    last_tick_s_ = r.now_s;
+    opt_.on_tick(r.available_bytes, r.now_s - state_.start_s);
+  }
+  const bool near = r.available_bytes < 2 * opt_.min_available_bytes ||
+                    state_.fall_rate_bytes_per_s > kFastFallBytesPerSecond || state_.triggered;
+  if (r.now_s - last_rss_s_ >= (near ? kRssSampleNearSeconds : kRssSampleFarSeconds)) {
+    last_rss_s_ = r.now_s;
+    sum_.peak_tree_rss_bytes = std::max(sum_.peak_tree_rss_bytes, child_->RssBytes());
+  }
+}
+
+// The summary's figures once the tree is empty, and the closing events.
+GuardSummary GuardLoop::Finish() {
+  const double end = MonoSeconds();
+  sum_.duration_s = end - state_.start_s;
+  if (state_.triggered) sum_.crossing_to_empty_ms = (end - crossing_s_) * 1000;
+  sum_.available_after_bytes = reader_->Read();
+  sum_.peak_pool_use_bytes = sum_.mem_total_bytes > sum_.lowest_available_bytes
+                                 ? sum_.mem_total_bytes - sum_.lowest_available_bytes
+                                 : 0;
+  if (child_->cgroup()) sum_.cgroup_peak_bytes = child_->cgroup()->PeakBytes();
+  if (const auto status = child_->wait_status()) {
+    if (WIFEXITED(*status)) sum_.job_exit_code = WEXITSTATUS(*status);
+    if (WIFSIGNALED(*status)) sum_.job_signal = WTERMSIG(*status);
+  }
+  if (sum_.group_end) {
+    sum_.exit_status = GroupEndExitStatus(*sum_.group_end);
+  } else if (sum_.killed) {
+    sum_.exit_status = kExitGuardKilled;
+  } else if (sum_.job_exit_code) {
+    sum_.exit_status = *sum_.job_exit_code;
+  } else if (sum_.job_signal) {
+    sum_.exit_status = 128 + *sum_.job_signal;
+  }
+  if (opt_.group) {
+    events_.Emit("group-leave", {{"refused", opt_.group->refused()},
+                                 {"longest_silence_ms", opt_.group->longest_silence_ms()}});
+  }
+  if (checkpoint_) sum_.checkpoint = checkpoint_->Finish(events_);
+  events_.Emit("exit", {{"exit_status", sum_.exit_status},
+                        {"killed_by_guard", sum_.killed},
+                        {"lowest_available_bytes", sum_.lowest_available_bytes},
+                        {"available_after_bytes", sum_.available_after_bytes.value_or(0)}});
+  return std::move(sum_);
 }
 
 }  // namespace
 
-std::string_view GroupEndCauseName(GroupEnd::Cause cause) {
-  switch (cause) {
-    case GroupEnd::Cause::kPeerMemory:
-      return "peer-memory";
-    case GroupEnd::Cause::kPeerFailed:
-      return "peer-failed";
-    case GroupEnd::Cause::kPeerLost:
-      break;
-  }
-  return "peer-lost";
-}
-
-void GuardEvents::Emit(std::string_view type, const Json& fields) {
-  if (!file_) return;
-  std::string line =
-      fmt::format("{{\"type\":{},\"wall_time\":\"{}\",\"monotonic_s\":{:.6f}", Dump(type),
-                  FormatUtcIso8601(std::chrono::system_clock::now()), MonoSeconds());
-  for (const auto& [key, value] : fields.items()) {
-    line += ',' + Dump(key) + ':';
-    line += value.is_number_float() ? fmt::format("{:.3f}", value.get<double>()) : Dump(value);
-  }
-  line += "}\n";
-  errno = 0;
-  if ((std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0) && first_errno_ == 0) {
-    first_errno_ = errno != 0 ? errno : EIO;
-  }
-}
-
-int GuardEvents::FlushAndFirstError() {
-  if (!file_) return 0;
-  errno = 0;
-  if (std::fflush(file_) != 0 && first_errno_ == 0) first_errno_ = errno != 0 ? errno : EIO;
-  if (std::ferror(file_) && first_errno_ == 0) first_errno_ = EIO;
-  return first_errno_;
-}
-
 Result<GuardSummary> RunGuard(const SysRoot& root, const GuardOptions& opt, GuardEvents& events,
                               const GuardSay& say) {
-  GuardSummary sum;
-  const std::string meminfo_path = root.Path("proc/meminfo").string();
-  FileFd meminfo_fd(OpenKernelFile(meminfo_path));  // a FIFO under --root cannot hang it
-  if (meminfo_fd.get() < 0) return ErrnoError("cannot open " + meminfo_path);
-  AvailableReader reader(std::move(meminfo_fd));
-  if (auto info = ReadMemInfo(root)) sum.mem_total_bytes = info->total_bytes().value_or(0);
-  const auto first = reader.Read();
-  if (!first)
-    return Error{meminfo_path + ": no MemAvailable line (kernel before 3.14?); the guard needs it"};
-  sum.start_available_bytes = sum.lowest_available_bytes = *first;
-  std::optional<PerCpuFreeReader> per_cpu;
-  if (opt.count_per_cpu_free) {
-    per_cpu.emplace(root);
-    if (auto pcp = per_cpu->ReadBytes()) {
-      sum.start_effective_available_bytes = sum.lowest_effective_available_bytes = *first + *pcp;
-    } else {
-      per_cpu.reset();
-      AddNote(sum, Msg("proc/zoneinfo has no per-CPU lists: the peak is from MemAvailable alone"));
-    }
+  GuardLoop loop(root, opt, events, say);
+  if (auto error = loop.Start()) return *error;
+  while (loop.Step()) {
   }
-  ProtectGuard(root, sum);
-  auto child = StartJob(root, opt, sum);
-  if (!child) return child.error();
-  const PsiTriggers psi = OpenPsi(root, opt, sum);
-  std::optional<CheckpointAsker> checkpoint;
-
-  const KillPolicyOptions policy = PolicyOptions(opt);
-  GuardState state;
-  state.start_s = state.last_reading_s = MonoSeconds();
-  state.last_available_bytes = *first;
-  events.Emit("start", {{"pid", child->pid()},
-                        {"available_bytes", *first},
-                        {"kill_below_bytes", opt.min_available_bytes},
-                        {"warn_below_bytes", opt.warn_available_bytes},
-                        {"cgroup", sum.cgroup.substr(0, 200)}});
-  for (const auto& n : sum.notes) events.Emit("note", {{"text", EnglishText(n)}});
-  if (opt.group) {
-    const GuardGroupSettings& g = opt.group->settings();
-    events.Emit("group", {{"node_rank", g.node_rank},
-                          {"nodes", g.nodes},
-                          {"coordinator", g.host + ":" + std::to_string(opt.group->port())},
-                          {"job_id", g.job_id},
-                          {"heartbeat_ms", g.heartbeat.count()},
-                          {"heartbeat_timeout_ms", g.heartbeat_timeout.count()}});
-  }
-  if (opt.checkpoint) checkpoint.emplace(root, *opt.checkpoint, state.start_s);
-
-  bool warned = false, told_group = false;
-  double group_term_rest_s = 0;
-  double crossing_s = 0, last_rss_s = -1, last_tick_s = state.start_s, last_read_s = -1;
-  const double tick_s = std::chrono::duration<double>(opt.tick_period).count();
-  WakeSet wake(child->signals().fd(), psi.some.get(), psi.full.get(), child->pidfd(),
-               opt.group ? opt.group->fd() : -1);
-  for (;;) {
-    // The job's pidfd only while it runs: an exited process's pidfd stays readable.
-    if (!child->running()) wake.DropJob();
-    const uint32_t ready =
-        wake.Wait(opt.group ? std::min(state.period, opt.group->UntilDue()) : state.period);
-    // Read.
-    GuardReading r;
-    r.now_s = MonoSeconds();
-    if (state.triggered && last_read_s >= 0) {
-      sum.longest_gap_after_trigger_ms =
-          std::max(sum.longest_gap_after_trigger_ms.value_or(0), (r.now_s - last_read_s) * 1000);
-    }
-    last_read_s = r.now_s;
-    ForwardAndReap(*child, (ready & WakeSet::kSignals) != 0, (ready & WakeSet::kJob) != 0, r.now_s,
-                   state, sum, events);
-    if (ready & WakeSet::kPsiSome)
-      events.Emit("pressure", {{"kind", "some"}, {"stall_ms_per_s", 150}});
-    r.psi_full = (ready & WakeSet::kPsiFull) != 0;
-    const auto reading = reader.Read();
-    ++sum.polls;
-    r.available_bytes = reading.value_or(state.last_available_bytes);
-    sum.lowest_available_bytes = std::min(sum.lowest_available_bytes, r.available_bytes);
-    if (per_cpu && reading) {
-      if (auto pcp = per_cpu->ReadBytes()) {
-        sum.lowest_effective_available_bytes =
-            std::min(*sum.lowest_effective_available_bytes, r.available_bytes + *pcp);
-      }
-    }
-    KillPolicy::Observe(state, r);
-    RecordWarning(opt, r.available_bytes, warned, sum, events, say);
-    if (opt.group) {
-      GroupStep(root, opt, state, r, policy, *child, sum, events, told_group, group_term_rest_s);
-    }
-    r.job_running = child->running();
-    if (!r.job_running) r.tree_empty = child->Members().empty();
-    // Decide and act, until nothing is left to do at this reading.
-    KillDecision d = KillPolicy::Decide(state, r, policy);
-    for (; d.action != GuardAction::kNone && d.action != GuardAction::kDone;
-         d = KillPolicy::Decide(state, r, policy)) {
-      if (d.action == GuardAction::kTrigger) crossing_s = r.now_s;
-      const bool group_trigger = d.action == GuardAction::kTrigger && opt.group && !sum.group_end;
-      const TorchrunWorkers workers =
-          group_trigger ? FindTorchrunWorkers(root, *child) : TorchrunWorkers();
-      // The workers' error files before the signal (see EndForGroup): microseconds, and the
-      // agent's failure summary then names this node's memory.
-      int files = 0;
-      if (!workers.members.empty()) {
-        const GuardGroupSettings& g = opt.group->settings();
-        files = WriteErrorFiles(
-            workers,
-            EnglishText(GroupEndMessage({GroupEnd::Cause::kPeerMemory, g.node_rank,
-                                         r.available_bytes, opt.min_available_bytes},
-                                        g.node_rank)),
-            events);
-      }
-      Act(d, state, r, opt, *child, sum, events, &workers);
-      KillPolicy::Apply(state, d, r, policy);
-      if (!workers.members.empty()) {
-        // The agent's turn: SIGTERM for the rest of the tree when the grace ends.
-        group_term_rest_s = r.now_s + std::chrono::duration<double>(opt.grace).count();
-        events.Emit("group-workers", {{"workers", workers.members.size()}, {"error_files", files}});
-      }
-      if (group_trigger) {
-        // After the signal: the group hears of it within the same wakeup.
-        opt.group->OwnMemory(r.available_bytes, opt.min_available_bytes);
-        events.Emit("group-report", {{"report", "ended-for-memory"},
-                                     {"available_bytes", r.available_bytes},
-                                     {"level_bytes", opt.min_available_bytes}});
-      }
-    }
-    // Beside the decision, never in its way: ask for a checkpoint at the warning level.
-    if (checkpoint) {
-      checkpoint->Tick(r.now_s, r.available_bytes, opt.warn_available_bytes,
-                       opt.min_available_bytes, state.fall_rate_bytes_per_s, state.triggered,
-                       *child, events);
-    }
-    // Record.
-    if (opt.on_tick && r.now_s - last_tick_s >= tick_s) {
-      last_tick_s = r.now_s;
-      opt.on_tick(r.available_bytes, r.now_s - state.start_s);
-    }
-    const bool near = r.available_bytes < 2 * opt.min_available_bytes ||
-                      state.fall_rate_bytes_per_s > kFastFallBytesPerSecond || state.triggered;
-    if (r.now_s - last_rss_s >= (near ? kRssSampleNearSeconds : kRssSampleFarSeconds)) {
-      last_rss_s = r.now_s;
-      sum.peak_tree_rss_bytes = std::max(sum.peak_tree_rss_bytes, child->RssBytes());
-    }
-    // Rank 0 whose own job is done stays while members run (run/guard_group.h Holding).
-    if (d.action == GuardAction::kDone) {
-      if (!opt.group || !opt.group->Holding()) break;
-      state.period = std::chrono::milliseconds(1000);  // the heartbeats wake it sooner
-    }
-    KillPolicy::Apply(state, d, r, policy);  // the next period
-  }
-  Finish(sum, state, crossing_s, *child, reader);
-  if (opt.group) {
-    events.Emit("group-leave", {{"refused", opt.group->refused()},
-                                {"longest_silence_ms", opt.group->longest_silence_ms()}});
-  }
-  if (checkpoint) sum.checkpoint = checkpoint->Finish(events);
-  events.Emit("exit", {{"exit_status", sum.exit_status},
-                       {"killed_by_guard", sum.killed},
-                       {"lowest_available_bytes", sum.lowest_available_bytes},
-                       {"available_after_bytes", sum.available_after_bytes.value_or(0)}});
-  return sum;
+  return loop.Finish();
 }
 
 nlohmann::json GuardSummaryJson(const GuardSummary& s, uint64_t level, uint64_t warn) {

@@ -3,11 +3,12 @@
 // machine. See docs/guard.md for the behaviour and the measured reaction times.
 //
 // Data flow: Child::Spawn or Attach (run/child.h: own session and process group, own cgroup
-// where one can be made, the guard as child subreaper, a pidfd, the signal mask) -> loop {
-// read MemAvailable (pread of a kept-open /proc/meminfo) [+ PSI triggers] ->
-// KillPolicy::Decide (run/kill_policy.h: the reason, the signal, the next period) -> act
-// (cgroup.kill or verified pidfds, SIGTERM escalating to SIGKILL on time) -> record } ->
-// summary.
+// where one can be made, the guard as child subreaper, a pidfd, the signal mask, spare
+// descriptors) -> loop { read MemAvailable (pread of a kept-open /proc/meminfo) [+ PSI
+// triggers, the group's verdict] -> KillPolicy::Decide (run/kill_policy.h: the reason, the
+// signal, every deadline, the next period) -> act (cgroup.kill or verified pidfds, SIGTERM
+// escalating to SIGKILL on time; torchrun's workers first in a group) -> record (events,
+// run/guard_events.h) } -> summary.
 #pragma once
 
 #include <sys/types.h>
@@ -26,6 +27,8 @@
 #include "base/message.h"
 #include "base/result.h"
 #include "run/checkpoint_request.h"
+#include "run/group_end.h"
+#include "run/guard_events.h"
 #include "sys/sysroot.h"
 
 namespace headroom {
@@ -35,26 +38,6 @@ namespace headroom {
 uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes);
 
 class GuardGroup;  // run/guard_group.h
-
-// Why the guard group ended this node's job (docs/guard-group.md "What ends the group"): the
-// origin node's guard ended its job for memory (its reading and level), its job failed (its
-// status), or it was lost (silent past the heartbeat timeout, its connection closed, or it
-// never joined).
-struct GroupEnd {
-  enum class Cause { kPeerMemory, kPeerFailed, kPeerLost };
-  Cause cause = Cause::kPeerLost;
-  uint16_t origin_rank = 0;
-  uint64_t available_bytes = 0;
-  uint64_t level_bytes = 0;
-  int status = 0;
-  bool relayed = false;  // heard in rank 0's abort (else seen by this guard itself)
-  int error_files = 0;   // torchelastic error files written for the workers
-  int workers = 0;       // torchrun workers signalled first (0: the whole tree at once)
-  double verdict_s = 0;  // monotonic: when the verdict came
-};
-
-// The cause's word in events and the journal: "peer-memory", "peer-failed", "peer-lost".
-std::string_view GroupEndCauseName(GroupEnd::Cause cause);
 
 struct GuardOptions {
   std::vector<std::string> command;   // run this, or
@@ -136,22 +119,6 @@ struct GuardSummary {
   // The guard group ended this job (a peer's end); nullopt when it did not.
   std::optional<GroupEnd> group_end;
   std::optional<CheckpointSummary> checkpoint;  // with GuardOptions::checkpoint
-};
-
-// Where events go: JSON lines with wall and monotonic timestamps (or nowhere). A line is
-// {"type":..,"wall_time":..,"monotonic_s":..} followed by `fields` in their order; strings,
-// integers and booleans as nlohmann::json writes them, doubles (seconds) to the millisecond.
-class GuardEvents {
- public:
-  explicit GuardEvents(std::FILE* file) : file_(file) {}
-  void Emit(std::string_view type, const nlohmann::ordered_json& fields);
-  // Flushes the file; the errno of the first write that failed (Emit's or this flush's), or
-  // 0 when every event reached the kernel.
-  int FlushAndFirstError();
-
- private:
-  std::FILE* file_;
-  int first_errno_ = 0;
 };
 
 // Where the guard's one-line warnings go as it runs (the caller renders them: the terminal

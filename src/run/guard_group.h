@@ -21,7 +21,7 @@
 #include "base/message.h"
 #include "base/result.h"
 #include "group/group_place.h"
-#include "run/guard.h"
+#include "run/group_end.h"
 
 namespace headroom {
 namespace group {

@@ -162,6 +162,64 @@ TEST(GuardLeak, ManyRunsLeaveDescriptorsAndSignalMaskAsTheyWere) {
   EXPECT_EQ(InHelper([] { return RunsLeaveNothing(Options({"true"}), 10, ""); }), "");
 }
 
+std::vector<pid_t> PidsIn(const std::string& path) {
+  std::vector<pid_t> out;
+  std::ifstream in(path);
+  for (pid_t p = 0; in >> p;) out.push_back(p);
+  return out;
+}
+
+// Issue 29: at the descriptor limit (a flood of connections to the group's port) every way to
+// list and signal the job's tree needed a new descriptor: a SIGTERM to the guard reached 1 of 3
+// processes and the job's children outlived the guard. Here the guard's own descriptors are
+// used up once the job's three processes run, then the guard gets SIGTERM.
+TEST(GuardKillPath, ASigtermAtTheDescriptorLimitReachesTheWholeTree) {
+  char dir[] = "/tmp/headroom-guard-fds-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string pids = std::string(dir) + "/pids";
+  const std::string report = InHelper([&]() -> std::string {
+    const rlimit low{256, 256};
+    if (::setrlimit(RLIMIT_NOFILE, &low) != 0) return "setrlimit(RLIMIT_NOFILE)";
+    GuardOptions opt = Options({"sh", "-c",
+                                "sleep 60 & echo $! >> \"$0\"; sleep 60 & echo $! >> \"$0\"; "
+                                "echo $$ >> \"$0\"; wait",
+                                pids});
+    opt.timeout = std::chrono::milliseconds(30000);  // a backstop: the test fails, never hangs
+    opt.tick_period = std::chrono::milliseconds(10);
+    std::vector<int> used_up;
+    bool sent = false;
+    opt.on_tick = [&](uint64_t, double) {
+      if (sent || PidsIn(pids).size() < 3) return;
+      for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) used_up.push_back(fd);
+      sent = true;
+      ::kill(::getpid(), SIGTERM);  // blocked: the guard reads it from its signalfd
+    };
+    GuardEvents no_events(nullptr);
+    auto r = RunGuard(SysRoot("/"), opt, no_events, nullptr);
+    const size_t used = used_up.size();
+    for (int fd : used_up) ::close(fd);
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    std::string alive;
+    for (pid_t p : PidsIn(pids)) {
+      if (::kill(p, 0) == 0) {
+        alive += std::to_string(p) + " ";
+        ::kill(p, SIGKILL);
+      }
+    }
+    if (!r) return EnglishText(r.error().what);
+    if (!sent) return "the job's three processes never came up";
+    if (used == 0) return "no descriptor was left to use up";
+    if (!alive.empty()) return "outlived the guard: " + alive;
+    if (r->forwarded_signal != SIGTERM) return "the SIGTERM was not passed on";
+    if (r->timed_out) return "ended by the timeout, not the SIGTERM";
+    return "";
+  });
+  ::unlink(pids.c_str());
+  ::rmdir(dir);
+  EXPECT_EQ(report, "");
+}
+
 std::vector<nlohmann::json> ParseLines(const std::string& path) {
   std::vector<nlohmann::json> out;
   std::ifstream in(path);

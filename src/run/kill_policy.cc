@@ -27,6 +27,12 @@
 //    rate the grace would end more than 64 MiB below the level. A job that stopped allocating
 //    when asked keeps its grace, through MemAvailable's late fall after a fill stops and
 //    while the rest of the machine drifts it down (about 60 MB/s seen during builds here).
+//  - A rate needs time between its two readings: a reading less than kMinRateSeconds after
+//    the reference one (the last that made a rate) folds nothing into the EWMA and leaves the
+//    reference where it was, so the next rate spans the whole interval. A guard woken again
+//    and again within microseconds (a listener at the descriptor limit, issue 29) divided a few
+//    hundred KiB of MemAvailable's jitter by microseconds: 1.4e11-9.6e11 B/s, "projected", and
+//    a SIGKILL with 21 GiB free against a 64 MiB level.
 //  - Signals to the guard: each INT/TERM/HUP/QUIT is passed on to the job (run/guard.cc); a
 //    second one once the grace since the first has run out is SIGKILL, so a user's repeated
 //    SIGTERM ends a job that ignores it.
@@ -44,6 +50,10 @@ using std::chrono::milliseconds;
 constexpr milliseconds kMinPeriod{10};
 constexpr milliseconds kMaxFarPeriod{1000};
 constexpr double kMaxProjectionSeconds = 0.2;
+// The shortest interval a fall rate is taken over: half the shortest period, so every
+// reading the loop takes on time (10 ms apart at the least) makes one, and an early wakeup
+// (a signal, group traffic, a listener that cannot accept) does not.
+constexpr double kMinRateSeconds = 0.005;
 // How far MemAvailable may fall after a memory reason's SIGTERM before the job counts as
 // still filling the pool: other processes move MemAvailable by a few MiB too, and a job that
 // handles SIGTERM may allocate a little on its way out.
@@ -108,11 +118,10 @@ std::string_view EscalationReason(const GuardState& s, const GuardReading& r,
 
 void KillPolicy::Observe(GuardState& s, const GuardReading& r) {
   const double dt = r.now_s - s.last_reading_s;
-  if (dt > 0) {
-    const double fallen =
-        static_cast<double>(s.last_available_bytes) - static_cast<double>(r.available_bytes);
-    s.fall_rate_bytes_per_s = 0.5 * s.fall_rate_bytes_per_s + 0.5 * fallen / dt;
-  }
+  if (dt < kMinRateSeconds) return;  // too close to the reference reading to make a rate
+  const double fallen =
+      static_cast<double>(s.last_available_bytes) - static_cast<double>(r.available_bytes);
+  s.fall_rate_bytes_per_s = 0.5 * s.fall_rate_bytes_per_s + 0.5 * fallen / dt;
   s.last_fall_bytes =
       static_cast<int64_t>(s.last_available_bytes) - static_cast<int64_t>(r.available_bytes);
   s.last_available_bytes = r.available_bytes;
@@ -142,6 +151,12 @@ KillDecision KillPolicy::Decide(const GuardState& s, const GuardReading& r,
                                 const KillPolicyOptions& o) {
   KillDecision d;
   d.next_period = NextPeriod(s, r, o);
+  // The group's second step comes first: the agent hears of it whatever else is due.
+  if (s.term_rest_s > 0 && r.now_s >= s.term_rest_s && !s.killed_hard) {
+    d.action = GuardAction::kTermRest;
+    d.signal = SIGTERM;
+    return d;
+  }
   if (!r.job_running && r.tree_empty) {
     d.action = GuardAction::kDone;
     return d;
@@ -194,9 +209,24 @@ void KillPolicy::Forwarded(GuardState& s, double now_s) {
   if (!s.triggered && !s.cleanup && s.forwards == 1) s.term_s = now_s;
 }
 
+void KillPolicy::GroupEnded(GuardState& s, double now_s, bool workers_first,
+                            const KillPolicyOptions& o) {
+  s.cleanup = true;
+  s.term_s = now_s;
+  s.deadline_s = now_s + (workers_first ? 2 : 1) * Seconds(o.grace);
+  if (workers_first) s.term_rest_s = now_s + Seconds(o.grace);
+}
+
+void KillPolicy::WorkersFirst(GuardState& s, double now_s, const KillPolicyOptions& o) {
+  s.term_rest_s = now_s + Seconds(o.grace);
+}
+
 void KillPolicy::Apply(GuardState& s, const KillDecision& d, const GuardReading& r,
                        const KillPolicyOptions& o) {
   switch (d.action) {
+    case GuardAction::kTermRest:
+      s.term_rest_s = 0;
+      return;
     case GuardAction::kTrigger:
       s.triggered = true;
       s.killed_hard = d.severe;

@@ -37,7 +37,7 @@ struct KillPolicyOptions {
 // clock, as the loop reads it.
 struct GuardState {
   double start_s = 0;
-  uint64_t last_available_bytes = 0;
+  uint64_t last_available_bytes = 0;  // the reference reading: the last that made a rate
   double last_reading_s = 0;
   double fall_rate_bytes_per_s = 0;      // EWMA; negative while memory comes back
   std::chrono::milliseconds period{10};  // the sleep that ended at this reading
@@ -52,6 +52,9 @@ struct GuardState {
   // INT, TERM, HUP or QUIT sent to the guard and passed on to the job: how many, the first.
   int forwards = 0;
   double first_forward_s = 0;
+  // In a guard group, torchrun's workers got the signal first: the rest of the tree (the
+  // agent) gets SIGTERM at this time (kTermRest); 0: nothing pending.
+  double term_rest_s = 0;
 };
 
 // One reading, taken by the loop after each sleep.
@@ -72,6 +75,8 @@ enum class GuardAction {
   kEscalate,  // SIGTERM went out and the grace ran out, memory fell below half the level, the
               // job kept filling the pool up to the level, or the guard was asked twice: SIGKILL
   kDone,      // the job is gone and its tree is empty
+  kTermRest,  // in a guard group: the workers went first and the grace ran out; SIGTERM for
+              // the rest of the tree (the agent), docs/guard-group.md "Ending a node's job"
 };
 
 struct KillDecision {
@@ -86,7 +91,9 @@ struct KillDecision {
 };
 
 struct KillPolicy {
-  // Folds a reading into the fall rate (an EWMA, alpha 0.5: two readings dominate).
+  // Folds a reading into the fall rate (an EWMA, alpha 0.5: two readings dominate). A
+  // reading less than 5 ms after the last one that made a rate changes nothing: the rate is
+  // always taken over at least that long, from that reference reading.
   static void Observe(GuardState& state, const GuardReading& reading);
   // The next thing to do. The loop acts on it, calls Apply, and asks again until kNone
   // (whose next_period is the sleep) or kDone: one reading can call for a trigger and, with
@@ -96,6 +103,15 @@ struct KillPolicy {
   // The guard was sent INT, TERM, HUP or QUIT at `now_s` and passed it on to the job. A
   // second one, once the grace since the first has run out, calls for SIGKILL.
   static void Forwarded(GuardState& state, double now_s);
+  // The guard group ended this node's job at `now_s` (a peer's end for memory, its failure or
+  // its loss), and SIGTERM went out: to the whole tree (SIGKILL when the grace ends), or with
+  // `workers_first` to torchrun's workers alone (the rest of the tree gets SIGTERM when the
+  // grace ends, kTermRest, and SIGKILL comes at twice the grace).
+  static void GroupEnded(GuardState& state, double now_s, bool workers_first,
+                         const KillPolicyOptions& options);
+  // A memory trigger in a guard group signalled torchrun's workers alone at `now_s` (after
+  // Apply): the rest of the tree gets SIGTERM when the grace ends (kTermRest).
+  static void WorkersFirst(GuardState& state, double now_s, const KillPolicyOptions& options);
   // The state after the loop acted on `decision` at `reading`.
   static void Apply(GuardState& state, const KillDecision& decision, const GuardReading& reading,
                     const KillPolicyOptions& options);

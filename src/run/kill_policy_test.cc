@@ -481,5 +481,112 @@ TEST(KillPolicy, ARepeatedForwardedSignalIsSigkillOnceTheGraceSinceTheFirstRanOu
   EXPECT_EQ(KillPolicy::Decide(late, Reading(110.01, 50 * kGiB), o).action, GuardAction::kEscalate);
 }
 
+// Issue 29: a guard woken microseconds apart (a listener at the descriptor limit) read a few
+// hundred KiB of MemAvailable's jitter each time. Far from the level (a 1 s period: a 200 ms
+// horizon) that jitter over microseconds was a fall of 1e11 B/s and more, "projected", SIGKILL
+// with 21 GiB free against a 64 MiB level. Readings closer than the floor make no rate.
+TEST(KillPolicy, JitterMicrosecondsApartNeverProjectsAKill) {
+  KillPolicyOptions o = PolicyOptions();
+  o.min_available_bytes = 64 * kMiB;
+  const uint64_t free = 21 * kGiB;
+  GuardState s = State(free);
+  s.period = milliseconds(1000);
+  double now = 100.0;
+  for (int i = 0; i < 20000; ++i) {
+    now += (1 + i % 50) * 1e-6;  // 1-50 us apart
+    const uint64_t jitter = (i % 3 == 0) ? 300 * kKiB : (i % 3 == 1) ? 700 * kKiB : 0;
+    for (const KillDecision& d : Feed(s, o, now, free - jitter)) {
+      ADD_FAILURE() << i << ": " << d.reason << " at a fall rate of " << s.fall_rate_bytes_per_s;
+      return;
+    }
+    ASSERT_LT(s.fall_rate_bytes_per_s, kFastFallBytesPerSecond) << i;
+  }
+  EXPECT_FALSE(s.triggered);
+}
+
+// The reference reading stays until the floor has passed: a fall seen in readings 1 ms apart
+// is one rate over the whole interval, not lost.
+TEST(KillPolicy, ReadingsCloserThanTheFloorKeepTheReferenceReading) {
+  GuardState s = State(10 * kGiB);
+  for (int ms = 1; ms <= 4; ++ms) {
+    KillPolicy::Observe(s, Reading(100 + ms * 1e-3, 10 * kGiB - ms * 10 * kMiB));
+    EXPECT_EQ(s.fall_rate_bytes_per_s, 0) << ms;
+    EXPECT_EQ(s.last_available_bytes, 10 * kGiB) << ms;
+    EXPECT_DOUBLE_EQ(s.last_reading_s, 100) << ms;
+  }
+  KillPolicy::Observe(s, Reading(100.01, 10 * kGiB - 100 * kMiB));  // 100 MiB in 10 ms
+  EXPECT_DOUBLE_EQ(s.fall_rate_bytes_per_s, 0.5 * 100.0 * kMiB / (100.01 - 100));
+  EXPECT_EQ(s.last_available_bytes, 10 * kGiB - 100 * kMiB);
+  EXPECT_DOUBLE_EQ(s.last_reading_s, 100.01);
+}
+
+// The guard group's end (docs/guard-group.md "Ending a node's job"), on literal readings: a
+// peer's end with torchrun's workers in the tree sends SIGTERM to the workers, then to the rest
+// of the tree (the agent) when the grace ends, and SIGKILL at twice the grace.
+TEST(GroupEndPolicy, WorkersFirstThenTheRestAtTheGraceThenSigkillAtTwiceIt) {
+  const KillPolicyOptions o = PolicyOptions();  // 3 s grace
+  GuardState s = State(50 * kGiB);
+  KillPolicy::GroupEnded(s, 100.0, /*workers_first=*/true, o);
+  EXPECT_TRUE(s.cleanup);
+  EXPECT_FALSE(s.triggered);
+  EXPECT_DOUBLE_EQ(s.term_s, 100.0);
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(102.99, 50 * kGiB), o).action, GuardAction::kNone);
+  EXPECT_EQ(KillPolicy::Decide(s, Reading(102.99, 50 * kGiB), o).next_period, milliseconds(10));
+  auto acted = Feed(s, o, 103.0, 50 * kGiB);
+  ASSERT_EQ(acted.size(), 1u);
+  EXPECT_EQ(acted[0].action, GuardAction::kTermRest);
+  EXPECT_EQ(acted[0].signal, SIGTERM);
+  EXPECT_TRUE(Feed(s, o, 103.01, 50 * kGiB).empty());  // once
+  EXPECT_TRUE(Feed(s, o, 105.99, 50 * kGiB).empty());
+  acted = Feed(s, o, 106.0, 50 * kGiB);
+  ASSERT_EQ(acted.size(), 1u);
+  EXPECT_EQ(acted[0].action, GuardAction::kEscalate);
+  EXPECT_EQ(acted[0].signal, SIGKILL);
+  EXPECT_EQ(acted[0].reason, "grace");
+  EXPECT_TRUE(s.killed_hard);
+}
+
+// Without workers the whole tree got the SIGTERM: SIGKILL when the grace ends, no second step.
+TEST(GroupEndPolicy, WithoutWorkersTheWholeTreeIsKilledWhenTheGraceEnds) {
+  const KillPolicyOptions o = PolicyOptions();
+  GuardState s = State(50 * kGiB);
+  KillPolicy::GroupEnded(s, 100.0, /*workers_first=*/false, o);
+  for (double t = 100.01; t < 102.995; t += 0.5) EXPECT_TRUE(Feed(s, o, t, 50 * kGiB).empty()) << t;
+  const auto acted = Feed(s, o, 103.0, 50 * kGiB);
+  ASSERT_EQ(acted.size(), 1u);
+  EXPECT_EQ(acted[0].action, GuardAction::kEscalate);
+  EXPECT_EQ(acted[0].reason, "grace");
+  EXPECT_EQ(s.term_rest_s, 0);
+}
+
+// This node's own memory trigger in a group signals the workers alone: the rest of the tree
+// gets SIGTERM when the grace ends, then at once SIGKILL (the trigger's grace ends then too).
+TEST(GroupEndPolicy, AMemoryTriggerWithWorkersFirstTermsTheRestThenKillsAtTheGrace) {
+  const KillPolicyOptions o = PolicyOptions();
+  GuardState s = State();
+  auto acted = Feed(s, o, 100.0, 4 * kGiB - 1);
+  ASSERT_EQ(acted.size(), 1u);
+  ASSERT_EQ(acted[0].action, GuardAction::kTrigger);
+  KillPolicy::WorkersFirst(s, 100.0, o);
+  EXPECT_TRUE(Feed(s, o, 102.99, 4 * kGiB - 1).empty());
+  acted = Feed(s, o, 103.0, 4 * kGiB - 1);
+  ASSERT_EQ(acted.size(), 2u);
+  EXPECT_EQ(acted[0].action, GuardAction::kTermRest);
+  EXPECT_EQ(acted[1].action, GuardAction::kEscalate);
+  EXPECT_EQ(acted[1].reason, "grace");
+}
+
+// A severe trigger killed the workers at once: the rest of the tree is not sent a SIGTERM
+// after the SIGKILL.
+TEST(GroupEndPolicy, NoSigtermForTheRestAfterASigkill) {
+  const KillPolicyOptions o = PolicyOptions();
+  GuardState s = State();
+  auto acted = Feed(s, o, 100.0, 1 * kGiB);  // below half the level: SIGKILL at once
+  ASSERT_EQ(acted.size(), 1u);
+  ASSERT_EQ(acted[0].signal, SIGKILL);
+  KillPolicy::WorkersFirst(s, 100.0, o);
+  for (double t = 100.5; t < 110; t += 0.5) EXPECT_TRUE(Feed(s, o, t, 1 * kGiB).empty()) << t;
+}
+
 }  // namespace
 }  // namespace headroom

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -172,6 +173,36 @@ TEST(GuardCli, PassesTheJobsExitStatusThrough) {
   EXPECT_EQ(j["killed_by_guard"], false);
   EXPECT_EQ(j["job_exit_code"], 0);
   EXPECT_GT(j["polls"].get<int>(), 0);
+}
+
+// Issue 29: the job ran at the guard's own nice -10 (and the guard is the one that must stop
+// it). It gets its caller's nice value back, and an oom_score_adj no lower than its caller's
+// (800 unless the caller's was higher): here the caller runs at nice +3 with 900.
+TEST(GuardCli, TheJobRunsAtItsCallersPriorityNotTheGuards) {
+  errno = 0;
+  const int own_nice = getpriority(PRIO_PROCESS, 0);
+  ASSERT_EQ(errno, 0);
+  const auto r = testing::RunProgram(
+      {"sh", "-c",
+       "echo 900 > /proc/self/oom_score_adj && exec nice -n 3 \"$0\" guard --min-available 64M "
+       "-- sh -c 'cut -d\" \" -f19 /proc/$$/stat; cat /proc/$$/oom_score_adj'",
+       HEADROOM_BINARY});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream out(r.out);
+  int nice = 0, adj = 0;
+  ASSERT_TRUE(out >> nice >> adj) << r.out;
+  EXPECT_EQ(nice, std::min(own_nice + 3, 19));
+  EXPECT_EQ(adj, 900);
+  // A caller at 0: the job's 800, not the guard's -500.
+  const auto plain = RunCli({"guard", "--min-available", "64M", "--", "sh", "-c",
+                             "cut -d' ' -f19 /proc/$$/stat; cat /proc/$$/oom_score_adj"});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  std::istringstream plain_out(plain.out);
+  ASSERT_TRUE(plain_out >> nice >> adj) << plain.out;
+  EXPECT_EQ(nice, own_nice);
+  const auto own_adj = SysRoot("/").ReadFile("proc/self/oom_score_adj");
+  ASSERT_TRUE(own_adj);
+  EXPECT_EQ(adj, std::max(800, std::stoi(*own_adj)));
 }
 
 TEST(GuardCli, NoKillWithoutPressure) {
