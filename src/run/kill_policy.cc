@@ -8,7 +8,7 @@
 //    that sleep, not a fill rate to kill on, and the next period is 10 ms anyway once memory
 //    falls faster than 1 GB/s.
 //  - Period: 10 ms near the level (within twice it), when memory falls faster than 1 GB/s, or
-//    once a signal went out (guard_peers.md section 6: a 10 ms poller fired 2-14 ms after the
+//    once a signal went out (docs/sources.md section 2: a 10 ms poller fired 2-14 ms after the
 //    crossing at up to 20 GB/s). Farther away, the time a fill at kCredibleFillBytesPerSecond
 //    needs to reach the level, capped at 1 s: a sleep ends no later than any fill of up to
 //    20 GB/s that began with it reaches the level, and the wakeup after it sees the fall (over
