@@ -12,17 +12,15 @@
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
 #include "cli/guard_flags.h"
+#include "cli/guard_group_setup.h"
 #include "cli/guard_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
-#include "group/group_place.h"
-#include "group/group_secret.h"
 #include "run/guard.h"
 #include "run/guard_group.h"
 #include "run/guard_record.h"
 #include "run/guard_request.h"
 #include "run/guarded_run.h"
-#include "run/python_flags.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
 
@@ -73,87 +71,6 @@ bool RoomToStart(const CliEnv& env, const SysRoot& root, const std::string& requ
   return false;
 }
 
-// The value or, as a usage error, its message.
-template <typename T>
-T Usable(Result<T> result) {
-  if (!result) throw UsageError{TranslatedText(result.error().what)};
-  return std::move(result).value();
-}
-
-// The launcher variables the group is found from (group/group_place.h).
-group::Environment LauncherEnvironment() {
-  group::Environment env;
-  for (const char* name : {"MASTER_ADDR", "MASTER_PORT", "NNODES", "NODE_RANK", "SLURM_JOB_ID",
-                           "SLURM_NODEID", "SLURM_JOB_NUM_NODES", "SLURM_JOB_NODELIST"}) {
-    if (const char* value = std::getenv(name)) env.emplace(name, value);
-  }
-  return env;
-}
-
-// The group's secret: --group-secret-file, else HEADROOM_GROUP_SECRET, else (rank 0 only) a
-// fresh one, printed with how to share it.
-std::string GroupSecret(const CliEnv& env, const GuardGroupRequest& r, uint16_t rank) {
-  if (!r.secret_file.empty()) {
-    auto secret = group::ReadGroupSecretFile(r.secret_file);
-    if (!secret) throw UsageError{TranslatedText(secret.error().what)};
-    return *secret;
-  }
-  if (const char* value = std::getenv("HEADROOM_GROUP_SECRET"); value && *value) {
-    return Usable(group::GroupSecretFromValue(value, "HEADROOM_GROUP_SECRET"));
-  }
-  if (rank != 0) {
-    throw UsageError{
-        Tr("--group: no secret: give --group-secret-file F or HEADROOM_GROUP_SECRET "
-           "(the same on every node)")};
-  }
-  std::string made = Usable(group::GenerateGroupSecret());
-  std::fprintf(env.err, "headroom guard: %s\n",
-               TrFormat("no group secret given: made one; start the other nodes' guards with "
-                        "HEADROOM_GROUP_SECRET={} (or put it in a file of mode 0600 and give "
-                        "--group-secret-file)",
-                        made)
-                   .c_str());
-  return made;
-}
-
-// The guard group this node joins (nullptr without --group). `lost`: a member found no
-// coordinator within --group-wait (printed; the guard exits kExitGroupPeerLost).
-std::unique_ptr<GuardGroup> StartGroup(const CliEnv& env, const GuardGroupRequest& r, bool& lost) {
-  auto settings = Usable(GuardGroupSettingsFor(r, LauncherEnvironment()));
-  if (!settings) return nullptr;
-  auto address = group::ResolveIPv4(settings->host);
-  if (!address) throw UsageError{TrFormat("--group: {}", TranslatedText(address.error().what))};
-  settings->host = *address;
-  settings->secret = GroupSecret(env, r, settings->node_rank);
-  auto started = GuardGroup::Start(*settings);
-  if (!started && settings->node_rank != 0 && started.error().errno_value != 0) {
-    PrintError(env, "guard: " + TranslatedText(started.error().what));
-    lost = true;
-    return nullptr;
-  }
-  if (!started) throw UsageError{TranslatedText(started.error().what)};
-  return std::move(*started);
-}
-
-// --hooks with a Python interpreter that will never run its sitecustomize (run/python_flags.h):
-// one line, so the user knows the job runs without the companion's hooks.
-void SayWhenHooksCannotApply(const CliEnv& env, const GuardRequest& request) {
-  if (!request.hooks) return;
-  const auto flag = PythonFlagSkippingHooks(request.command);
-  if (!flag) return;
-  const std::string line =
-      *flag == "-S"
-          ? TrFormat(
-                "--hooks: the job's python runs with {} (no site module), so the hooks' "
-                "sitecustomize never runs: no step records or saves from --hooks",
-                *flag)
-          : TrFormat(
-                "--hooks: the job's python runs with {} (PYTHONPATH ignored), so the hooks' "
-                "sitecustomize is never found: no step records or saves from --hooks",
-                *flag);
-  std::fprintf(env.err, "headroom guard: %s\n", line.c_str());
-}
-
 }  // namespace
 
 int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
@@ -171,7 +88,9 @@ int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
       throw UsageError{
           Tr("proc/meminfo has no MemAvailable (kernel before 3.14); the guard needs it")};
     const GuardRequest request = GuardRequestFromFlags(env, f, total);
-    GuardOptions guard = Usable(GuardOptionsFor(request));
+    auto options = GuardOptionsFor(request);
+    if (!options) throw UsageError{TranslatedText(options.error().what)};
+    GuardOptions guard = std::move(options).value();
     if (!RoomToStart(env, root, f.require_available, total, *available)) return kExitRefused;
     bool lost = false;
     const std::unique_ptr<GuardGroup> group = StartGroup(env, request.group, lost);
@@ -180,8 +99,9 @@ int RunGuardCommand(const CliEnv& env, CommandFlags& given_flags) {
     // The identity is read from the real /proc, not --root's.
     GuardStartRecord who = ThisGuardStart(SysRoot(env.default_root), guard.min_available_bytes,
                                           guard.warn_available_bytes);
-    const GuardedRunOptions o =
-        Usable(GuardedRunFor(request, std::move(guard), *available, std::move(who)));
+    auto ran = GuardedRunFor(request, std::move(guard), *available, std::move(who));
+    if (!ran) throw UsageError{TranslatedText(ran.error().what)};
+    const GuardedRunOptions o = std::move(ran).value();
     SayWhenHooksCannotApply(env, request);
     // What RunGuard records is English by construction (the --events lines, the summary's
     // reasons and cgroup); its notes and warning lines are messages, rendered here for the
