@@ -19,15 +19,14 @@
 #include "cli/common_flags.h"
 #include "cli/doctor_compare.h"
 #include "cli/doctor_view.h"
+#include "cli/doctor_workload.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
-#include "cli/plan_args.h"
 #include "doctor/checks.h"
 #include "doctor/gather.h"
 #include "doctor/workload.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/nvml.h"
-#include "plan/run_config.h"
 
 namespace headroom {
 namespace {
@@ -138,18 +137,7 @@ int RunDoctorCommand(const CliEnv& env, CommandFlags& given_flags) {
     // in English (GatherFacts), and the checks run once; their words are message values that
     // ReportJson renders in English and the screen translates.
     std::optional<WorkloadFacts> planned;
-    if (!f.workload.empty()) {       // planned once, its budget read below --root
-      std::optional<FromFile> from;  // "from FILE" / "--from FILE" in it, read once
-      const PlanRequest request = ParseWorkloadRequest(f.workload, &from);
-      planned = PlanWorkloadFacts(f.workload,
-                                  ResolveRequest(request, "--workload", root.root().string(), env));
-      if (from) {
-        planned->from_file = from->path;
-        planned->from_format = std::string(Name(from->config.format));
-        planned->not_modelled = from->config.not_modelled;
-        planned->from_note = NotModelledNote(from->config, from->path);
-      }
-    }
+    if (!f.workload.empty()) planned = PlanDoctorWorkload(env, f.workload, root);
     if (o.measure_bandwidth) PrintBandwidthNotice(env);
     DoctorFacts facts = GatherFacts(root, o);
     facts.workload = planned;
