@@ -836,10 +836,6 @@ nlohmann::json GuardSummaryJson(const GuardSummary& s, uint64_t level, uint64_t 
   };
 }
 
-uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes) {
-  return std::max<uint64_t>(4ULL << 30, mem_total_bytes * 8 / 100);
-}
-
 std::vector<Leftover> FindLeftovers(const SysRoot& root) {
   // The survey of `headroom ps` (sys/pool_holders.h), narrowed to the kinds this list has
   // always had: a refusal lists them and `sweep --kill-leftovers` signals them, so a new

@@ -29,13 +29,10 @@
 #include "run/checkpoint_request.h"
 #include "run/group_end.h"
 #include "run/guard_events.h"
+#include "sys/pool_levels.h"  // DefaultKillLevelBytes, for the guard's callers
 #include "sys/sysroot.h"
 
 namespace headroom {
-
-// The kill level when none is given: the larger of 4 GiB and 8 % of MemTotal. Used by
-// `guard`, `sweep` (every trial), `watch --guard`, and `ps --need` (as the reserve).
-uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes);
 
 class GuardGroup;  // run/guard_group.h
 

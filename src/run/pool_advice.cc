@@ -12,7 +12,7 @@
 
 #include "base/bytes.h"
 #include "base/message.h"
-#include "run/guard.h"  // DefaultKillLevelBytes: the reserve is the guard's kill level
+#include "sys/pool_levels.h"  // DefaultKillLevelBytes: the reserve is the guard's kill level
 
 namespace headroom {
 namespace {
