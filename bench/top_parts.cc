@@ -17,7 +17,7 @@
 #include <filesystem>
 
 #include "cli/top/top_view.h"
-#include "run/guard_record.h"
+#include "guard/guard_record.h"
 #include "store/journal.h"
 #include "sys/holder_caps.h"
 #include "sys/pool_holders.h"

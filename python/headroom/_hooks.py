@@ -1,6 +1,6 @@
 """`headroom guard --hooks`: the companion wired in without code changes (docs/companion.md).
 
-The guard's sitecustomize (run/torch_cap.cc, which chains the job's own sitecustomize) calls
+The guard's sitecustomize (guard/torch_cap.cc, which chains the job's own sitecustomize) calls
 install() at interpreter start when HEADROOM_HOOKS=1. It opens the step records (a "start"
 record naming this process and the signal it handles, so the guard knows whom to ask) and
 puts a finder on sys.meta_path that, once transformers.trainer is imported, wraps

@@ -1,5 +1,5 @@
 // OrNull: a reading that may be missing (docs/style.md rule 7) as JSON, its value or null.
-// The JSON writers (run/pool_survey, top/top_json, the guard's summary) share it; ordered_json
+// The JSON writers (pool/pool_survey, top/top_json, the guard's summary) share it; ordered_json
 // by default, as they write, or nlohmann::json where the caller builds one.
 #pragma once
 

@@ -3,7 +3,7 @@
 #include "base/bytes.h"
 #include "cli/run_files.h"
 #include "config/settings.h"
-#include "run/guard.h"
+#include "guard/guard.h"
 
 namespace headroom {
 

@@ -5,7 +5,7 @@
 
 #include "base/bytes.h"
 #include "config/settings.h"
-#include "run/guard.h"
+#include "guard/guard.h"
 #include "testing_memory.h"
 
 namespace headroom {

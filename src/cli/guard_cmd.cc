@@ -1,5 +1,5 @@
 // `headroom guard`: flags (cli/guard_flags.h) -> GuardRequest -> GuardOptions and
-// GuardedRunOptions (run/guard_request.h) -> RunGuardedJob -> one summary line (or JSON) and
+// GuardedRunOptions (guard/guard_request.h) -> RunGuardedJob -> one summary line (or JSON) and
 // the job's exit status (kExitGuardKilled when the guard killed it).
 #include <CLI/CLI.hpp>
 #include <csignal>
@@ -16,11 +16,11 @@
 #include "cli/guard_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
-#include "run/guard.h"
-#include "run/guard_group.h"
-#include "run/guard_record.h"
-#include "run/guard_request.h"
-#include "run/guarded_run.h"
+#include "guard/guard.h"
+#include "guard/guard_group.h"
+#include "guard/guard_record.h"
+#include "guard/guard_request.h"
+#include "guard/guarded_run.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
 

@@ -1,5 +1,5 @@
 // `headroom guard`'s flags (docs/guard.md): the variables its options write, their
-// definitions, and the request they make (run/guard_request.h), the levels taken from the
+// definitions, and the request they make (guard/guard_request.h), the levels taken from the
 // flags or the configuration. Errors are UsageError naming the flag (exit 2).
 #pragma once
 
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cli/cli.h"
-#include "run/guard_group.h"
-#include "run/guard_request.h"
+#include "guard/guard_group.h"
+#include "guard/guard_request.h"
 
 namespace CLI {
 class App;

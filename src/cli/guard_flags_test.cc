@@ -8,7 +8,7 @@
 #include <string>
 
 #include "base/bytes.h"
-#include "run/guard.h"
+#include "guard/guard.h"
 #include "testing_memory.h"
 
 namespace headroom {

@@ -10,7 +10,7 @@
 #include "cli/message_text.h"
 #include "group/group_place.h"
 #include "group/group_secret.h"
-#include "run/python_flags.h"
+#include "guard/python_flags.h"
 
 namespace headroom {
 namespace {

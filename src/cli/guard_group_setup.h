@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "cli/cli.h"
-#include "run/guard_group.h"
-#include "run/guard_request.h"
+#include "guard/guard_group.h"
+#include "guard/guard_request.h"
 
 namespace headroom {
 
@@ -16,7 +16,7 @@ namespace headroom {
 // errors are thrown as UsageError.
 std::unique_ptr<GuardGroup> StartGroup(const CliEnv& env, const GuardGroupRequest& r, bool& lost);
 
-// --hooks with a Python interpreter that will never run its sitecustomize (run/python_flags.h):
+// --hooks with a Python interpreter that will never run its sitecustomize (guard/python_flags.h):
 // one line, so the user knows the job runs without the companion's hooks.
 void SayWhenHooksCannotApply(const CliEnv& env, const GuardRequest& request);
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "run/guard.h"
+#include "guard/guard.h"
 
 namespace headroom {
 

@@ -13,7 +13,7 @@
 #include "cli/history_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
-#include "run/guard_record.h"
+#include "guard/guard_record.h"
 #include "store/run_history.h"
 
 namespace headroom {

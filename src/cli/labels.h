@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "doctor/checks.h"
-#include "run/pool_advice.h"
+#include "pool/pool_advice.h"
 
 namespace headroom {
 

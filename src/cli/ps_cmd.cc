@@ -1,6 +1,6 @@
 // `headroom ps`: who else holds the pool. flags -> NVML compute processes (optional) ->
 // FindPoolHolders (sys/pool_holders.h) -> caps (sys/holder_caps.h) -> with --need, the
-// advice (run/pool_advice.h) -> table or JSON (schema_version 1, docs/ps.md).
+// advice (pool/pool_advice.h) -> table or JSON (schema_version 1, docs/ps.md).
 //
 // It only reads: nothing is signalled. The command to stop a holder is printed for the
 // user to run. Environments are read for the few named variables only; nothing else from
@@ -21,7 +21,7 @@
 #include "cli/message_text.h"
 #include "cli/ps_view.h"
 #include "gpu/nvml.h"
-#include "run/pool_survey.h"
+#include "pool/pool_survey.h"
 #include "sys/meminfo.h"
 
 namespace headroom {

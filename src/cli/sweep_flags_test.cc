@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/bytes.h"
-#include "run/guard.h"
+#include "guard/guard.h"
 #include "sweep/policy.h"
 #include "testing_memory.h"
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "run/guard.h"
+#include "guard/guard.h"
 #include "sweep/sweep.h"
 
 namespace headroom {

@@ -29,7 +29,7 @@
 #include "cli/message_text.h"
 #include "cli/top/top_screen.h"
 #include "gpu/nvml.h"
-#include "run/guard_record.h"
+#include "guard/guard_record.h"
 #include "store/journal.h"
 #include "top/cadence.h"
 #include "top/collector.h"

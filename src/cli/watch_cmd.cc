@@ -5,8 +5,8 @@
 // Implementation notes.
 //  - Without a command the loop runs on the main thread until INT, TERM or HUP
 //    (SampleUntilSignal, samples/sample_loop.h), and watch exits 0.
-//  - With a command: RunWatchedJob (run/watched_job.h), the guard on the main thread, the
-//    sampler and the tee on threads of their own. The journal's run is run/watch_record.h.
+//  - With a command: RunWatchedJob (watch/watched_job.h), the guard on the main thread, the
+//    sampler and the tee on threads of their own. The journal's run is watch/watch_record.h.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -19,14 +19,14 @@
 #include "cli/message_text.h"
 #include "cli/watch_flags.h"
 #include "cli/watch_view.h"
-#include "run/guard.h"
-#include "run/guard_record.h"
-#include "run/watch_record.h"
-#include "run/watched_job.h"
+#include "guard/guard.h"
+#include "guard/guard_record.h"
 #include "samples/sample_loop.h"
 #include "samples/sampler.h"
 #include "samples/samples_csv.h"
 #include "sys/meminfo.h"
+#include "watch/watch_record.h"
+#include "watch/watched_job.h"
 
 namespace headroom {
 namespace {

@@ -14,8 +14,8 @@
 #include "base/durable_lines.h"
 #include "cli/cli.h"
 #include "gpu/gpu.h"
-#include "run/guard.h"
-#include "run/watch_record.h"
+#include "guard/guard.h"
+#include "watch/watch_record.h"
 
 namespace CLI {
 class App;

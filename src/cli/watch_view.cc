@@ -7,7 +7,7 @@
 #include "base/wall_time.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
-#include "run/job_tee.h"
+#include "watch/job_tee.h"
 
 namespace headroom {
 namespace {

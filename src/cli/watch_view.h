@@ -9,7 +9,7 @@
 
 #include "base/result.h"
 #include "cli/cli.h"
-#include "run/guard.h"
+#include "guard/guard.h"
 #include "samples/sample_events.h"
 
 namespace headroom {

@@ -10,7 +10,7 @@
 #include "base/bytes.h"
 #include "base/message.h"
 #include "gpu/clock_events.h"
-#include "run/pool_advice.h"
+#include "pool/pool_advice.h"
 
 namespace headroom {
 namespace {

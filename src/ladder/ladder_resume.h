@@ -1,5 +1,5 @@
 // Where a ladder's job can resume from (docs/ladder.md, "Resuming from the checkpoint"): the
-// checkpoint that the guard asked for before its kill (run/checkpoint_request.h), as the
+// checkpoint that the guard asked for before its kill (guard/checkpoint_request.h), as the
 // journal's summary of the job's last guarded run records it, and the resume command for the
 // framework that wrote it (the companion's "source", docs/companion.md). Pure: the CLI reads
 // the runs and prints (cli/ladder_view.cc).

@@ -1,7 +1,7 @@
 // Runs that `history` shows as abandoned: the journal still holds them as "running" because
 // the process recording them (a guard, a watch, a sweep) died without finishing them (SIGKILL,
 // a crash, a power cut), and nothing will ever finish them. A run whose "start" record
-// (run/guard_record.h; docs/journal.md) names a process on this host that is no longer alive
+// (guard/guard_record.h; docs/journal.md) names a process on this host that is no longer alive
 // with the recorded start time is shown "abandoned" when read, as `top` tells its live
 // guards (top/running_guards.h). Nothing is written: a reader's view, not a repair. A run
 // without a record (a watch without --guard, or a run from an older headroom) stays

@@ -26,7 +26,7 @@
 #include "base/bytes.h"
 #include "base/message.h"
 #include "base/safe_file.h"
-#include "run/pidfd.h"
+#include "guard/pidfd.h"
 #include "store/recorded_run.h"
 #include "sweep/trial.h"
 #include "sys/meminfo.h"

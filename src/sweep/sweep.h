@@ -16,8 +16,8 @@
 #include "base/exit_status.h"
 #include "base/message.h"
 #include "base/result.h"
-#include "run/guard.h"
-#include "run/guard_record.h"
+#include "guard/guard.h"
+#include "guard/guard_record.h"
 #include "store/journal.h"
 #include "sweep/grid.h"
 #include "sweep/search.h"
@@ -56,7 +56,7 @@ struct SweepOptions {
   std::filesystem::path log_dir;  // trial logs go to <log_dir>/<run id>/
   std::string model, method;      // labels for plan's measured anchors (optional)
   // Written to the run as its "start" record once it is begun or resumed, so `headroom top`
-  // shows the sweep's kill level while it lasts (run/guard_record.h; the cli fills it with
+  // shows the sweep's kill level while it lasts (guard/guard_record.h; the cli fills it with
   // ThisGuardStart). None: no record.
   std::optional<GuardStartRecord> guard_start;
   // The seams (none: RunTrial and the real clock).

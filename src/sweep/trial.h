@@ -14,7 +14,7 @@
 
 #include "base/message.h"
 #include "base/result.h"
-#include "run/guard.h"
+#include "guard/guard.h"
 #include "store/journal.h"
 #include "sys/sysroot.h"
 

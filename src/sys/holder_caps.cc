@@ -186,7 +186,7 @@ HolderCap ParseHolderCap(HolderKind kind, const std::vector<std::string>& words,
       break;
   }
   // A job started by `headroom guard --torch-cap` carries its cap in the environment, and
-  // torch raises a catchable OOM at it (run/torch_cap.h).
+  // torch raises a catchable OOM at it (guard/torch_cap.h).
   if (!cap.pool_fraction) {
     if (auto text = EnvValue(environ, "HEADROOM_TORCH_CAP_BYTES")) {
       char* end = nullptr;

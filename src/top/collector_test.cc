@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "run/guard_record.h"
+#include "guard/guard_record.h"
 #include "store/journal.h"
 #include "sys/processes.h"
 #include "testing_files.h"

@@ -8,7 +8,7 @@
 #include "top/running_guards.h"
 
 #include "base/message.h"
-#include "run/guard_record.h"
+#include "guard/guard_record.h"
 #include "sys/processes.h"
 
 namespace headroom {

@@ -1,5 +1,5 @@
 // Which guards are running now, and at which levels: the journal's guard runs with status
-// "running" whose "start" record (run/guard_record.h) names a guard process that is alive
+// "running" whose "start" record (guard/guard_record.h) names a guard process that is alive
 // on this host. A run stays "running" in the journal when its guard was SIGKILLed or the
 // machine lost power, so the status alone would show stale levels for ever: the guard's
 // pid must exist below the root with the start time recorded (a reused pid has another),

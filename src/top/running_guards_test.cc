@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "run/guard_record.h"
+#include "guard/guard_record.h"
 #include "sys/processes.h"
 #include "testing_files.h"
 

@@ -58,7 +58,7 @@ uint64_t HolderMemoryBytes(const HolderRow& row);
 // pid order, so a refresh does not shuffle equal rows.
 void SortHolders(std::vector<HolderRow>& rows, SortOrder order);
 
-// A guarded run whose guard is alive on this host, with its levels (run/guard_record.h).
+// A guarded run whose guard is alive on this host, with its levels (guard/guard_record.h).
 struct RunningGuard {
   int64_t run_id = 0;
   std::string kind;  // the run's kind in the journal: "guard", "watch" (--guard) or "sweep"

@@ -194,7 +194,7 @@ class Trainer:
 }
 
 // python -S, -E and -I never run the sitecustomize --hooks installs: the guard says so in one
-// line and runs the job, which indeed writes no record (run/python_flags.h).
+// line and runs the job, which indeed writes no record (guard/python_flags.h).
 TEST(GuardCompanion, HooksSayWhenThePythonFlagsSkipThem) {
   TempDir dir;
   for (const std::string flag : {"-I", "-S", "-E", "-IS"}) {

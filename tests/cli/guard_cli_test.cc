@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "../tools/balloon_progress.h"
-#include "run/pidfd.h"
+#include "guard/pidfd.h"
 #include "run_cli.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"

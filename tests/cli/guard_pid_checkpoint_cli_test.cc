@@ -51,7 +51,7 @@ class OwnJob {
     if (pid_ == 0) {
       ::setpgid(0, 0);
       // As a user's shell starts it: no signal blocked (another test of this process may
-      // have blocked some, run/child.h SignalScope) and SIGUSR1's default action.
+      // have blocked some, guard/child.h SignalScope) and SIGUSR1's default action.
       sigset_t none;
       sigemptyset(&none);
       ::sigprocmask(SIG_SETMASK, &none, nullptr);

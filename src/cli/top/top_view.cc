@@ -27,7 +27,7 @@
 #include "cli/i18n.h"
 #include "cli/top/top_view_parts.h"
 #include "gpu/clock_events.h"
-#include "run/guard.h"
+#include "guard/guard.h"
 #include "top/sparkline.h"
 #include "top/text_width.h"
 
