@@ -4,7 +4,7 @@
 //
 //   fake_trainer --batch N [--seq S] [--a MIB] [--b MIB] [--c MIB] [--seq-ref S]
 //                [--hold MS] [--fail oom|error|hang] [--fail-at BATCH] [--oom-above MIB]
-//                [--children N] [--record FILE] [--timeout S]
+//                [--children N] [--record FILE] [--timeout S] [--step-records]
 //
 // --fail oom prints a PyTorch CUDA OOM message and exits 1; error prints a ValueError and
 // exits 1; hang allocates and then sleeps until killed (with --children N, N children
@@ -14,12 +14,18 @@
 // "batch=N seq=S pid=P" to FILE at start (the tests' record of launches), and each hanging
 // child "child pid=P". Every process
 // exits by itself after --timeout seconds (default 60) so none outlives a broken harness.
+// --step-records: once its memory is touched, and again before it exits, it appends a step
+// record with its peak RSS to the file HEADROOM_STEP_RECORDS names, as the Python companion
+// does for a job on the CPU (docs/companion.md), so a sweep takes the trial's peak from the
+// job itself rather than from MemAvailable.
 //
 // Memory is a private anonymous mapping populated at mmap time, capped at 8 GiB: the
 // tests scale sizes to fit this machine.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -39,6 +45,7 @@ struct Options {
   long fail_at = 0;
   double a = 64, b = 32, c = 0, oom_above = 0;
   std::string fail, record;
+  bool step_records = false;
 };
 
 bool Number(const char* text, double& out) {
@@ -52,6 +59,31 @@ int Usage(const char* why) {
   return 2;
 }
 
+double Clock(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// One "headroom.step/1" step record (samples/companion_records.h) with the peak RSS so far.
+void AppendStepRecord(long step) {
+  const char* path = std::getenv("HEADROOM_STEP_RECORDS");
+  if (path == nullptr || *path == '\0') return;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  char line[512];
+  const int n =
+      std::snprintf(line, sizeof line,
+                    "{\"schema\":\"headroom.step/1\",\"kind\":\"step\",\"pid\":%ld,\"wall\":%.6f,"
+                    "\"mono\":%.6f,\"step\":%ld,\"host_peak_rss_bytes\":%lld}\n",
+                    static_cast<long>(getpid()), Clock(CLOCK_REALTIME), Clock(CLOCK_MONOTONIC),
+                    step, static_cast<long long>(usage.ru_maxrss) * 1024);
+  const int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0 || n <= 0) return;
+  [[maybe_unused]] ssize_t w = write(fd, line, static_cast<size_t>(n));
+  close(fd);
+}
+
 void SleepForever(long timeout_s) {
   std::this_thread::sleep_for(std::chrono::seconds(timeout_s));
   _exit(3);
@@ -63,6 +95,10 @@ int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--step-records") {
+      o.step_records = true;
+      continue;
+    }
     if (i + 1 >= argc) return Usage(("missing value for " + flag).c_str());
     const char* v = argv[++i];
     double d = 0;
@@ -166,7 +202,9 @@ int main(int argc, char** argv) {
     }
     SleepForever(o.timeout_s);
   }
+  if (o.step_records) AppendStepRecord(0);
   std::this_thread::sleep_for(std::chrono::milliseconds(o.hold_ms));
+  if (o.step_records) AppendStepRecord(1);
   std::printf("fake_trainer: done\n");
   return 0;
 }
