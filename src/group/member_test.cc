@@ -139,15 +139,10 @@ TEST(Member, WithTheWrongSecretIsDroppedWithoutEffect) {
 // accepts and says nothing, or answers with a welcome that does not echo the join's challenge
 // (a replayed one), does not make it joined.
 TEST(Member, IsJoinedOnlyByTheCoordinatorsWelcome) {
-  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof a;
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(listen(listener, 4), 0);
-  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&a), &size), 0);
-  auto m = Member::Connect(Rank1(ntohs(a.sin_port)), 0, kMemberNow);
+  const testing::QuietListener quiet(4);
+  ASSERT_NE(quiet.port(), 0);
+  const int listener = quiet.fd();
+  auto m = Member::Connect(Rank1(quiet.port()), 0, kMemberNow);
   ASSERT_TRUE(m);  // the kernel accepted the connection
   const auto silent = (*m)->AwaitWelcome(200, 0, kMemberNow);
   ASSERT_FALSE(silent);
@@ -172,7 +167,6 @@ TEST(Member, IsJoinedOnlyByTheCoordinatorsWelcome) {
   EXPECT_EQ(replayed.error().errno_value, ECONNRESET);
   EXPECT_FALSE((*m)->joined());
   close(peer);
-  close(listener);
 }
 
 TEST(Member, RefusesNoCoordinatorAndAShortSecret) {

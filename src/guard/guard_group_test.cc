@@ -499,21 +499,15 @@ TEST(GuardGroup, AFrameFromAnEarlierRunIsRefused) {
 // Issue 29: a member took a TCP accept for "joined" and started its job. Against a listener
 // that accepts (the kernel does) and never answers, it now gives up at the formation wait.
 TEST(GuardGroup, AMemberIsNotJoinedByATcpAcceptAlone) {
-  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof a;
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(listen(listener, 16), 0);
-  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&a), &size), 0);
-  GuardGroupSettings s = PairNode(1, ntohs(a.sin_port));
+  auto quiet = std::make_unique<testing::QuietListener>(16);
+  ASSERT_NE(quiet->port(), 0);
+  GuardGroupSettings s = PairNode(1, quiet->port());
   s.form_wait = std::chrono::milliseconds(600);
   const auto start = std::chrono::steady_clock::now();
   const auto started = GuardGroup::Start(s);
   const double waited_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  close(listener);
+  quiet.reset();
   ASSERT_FALSE(started) << "joined without a welcome";
   EXPECT_EQ(started.error().errno_value, ETIMEDOUT);
   EXPECT_NE(EnglishText(started.error().what).find("no welcome"), std::string::npos);

@@ -57,4 +57,36 @@ class SilentListener {
   std::vector<int> clients_;
 };
 
+// A TCP listener on loopback whose connections the kernel accepts and nobody answers (a
+// coordinator that says nothing, or a test's own peer that accepts later): fd() to accept
+// with, port() to connect to; closed with the object.
+class QuietListener {
+ public:
+  explicit QuietListener(int backlog) {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof a;
+    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        listen(fd_, backlog) != 0 ||
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &size) != 0) {
+      return;
+    }
+    port_ = ntohs(a.sin_port);
+  }
+  ~QuietListener() {
+    if (fd_ >= 0) close(fd_);
+  }
+  QuietListener(const QuietListener&) = delete;
+  QuietListener& operator=(const QuietListener&) = delete;
+
+  int fd() const { return fd_; }
+  uint16_t port() const { return port_; }  // 0: it could not listen
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
 }  // namespace headroom::testing
