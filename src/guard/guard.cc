@@ -198,8 +198,9 @@ void ProtectGuard(const SysRoot& root, GuardSummary& sum) {
   if (::setpriority(PRIO_PROCESS, 0, -10) != 0) {
     AddNote(sum, Msg("nice -10: {} (the watch loop runs at normal priority)", ErrnoArg{errno}));
   }
+  // Under --root nothing is written: the fixture's file is not this process's.
   const std::string adj = root.Path("proc/self/oom_score_adj").string();
-  FileFd fd(::open(adj.c_str(), O_WRONLY | O_CLOEXEC));
+  FileFd fd(IsLiveRoot(root) ? ::open(adj.c_str(), O_WRONLY | O_CLOEXEC) : -1);
   if (fd.get() < 0 || ::write(fd.get(), "-500", 4) != 4) {
     AddNote(sum, Msg("oom_score_adj -500 for the guard: not permitted"));
   }
@@ -284,6 +285,12 @@ struct PsiTriggers {
 PsiTriggers OpenPsi(const SysRoot& root, const GuardOptions& opt, GuardSummary& sum) {
   bool unprivileged = false;
   PsiTriggers psi;
+  // --root is read-only (docs/cli.md): a trigger is registered by writing the file, which
+  // below a fixture tree would change the fixture, never arm a trigger.
+  if (!IsLiveRoot(root)) {
+    AddNote(sum, Msg("no PSI trigger: --root {} is read-only", root.root().string()));
+    return psi;
+  }
   psi.some = OpenPsiTrigger(root, "some", 150, &unprivileged);
   if (opt.psi_kill) psi.full = OpenPsiTrigger(root, "full", 500, &unprivileged);
   if (psi.some.get() < 0) {

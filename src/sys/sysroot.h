@@ -33,6 +33,10 @@ class SysRoot {
 // regular files. -1 on failure, errno set; the caller closes the descriptor.
 int OpenKernelFile(const std::filesystem::path& path);
 
+// Whether `root` is the machine's own (/), not a --root tree: only then may a command write
+// a kernel file below it (a PSI trigger, its own oom_score_adj); --root is read-only.
+inline bool IsLiveRoot(const SysRoot& root) { return root.root() == std::filesystem::path("/"); }
+
 // The same read for a path outside any root (a Python environment, a config file): the
 // whole file up to `max_bytes`, an error beyond it. Never blocks on a FIFO.
 Result<std::string> ReadFileCapped(const std::filesystem::path& path, size_t max_bytes = 1 << 20);

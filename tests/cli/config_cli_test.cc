@@ -37,8 +37,8 @@ class ConfigCli : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // A copy of a fixture tree, for commands that write below their --root (the guard
-  // registers its PSI trigger by writing proc/pressure/memory).
+  // A copy of a fixture tree, so a test can check that a command wrote nothing below its
+  // --root (GuardAndWatchUnderRootWriteNothingBelowIt).
   std::string FixtureCopy(const std::string& name) const {
     const fs::path to = dir_ / ("root-" + name);
     fs::copy(kFixtures + name, to,
@@ -347,6 +347,23 @@ TEST_F(ConfigCli, GuardRecordsInTheConfiguredJournal) {
   const auto j = nlohmann::json::parse(h.out, nullptr, false);
   ASSERT_TRUE(j.is_object()) << h.out;
   EXPECT_EQ(j["runs"].size(), 1u);
+}
+
+// Issue 31: --root is read-only, yet the guard wrote its PSI trigger into the tree's
+// proc/pressure/memory (a fixture in the repository was changed this way).
+TEST_F(ConfigCli, GuardAndWatchUnderRootWriteNothingBelowIt) {
+  const std::string root = FixtureCopy("gb10-idle");
+  const fs::path pressure = fs::path(root) / "proc" / "pressure" / "memory";
+  ASSERT_TRUE(fs::exists(pressure));
+  const std::string before = testing::Slurp(pressure);
+  const auto g = Run({"guard", "--root", root, "--no-cgroup", "--no-journal", "--", "true"});
+  EXPECT_EQ(g.status, 0) << g.err;
+  EXPECT_EQ(testing::Slurp(pressure), before);
+  EXPECT_FALSE(fs::exists(fs::path(root) / "proc" / "self" / "oom_score_adj"));
+  const auto w = Run({"watch", "--root", root, "--no-journal", "--guard", "--out",
+                      (dir_ / "samples.csv").string(), "--", "true"});
+  EXPECT_EQ(w.status, 0) << w.err;
+  EXPECT_EQ(testing::Slurp(pressure), before);
 }
 
 TEST_F(ConfigCli, ExplainAssumesTheConfiguredPlatform) {
