@@ -196,23 +196,11 @@ Heard Drain(int fd, Heard so_far = {}) {
 // sent: what a stranger on the path between a member and rank 0 sees.
 class RecordingProxy {
  public:
-  explicit RecordingProxy(uint16_t target) {
-    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof a;
-    bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    listen(listen_fd_, 1);
-    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &size);
-    port_ = ntohs(a.sin_port);
+  explicit RecordingProxy(uint16_t target) : listener_(1) {
     thread_ = std::thread([this, target] { Relay(target); });
   }
-  ~RecordingProxy() {
-    stop();
-    close(listen_fd_);
-  }
-  uint16_t port() const { return port_; }
+  ~RecordingProxy() { stop(); }
+  uint16_t port() const { return listener_.port(); }
   // The client's bytes so far (only once the relay has stopped: stop() first).
   const std::string& sent() const { return sent_; }
   void stop() {
@@ -222,11 +210,11 @@ class RecordingProxy {
 
  private:
   void Relay(uint16_t target) {
-    pollfd p{listen_fd_, POLLIN, 0};
+    pollfd p{listener_.fd(), POLLIN, 0};
     while (!stop_ && poll(&p, 1, 20) == 0) {
     }
     if (stop_) return;
-    const int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    const int client = accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC);
     const int server = Stranger(target);
     std::array<pollfd, 2> fds{{{client, POLLIN, 0}, {server, POLLIN, 0}}};
     char buffer[4096];
@@ -249,8 +237,7 @@ class RecordingProxy {
     if (server >= 0) close(server);
   }
 
-  int listen_fd_ = -1;
-  uint16_t port_ = 0;
+  testing::QuietListener listener_;
   std::atomic<bool> stop_{false};
   std::string sent_;
   std::thread thread_;
