@@ -44,6 +44,17 @@ class CompanionTest(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.records = os.path.join(self.tmp.name, "steps.jsonl")
 
+    def fake_transformers(self, trainer_source):
+        """A stand-in transformers package in a folder of its own (put it on PYTHONPATH):
+        a TrainerCallback base and a trainer.py of `trainer_source` (dedented)."""
+        fake = os.path.join(self.tmp.name, "fake")
+        os.makedirs(os.path.join(fake, "transformers"))
+        with open(os.path.join(fake, "transformers", "__init__.py"), "w") as f:
+            f.write("class TrainerCallback:\n    pass\n")
+        with open(os.path.join(fake, "transformers", "trainer.py"), "w") as f:
+            f.write(textwrap.dedent(trainer_source))
+        return fake
+
     def tearDown(self):
         self.tmp.cleanup()
 
@@ -448,12 +459,7 @@ class CompanionTest(unittest.TestCase):
     def test_trainer_save_that_raises_never_ends_the_run(self):
         # A stand-in transformers package whose Trainer saves as trainer.py does: on_step_end,
         # then, when control.should_save, _save_checkpoint and on_save.
-        fake = os.path.join(self.tmp.name, "fake")
-        os.makedirs(os.path.join(fake, "transformers"))
-        with open(os.path.join(fake, "transformers", "__init__.py"), "w") as f:
-            f.write("class TrainerCallback:\n    pass\n")
-        with open(os.path.join(fake, "transformers", "trainer.py"), "w") as f:
-            f.write(textwrap.dedent("""
+        fake = self.fake_transformers("""
                 class _Handler:
                     def __init__(self, callbacks):
                         self.callbacks = list(callbacks)
@@ -490,7 +496,7 @@ class CompanionTest(unittest.TestCase):
                                 control = h.call("on_save", args, state, control)
                                 control.should_save = False
                         return state.global_step
-            """))
+            """)
         env = {"HEADROOM_STEP_RECORDS": self.records,
                "PYTHONPATH": PACKAGE_DIR + os.pathsep + fake}
         r = run_job("""
@@ -531,12 +537,7 @@ class CompanionTest(unittest.TestCase):
     def test_hooks_add_the_callback_to_a_trainer(self):
         # A stand-in transformers package with a Trainer keeping TrainerCallbacks as
         # transformers' CallbackHandler does (callback_handler.callbacks, add_callback).
-        fake = os.path.join(self.tmp.name, "fake")
-        os.makedirs(os.path.join(fake, "transformers"))
-        with open(os.path.join(fake, "transformers", "__init__.py"), "w") as f:
-            f.write("class TrainerCallback:\n    pass\n")
-        with open(os.path.join(fake, "transformers", "trainer.py"), "w") as f:
-            f.write(textwrap.dedent("""
+        fake = self.fake_transformers("""
                 class _Handler:
                     def __init__(self):
                         self.callbacks = []
@@ -547,7 +548,7 @@ class CompanionTest(unittest.TestCase):
                             self.add_callback(c)
                     def add_callback(self, c):
                         self.callback_handler.callbacks.append(c)
-            """))
+            """)
         r = run_job("""
             import headroom._hooks
             headroom._hooks.install()
