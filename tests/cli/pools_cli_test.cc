@@ -1,6 +1,6 @@
-// The right pool on every platform (docs/plan.md "Pools"): plan through the real binary with
-// the fake NVML (tests/fakes/fake_nvml.cc) as a discrete GPU, and plan --target for machines
-// that are not this one.
+// The right pool on every platform (docs/plan.md "Pools", docs/doctor.md G3): plan and doctor
+// through the real binary with the fake NVML (tests/fakes/fake_nvml.cc) as a discrete GPU,
+// and plan --target for machines that are not this one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "doctor/distributed.h"
 #include "run_cli.h"
 #include "testing_files.h"
 
@@ -244,6 +245,68 @@ TEST(PoolsCli, BadTargetIsOneUsageLine) {
                        "conflicting flags: --target gb10 is a unified machine; --platform says "
                        "discrete"))
       << conflict.err;
+}
+
+// doctor G3 on a discrete GPU judges the device's free memory from NVML and names it.
+struct PoolsDoctorFakes {
+  testing::TempDir dir{"pools-doctor"};
+  std::vector<std::string> env;
+  explicit PoolsDoctorFakes(const std::string& nvml_script) {
+    testing::WriteFile(dir / "nvml", nvml_script);
+    testing::WriteFile(dir / "cuda", "scenario discrete\n");
+    env = {"HEADROOM_FAKE_NVML_SCRIPT=" + (dir / "nvml").string(),
+           "HEADROOM_FAKE_CUDA_SCRIPT=" + (dir / "cuda").string(),
+           "WORLD_SIZE=",
+           "NNODES=",
+           "TORCH_CUDA_ARCH_LIST=",
+           "container=",
+           "SLURM_CONF="};
+    for (std::string_view name : kDistributedEnvNames) env.push_back(std::string(name) + "=");
+  }
+};
+
+testing::CliResult PoolsDoctor(const PoolsDoctorFakes& fakes, bool json) {
+  const std::string dir = testing::FixturePath("doctor");
+  std::vector<std::string> a = {"doctor",
+                                "--root",
+                                dir + "/discrete",
+                                "--nvml-lib",
+                                HEADROOM_FAKE_NVML_PATH,
+                                "--cuda-lib",
+                                HEADROOM_FAKE_CUDA_PATH,
+                                "--python",
+                                dir + "/env",
+                                "--no-bandwidth"};
+  if (json) a.push_back("--json");
+  return RunCli(a, 60000, fakes.env);
+}
+
+TEST(PoolsCli, DoctorG3JudgesTheDiscreteDevice) {
+  PoolsDoctorFakes h200("scenario discrete\n");
+  const auto text = PoolsDoctor(h200, false);
+  EXPECT_TRUE(Contains(text.out,
+                       "G3   pass device memory headroom: NVIDIA H200: 59.90 GiB free of "
+                       "140.40 GiB"))
+      << text.out;
+  EXPECT_FALSE(Contains(text.out, "UMA headroom")) << text.out;
+  const auto h200_json = nlohmann::json::parse(PoolsDoctor(h200, true).out, nullptr, false);
+  ASSERT_TRUE(h200_json.is_object());
+  EXPECT_EQ(h200_json["checks"]["G3"], "pass");
+  std::string g3_details;
+  for (const auto& c : h200_json["check_details"]) {
+    if (c["id"] == "G3") g3_details = c.dump();
+  }
+  EXPECT_TRUE(Contains(g3_details, "device memory headroom")) << g3_details;
+  EXPECT_TRUE(Contains(g3_details, "host: MemAvailable")) << g3_details;
+
+  // A device that other processes fill: 23.6 of 24 GiB in use.
+  PoolsDoctorFakes full(
+      "scenario discrete\nname NVIDIA GeForce RTX 4090\nmemory_total_mib 24564\n"
+      "memory_used_mib 23600\n");
+  const auto j = nlohmann::json::parse(PoolsDoctor(full, true).out, nullptr, false);
+  ASSERT_TRUE(j.is_object());
+  const std::string g3 = j["checks"]["G3"].get<std::string>();
+  EXPECT_TRUE(g3.starts_with("warn: NVIDIA GeForce RTX 4090: 0.44 GiB free of 23.99 GiB")) << g3;
 }
 
 }  // namespace
