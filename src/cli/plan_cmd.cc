@@ -16,9 +16,11 @@
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/plan_args.h"
+#include "cli/plan_pools.h"
 #include "cli/plan_view.h"
 #include "plan/measured_anchors.h"
 #include "plan/plan.h"
+#include "plan/pools.h"
 #include "plan/run_config.h"
 
 namespace headroom {
@@ -33,6 +35,7 @@ struct PlanCommandFlags final : CommandFlags {
          "exit status: 0 fits or tight, 1 does not fit, 2 usage or input error"),
       "headroom plan"};
   PlanFlags fl;
+  PlanPoolFlags pool_flags;
   CLI::App& App() override { return app; }
 };
 
@@ -40,8 +43,9 @@ struct PlanCommandFlags final : CommandFlags {
 
 std::unique_ptr<CommandFlags> DefinePlanFlags() {
   auto defined = std::make_unique<PlanCommandFlags>();
-  auto& [app, fl] = *defined;
+  auto& [app, fl, pool_flags] = *defined;
   AddPlanInputFlags(app, fl);  // --from among them
+  AddPlanPoolFlags(app, pool_flags);
   AddJsonFlag(app, fl.json);
   app.add_flag("--list-models", fl.list_models, Tr("list the catalog and exit"));
   AddJournalFlag(app, fl.journal);
@@ -49,7 +53,7 @@ std::unique_ptr<CommandFlags> DefinePlanFlags() {
 }
 
 int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
-  auto& [app, fl] = FlagsOf<PlanCommandFlags>(given_flags);
+  auto& [app, fl, pool_flags] = FlagsOf<PlanCommandFlags>(given_flags);
   if (fl.list_models) {
     if (fl.json) {
       std::fprintf(env.out, "%s\n", CatalogToJson().dump(2).c_str());
@@ -69,18 +73,23 @@ int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
     }
     PlanInputs in = ResolvePlanInputs(fl, env);
     in.sources = std::move(sources);  // the command line's, which the request cannot tell
-    const PlanResult plan = MakePlan(in);
+    const PlanPools pools = ResolvePlanPools(pool_flags, fl, env, &in);
+    PlanResult plan = MakePlan(in);
+    const auto judged = JudgePools(&plan, pools.device, pools.host_known);
     const auto journal = JournalPath(env, fl.journal);
     const auto local = journal ? LocalAnchors(*journal, in.spec, fl.model, in.workload)
                                : std::vector<ShownAnchor>{};
     if (fl.json) {
       auto j = PlanToJson(plan);
       j["measured_anchors"] = LocalAnchorsJson(local);
+      j["pools"] = PoolsToJson(judged);
+      if (pools.device) j["device"] = DevicePoolToJson(*pools.device);
+      if (pools.target) j["target"] = pools.target->name;
       if (from) j["from"] = RunConfigToJson(*from, fl.from);
       std::fprintf(env.out, "%s\n", j.dump(2).c_str());
     } else {
       if (from) PrintRunConfig(env, *from, fl.from);
-      PrintPlan(env, plan);
+      PrintPlan(env, plan, {judged, pools.device, pools.target});
       PrintLocalAnchors(env, local);
     }
     return plan.verdict == Verdict::kDoesNotFit ? kExitNegative : kExitOk;

@@ -108,8 +108,17 @@ void PrintTerms(const CliEnv& env, const Footprint& f) {
   std::fputs(t.Render().c_str(), env.out);
 }
 
-void PrintBudget(const CliEnv& env, const Budget& b) {
+void PrintBudget(const CliEnv& env, const Budget& b, const PlanPoolView& view) {
   using A = TextTable::Align;
+  if (view.target && view.target->unified && b.mem_total_bytes && b.mem_available_bytes) {
+    // TRANSLATORS: plan --target gb10: a DGX Spark's figures, {0} MemTotal and {1} the
+    // MemAvailable of an idle Spark, from headroom's platform profile.
+    std::fprintf(env.out, "\n%s\n",
+                 TrFormat("target gb10: MemTotal {0}, idle MemAvailable {1} (platform profile, not "
+                          "measured here)",
+                          FormatBoth(*b.mem_total_bytes), FormatBoth(*b.mem_available_bytes))
+                     .c_str());
+  }
   // TRANSLATORS: {} is where the budget came from: a path such as /proc/meminfo, or --budget.
   std::fprintf(env.out, "\n%s\n", TrFormat("budget ({}):", b.source).c_str());
   TextTable bt({A::kLeft, A::kRight, A::kRight, A::kLeft});
@@ -128,7 +137,49 @@ void PrintBudget(const CliEnv& env, const Budget& b) {
   std::fputs(bt.Render().c_str(), env.out);
 }
 
-void PrintVerdict(const CliEnv& env, const PlanResult& p) {
+// One pool's line under a discrete plan's verdict.
+void PrintPoolLine(const CliEnv& env, const PoolJudgement& pool) {
+  // TRANSLATORS: the two pools of a discrete GPU: its own memory and the host's.
+  const std::string name = pool.pool == "device" ? Tr("device") : Tr("host");
+  if (!pool.verdict) {
+    // TRANSLATORS: a pool whose size is not known: {0} the pool (device, host), {1} what the
+    // plan needs in it.
+    std::fprintf(env.out, "  %s\n",
+                 (pool.pool == "device"
+                      ? TrFormat("{0}: not judged: needs {1}; no device memory is known (no NVML "
+                                 "device reports its own): give --target discrete:SIZE or a card "
+                                 "name",
+                                 name, FormatBoth(pool.need_bytes))
+                      : TrFormat("{0}: not judged: needs {1}; the target's host memory is not "
+                                 "known here (give --budget SIZE for it)",
+                                 name, FormatBoth(pool.need_bytes)))
+                     .c_str());
+    return;
+  }
+  const double share = pool.budget_bytes ? 100.0 * static_cast<double>(pool.need_bytes) /
+                                               static_cast<double>(pool.budget_bytes)
+                                         : 0;
+  // TRANSLATORS: one pool's verdict: {0} the pool (device, host), {1} the verdict (fits,
+  // tight, does not fit), {2} what the plan needs there, {3} its share of {4}, the budget, and
+  // {5} where the budget came from (English).
+  std::fprintf(env.out, "  %s\n",
+               TrFormat("{0}: {1}: {2} is {3} of {4} ({5})", name,
+                        TranslatedText(VerdictWord(*pool.verdict)), FormatBoth(pool.need_bytes),
+                        pool.budget_bytes ? fmt::format("{:.0f} %", share) : std::string(Tr("all")),
+                        FormatGB(pool.budget_bytes), pool.source)
+                   .c_str());
+}
+
+void PrintVerdict(const CliEnv& env, const PlanResult& p, const PlanPoolView& view) {
+  if (!p.options.unified_memory && !view.pools.empty()) {
+    // TRANSLATORS: a discrete GPU's verdict, the worse of its pools' (the lines below it).
+    std::fprintf(env.out, "\n%s\n",
+                 TrFormat("verdict: {0} (the worse of the device's and the host's)",
+                          TranslatedText(VerdictWord(p.verdict)))
+                     .c_str());
+    for (const PoolJudgement& pool : view.pools) PrintPoolLine(env, pool);
+    return;
+  }
   const Footprint& f = p.footprint;
   const Budget& b = p.budget;
   const uint64_t peak = f.peak_bytes();
@@ -242,11 +293,11 @@ void PrintRunConfig(const CliEnv& env, const RunConfig& config, const std::strin
   std::fprintf(env.out, "\n");
 }
 
-void PrintPlan(const CliEnv& env, const PlanResult& p) {
+void PrintPlan(const CliEnv& env, const PlanResult& p, const PlanPoolView& view) {
   PrintHeader(env, p);
   PrintTerms(env, p.footprint);
-  PrintBudget(env, p.budget);
-  PrintVerdict(env, p);
+  PrintBudget(env, p.budget, view);
+  PrintVerdict(env, p, view);
   PrintAnchor(env, p);
   PrintAdviceAndNotes(env, p);
 }

@@ -9,6 +9,7 @@
 
 #include "base/bytes.h"
 #include "base/message.h"
+#include "doctor/device_headroom.h"
 #include "gpu/clock_events.h"
 #include "pool/pool_advice.h"
 
@@ -262,6 +263,7 @@ CheckResult CheckFlashAttn(const DoctorFacts& f) {
 
 // G3: the pool as /proc/meminfo sees it, and what nvidia-smi would claim.
 CheckResult CheckUmaHeadroom(const DoctorFacts& f) {
+  if (JudgesDeviceMemory(f)) return CheckDeviceHeadroom(f);  // a discrete GPU's own pool
   CheckResult r = Make("G3", N_("UMA headroom"));
   if (!f.meminfo) return Set(r, V::kSkip, Msg("/proc/meminfo unreadable: {}", f.meminfo_error));
   const MemInfo& m = *f.meminfo;
@@ -289,10 +291,6 @@ CheckResult CheckUmaHeadroom(const DoctorFacts& f) {
             "cudaMemGetInfo counts page cache as used, so its 'free' is nearer MemFree ({}) "
             "than MemAvailable ({})",
             free_text, FormatGiB(available->bytes)));
-  } else if (g && g->memory_total_bytes && g->memory_used_bytes) {
-    r.details.push_back(
-        Msg("GPU memory (NVML): {} used of {}; a discrete GPU's budget is its own memory",
-            FormatGiB(*g->memory_used_bytes), FormatGiB(*g->memory_total_bytes)));
   }
   const Message figures =
       Msg("MemAvailable {} of {}", FormatGiB(available->bytes), FormatGiB(*total));

@@ -21,6 +21,9 @@
 //   temp_step_c S     temperature rise per sample (default 3 on gb10, 1 on discrete)
 //   cuda_version V    nvmlSystemGetCudaDriverVersion's answer, e.g. 12040 (default 13000 on
 //                     gb10, 12080 on discrete)
+//   name TEXT         discrete: the device name, the rest of the line (default NVIDIA H200)
+//   memory_total_mib M  discrete: the device's memory (default an H200's 143771 MiB)
+//   memory_used_mib U   discrete: the memory in use (default 81920, 80 GiB)
 // A sample is one nvmlDeviceGetHandleByIndex_v2 call: Nvml::ReadDevice asks for the handle
 // once per reading, so sample k is the (k+1)-th reading, whatever order the fields are read.
 //
@@ -48,6 +51,9 @@ struct FakeState {
   long temp_step_c = -1;   // scenario default
   long samples = 0;        // nvmlDeviceGetHandleByIndex_v2 calls since init
   long cuda_version = -1;  // scenario default
+  char name[96] = "NVIDIA H200";
+  unsigned long long total_bytes = 150'754'820'096ULL;  // an H200's 143771 MiB
+  unsigned long long used_bytes = 85'899'345'920ULL;    // 80 GiB in use
 };
 
 FakeState g_state;
@@ -81,6 +87,16 @@ void LoadScript() {
       g_state.temp_step_c = std::strtol(value, nullptr, 10);
     } else if (std::strcmp(key, "cuda_version") == 0) {
       g_state.cuda_version = std::strtol(value, nullptr, 10);
+    } else if (std::strcmp(key, "memory_total_mib") == 0) {
+      g_state.total_bytes = std::strtoull(value, nullptr, 10) << 20;
+    } else if (std::strcmp(key, "memory_used_mib") == 0) {
+      g_state.used_bytes = std::strtoull(value, nullptr, 10) << 20;
+    } else if (std::strcmp(key, "name") == 0) {
+      // The rest of the line after the key and its blanks, without the newline.
+      const char* rest = std::strstr(line, "name") + 4;
+      rest += std::strspn(rest, " \t");
+      std::snprintf(g_state.name, sizeof g_state.name, "%.*s",
+                    static_cast<int>(std::strcspn(rest, "\r\n")), rest);
     }
   }
   std::fclose(f);
@@ -104,10 +120,15 @@ abi::Return CopyString(const char* text, char* buffer, unsigned length) {
   return abi::kSuccess;
 }
 
-// Device memory of the discrete scenario (an H200's 143771 MiB), with 80 GiB in use.
-constexpr unsigned long long kTotalBytes = 150'754'820'096ULL;
+// Device memory of the discrete scenario: the script's figures (default an H200's 143771 MiB
+// with 80 GiB in use), with 512 MiB reserved by the driver.
 constexpr unsigned long long kReservedBytes = 536'870'912ULL;
-constexpr unsigned long long kUsedBytes = 85'899'345'920ULL;
+unsigned long long TotalBytes() { return g_state.total_bytes; }
+unsigned long long UsedBytes() { return g_state.used_bytes; }
+unsigned long long FreeBytes() {
+  const unsigned long long held = g_state.used_bytes + kReservedBytes;
+  return g_state.total_bytes > held ? g_state.total_bytes - held : 0;
+}
 
 // The compute processes: gb10 one (63931 MiB, the size seen in nvtop #426), discrete two,
 // the second without a memory figure (NVML_VALUE_NOT_AVAILABLE).
@@ -207,7 +228,7 @@ abi::Return nvmlSystemGetCudaDriverVersion(int* version) {
 
 abi::Return nvmlDeviceGetName(abi::Device device, char* buffer, unsigned length) {
   if (const abi::Return r = Check(device); r != abi::kSuccess) return r;
-  return CopyString(Gb10() ? "NVIDIA GB10" : "NVIDIA H200", buffer, length);
+  return CopyString(Gb10() ? "NVIDIA GB10" : g_state.name, buffer, length);
 }
 
 abi::Return nvmlDeviceGetUUID(abi::Device device, char* buffer, unsigned length) {
@@ -289,8 +310,7 @@ abi::Return nvmlDeviceGetUtilizationRates(abi::Device device, abi::Utilization* 
 abi::Return nvmlDeviceGetMemoryInfo(abi::Device device, abi::Memory* memory) {
   if (const abi::Return r = Check(device); r != abi::kSuccess) return r;
   if (Gb10()) return abi::kErrorNotSupported;  // iGPU: no framebuffer (header note)
-  *memory = abi::Memory{kTotalBytes, kTotalBytes - kUsedBytes - kReservedBytes,
-                        kUsedBytes + kReservedBytes};
+  *memory = abi::Memory{TotalBytes(), FreeBytes(), UsedBytes() + kReservedBytes};
   return abi::kSuccess;
 }
 
@@ -336,10 +356,10 @@ abi::Return nvmlDeviceGetMemoryInfo_v2(abi::Device device, abi::MemoryV2* memory
   // What the real driver does with a wrong version word (e.g. nvtop's 2).
   if (memory->version != abi::kMemoryV2Version) return abi::kErrorArgumentVersionMismatch;
   if (Gb10()) return abi::kErrorNotSupported;
-  memory->total = kTotalBytes;
+  memory->total = TotalBytes();
   memory->reserved = kReservedBytes;
-  memory->used = kUsedBytes;
-  memory->free = kTotalBytes - kUsedBytes - kReservedBytes;
+  memory->used = UsedBytes();
+  memory->free = FreeBytes();
   return abi::kSuccess;
 }
 
