@@ -117,14 +117,14 @@ const std::vector<Anchor>& KnownAnchors() {
 AnchorMatch ClosestAnchor(const ModelSpec& spec, const Workload& workload, uint64_t plan_peak,
                           const FootprintOptions& options) {
   AnchorMatch best;
-  double best_score = 1e300;
+  // Like with like: the same method and a size within kAnchorParamFactor either way, else
+  // no anchor (an 8B LoRA anchored to a 27B estimate helps nobody).
+  double best_score = std::log(kAnchorParamFactor) + 1e-9;  // the factor itself is close
   const double params = static_cast<double>(TotalParams(spec));
   for (const Anchor& a : KnownAnchors()) {
     const ModelSpec* m = FindModel(a.model);
-    if (!m) continue;
-    // Distance: a method mismatch weighs like a tenfold size difference.
-    double score = std::fabs(std::log(params / static_cast<double>(TotalParams(*m))));
-    if (a.method != workload.method) score += std::log(10.0);
+    if (!m || a.method != workload.method) continue;
+    const double score = std::fabs(std::log(params / static_cast<double>(TotalParams(*m))));
     if (score < best_score) {
       best_score = score;
       best.anchor = &a;
