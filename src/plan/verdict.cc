@@ -16,6 +16,7 @@
 
 #include "base/bytes.h"
 #include "model/catalog.h"
+#include "plan/advice_terms.h"
 #include "plan/framework_profile.h"
 
 namespace headroom {
@@ -174,10 +175,7 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
       out.push_back(Make("seq", Msg("shorten the packing: --seq {} is the largest that fits", seq),
                          seq, "", "", Peak(spec, shrunk, options)));
     } else {
-      out.push_back(Make("seq",
-                         Msg("no shorter --seq fits: what is over does not depend on it (weights, "
-                             "optimizer states and step, or the load peak)"),
-                         std::nullopt, "", "", 0));
+      out.push_back(NoShorterSeqAdvice(spec, workload, options, target));
     }
   }
   // 2. Smaller batch.
