@@ -12,8 +12,62 @@
 namespace headroom {
 namespace {
 
+const Advice* Step(const std::vector<Advice>& advice, std::string_view step) {
+  for (const Advice& a : advice) {
+    if (a.step == step) return &a;
+  }
+  return nullptr;
+}
+
+uint64_t PeakOf(std::string_view model, const Workload& w) {
+  return ComputeFootprint(*FindModel(model), w).peak_bytes();
+}
+
 bool Has(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
+}
+
+// A Llama 3.1 8B LoRA whose budget a Llama 2 7B would fit: the advice is the next Llama 3
+// size down (3.2 3B), not the older generation nor TinyLlama.
+TEST(ModelAdvice, ProposesTheSameFamilyOneSizeDown) {
+  Workload w;
+  w.batch = 4;
+  w.seq = 4096;
+  // Llama 2 7B's 32000-token vocabulary makes its logits smaller than the 3B's: it fits too.
+  const uint64_t llama2 = PeakOf("llama-2-7b", w);
+  const uint64_t three = PeakOf("llama-3.2-3b", w);
+  const uint64_t target = std::max(llama2, three) + 1'000'000'000ULL;
+  ASSERT_LT(target, PeakOf("llama-3.1-8b", w));
+  const auto advice = AdviseWithinBudget(*FindModel("llama-3.1-8b"), w, target * 10 / 9, {});
+  const Advice* model = Step(advice, "model");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->model, "llama-3.2-3b") << EnglishText(model->text);
+  EXPECT_EQ(model->peak_bytes, PeakOf("llama-3.2-3b", w));
+}
+
+// Llama 3.2 1B is the smallest of its family: the advice names the largest term, the logits of
+// a standard loss at 8 x 4096 tokens, and the flag that cuts them.
+TEST(ModelAdvice, WithNoSmallerMemberNamesTheLargestTermAndItsFlag) {
+  Workload w;
+  w.batch = 8;
+  w.seq = 4096;
+  const Footprint f = ComputeFootprint(*FindModel("llama-3.2-1b"), w);
+  const auto advice = AdviseWithinBudget(*FindModel("llama-3.2-1b"), w, 1'000'000'000ULL, {});
+  const Advice* model = Step(advice, "model");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->model, "");
+  EXPECT_EQ(EnglishText(model->text),
+            "no smaller model of its family in the catalog: the largest term is logits and loss "
+            "(standard) (" +
+                FormatGB(f.logits_bytes) + "); --loss fused cuts it");
+  // A family with smaller members, none of which fits: said so, with the same term.
+  const auto eight = AdviseWithinBudget(*FindModel("llama-3.1-8b"), w, 1'000'000'000ULL, {});
+  const Advice* none = Step(eight, "model");
+  ASSERT_NE(none, nullptr);
+  EXPECT_TRUE(Has(EnglishText(none->text),
+                  "no smaller llama-3 model in the catalog fits: the "
+                  "largest term is logits and loss (standard)"))
+      << EnglishText(none->text);
 }
 
 TEST(ModelAdvice, TheFlagFollowsTheTermAndTheWorkload) {

@@ -16,6 +16,7 @@
 
 #include "base/bytes.h"
 #include "model/catalog.h"
+#include "model/model_family.h"
 #include "plan/advice_terms.h"
 #include "plan/framework_profile.h"
 
@@ -202,12 +203,13 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
                        std::nullopt, method, "", peak));
     if (peak <= target) break;
   }
-  // 4. A smaller model of the same family.
+  // 4. The largest smaller model of the same family (model/model_family.h) that fits.
   const ModelSpec* best = nullptr;
-  for (const ModelSpec& m : Catalog()) {
-    if (m.family != spec.family || TotalParams(m) >= TotalParams(spec)) continue;
-    if (!fits(m, workload)) continue;
-    if (!best || TotalParams(m) > TotalParams(*best)) best = &m;
+  for (const ModelSpec* m : SmallerInFamily(spec)) {
+    if (fits(*m, workload)) {
+      best = m;
+      break;
+    }
   }
   if (best) {
     out.push_back(Make("model",
@@ -215,11 +217,7 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
                            best->name, FormatParamCount(TotalParams(*best))),
                        std::nullopt, "", best->name, Peak(*best, workload, options)));
   } else {
-    out.push_back(
-        Make("model",
-             Msg("a smaller model, or a second machine (DDP/FSDP across two Sparks, never "
-                 "tensor parallelism)"),
-             std::nullopt, "", "", 0));
+    out.push_back(CutTheLargestTerm(spec, workload, options));
   }
   // 5. More machines: the same run fully sharded over two Sparks (one device holds it all
   // today), or over the devices it is already given with ddp or zero2. DDP is never the
