@@ -73,12 +73,15 @@ void SetLoraTargets(Reader& r, const std::string& key, const std::vector<std::st
 }
 
 // Attention as transformers' attn_implementation names it: eager materializes the scores;
-// sdpa and the flash kernels do not (the planner's sdpa term covers all three).
+// sdpa and the flash kernels (flash_attention_2, _3) do not, and save the same tensors
+// (plan/workload.h: --attention flash plans them as sdpa's).
 void SetAttention(Reader& r, const std::string& key, const std::string& name) {
   const std::string n = AsciiLower(name);
   if (n == "eager") {
     r.Set("attention", "eager");
-  } else if (n == "sdpa" || Contains(n, "flash")) {
+  } else if (Contains(n, "flash")) {
+    r.Set("attention", "flash");
+  } else if (n == "sdpa") {
     r.Set("attention", "sdpa");
   } else {
     r.NotModelled(key + ": " + name);
@@ -194,6 +197,25 @@ const std::set<std::string_view>& AxolotlSilentKeys() {
   return kKeys;
 }
 
+// axolotl's attention: attn_implementation (transformers' names), or the legacy flags
+// (utils/schemas/enums.py LEGACY_ATTN_FLAG_TO_IMPL, the first set wins): flash_attention is
+// flash_attention_2, sdp_attention sdpa, eager_attention eager.
+void ReadAxolotlAttention(Reader& r) {
+  if (auto impl = r.Text("attn_implementation")) {
+    SetAttention(r, "attn_implementation", *impl);
+    return;
+  }
+  std::string chosen;
+  for (const auto& [flag, value] :
+       {std::pair<const char*, const char*>{"xformers_attention", "sdpa"},
+        {"flash_attention", "flash"},
+        {"sdp_attention", "sdpa"},
+        {"eager_attention", "eager"}}) {
+    if (r.Bool(flag).value_or(false) && chosen.empty()) chosen = value;
+  }
+  if (!chosen.empty()) r.Set("attention", chosen);
+}
+
 }  // namespace
 
 // axolotl: keys from axolotl/utils/schemas/config.py (AxolotlInputConfig) and its parts.
@@ -248,11 +270,9 @@ void ReadAxolotl(Reader& r, const RunConfigContext& context) {
   } else {
     r.Set("grad_ckpt", r.Bool("gradient_checkpointing").value_or(false) ? "on" : "off");
   }
+  // paged_adamw_32bit: 32-bit AdamW states, paged_adamw_8bit 8-bit (SetHfOptimizer).
   if (auto opt = r.Text("optimizer")) SetHfOptimizer(r, "optimizer", *opt);
-  if (r.Bool("eager_attention").value_or(false)) r.Set("attention", "eager");
-  for (const char* key : {"flash_attention", "sdp_attention", "xformers_attention"}) {
-    if (r.Bool(key).value_or(false)) r.Set("attention", "sdpa");
-  }
+  ReadAxolotlAttention(r);
   // rl: dpo, ipo, kto, orpo, simpo, grpo (schemas/enums.py RLType).
   if (auto rl = r.Text("rl")) {
     const std::string kind = AsciiLower(*rl);
@@ -408,6 +428,8 @@ void ReadLlamaFactory(Reader& r, const RunConfigContext& context) {
     const std::string a = AsciiLower(*attn);
     if (a == "disabled" || a == "eager") {
       r.Set("attention", "eager");
+    } else if (a == "fa2") {
+      r.Set("attention", "flash");
     } else {
       r.Set("attention", "sdpa");
     }
