@@ -197,6 +197,59 @@ const std::set<std::string_view>& AxolotlSilentKeys() {
   return kKeys;
 }
 
+// axolotl's gradient checkpointing and activation offloading (docs/plan.md, "Plan from the
+// run's config"). `gradient_checkpointing: offload` is `gradient_checkpointing: true` with
+// `activation_offloading: true` (utils/schemas/validation.py,
+// check_gradient_checkpointing_w_offload; offload_disk: activation_offloading disk). With
+// activation_offloading true or legacy, TRL's OffloadActivations moves what autograd saves
+// to the host (core/trainers/mixins/activation_checkpointing.py): a full fine-tune keeps
+// the recompute and offloads the checkpoints, each layer's input (loaders/model.py,
+// _apply_activation_checkpointing: ac_wrap_hf_model); with an adapter the offload replaces
+// the recompute, so every activation a layer saves is offloaded (axolotl 0.18, #3733) and
+// on one unified pool all of it stays there: planned as --grad-ckpt off, and listed.
+// hidden_states offloads only each layer's checkpointed input under HF checkpointing.
+void ReadAxolotlCheckpointing(Reader& r, bool adapter) {
+  std::string key;  // the key that asks for offloading, as written
+  std::string mode;
+  const YamlNode* ckpt = r.Node("gradient_checkpointing");
+  bool on = false;
+  if (ckpt && ckpt->kind == YamlNode::Kind::kScalar &&
+      (ckpt->scalar == "offload" || ckpt->scalar == "offload_disk" || ckpt->scalar == "unsloth")) {
+    on = true;
+    key = "gradient_checkpointing: " + ckpt->scalar;
+    // "unsloth" (axolotl before activation_offloading): Unsloth's offloaded checkpointer,
+    // each layer's input to the host (monkeypatch/gradient_checkpointing/offload_cpu.py).
+    mode = ckpt->scalar == "offload"   ? "true"
+           : ckpt->scalar == "unsloth" ? "hidden_states"
+                                       : "disk";
+  } else {
+    on = r.Bool("gradient_checkpointing").value_or(false);
+  }
+  const YamlNode* ao = r.Node("activation_offloading");
+  if (ao && ao->kind == YamlNode::Kind::kScalar && mode.empty()) {
+    const std::string v = AsciiLower(ao->scalar);
+    if (v == "true" || v == "legacy" || v == "disk" || v == "hidden_states") {
+      key = "activation_offloading: " + ao->scalar;
+      mode = v;
+    } else if (v != "false" && !v.empty()) {
+      r.NotModelled("activation_offloading: " + ao->scalar);
+    }
+  }
+  if (mode.empty()) {
+    r.Set("grad_ckpt", on ? "on" : "off");
+  } else if (mode == "hidden_states" || ((mode == "true" || mode == "legacy") && !adapter)) {
+    r.Set("grad_ckpt", "offload");
+  } else if (mode == "disk") {
+    r.Set("grad_ckpt", "on");
+    r.NotModelled(key);
+  } else {
+    r.Set("grad_ckpt", "off");
+    r.NotModelled(key +
+                  " (with an adapter every activation is offloaded: planned as "
+                  "--grad-ckpt off)");
+  }
+}
+
 // axolotl's attention: attn_implementation (transformers' names), or the legacy flags
 // (utils/schemas/enums.py LEGACY_ATTN_FLAG_TO_IMPL, the first set wins): flash_attention is
 // flash_attention_2, sdp_attention sdpa, eager_attention eager.
@@ -261,15 +314,9 @@ void ReadAxolotl(Reader& r, const RunConfigContext& context) {
   r.Set("batch", std::to_string(r.Count("micro_batch_size").value_or(1)));
   if (auto seq = r.Count("sequence_len")) r.Set("seq", std::to_string(*seq));
   r.Skip({"sample_packing", "pad_to_sequence_len", "eval_sample_packing"});
-  // gradient_checkpointing: bool or "offload" (schemas/config.py); false when absent.
-  const YamlNode* ckpt = r.Node("gradient_checkpointing");
-  if (ckpt && ckpt->kind == YamlNode::Kind::kScalar &&
-      (ckpt->scalar == "offload" || ckpt->scalar == "offload_disk" || ckpt->scalar == "unsloth")) {
-    r.Set("grad_ckpt", "on");
-    r.NotModelled("gradient_checkpointing: " + ckpt->scalar);
-  } else {
-    r.Set("grad_ckpt", r.Bool("gradient_checkpointing").value_or(false) ? "on" : "off");
-  }
+  // gradient_checkpointing: bool, "offload" or "offload_disk" (schemas/config.py); false
+  // when absent.
+  ReadAxolotlCheckpointing(r, !adapter.empty());
   // paged_adamw_32bit: 32-bit AdamW states, paged_adamw_8bit 8-bit (SetHfOptimizer).
   if (auto opt = r.Text("optimizer")) SetHfOptimizer(r, "optimizer", *opt);
   ReadAxolotlAttention(r);

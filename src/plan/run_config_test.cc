@@ -177,7 +177,7 @@ TEST(RunConfigFixtures, EachFileReadsAsItsGoldenFile) {
     }
     ++compared;
   }
-  EXPECT_EQ(compared, 19);
+  EXPECT_EQ(compared, 20);
 }
 
 TEST(RunConfig, BaseModelFromTheHuggingFaceCache) {
