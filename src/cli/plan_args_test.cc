@@ -124,7 +124,9 @@ TEST_F(PlanWordsFrom, ARelativePathIsRecordedAbsolute) {
       PlanRequestToJson(*ladder.request));
   EXPECT_EQ(LadderFromNote(ladder),
             "from " + qwen +
-                " (axolotl): not modelled: gradient_checkpointing: offload, optimizer: "
+                " (axolotl): not modelled: gradient_checkpointing: offload (with an adapter every "
+                "activation is "
+                "offloaded: planned as --grad-ckpt off), optimizer: "
                 "adamw_torch_4bit, lora_mlp_kernel, lora_qkv_kernel, lora_o_kernel");
 }
 

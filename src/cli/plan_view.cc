@@ -214,7 +214,17 @@ void PrintVerdict(const CliEnv& env, const PlanResult& p, const PlanPoolView& vi
 }
 
 void PrintAnchor(const CliEnv& env, const PlanResult& p) {
-  if (p.anchor.anchor) {
+  if (!p.anchor.anchor) {
+    // TRANSLATORS: no published measurement is of the same method and of a model within {0}
+    // times this one's parameter count (ClosestAnchor).
+    std::fprintf(env.out, "%s\n",
+                 TrFormat("anchor: no reported run close to this one (the same method, a model "
+                          "within {0:g}x the parameters)",
+                          kAnchorParamFactor)
+                     .c_str());
+    return;
+  }
+  {
     const Anchor& a = *p.anchor.anchor;
     // TRANSLATORS: an anchor is a published measurement of a similar setup; {0} quotes it
     // (its translation), {1} is the model, {2} the method, {3} the sequence length.

@@ -12,8 +12,9 @@
 //   norm outputs     c*h each when one of their consumers needs its input (see above).
 //   LoRA dropout     (c + 1)*in per targeted linear (output + bool mask), plus c*r for A's
 //                    output; with dropout 0 the linear's input is saved instead.
-//   SDPA             q, k, v after repeat_kv (each heads*head_dim) and the output: 4*c*q_dim,
-//                    plus the fp32 log-sum-exp (4*heads).
+//   SDPA, flash      q, k, v after repeat_kv (each heads*head_dim) and the output: 4*c*q_dim,
+//                    plus the fp32 log-sum-exp (4*heads): what FlashAttention's backward
+//                    needs, whether through SDPA's flash backend or flash-attn itself.
 //   eager attention  q, k, v as above, plus the softmax: fp32 output (4*heads*seq) and its
 //                    compute-dtype copy used by the matmul with v (c*heads*seq).
 //   o_proj input     c*q_dim when o needs its input.
@@ -77,7 +78,7 @@ double LayerBytes(const ModelSpec& s, const Workload& w, double c, bool dense_la
   bytes += NormBytes(s, w, c);
   if (NeedsInput(w, "q") || NeedsInput(w, "k") || NeedsInput(w, "v")) bytes += c * h;
   for (const char* l : {"q", "k", "v"}) bytes += LoraBytes(w, l, h, c);
-  if (w.attention == Attention::kSdpa) {
+  if (w.attention != Attention::kEager) {  // sdpa and flash save the same tensors
     bytes += 4 * c * q_dim + 4 * heads;
   } else {
     const double scores = (4 + c) * heads * seq;

@@ -275,7 +275,7 @@ constexpr std::array kPlanFields{
               .flag = "--attention",
               .json_key = "attention",
               .text = &PlanFlagText::attention,
-              .help = N_("sdpa|eager (default sdpa)"),
+              .help = N_("sdpa|flash|eager (default sdpa; flash saves what sdpa saves)"),
               .run_config = true,
               .of_request = [](const PlanRequest& r) { return Of(Name(r.workload.attention)); }},
     PlanField{.name = "loss",

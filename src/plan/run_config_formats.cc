@@ -73,12 +73,15 @@ void SetLoraTargets(Reader& r, const std::string& key, const std::vector<std::st
 }
 
 // Attention as transformers' attn_implementation names it: eager materializes the scores;
-// sdpa and the flash kernels do not (the planner's sdpa term covers all three).
+// sdpa and the flash kernels (flash_attention_2, _3) do not, and save the same tensors
+// (plan/workload.h: --attention flash plans them as sdpa's).
 void SetAttention(Reader& r, const std::string& key, const std::string& name) {
   const std::string n = AsciiLower(name);
   if (n == "eager") {
     r.Set("attention", "eager");
-  } else if (n == "sdpa" || Contains(n, "flash")) {
+  } else if (Contains(n, "flash")) {
+    r.Set("attention", "flash");
+  } else if (n == "sdpa") {
     r.Set("attention", "sdpa");
   } else {
     r.NotModelled(key + ": " + name);
@@ -194,6 +197,78 @@ const std::set<std::string_view>& AxolotlSilentKeys() {
   return kKeys;
 }
 
+// axolotl's gradient checkpointing and activation offloading (docs/plan.md, "Plan from the
+// run's config"). `gradient_checkpointing: offload` is `gradient_checkpointing: true` with
+// `activation_offloading: true` (utils/schemas/validation.py,
+// check_gradient_checkpointing_w_offload; offload_disk: activation_offloading disk). With
+// activation_offloading true or legacy, TRL's OffloadActivations moves what autograd saves
+// to the host (core/trainers/mixins/activation_checkpointing.py): a full fine-tune keeps
+// the recompute and offloads the checkpoints, each layer's input (loaders/model.py,
+// _apply_activation_checkpointing: ac_wrap_hf_model); with an adapter the offload replaces
+// the recompute, so every activation a layer saves is offloaded (axolotl 0.18, #3733) and
+// on one unified pool all of it stays there: planned as --grad-ckpt off, and listed.
+// hidden_states offloads only each layer's checkpointed input under HF checkpointing.
+void ReadAxolotlCheckpointing(Reader& r, bool adapter) {
+  std::string key;  // the key that asks for offloading, as written
+  std::string mode;
+  const YamlNode* ckpt = r.Node("gradient_checkpointing");
+  bool on = false;
+  if (ckpt && ckpt->kind == YamlNode::Kind::kScalar &&
+      (ckpt->scalar == "offload" || ckpt->scalar == "offload_disk" || ckpt->scalar == "unsloth")) {
+    on = true;
+    key = "gradient_checkpointing: " + ckpt->scalar;
+    // "unsloth" (axolotl before activation_offloading): Unsloth's offloaded checkpointer,
+    // each layer's input to the host (monkeypatch/gradient_checkpointing/offload_cpu.py).
+    mode = ckpt->scalar == "offload"   ? "true"
+           : ckpt->scalar == "unsloth" ? "hidden_states"
+                                       : "disk";
+  } else {
+    on = r.Bool("gradient_checkpointing").value_or(false);
+  }
+  const YamlNode* ao = r.Node("activation_offloading");
+  if (ao && ao->kind == YamlNode::Kind::kScalar && mode.empty()) {
+    const std::string v = AsciiLower(ao->scalar);
+    if (v == "true" || v == "legacy" || v == "disk" || v == "hidden_states") {
+      key = "activation_offloading: " + ao->scalar;
+      mode = v;
+    } else if (v != "false" && !v.empty()) {
+      r.NotModelled("activation_offloading: " + ao->scalar);
+    }
+  }
+  if (mode.empty()) {
+    r.Set("grad_ckpt", on ? "on" : "off");
+  } else if (mode == "hidden_states" || ((mode == "true" || mode == "legacy") && !adapter)) {
+    r.Set("grad_ckpt", "offload");
+  } else if (mode == "disk") {
+    r.Set("grad_ckpt", "on");
+    r.NotModelled(key);
+  } else {
+    r.Set("grad_ckpt", "off");
+    r.NotModelled(key +
+                  " (with an adapter every activation is offloaded: planned as "
+                  "--grad-ckpt off)");
+  }
+}
+
+// axolotl's attention: attn_implementation (transformers' names), or the legacy flags
+// (utils/schemas/enums.py LEGACY_ATTN_FLAG_TO_IMPL, the first set wins): flash_attention is
+// flash_attention_2, sdp_attention sdpa, eager_attention eager.
+void ReadAxolotlAttention(Reader& r) {
+  if (auto impl = r.Text("attn_implementation")) {
+    SetAttention(r, "attn_implementation", *impl);
+    return;
+  }
+  std::string chosen;
+  for (const auto& [flag, value] :
+       {std::pair<const char*, const char*>{"xformers_attention", "sdpa"},
+        {"flash_attention", "flash"},
+        {"sdp_attention", "sdpa"},
+        {"eager_attention", "eager"}}) {
+    if (r.Bool(flag).value_or(false) && chosen.empty()) chosen = value;
+  }
+  if (!chosen.empty()) r.Set("attention", chosen);
+}
+
 }  // namespace
 
 // axolotl: keys from axolotl/utils/schemas/config.py (AxolotlInputConfig) and its parts.
@@ -239,20 +314,12 @@ void ReadAxolotl(Reader& r, const RunConfigContext& context) {
   r.Set("batch", std::to_string(r.Count("micro_batch_size").value_or(1)));
   if (auto seq = r.Count("sequence_len")) r.Set("seq", std::to_string(*seq));
   r.Skip({"sample_packing", "pad_to_sequence_len", "eval_sample_packing"});
-  // gradient_checkpointing: bool or "offload" (schemas/config.py); false when absent.
-  const YamlNode* ckpt = r.Node("gradient_checkpointing");
-  if (ckpt && ckpt->kind == YamlNode::Kind::kScalar &&
-      (ckpt->scalar == "offload" || ckpt->scalar == "offload_disk" || ckpt->scalar == "unsloth")) {
-    r.Set("grad_ckpt", "on");
-    r.NotModelled("gradient_checkpointing: " + ckpt->scalar);
-  } else {
-    r.Set("grad_ckpt", r.Bool("gradient_checkpointing").value_or(false) ? "on" : "off");
-  }
+  // gradient_checkpointing: bool, "offload" or "offload_disk" (schemas/config.py); false
+  // when absent.
+  ReadAxolotlCheckpointing(r, !adapter.empty());
+  // paged_adamw_32bit: 32-bit AdamW states, paged_adamw_8bit 8-bit (SetHfOptimizer).
   if (auto opt = r.Text("optimizer")) SetHfOptimizer(r, "optimizer", *opt);
-  if (r.Bool("eager_attention").value_or(false)) r.Set("attention", "eager");
-  for (const char* key : {"flash_attention", "sdp_attention", "xformers_attention"}) {
-    if (r.Bool(key).value_or(false)) r.Set("attention", "sdpa");
-  }
+  ReadAxolotlAttention(r);
   // rl: dpo, ipo, kto, orpo, simpo, grpo (schemas/enums.py RLType).
   if (auto rl = r.Text("rl")) {
     const std::string kind = AsciiLower(*rl);
@@ -408,6 +475,8 @@ void ReadLlamaFactory(Reader& r, const RunConfigContext& context) {
     const std::string a = AsciiLower(*attn);
     if (a == "disabled" || a == "eager") {
       r.Set("attention", "eager");
+    } else if (a == "fa2") {
+      r.Set("attention", "flash");
     } else {
       r.Set("attention", "sdpa");
     }

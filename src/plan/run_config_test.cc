@@ -177,7 +177,7 @@ TEST(RunConfigFixtures, EachFileReadsAsItsGoldenFile) {
     }
     ++compared;
   }
-  EXPECT_EQ(compared, 18);
+  EXPECT_EQ(compared, 20);
 }
 
 TEST(RunConfig, BaseModelFromTheHuggingFaceCache) {

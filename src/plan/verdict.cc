@@ -16,6 +16,8 @@
 
 #include "base/bytes.h"
 #include "model/catalog.h"
+#include "model/model_family.h"
+#include "plan/advice_terms.h"
 #include "plan/framework_profile.h"
 
 namespace headroom {
@@ -117,14 +119,14 @@ const std::vector<Anchor>& KnownAnchors() {
 AnchorMatch ClosestAnchor(const ModelSpec& spec, const Workload& workload, uint64_t plan_peak,
                           const FootprintOptions& options) {
   AnchorMatch best;
-  double best_score = 1e300;
+  // Like with like: the same method and a size within kAnchorParamFactor either way, else
+  // no anchor (an 8B LoRA anchored to a 27B estimate helps nobody).
+  double best_score = std::log(kAnchorParamFactor) + 1e-9;  // the factor itself is close
   const double params = static_cast<double>(TotalParams(spec));
   for (const Anchor& a : KnownAnchors()) {
     const ModelSpec* m = FindModel(a.model);
-    if (!m) continue;
-    // Distance: a method mismatch weighs like a tenfold size difference.
-    double score = std::fabs(std::log(params / static_cast<double>(TotalParams(*m))));
-    if (a.method != workload.method) score += std::log(10.0);
+    if (!m || a.method != workload.method) continue;
+    const double score = std::fabs(std::log(params / static_cast<double>(TotalParams(*m))));
     if (score < best_score) {
       best_score = score;
       best.anchor = &a;
@@ -174,10 +176,7 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
       out.push_back(Make("seq", Msg("shorten the packing: --seq {} is the largest that fits", seq),
                          seq, "", "", Peak(spec, shrunk, options)));
     } else {
-      out.push_back(Make("seq",
-                         Msg("no shorter --seq fits: what is over does not depend on it (weights, "
-                             "optimizer states and step, or the load peak)"),
-                         std::nullopt, "", "", 0));
+      out.push_back(NoShorterSeqAdvice(spec, workload, options, target));
     }
   }
   // 2. Smaller batch.
@@ -204,12 +203,13 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
                        std::nullopt, method, "", peak));
     if (peak <= target) break;
   }
-  // 4. A smaller model of the same family.
+  // 4. The largest smaller model of the same family (model/model_family.h) that fits.
   const ModelSpec* best = nullptr;
-  for (const ModelSpec& m : Catalog()) {
-    if (m.family != spec.family || TotalParams(m) >= TotalParams(spec)) continue;
-    if (!fits(m, workload)) continue;
-    if (!best || TotalParams(m) > TotalParams(*best)) best = &m;
+  for (const ModelSpec* m : SmallerInFamily(spec)) {
+    if (fits(*m, workload)) {
+      best = m;
+      break;
+    }
   }
   if (best) {
     out.push_back(Make("model",
@@ -217,11 +217,7 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
                            best->name, FormatParamCount(TotalParams(*best))),
                        std::nullopt, "", best->name, Peak(*best, workload, options)));
   } else {
-    out.push_back(
-        Make("model",
-             Msg("a smaller model, or a second machine (DDP/FSDP across two Sparks, never "
-                 "tensor parallelism)"),
-             std::nullopt, "", "", 0));
+    out.push_back(CutTheLargestTerm(spec, workload, options));
   }
   // 5. More machines: the same run fully sharded over two Sparks (one device holds it all
   // today), or over the devices it is already given with ddp or zero2. DDP is never the

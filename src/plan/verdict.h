@@ -53,8 +53,12 @@ struct AnchorMatch {
   double plan_ratio = 0;  // this plan's peak / the anchor's reported (or estimated) peak
 };
 
-// The anchor closest to this plan: same method first, then the nearest parameter count.
-// `estimate` plans a (model, workload) pair the way the caller does.
+// An anchor is shown only for a plan of the same method whose model is within this factor of
+// the anchor's parameter count, either way.
+inline constexpr double kAnchorParamFactor = 2.0;
+
+// The anchor closest to this plan: of the same method and within kAnchorParamFactor of its
+// parameter count, the nearest in size; none (anchor nullptr) when no anchor is that close.
 AnchorMatch ClosestAnchor(const ModelSpec& spec, const Workload& workload, uint64_t plan_peak,
                           const FootprintOptions& options);
 

@@ -75,9 +75,10 @@ constexpr std::array<std::pair<std::string_view, OptimizerStep>, 3> kSteps{{
     {"fused", OptimizerStep::kFused},
     {"loop", OptimizerStep::kLoop},
 }};
-constexpr std::array<std::pair<std::string_view, Attention>, 2> kAttention{{
+constexpr std::array<std::pair<std::string_view, Attention>, 3> kAttention{{
     {"sdpa", Attention::kSdpa},
     {"eager", Attention::kEager},
+    {"flash", Attention::kFlash},
 }};
 constexpr std::array<std::pair<std::string_view, WorkloadKind>, 3> kKinds{{
     {"sft", WorkloadKind::kSft},

@@ -22,7 +22,10 @@ enum class Optimizer { kAdamW, kAdamW8bit, kSgd, kAdafactor };
 // one extra parameter-sized buffer during the step; fused does the update in one kernel;
 // loop (foreach=False) holds one tensor's worth.
 enum class OptimizerStep { kForeach, kFused, kLoop };
-enum class Attention { kSdpa, kEager };
+// flash: FlashAttention (flash-attn's kernels, attn_implementation flash_attention_2/3). It
+// saves what SDPA's flash backend saves (q, k, v, the output and the fp32 log-sum-exp): the
+// same bytes as sdpa, named as the run names it; eager materializes the scores.
+enum class Attention { kSdpa, kEager, kFlash };
 enum class WorkloadKind { kSft, kDpo, kGrpo };
 // How the loss is computed from the hidden states: standard (full logits, fp32 upcast, as
 // Hugging Face does), chunked (torchtune CEWithChunkedOutputLoss), fused (Liger / Unsloth /

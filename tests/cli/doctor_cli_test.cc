@@ -314,15 +314,18 @@ TEST(DoctorCli, WorkloadFromTheRunsConfigShowsWhatIsNotModelled) {
   EXPECT_EQ(j["workload"]["from"]["file"], file);
   EXPECT_EQ(j["workload"]["from"]["format"], "axolotl");
   EXPECT_EQ(j["workload"]["from"]["not_modelled"],
-            nlohmann::json({"gradient_checkpointing: offload", "optimizer: adamw_torch_4bit",
-                            "lora_mlp_kernel", "lora_qkv_kernel", "lora_o_kernel"}));
+            nlohmann::json({"gradient_checkpointing: offload (with an adapter every activation is "
+                            "offloaded: planned as --grad-ckpt off)",
+                            "optimizer: adamw_torch_4bit", "lora_mlp_kernel", "lora_qkv_kernel",
+                            "lora_o_kernel"}));
   const auto text =
       RunCli(Args("gb10", {"--no-bandwidth", "--workload", "--from " + file + " --budget=100GB"}),
              60000, env);
   EXPECT_TRUE(Contains(text.out, "qwen3-32b qlora, batch 1, seq 2048")) << text.out;
   EXPECT_TRUE(
       Contains(text.out, "from " + file + " (axolotl): not modelled: " +
-                             "gradient_checkpointing: offload, optimizer: "
+                             "gradient_checkpointing: offload (with an adapter every activation is "
+                             "offloaded: planned as --grad-ckpt off), optimizer: "
                              "adamw_torch_4bit, lora_mlp_kernel, lora_qkv_kernel, lora_o_kernel"))
       << text.out;
   // Without a file the key is there, null.

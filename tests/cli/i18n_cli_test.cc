@@ -302,10 +302,9 @@ TEST_F(I18nCli, DoctorVerdictWordsLineUpAndTheWorkloadIsChineseWhileTheReportIsE
       << j["workload"];
   const auto advice = j["workload"]["advice"].get<std::vector<std::string>>();
   ASSERT_FALSE(advice.empty());
-  ASSERT_EQ(
-      advice[0],
-      "no shorter --seq fits: what is over does not depend on it (weights, optimizer states and "
-      "step, or the load peak)");
+  ASSERT_TRUE(
+      advice[0].starts_with("no shorter --seq fits: --seq moves the activations and logits ("))
+      << advice[0];
 
   // Each check's verdict word, translated, padded to four columns: the titles start in one
   // column whatever the word's bytes.
@@ -328,7 +327,13 @@ TEST_F(I18nCli, DoctorVerdictWordsLineUpAndTheWorkloadIsChineseWhileTheReportIsE
       zh.out.substr(workload, zh.out.find('\n', zh.out.find('\n', workload) + 1) - workload);
   EXPECT_TRUE(plan_line.ends_with(Zh("does not fit"))) << plan_line;
   EXPECT_EQ(Zh("does not fit"), "無法容納");
-  EXPECT_TRUE(Contains(zh.out, "  " + ZhFormat("advice: {}", Zh(advice[0])) + "\n")) << zh.out;
+  // The first advice has figures: its Chinese up to the first of them.
+  const std::string seq =
+      Zh("no shorter --seq fits: --seq moves the activations and logits ({0} at --seq {1}), but "
+         "even at --seq 1 the peak is {2}, {3} over the {4} target, in terms --seq does not move; "
+         "the largest is {5} ({6})");
+  EXPECT_TRUE(Contains(zh.out, "  " + ZhFormat("advice: {}", seq.substr(0, seq.find('{')))))
+      << zh.out;
   for (const auto& a : advice) EXPECT_FALSE(Contains(zh.out, a)) << a;
   EXPECT_TRUE(
       Contains(zh.out, ZhFormat("verdict: {} ({} fail, {} warn, {} skip); --verbose shows every "
@@ -349,10 +354,13 @@ TEST_F(I18nCli, PlanThatDoesNotFitHasAChineseVerdictAnchorAndAdvice) {
   verdict = verdict.substr(0, verdict.find("{1}"));
   verdict.replace(verdict.find("{0}"), 3, "無法容納");
   EXPECT_TRUE(Contains(zh.out, verdict)) << zh.out;
-  // The anchor's statement, and every piece of advice, in Chinese; none of the English.
+  // No anchor of the same method and size (the full anchor is a 9B), said in Chinese, and
+  // every piece of advice in Chinese; none of the English.
+  EXPECT_TRUE(Contains(zh.out, ZhFormat("anchor: no reported run close to this one (the same "
+                                        "method, a model within {0:g}x the parameters)",
+                                        2.0)))
+      << zh.out;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(en.out, m, std::regex("anchor: \"([^\"]+)\""))) << en.out;
-  EXPECT_TRUE(Contains(zh.out, "\"" + Zh(m.str(1)) + "\"")) << zh.out;
   EXPECT_TRUE(Contains(zh.out, Zh("advice, in the OOM ladder's order:") + "\n")) << zh.out;
   for (int i = 1; i <= 4; ++i) {
     const auto en_line = LinesStartingWith(en.out, fmt::format("  {}. ", i));

@@ -140,7 +140,8 @@ TEST_F(LadderCli, PlanArgsFromARunConfigAreRecordedAbsoluteAndReadOnce) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("step 1 of 4"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("from " + file + " (axolotl): not modelled: " +
-                       "gradient_checkpointing: offload, optimizer: "
+                       "gradient_checkpointing: offload (with an adapter every activation is "
+                       "offloaded: planned as --grad-ckpt off), optimizer: "
                        "adamw_torch_4bit, lora_mlp_kernel, lora_qkv_kernel, lora_o_kernel"),
             std::string::npos)
       << r.out;

@@ -87,7 +87,8 @@ TEST(ReportCli, PlanArgsFromTheRunsConfigNoteWhatIsNotModelled) {
       << j["plan"].dump();
   EXPECT_GT(j["plan"]["estimate_bytes"].get<uint64_t>(), 0u);
   const std::string note = "from " + file + " (axolotl): not modelled: " +
-                           "gradient_checkpointing: offload, optimizer: "
+                           "gradient_checkpointing: offload (with an adapter every activation is "
+                           "offloaded: planned as --grad-ckpt off), optimizer: "
                            "adamw_torch_4bit, lora_mlp_kernel, lora_qkv_kernel, lora_o_kernel";
   bool noted = false;
   for (const auto& n : j["notes"]) noted = noted || n == note;
