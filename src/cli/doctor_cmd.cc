@@ -130,13 +130,11 @@ GatherOptions OptionsFor(const DoctorCommandFlags& f, const CliEnv& env) {
 int RunDoctorCommand(const CliEnv& env, CommandFlags& given_flags) {
   const auto& f = FlagsOf<DoctorCommandFlags>(given_flags);
   try {
+    const bool gathers = !f.workload.empty() || !f.report.empty() || !f.configs.empty();
     if (f.peer.Any())  // the link between nodes, not this machine
-      return RunDoctorLink(
-          env, f.peer, f.python, f.json, f.verbose,
-          !f.compare.empty() || !f.workload.empty() || !f.report.empty() || !f.configs.empty());
+      return RunDoctorLink(env, f.peer, f.python, f.json, f.verbose, gathers || !f.compare.empty());
     if (!f.compare.empty())  // the nodes' reports, not this machine
-      return RunDoctorCompare(env, f.compare, f.json, f.verbose,
-                              !f.workload.empty() || !f.report.empty() || !f.configs.empty());
+      return RunDoctorCompare(env, f.compare, f.json, f.verbose, gathers);
     const SysRoot root = RootFromFlag(env, f.root_dir);
     CheckPaths(f);
     const GatherOptions o = OptionsFor(f, env);
