@@ -226,6 +226,9 @@ def measure(torch, dist, req, welcome, deadline):
         raise ProbeError("rendezvous", str(e).splitlines()[0] if str(e) else type(e).__name__)
     try:
         device = torch.device("cuda", 0) if welcome["backend"] == "nccl" else torch.device("cpu")
+        if device.type == "cuda":
+            # One GPU a node (a Spark): NCCL's barrier would otherwise pick cuda:RANK.
+            torch.cuda.set_device(device)
         sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
         t = torch.ones(max(req["size_bytes"] // 4, 1), dtype=torch.float32, device=device)
         dist.all_reduce(t)  # warm-up: connections and buffers
