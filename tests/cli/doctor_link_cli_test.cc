@@ -185,6 +185,32 @@ TEST(DoctorLinkCli, AVariableSetOnOneNodeOnlyIsNamedWithTheNode) {
   EXPECT_EQ(j["checks"]["L1"], "pass");
 }
 
+// --peer-group: torchrun's variables place the nodes, rank 0 listening on MASTER_PORT + 2.
+TEST(DoctorLinkCli, InATorchrunJobTheLaunchersVariablesPlaceTheNodes) {
+  REQUIRE_LINK_TORCH();
+  const int gate = LinkTestPort();
+  ASSERT_GT(gate, 2);
+  auto job_env = [&](int rank) {
+    return LinkEnv({"MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(gate - 2), "NNODES=2",
+                    "NODE_RANK=" + std::to_string(rank), "SLURM_JOB_ID"});
+  };
+  auto rank0 = std::async(std::launch::async, [&] {
+    return RunCli(LinkArgs({"--peer-group"}, {"--peer-expect", "0.001"}), 90000, job_env(0));
+  });
+  const CliResult rank1 =
+      RunCli(LinkArgs({"--peer-group"}, {"--peer-expect", "0.001", "--json"}), 90000, job_env(1));
+  const CliResult listener = rank0.get();
+  EXPECT_EQ(listener.status, 0) << listener.out << listener.err;
+  EXPECT_NE(listener.err.find("on 127.0.0.1:" + std::to_string(gate)), std::string::npos)
+      << listener.err;
+  EXPECT_NE(listener.out.find("link: rank 0 of 2"), std::string::npos) << listener.out;
+  EXPECT_EQ(rank1.status, 0) << rank1.out << rank1.err;
+  const auto j = LinkJsonOf(rank1);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["world"], 2);
+  EXPECT_EQ(j["checks"]["L2"], "pass");
+}
+
 TEST(DoctorLinkCli, AMissingPeerIsOneLineWithinTheTimeout) {
   REQUIRE_LINK_TORCH();
   const int port = LinkTestPort();
