@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/doctor_compare.h"
+#include "cli/doctor_link.h"
 #include "cli/doctor_view.h"
 #include "cli/doctor_workload.h"
 #include "cli/i18n.h"
@@ -55,6 +56,7 @@ struct DoctorCommandFlags final : CommandFlags {
   std::string workload, python, report, nvml_lib, cuda_lib, root_dir;
   std::vector<std::string> configs, compare;
   bool json = false, no_bandwidth = false, verbose = false;
+  PeerFlags peer;
   CLI::App& App() override { return app; }
   int UsageStatus() const override { return kExitDoctorUsage; }
 };
@@ -64,7 +66,7 @@ struct DoctorCommandFlags final : CommandFlags {
 std::unique_ptr<CommandFlags> DefineDoctorFlags() {
   auto defined = std::make_unique<DoctorCommandFlags>();
   auto& [app, workload, python, report, nvml_lib, cuda_lib, root_dir, configs, compare, json,
-         no_bandwidth, verbose] = *defined;
+         no_bandwidth, verbose, peer] = *defined;
   app.add_option(
       "--workload", workload,
       Tr("plan this too: \"qlora llama-3.1-70b seq 8192 [batch N]\", or \"from FILE\" (the run's "
@@ -87,6 +89,7 @@ std::unique_ptr<CommandFlags> DefineDoctorFlags() {
   AddNvmlLibFlag(app, nvml_lib);
   AddCudaLibFlag(app, cuda_lib);
   AddRootFlag(app, root_dir);
+  AddPeerFlags(app, peer);
   return defined;
 }
 
@@ -127,9 +130,11 @@ GatherOptions OptionsFor(const DoctorCommandFlags& f, const CliEnv& env) {
 int RunDoctorCommand(const CliEnv& env, CommandFlags& given_flags) {
   const auto& f = FlagsOf<DoctorCommandFlags>(given_flags);
   try {
+    const bool gathers = !f.workload.empty() || !f.report.empty() || !f.configs.empty();
+    if (f.peer.Any())  // the link between nodes, not this machine
+      return RunDoctorLink(env, f.peer, f.python, f.json, f.verbose, gathers || !f.compare.empty());
     if (!f.compare.empty())  // the nodes' reports, not this machine
-      return RunDoctorCompare(env, f.compare, f.json, f.verbose,
-                              !f.workload.empty() || !f.report.empty() || !f.configs.empty());
+      return RunDoctorCompare(env, f.compare, f.json, f.verbose, gathers);
     const SysRoot root = RootFromFlag(env, f.root_dir);
     CheckPaths(f);
     const GatherOptions o = OptionsFor(f, env);

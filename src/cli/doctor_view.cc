@@ -99,6 +99,12 @@ void PrintCompareReport(const CliEnv& env, const std::vector<NodeReport>& nodes,
   PrintDoctorVerdict(env, verdict, PrintCheckLines(env, checks, verbose), verbose);
 }
 
+void PrintLinkReport(const CliEnv& env, int rank, int world, const std::vector<CheckResult>& checks,
+                     DoctorVerdict verdict, bool verbose) {
+  std::fprintf(env.out, "%s\n\n", TrFormat("link: rank {} of {}", rank, world).c_str());
+  PrintDoctorVerdict(env, verdict, PrintCheckLines(env, checks, verbose), verbose);
+}
+
 void PrintBandwidthNotice(const CliEnv& env) {
   if (!isatty(fileno(env.err))) return;
   std::fprintf(env.err, "%s\n",

@@ -22,6 +22,10 @@ void PrintCompareReport(const CliEnv& env, const std::vector<NodeReport>& nodes,
                         const std::vector<CheckResult>& checks, DoctorVerdict verdict,
                         bool verbose);
 
+// doctor --peer: this node's rank, one line per check (L1, L2) and the verdict.
+void PrintLinkReport(const CliEnv& env, int rank, int world, const std::vector<CheckResult>& checks,
+                     DoctorVerdict verdict, bool verbose);
+
 // On stderr, where it is a terminal: G5's copies are about to take a second.
 void PrintBandwidthNotice(const CliEnv& env);
 
