@@ -9,6 +9,7 @@
 
 #include "base/message.h"
 #include "base/text.h"
+#include "guard/guard_record.h"
 #include "sys/machine_arch.h"
 #include "sys/meminfo.h"
 #include "sys/psi.h"
@@ -56,6 +57,7 @@ ExportSampler::ExportSampler(ExportSamplerConfig config, ExportState& state)
   else
     nvml_error_ = nvml.error().what;
   arch_ = MachineArch(config_.root);
+  if (config_.journal) guarded_.emplace(*config_.journal, config_.root, LocalHostName());
 }
 
 void ExportSampler::SampleOnce() {
@@ -92,6 +94,7 @@ void ExportSampler::SampleOnce() {
       }
     }
   }
+  if (guarded_) s.guarded = guarded_->Read();
   s.arch = arch_;
   s.dcgm_names = config_.dcgm_names;
   if (s.dcgm_names) {

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "base/message.h"
+#include "export/guarded_jobs.h"
 #include "export/http.h"
 #include "export/metrics.h"
 #include "gpu/nvml.h"
@@ -83,6 +84,7 @@ class ExportSampler {
   std::unique_ptr<Nvml> nvml_;
   std::optional<Message> nvml_error_;
   std::optional<Journal> journal_;
+  std::optional<GuardedJobReader> guarded_;  // with a journal
   ThrottleAccumulator throttle_;
   std::string arch_;
   uint64_t samples_ = 0;
