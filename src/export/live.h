@@ -63,11 +63,13 @@ LivePoint LivePointOf(const ExportSnapshot& s, double unix_seconds);
 nlohmann::ordered_json GuardedJobsJson(const std::vector<GuardedJob>& jobs);
 
 // Other machines' /live.json, each fetched every `period` within `timeout` and at most
-// `max_bytes` (export/../top/node_metrics.h's bounded GET). Runs on its own thread until Stop.
+// `max_bytes` (top/node_metrics.h's bounded GET). Runs on its own thread until Stop.
 class LiveNodes {
  public:
   static constexpr size_t kMaxNodes = 16;
-  static constexpr size_t kMaxBytes = 2 << 20;
+  // A node's /live.json is about 60 kB (2 x 300 points and its snapshot); the limit bounds what
+  // one page body (one per connection) can hold: 16 nodes x 512 KiB at most.
+  static constexpr size_t kMaxBytes = 512 << 10;
 
   explicit LiveNodes(std::vector<NodeUrl> nodes, std::chrono::milliseconds period);
   void Run();
