@@ -38,6 +38,9 @@ TEST(ExportLiveHistory, BoundedOnTheServerAndDecimatedForTheClient) {
   EXPECT_GE(newest - j["day"].front()[0].get<double>(), 23 * 3600.0);
   EXPECT_LE(newest - j["recent"].front()[0].get<double>(), LiveHistory::kRecentSeconds);
   EXPECT_GE(newest - j["recent"].front()[0].get<double>(), LiveHistory::kRecentSeconds - 10);
+  // What a poll carries for the charts stays small whatever the uptime: a page that redraws
+  // it every second stays responsive.
+  EXPECT_LT(j.dump().size(), 64u * 1024) << j.dump().size();
 }
 
 // A minute's point keeps its lowest MemAvailable (the dip a guard acts on) and highest power.
