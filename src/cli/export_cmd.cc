@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -138,6 +139,8 @@ int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
     sampler.SampleOnce();  // the first scrape has data
     PrintServing(env, MetricsUrl(opts.host, server->port()), flags.interval_text,
                  sampler.nvml_error());
+    PrintLivePage(
+        env, std::regex_replace(MetricsUrl(opts.host, server->port()), std::regex("metrics$"), ""));
     std::thread sampling([&] { sampler.Run(); });
     auto served = server->Serve(
         sfd, [&](const HttpRequest& req) { return ExportResponse(state, req); },
