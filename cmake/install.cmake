@@ -7,7 +7,7 @@
 #   share/headroom/{grafana,prometheus,config}/                 (share/, as they are)
 #   lib/systemd/system/headroom-export.service, headroom-watch@.service
 #                                       (share/systemd, with this prefix's paths; not enabled)
-#   share/doc/headroom/                                         (README.md, docs/*.md)
+#   share/doc/headroom/                                         (README.md, docs/*.md, *.png)
 #   lib/python3/dist-packages/headroom/ (prefix /usr: Debian's path for packaged modules), else
 #   lib/python3.X/dist-packages/headroom/ (the path Debian's python3.X reads below /usr/local
 #   and other prefixes; X from /usr/bin/python3 at configure time): the Python companion
@@ -40,7 +40,8 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/share/config)
   install(DIRECTORY share/config DESTINATION ${CMAKE_INSTALL_DATADIR}/headroom)
 endif()
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-file(GLOB HEADROOM_DOC_PAGES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
+file(GLOB HEADROOM_DOC_PAGES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md
+     ${PROJECT_SOURCE_DIR}/docs/*.png)
 install(FILES ${HEADROOM_DOC_PAGES} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The Python version whose dist-packages a prefix other than /usr gets (Debian's python3.X

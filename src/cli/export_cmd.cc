@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "cli/cli.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
+#include "cli/export_live.h"
 #include "cli/export_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
@@ -44,6 +46,7 @@ struct ExportCommandFlags final : CommandFlags {
                "headroom export"};
   std::string listen = "127.0.0.1:9464", interval_text, nvml_lib, journal_flag, root_dir;
   bool no_journal = false, allow_remote = false, no_dcgm_names = false;
+  std::vector<std::string> nodes;
   CLI::App& App() override { return app; }
 };
 
@@ -52,7 +55,7 @@ struct ExportCommandFlags final : CommandFlags {
 std::unique_ptr<CommandFlags> DefineExportFlags() {
   auto defined = std::make_unique<ExportCommandFlags>();
   auto& [app, listen, interval_text, nvml_lib, journal_flag, root_dir, no_journal, allow_remote,
-         no_dcgm_names] = *defined;
+         no_dcgm_names, nodes] = *defined;
   app.add_option("--listen", listen,
                  Tr("HOST:PORT to serve on (default 127.0.0.1:9464; port 0 picks a free one)"));
   app.add_flag("--allow-remote", allow_remote,
@@ -67,6 +70,7 @@ std::unique_ptr<CommandFlags> DefineExportFlags() {
                Tr("serve only headroom_* names, not the DCGM_FI_* ones DCGM's Grafana dashboard "
                   "reads"));
   AddRootFlag(app, root_dir);
+  AddLiveNodeFlag(app, nodes);
   return defined;
 }
 
@@ -108,12 +112,15 @@ int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
           "figures; add --allow-remote to serve other machines",
           address->first)};
     }
-    const ExportSamplerConfig config = ConfigFromFlags(env, flags);
+    ExportSamplerConfig config = ConfigFromFlags(env, flags);
+    LiveNodesThread nodes(flags.nodes, config.interval);
+    config.nodes = nodes.nodes();
     const int sfd = OpenStopSignalFd();  // before the sampler starts: every thread blocks them
     if (sfd < 0) {
       PrintError(env, "export: " + std::string(Tr("signalfd failed")));
       return kExitNegative;
     }
+    nodes.Start();
     HttpServerOptions opts;
     opts.host = address->first;
     opts.port = address->second;
@@ -132,6 +139,8 @@ int RunExportCommand(const CliEnv& env, CommandFlags& given_flags) {
     sampler.SampleOnce();  // the first scrape has data
     PrintServing(env, MetricsUrl(opts.host, server->port()), flags.interval_text,
                  sampler.nvml_error());
+    PrintLivePage(
+        env, std::regex_replace(MetricsUrl(opts.host, server->port()), std::regex("metrics$"), ""));
     std::thread sampling([&] { sampler.Run(); });
     auto served = server->Serve(
         sfd, [&](const HttpRequest& req) { return ExportResponse(state, req); },

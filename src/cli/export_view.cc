@@ -25,6 +25,11 @@ void PrintServing(const CliEnv& env, const std::string& url, const std::string& 
   std::fflush(env.err);
 }
 
+void PrintLivePage(const CliEnv& env, const std::string& url) {
+  std::fprintf(env.err, "headroom export: %s\n", TrFormat("live page at {}", url).c_str());
+  std::fflush(env.err);
+}
+
 void PrintStopped(const CliEnv& env) {
   std::fprintf(env.err, "headroom export: %s\n", Tr("stopped"));
 }

@@ -18,6 +18,9 @@ void PrintExposedWarning(const CliEnv& env, const std::string& host);
 void PrintServing(const CliEnv& env, const std::string& url, const std::string& interval_text,
                   const std::optional<Message>& nvml_error);
 
+// "headroom export: live page at URL" (the page at /, export/live.h).
+void PrintLivePage(const CliEnv& env, const std::string& url);
+
 // "headroom export: stopped".
 void PrintStopped(const CliEnv& env);
 

@@ -9,9 +9,11 @@
 
 #include "base/message.h"
 #include "base/text.h"
+#include "guard/guard_record.h"
 #include "sys/machine_arch.h"
 #include "sys/meminfo.h"
 #include "sys/psi.h"
+#include "top/top_json.h"
 
 namespace headroom {
 
@@ -48,6 +50,26 @@ void ExportState::Stop() {
   cv_.notify_all();
 }
 
+// The GPU readings the sampler took, handed to top's collector as its backend: the live page
+// reads NVML no more often than /metrics does.
+class ExportSampler::Readings final : public GpuBackend {
+ public:
+  explicit Readings(std::vector<GpuReading> r) : readings_(std::move(r)) {}
+  std::string_view backend_name() const override { return "nvml"; }
+  unsigned device_count() const override { return static_cast<unsigned>(readings_.size()); }
+  GpuReading ReadDevice(unsigned index) override {
+    return index < readings_.size() ? readings_[index] : GpuReading{};
+  }
+  void Set(std::vector<GpuReading> r) {
+    if (r.size() == readings_.size()) readings_ = std::move(r);
+  }
+
+ private:
+  std::vector<GpuReading> readings_;
+};
+
+ExportSampler::~ExportSampler() = default;
+
 ExportSampler::ExportSampler(ExportSamplerConfig config, ExportState& state)
     : config_(std::move(config)), state_(state) {
   auto nvml = Nvml::Open(config_.nvml_lib);
@@ -56,6 +78,7 @@ ExportSampler::ExportSampler(ExportSamplerConfig config, ExportState& state)
   else
     nvml_error_ = nvml.error().what;
   arch_ = MachineArch(config_.root);
+  if (config_.journal) guarded_.emplace(*config_.journal, config_.root, LocalHostName());
 }
 
 void ExportSampler::SampleOnce() {
@@ -92,6 +115,7 @@ void ExportSampler::SampleOnce() {
       }
     }
   }
+  if (guarded_) s.guarded = guarded_->Read();
   s.arch = arch_;
   s.dcgm_names = config_.dcgm_names;
   if (s.dcgm_names) {
@@ -106,8 +130,37 @@ void ExportSampler::SampleOnce() {
   auto r = std::make_shared<ExportRendering>();
   r->prometheus = RenderPrometheus(families);
   r->openmetrics = RenderOpenMetrics(families);
+  SampleLive(s);
+  r->live_json = live_json_;
   state_.Publish(std::move(r));
   last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void ExportSampler::SampleLive(const ExportSnapshot& s) {
+  const auto now = std::chrono::system_clock::now();
+  if (!top_) {
+    CollectorOptions options;
+    options.journal = config_.journal;
+    if (!config_.journal) options.journal_note = "no journal";
+    options.host = LocalHostName();
+    options.self = ::getpid();
+    options.platform_override = config_.platform;
+    auto readings = std::make_unique<Readings>(s.gpus);
+    readings_ = readings.get();
+    std::unique_ptr<GpuBackend> gpu;
+    if (nvml_) gpu = std::move(readings);
+    top_ = std::make_unique<TopCollector>(config_.root, std::move(gpu),
+                                          nvml_error_ ? EnglishText(*nvml_error_) : "",
+                                          std::move(options));
+    if (!nvml_) readings_ = nullptr;
+  } else if (readings_) {
+    readings_->Set(s.gpus);
+  }
+  const TopSnapshot& snap = top_->Refresh(now, std::chrono::steady_clock::now());
+  history_.Add(LivePointOf(s, std::chrono::duration<double>(now.time_since_epoch()).count()));
+  const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(config_.interval);
+  live_json_ = LiveJsonBody(TopSnapshotJson(snap, interval, LocalHostName()), s.guarded, history_,
+                            config_.nodes);
 }
 
 void ExportSampler::Run() {
@@ -129,9 +182,10 @@ HttpResponse ExportResponse(const ExportState& state, const HttpRequest& req) {
     return {200, std::string(om ? kOpenMetricsContentType : kPrometheusContentType),
             om ? r->openmetrics : r->prometheus};
   }
-  if (req.path == "/")
-    return {200, "text/plain; charset=utf-8", "headroom export: metrics at /metrics\n"};
-  return {404, "text/plain; charset=utf-8", "not found: try /metrics\n"};
+  if (req.path == "/") return {200, "text/html; charset=utf-8", std::string(LivePage())};
+  if (req.path == "/live.json")
+    return {200, "application/json; charset=utf-8", state.Latest()->live_json};
+  return {404, "text/plain; charset=utf-8", "not found: try /metrics or /\n"};
 }
 
 }  // namespace headroom

@@ -21,12 +21,15 @@
 #include <string>
 
 #include "base/message.h"
+#include "export/guarded_jobs.h"
 #include "export/http.h"
+#include "export/live.h"
 #include "export/metrics.h"
 #include "gpu/nvml.h"
 #include "gpu/platform.h"
 #include "store/journal.h"
 #include "sys/sysroot.h"
+#include "top/collector.h"
 
 namespace headroom {
 
@@ -34,6 +37,7 @@ namespace headroom {
 struct ExportRendering {
   std::string prometheus;
   std::string openmetrics;
+  std::string live_json;  // /live.json (export/live.h)
 };
 
 // Shared by the sampler's thread and the server's: the last rendering, the count of
@@ -61,14 +65,18 @@ struct ExportSamplerConfig {
   std::string nvml_lib{};                          // the library to load ("" = the default)
   std::optional<std::filesystem::path> journal{};  // nullopt: no guard counters
   std::chrono::microseconds interval{1'000'000};
-  PlatformOverride platform{};  // config.toml [platform]
-  bool dcgm_names = true;       // also the dcgm-exporter names (export/metrics.h)
+  PlatformOverride platform{};       // config.toml [platform]
+  bool dcgm_names = true;            // also the dcgm-exporter names (export/metrics.h)
+  const LiveNodes* nodes = nullptr;  // --node: other machines for the live page, or none
 };
 
 class ExportSampler {
  public:
   // Opens NVML; without it the GPU families are left out and nvml_error() says why.
   ExportSampler(ExportSamplerConfig config, ExportState& state);
+  ~ExportSampler();
+  ExportSampler(const ExportSampler&) = delete;
+  ExportSampler& operator=(const ExportSampler&) = delete;
   const std::optional<Message>& nvml_error() const { return nvml_error_; }
 
   // One reading, rendered and published.
@@ -83,14 +91,24 @@ class ExportSampler {
   std::unique_ptr<Nvml> nvml_;
   std::optional<Message> nvml_error_;
   std::optional<Journal> journal_;
+  std::optional<GuardedJobReader> guarded_;  // with a journal
   ThrottleAccumulator throttle_;
+  // The live page's parts: top's collector over this sampler's own GPU readings (made at the
+  // first sample, when the devices are known), and the bounded history.
+  class Readings;
+  Readings* readings_ = nullptr;  // owned by top_
+  std::unique_ptr<TopCollector> top_;
+  LiveHistory history_;
+  std::string live_json_;
+  void SampleLive(const ExportSnapshot& s);
   std::string arch_;
   uint64_t samples_ = 0;
   double last_seconds_ = 0;
 };
 
 // The answer to `req`: /metrics (OpenMetrics when the Accept header asks for it, else the
-// Prometheus text format), / (a pointer to /metrics), else 404. Needs a published rendering.
+// Prometheus text format), / (the live page), /live.json (its data), else 404. Needs a
+// published rendering.
 HttpResponse ExportResponse(const ExportState& state, const HttpRequest& req);
 
 }  // namespace headroom

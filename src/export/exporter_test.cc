@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 namespace headroom {
@@ -38,7 +39,15 @@ TEST(ExportSampler, PublishesBothFormatsAndCountsResponses) {
       ExportResponse(state, {"GET", "/metrics", "application/openmetrics-text; version=1.0.0"});
   EXPECT_EQ(om.content_type, kOpenMetricsContentType);
   EXPECT_EQ(om.body, first->openmetrics);
-  EXPECT_EQ(ExportResponse(state, {"GET", "/", ""}).status, 200);
+  const auto page = ExportResponse(state, {"GET", "/", ""});
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(page.body.find("fetch(\"/live.json\""), std::string::npos);
+  const auto live = ExportResponse(state, {"GET", "/live.json", ""});
+  EXPECT_EQ(live.status, 200);
+  const auto j = nlohmann::json::parse(live.body);
+  EXPECT_EQ(j["now"]["memory"]["total_bytes"], 130663165952ULL) << "the fixture's MemTotal";
+  EXPECT_EQ(j["history"]["recent"].size(), 1u);
   EXPECT_EQ(ExportResponse(state, {"GET", "/nope", ""}).status, 404);
 
   state.CountResponse(200);

@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "gpu/clock_events.h"
+#include "sys/pool_levels.h"
 
 namespace headroom {
 namespace {
@@ -364,6 +365,39 @@ void AddGuardCounters(Families& fam, const ExportSnapshot& s) {
   }
 }
 
+// The running guards' levels and their jobs' steps, and the levels a guard takes by default
+// (docs/guard.md: the kill level from sys/pool_levels.h, the warning twice it), which the
+// shipped alert rules fall back on when no guard runs (share/prometheus/headroom.rules.yml).
+void AddGuardLevels(Families& fam, const ExportSnapshot& s) {
+  auto& levels = fam.Add("headroom_guard_level_bytes", "gauge", "bytes",
+                         "A running guard's MemAvailable levels: warn and kill.");
+  auto& defaults = fam.Add("headroom_guard_default_level_bytes", "gauge", "bytes",
+                           "The levels a guard takes when none is given: warn and kill.");
+  auto& steps = fam.Add("headroom_guard_steps", "counter", "",
+                        "Steps the guarded job's companion recorded (rank 0), since the exporter "
+                        "started reading them.");
+  auto& last = fam.Add("headroom_guard_last_step_timestamp_seconds", "gauge", "seconds",
+                       "Unix time of the guarded job's newest step record.");
+  for (const auto& g : s.guarded) {
+    const Labels id = {{"run", std::to_string(g.run_id)}, {"kind", g.kind}};
+    auto with = [&](const char* level) {
+      Labels l = id;
+      l.emplace_back("level", level);
+      return l;
+    };
+    if (g.warn_below_bytes > 0)
+      levels.samples.push_back({with("warn"), static_cast<double>(g.warn_below_bytes)});
+    levels.samples.push_back({with("kill"), static_cast<double>(g.kill_below_bytes)});
+    if (g.steps) steps.samples.push_back({id, static_cast<double>(*g.steps)});
+    if (g.last_step_wall_s) last.samples.push_back({id, *g.last_step_wall_s});
+  }
+  if (const auto total = s.meminfo ? s.meminfo->total_bytes() : std::nullopt; total && *total) {
+    const uint64_t kill = DefaultKillLevelBytes(*total);
+    defaults.samples.push_back({{{"level", "warn"}}, 2.0 * static_cast<double>(kill)});
+    defaults.samples.push_back({{{"level", "kill"}}, static_cast<double>(kill)});
+  }
+}
+
 // The platform, as an info metric.
 void AddPlatformInfo(Families& fam, const ExportSnapshot& s) {
   auto& info = fam.Add("headroom_platform_info", "gauge", "",
@@ -412,6 +446,7 @@ std::vector<MetricFamily> BuildFamilies(const ExportSnapshot& s) {
     for (const auto& g : s.gpus) AddDcgm(dcgm, g, s);
   }
   AddGuardCounters(fam, s);
+  AddGuardLevels(fam, s);
   AddPlatformInfo(fam, s);
   AddExporterSelf(fam, s);
   return fam.Take();

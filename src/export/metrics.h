@@ -46,6 +46,17 @@ struct GuardCounters {
   uint64_t sweep_trials_killed = 0;  // sweep trials the guard killed
 };
 
+// A running guard (top/running_guards.h) as the exporter shows it, with its job's steps from
+// the companion's step records when the guard recorded where they are (docs/export.md).
+struct GuardedJob {
+  int64_t run_id = 0;
+  std::string kind;               // the run's kind: "guard", "watch" or "sweep"
+  uint64_t kill_below_bytes = 0;  // the guard's kill level
+  uint64_t warn_below_bytes = 0;  // its warning level; 0: none (a sweep's trials)
+  std::optional<uint64_t> steps;  // step records of rank 0 (or no rank) read; nullopt: none known
+  std::optional<double> last_step_wall_s;  // the newest such record's Unix time
+};
+
 struct ExportSnapshot {
   std::optional<MemInfo> meminfo;
   std::optional<Psi> psi;
@@ -54,6 +65,7 @@ struct ExportSnapshot {
   std::string arch;
   std::string version;                 // headroom's
   std::optional<GuardCounters> guard;  // nullopt: no journal
+  std::vector<GuardedJob> guarded;     // the guards running now on this host
   // Seconds each clock-event reason was seen active, per GPU index, accumulated by the
   // sampler at its own period (see ThrottleAccumulator).
   std::map<unsigned, std::map<std::string, double>> throttle_seconds;

@@ -1,7 +1,10 @@
 #include "export/metrics.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "export/guarded_jobs.h"
+#include "sys/pool_levels.h"
 #include "testing_files.h"
 
 namespace headroom {
@@ -186,6 +189,48 @@ TEST(ExportMetrics, GuardCountersAndFormats) {
   EXPECT_TRUE(Contains(
       om, "# TYPE headroom_memory_total_bytes gauge\n# UNIT headroom_memory_total_bytes bytes\n"));
   EXPECT_TRUE(om.ends_with("# EOF\n"));
+}
+
+TEST(ExportMetrics, GuardLevelsStepsAndDefaults) {
+  ExportSnapshot s = Gb10Snapshot();
+  s.guarded.push_back({7, "guard", 10'000'000'000, 20'000'000'000, 42, 1'700'000'000.5});
+  s.guarded.push_back({9, "sweep", 5'000'000'000, 0, std::nullopt, std::nullopt});
+  const std::string prom = RenderPrometheus(BuildFamilies(s));
+  EXPECT_TRUE(Contains(prom,
+                       "headroom_guard_level_bytes{run=\"7\",kind=\"guard\",level=\"warn\"} "
+                       "20000000000\n"))
+      << prom;
+  EXPECT_TRUE(Contains(prom,
+                       "headroom_guard_level_bytes{run=\"9\",kind=\"sweep\",level=\"kill\"} "
+                       "5000000000\n"));
+  EXPECT_FALSE(Contains(prom, "run=\"9\",kind=\"sweep\",level=\"warn\"")) << "no warning level";
+  EXPECT_TRUE(Contains(prom, "headroom_guard_steps_total{run=\"7\",kind=\"guard\"} 42\n"));
+  EXPECT_FALSE(Contains(prom, "headroom_guard_steps_total{run=\"9\"")) << "no records known";
+  EXPECT_TRUE(Contains(prom,
+                       "headroom_guard_last_step_timestamp_seconds{run=\"7\",kind=\"guard\"} "
+                       "1700000000.5\n"));
+  // The defaults from MemTotal: the kill level of sys/pool_levels.h, the warning twice it.
+  const uint64_t kill = DefaultKillLevelBytes(*s.meminfo->total_bytes());
+  EXPECT_TRUE(Contains(
+      prom, fmt::format("headroom_guard_default_level_bytes{{level=\"kill\"}} {}\n", kill)))
+      << prom;
+  EXPECT_TRUE(Contains(
+      prom, fmt::format("headroom_guard_default_level_bytes{{level=\"warn\"}} {}\n", 2 * kill)));
+}
+
+TEST(ExportMetrics, StepsCountRankZeroOnly) {
+  StepCount count;
+  const auto records = ParseCompanionRecords(
+      "{\"schema\":\"headroom.step/1\",\"kind\":\"step\",\"pid\":5,\"rank\":0,\"wall\":10,"
+      "\"mono\":1,\"step\":1}\n"
+      "{\"schema\":\"headroom.step/1\",\"kind\":\"step\",\"pid\":6,\"rank\":1,\"wall\":11,"
+      "\"mono\":1,\"step\":1}\n"
+      "{\"schema\":\"headroom.step/1\",\"kind\":\"step\",\"pid\":5,\"rank\":0,\"wall\":12,"
+      "\"mono\":2,\"step\":2}\n");
+  ASSERT_EQ(records.records.size(), 3u) << EnglishText(records.first_error);
+  CountSteps(records.records, count);
+  EXPECT_EQ(count.steps, 2u);
+  EXPECT_EQ(count.last_wall_s, 12.0);
 }
 
 TEST(ExportMetrics, LabelValuesAreEscaped) {

@@ -24,6 +24,7 @@ std::string GuardStartJson(const GuardStartRecord& r) {
       {"kill_below_bytes", r.kill_below_bytes},
       {"warn_below_bytes", r.warn_below_bytes},
   };
+  if (!r.step_records.empty()) j["step_records"] = r.step_records;
   // replace: a host name need not be UTF-8.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -50,6 +51,8 @@ std::optional<GuardStartRecord> ParseGuardStartJson(std::string_view data_json) 
   r.guard_start_ticks = unsigned_field("guard_start_ticks");
   if (const auto host = j.find("host"); host != j.end() && host->is_string())
     r.host = host->get<std::string>();
+  if (const auto records = j.find("step_records"); records != j.end() && records->is_string())
+    r.step_records = records->get<std::string>();
   return r;
 }
 
@@ -61,7 +64,8 @@ std::string LocalHostName() {
 
 GuardStartRecord ThisGuardStart(const SysRoot& real_root, uint64_t kill_below_bytes,
                                 uint64_t warn_below_bytes) {
-  GuardStartRecord r{::getpid(), std::nullopt, LocalHostName(), kill_below_bytes, warn_below_bytes};
+  GuardStartRecord r{::getpid(),       std::nullopt,     LocalHostName(),
+                     kill_below_bytes, warn_below_bytes, ""};
   if (auto self = ReadProcStat(real_root, r.guard_pid)) r.guard_start_ticks = self->starttime_ticks;
   return r;
 }

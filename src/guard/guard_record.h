@@ -37,6 +37,9 @@ struct GuardStartRecord {
   std::string host;
   uint64_t kill_below_bytes = 0;
   uint64_t warn_below_bytes = 0;
+  // The companion's step records the job writes (docs/companion.md), "" when none: what
+  // `headroom export` reads for the guarded job's step count (docs/export.md).
+  std::string step_records;
 };
 
 // The record as the event's data, a JSON object.

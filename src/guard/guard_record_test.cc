@@ -6,7 +6,7 @@ namespace headroom {
 namespace {
 
 TEST(GuardRecord, RoundTrip) {
-  GuardStartRecord r{4242, 123456, "spark-1", 10'453'460'582ULL, 20'906'921'164ULL};
+  GuardStartRecord r{4242, 123456, "spark-1", 10'453'460'582ULL, 20'906'921'164ULL, ""};
   const std::string json = GuardStartJson(r);
   EXPECT_EQ(json,
             "{\"guard_pid\":4242,\"guard_start_ticks\":123456,\"host\":\"spark-1\","
@@ -21,6 +21,22 @@ TEST(GuardRecord, RoundTrip) {
   // Unknown start time: null, read back as unknown.
   r.guard_start_ticks.reset();
   EXPECT_FALSE(ParseGuardStartJson(GuardStartJson(r))->guard_start_ticks);
+}
+
+TEST(GuardRecord, StepRecordsRoundTrip) {
+  GuardStartRecord r{4242, 1, "spark-1", 1, 2, "/tmp/headroom-companion-x/steps.jsonl"};
+  const std::string json = GuardStartJson(r);
+  EXPECT_NE(json.find("\"step_records\":\"/tmp/headroom-companion-x/steps.jsonl\""),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(ParseGuardStartJson(json)->step_records, "/tmp/headroom-companion-x/steps.jsonl");
+  // None: no key written, none read back; a non-string one is ignored, not a refusal.
+  r.step_records.clear();
+  EXPECT_EQ(GuardStartJson(r).find("step_records"), std::string::npos);
+  const auto odd = ParseGuardStartJson(
+      "{\"guard_pid\":12,\"kill_below_bytes\":1,\"warn_below_bytes\":2,\"step_records\":3}");
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->step_records, "");
 }
 
 TEST(GuardRecord, RejectsWhatIsNotARecord) {

@@ -29,6 +29,7 @@ struct Scoped {
   std::FILE* events = nullptr;
   std::optional<TorchCap> cap;
   std::string companion_dir;  // the companion's private folder
+  std::string step_records;   // the records the job writes, "" when none
   Scoped() = default;
   Scoped(const Scoped&) = delete;
   Scoped& operator=(const Scoped&) = delete;
@@ -49,6 +50,7 @@ Result<std::vector<std::string>> SetUpCompanion(const GuardedRunOptions::Compani
   scoped.companion_dir = templ;
   const std::string records = c.step_records.empty() ? templ + "/steps.jsonl" : c.step_records;
   const std::string request = templ + "/save-request";
+  scoped.step_records = records;
   std::vector<std::string> env = {"HEADROOM_STEP_RECORDS=" + records,
                                   "HEADROOM_CHECKPOINT_REQUEST=" + request};
   if (guard.checkpoint) {
@@ -68,7 +70,8 @@ Result<std::vector<std::string>> SetUpCompanion(const GuardedRunOptions::Compani
 }
 
 // The run begun in the journal, with the guard's record; an error is kept as the note.
-std::optional<RecordedRun> Record(const GuardedRunOptions& o, std::optional<Error>& failed) {
+std::optional<RecordedRun> Record(const GuardedRunOptions& o, const GuardStartRecord& start,
+                                  std::optional<Error>& failed) {
   if (!o.journal) return std::nullopt;
   if (!*o.journal) {
     failed = o.journal->error();
@@ -80,7 +83,7 @@ std::optional<RecordedRun> Record(const GuardedRunOptions& o, std::optional<Erro
     return std::nullopt;
   }
   // Who guards, where, at which levels: what `headroom top` shows while the run lasts.
-  if (auto added = RecordGuardStart(*begun, o.guard_start); !added) failed = added.error();
+  if (auto added = RecordGuardStart(*begun, start); !added) failed = added.error();
   return std::move(*begun);
 }
 
@@ -126,7 +129,12 @@ Result<GuardSummary> RunGuardedJob(const SysRoot& root, const GuardedRunOptions&
     scoped.events = *opened;
   }
   std::optional<Error> journal_error;
-  auto record = Record(o, journal_error);
+  // The step records too (set up above, or --pid's own): `headroom export` counts the steps.
+  GuardStartRecord start = o.guard_start;
+  start.step_records = guard.checkpoint && !guard.checkpoint->records_path.empty()
+                           ? guard.checkpoint->records_path
+                           : scoped.step_records;
+  auto record = Record(o, start, journal_error);
   GuardEvents events(scoped.events);
   auto summary = RunGuard(root, guard, events, say);
   if (!summary) {

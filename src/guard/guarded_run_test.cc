@@ -13,6 +13,7 @@
 #include <string>
 
 #include "base/message.h"
+#include "guard/guard_record.h"
 #include "store/journal.h"
 #include "testing_files.h"
 #include "testing_helper_process.h"
@@ -67,6 +68,44 @@ TEST(GuardedRun, TheJournalRowIsBegunWithTheRecordAndFinishedWithTheSummary) {
   ASSERT_EQ(events->size(), 1u);
   EXPECT_EQ((*events)[0].type, "start");
   EXPECT_NE((*events)[0].data_json.find("\"guard_pid\":4242"), std::string::npos);
+}
+
+// The start record names the step records the job writes: `headroom export` counts its steps
+// from them (docs/export.md), whether the file is the user's or the private folder's.
+TEST(GuardedRun, TheStartRecordNamesTheStepRecords) {
+  TempDir dir("guarded-run-records");
+  const auto path = dir / "journal.db";
+  for (const std::string& named : {(dir / "mine.jsonl").string(), std::string()}) {
+    EXPECT_EQ(InHelper([&]() -> std::string {
+                auto o = RunOptions({"sh", "-c", "test -n \"$HEADROOM_STEP_RECORDS\""});
+                o.journal = Result<std::filesystem::path>(path);
+                o.companion.emplace();
+                o.companion->tmp_dir = dir.path().string();
+                o.companion->step_records = named;
+                auto r = RunGuardedJob(SysRoot("/"), o, nullptr);
+                if (!r) return EnglishText(r.error().what);
+                return r->exit_status == 0 ? "" : "exit status " + std::to_string(r->exit_status);
+              }),
+              "");
+  }
+  auto journal = Journal::Open(path, JournalOptions{.read_only = true});
+  ASSERT_TRUE(journal) << EnglishText(journal.error().what);
+  auto runs = journal->RecentRuns(10);
+  ASSERT_TRUE(runs);
+  ASSERT_EQ(runs->size(), 2u);
+  std::vector<std::string> named;
+  for (const RunRow& run : *runs) {
+    auto events = journal->Events(run.id);
+    ASSERT_TRUE(events);
+    ASSERT_FALSE(events->empty());
+    const auto record = ParseGuardStartJson((*events)[0].data_json);
+    ASSERT_TRUE(record) << (*events)[0].data_json;
+    named.push_back(record->step_records);
+  }
+  // Newest first: the private folder's file, then the user's.
+  EXPECT_TRUE(named[0].ends_with("/steps.jsonl")) << named[0];
+  EXPECT_NE(named[0].find("headroom-companion-"), std::string::npos) << named[0];
+  EXPECT_EQ(named[1], (dir / "mine.jsonl").string());
 }
 
 TEST(GuardedRun, AJournalThatCannotBeHadIsANoteAndTheJobStillRuns) {

@@ -100,7 +100,7 @@ TEST(TopCollector, HolderAndGuardChangesAreEventsOnlyAfterTheFirstRead) {
   ASSERT_TRUE(id);
   ASSERT_TRUE(journal->AddEvent(
       *id, "start", 0, wall,
-      GuardStartJson({::getpid(), self->starttime_ticks, "spark-1", 1ULL << 30, 2ULL << 30})));
+      GuardStartJson({::getpid(), self->starttime_ticks, "spark-1", 1ULL << 30, 2ULL << 30, ""})));
   fs::remove_all(dir / "proc/4444");
   // Before the periods are up nothing is re-read.
   EXPECT_TRUE(c.Refresh(wall, t0 + std::chrono::seconds(1)).guards.empty());

@@ -44,6 +44,7 @@ std::vector<RunningGuard> FindRunningGuards(
     g.warn_below_bytes = record->warn_below_bytes;
     g.started_at = run.started_at;
     g.command = run.command;
+    g.step_records = record->step_records;
     out.push_back(std::move(g));
   }
   return out;

@@ -27,7 +27,7 @@ EventRow Start(int64_t run, pid_t pid, std::optional<uint64_t> ticks, std::strin
   e.run_id = run;
   e.type = "start";
   e.data_json =
-      GuardStartJson(GuardStartRecord{pid, ticks, std::move(host), 10ULL << 30, 20ULL << 30});
+      GuardStartJson(GuardStartRecord{pid, ticks, std::move(host), 10ULL << 30, 20ULL << 30, ""});
   return e;
 }
 
@@ -127,7 +127,7 @@ TEST(TopGuards, ReaderFollowsTheJournalFile) {
   ASSERT_TRUE(self);
   ASSERT_TRUE(journal->AddEvent(
       *id, "start", 0, std::chrono::system_clock::now(),
-      GuardStartJson({::getpid(), self->starttime_ticks, "spark-1", 1ULL << 30, 2ULL << 30})));
+      GuardStartJson({::getpid(), self->starttime_ticks, "spark-1", 1ULL << 30, 2ULL << 30, ""})));
   auto guards = reader.Read(note);
   ASSERT_EQ(guards.size(), 1u) << note;
   EXPECT_EQ(guards[0].run_id, *id);

@@ -67,6 +67,7 @@ struct RunningGuard {
   uint64_t warn_below_bytes = 0;  // 0: none (a sweep's trials)
   std::string started_at;         // ISO-8601 UTC, as the journal has it
   std::vector<std::string> command;
+  std::string step_records;  // the companion's records the job writes, "" when not known
 };
 
 // An event shown in the events pane and in --json.

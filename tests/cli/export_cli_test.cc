@@ -350,6 +350,37 @@ TEST(ExportCli, GuardCountersComeFromTheJournal) {
   EXPECT_GT(names, 10);
 }
 
+// The live page (docs/export.md, "The live page"): named at start, served at / as HTML with its
+// data at /live.json, which carries this exporter's fixture figures; nothing but GET and HEAD.
+TEST(ExportCli, ServesTheLivePageAndItsData) {
+  Exporter e({"--no-journal"});
+  ASSERT_NE(e.port, 0) << e.err;
+  const std::string line =
+      e.process->ReadErrUntil(std::regex("live page at [^\n]*\n"), std::chrono::seconds(10));
+  EXPECT_TRUE(Contains(
+      line, "headroom export: live page at http://127.0.0.1:" + std::to_string(e.port) + "/\n"))
+      << line;
+  const std::string page = Get(e.port, "/");
+  ASSERT_TRUE(ValidResponse(page, 200)) << page.substr(0, 300);
+  EXPECT_TRUE(Contains(page, "Content-Type: text/html; charset=utf-8\r\n"));
+  EXPECT_TRUE(Contains(page, "<title>headroom live</title>"));
+  const std::string live = Get(e.port, "/live.json");
+  ASSERT_TRUE(ValidResponse(live, 200)) << live.substr(0, 300);
+  const auto j = nlohmann::json::parse(Body(live));
+  EXPECT_EQ(j["now"]["memory"]["total_bytes"], 130663165952ULL);
+  EXPECT_EQ(j["now"]["platform"]["kind"], "gb10");
+  EXPECT_TRUE(j["history"]["recent"].is_array());
+  const std::string head = Exchange(e.port, "HEAD /live.json HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_TRUE(head.starts_with("HTTP/1.1 200 ")) << head;
+  EXPECT_EQ(Body(head), "") << "HEAD: the head only";
+  for (const char* method : {"POST", "PUT", "DELETE"}) {
+    const std::string r =
+        Exchange(e.port, std::string(method) + " /live.json HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_TRUE(r.starts_with("HTTP/1.1 405 ")) << method << ": " << r;
+  }
+  EXPECT_EQ(e.process->Stop(std::chrono::seconds(5)), 0);
+}
+
 TEST(ExportCli, AnyOtherAddressThanLoopbackWarnsAndUsageErrors) {
   {
     Exporter e({"--no-journal", "--allow-remote"}, "0.0.0.0");
