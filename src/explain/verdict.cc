@@ -406,6 +406,14 @@ WindowVerdict Judge::Run() {
     }
   }
   out_.advice = SlowdownCauseAdvice(out_.cause, in_.profile.kind);
+  if (!chosen && span_.window.empty()) {
+    // Nothing was measured, so nothing was ruled out either: "no cause in the samples"
+    // would claim a search that did not happen.
+    out_.advice = Msg(
+        "no samples cover this slowdown: run the job under `headroom watch` to diagnose this "
+        "(and pass its samples with --samples); meanwhile check the data loader, evaluation and "
+        "checkpoint steps");
+  }
   return out_;
 }
 

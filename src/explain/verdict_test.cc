@@ -212,6 +212,16 @@ TEST(ExplainWindow, ACollapseOverTheWholeSlowdownIsItsCauseAndSaysHowMuchItCover
   EXPECT_NE(EnglishText(v.advice).find("unplug"), std::string::npos);
 }
 
+TEST(ExplainWindow, WithNoSamplesAtAllTheAdviceIsToRunUnderWatch) {
+  VerdictInputs in;
+  in.profile = Gb10();
+  const WindowVerdict v = ExplainWindow(Window(), in);
+  EXPECT_EQ(v.cause, SlowdownCause::kUnexplained);
+  EXPECT_NE(EnglishText(v.advice).find("run the job under `headroom watch` to diagnose this"),
+            std::string::npos);
+  EXPECT_EQ(EnglishText(v.advice).find("in the samples"), std::string::npos);
+}
+
 TEST(SlowdownCause, NamesAreIdentifiersAndWordsAreTheirEnglish) {
   for (SlowdownCause c :
        {SlowdownCause::kThermal, SlowdownCause::kClockCollapse, SlowdownCause::kContention,
