@@ -83,6 +83,21 @@ std::optional<Memory> ReadMemory(const SysRoot& root, PerCpuFreeReader& per_cpu)
   return Memory{*info->total_bytes(), std::min(available, *info->total_bytes())};
 }
 
+// Which reading the trial was judged by, for its notes (sweep/trial_peak.h).
+Message PeakMeasureNote(const TrialRun& run) {
+  const std::string& m = run.peak_measure;
+  if (m == "cgroup") return Msg("peak: the job cgroup's memory.peak");
+  if (m == "tree-rss") return Msg("peak: the job's process tree peak RSS");
+  if (m == "step-records")
+    return Msg("peak: the job's step records (torch allocator peak + host peak RSS)");
+  if (run.own_peak_bytes) {
+    // TRANSLATORS: {1} is the job's own reading's source: cgroup, tree-rss or step-records.
+    return Msg("peak: the fall in MemAvailable, above the job's own {0} ({1})",
+               GB(*run.own_peak_bytes), run.own_peak_measure);
+  }
+  return Msg("peak: the fall in MemAvailable (no reading of the job's own)");
+}
+
 SweepRow Row(const Config& config, TrialOutcome outcome, std::optional<uint64_t> peak,
              std::optional<int64_t> headroom, const std::string& notes, bool from_journal) {
   SweepRow row;
@@ -420,10 +435,7 @@ class SweepRun {
     std::vector<Message> parts;
     if (!run->notes.empty()) parts.push_back(run->notes);
     if (run->outcome != TrialOutcome::kOk) parts.push_back(Msg("log: {}", log.string()));
-    if (run->peak_measure == "step-records") {
-      parts.push_back(
-          Msg("peak from the job's step records (torch allocator peak + host peak RSS)"));
-    }
+    parts.push_back(PeakMeasureNote(*run));
     t.notes = EnglishText(JoinMessages(parts, "; "));
     // The journal keeps the other two measures in the notes (no column of their own).
     parts.push_back(Msg("tree RSS peak {}; cgroup peak {}", GB(run->guard.peak_tree_rss_bytes),
