@@ -11,7 +11,9 @@
 //    re-predicted after each later trial. Skip rows are emitted when the knob is finished,
 //    for the values that were predicted over and never launched.
 //  - An error trial stops the knob without refinement: its failure says nothing about
-//    memory, and bisecting towards it would only repeat it.
+//    memory, and bisecting towards it would only repeat it. The values left untried
+//    between the answer and it are reported (untried()), so the answer is never taken
+//    for the largest that fits.
 #include "sweep/search.h"
 
 #include <fmt/format.h>
@@ -71,6 +73,8 @@ void SweepSearch::Apply(int64_t x, const TrialReport& report) {
   if (!bad_ || x < *bad_) {
     bad_ = x;
     bad_is_error_ = report.outcome == TrialOutcome::kError;
+    bad_summary_ =
+        report.summary.empty() ? std::string(TrialOutcomeName(report.outcome)) : report.summary;
     if (stop_reasons_.size() <= knob_) stop_reasons_.resize(knob_ + 1);
     stop_reasons_[knob_] = fmt::format(
         "{}: {}", c.ToText(),
@@ -125,6 +129,13 @@ void SweepSearch::FinishKnob(uint64_t baseline) {
   }
   if (stop_reasons_[knob_].empty())
     stop_reasons_[knob_] = fmt::format("{}: the top of its values", knob.name);
+  if (bad_ && bad_is_error_) {
+    // Values between the answer and a non-memory failure were never run: say so.
+    const auto first = knob.Above(*good_);
+    const auto last = knob.LargestWhere(*good_, *bad_, [](int64_t) { return true; });
+    if (first && last && *first < *bad_)
+      untried_.push_back({knob.name, *good_, *first, *last, *bad_, bad_summary_});
+  }
   current_.Set(knob.name, *good_);
   // Batch and seq scale memory through tokens per step: one's model is the other's prior.
   prior_model_.reset();

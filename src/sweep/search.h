@@ -48,6 +48,18 @@ struct TrialReport {
   std::string summary;                 // one phrase: "killed by the guard", "peak 46.8 GB"
 };
 
+// A knob stopped by a failure that is not about memory (an `error` trial), with values
+// between its last good value and that failure never tried: the answer may be short of the
+// truth, and the sweep says so (docs/sweep.md "Untried values").
+struct UntriedGap {
+  std::string knob;
+  int64_t good = 0;           // the last value that ran ok (the knob's answer)
+  int64_t first_untried = 0;  // the values first_untried..last_untried were never run
+  int64_t last_untried = 0;
+  int64_t failed = 0;   // the value that failed
+  std::string failure;  // its summary: "exit status 1: ValueError: ..."
+};
+
 class SweepSearch {
  public:
   SweepSearch(Grid grid, SearchOptions options);
@@ -64,6 +76,8 @@ class SweepSearch {
   std::optional<uint64_t> best_peak_bytes() const { return best_peak_; }
   // Why each knob stopped growing: "batch=16: killed-by-guard", "batch=8: predicted ...".
   const std::vector<std::string>& stop_reasons() const { return stop_reasons_; }
+  // The knobs an error stopped short of values never tried (empty when none).
+  const std::vector<UntriedGap>& untried() const { return untried_; }
   const Grid& grid() const { return grid_; }
 
  private:
@@ -103,6 +117,8 @@ class SweepSearch {
   std::optional<Config> best_;
   std::optional<uint64_t> best_peak_;
   std::vector<std::string> stop_reasons_;
+  std::vector<UntriedGap> untried_;
+  std::string bad_summary_;  // the summary of the trial at bad_
 };
 
 }  // namespace headroom

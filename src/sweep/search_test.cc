@@ -190,3 +190,49 @@ TEST(SweepSearch, SeqAfterBatchUsesTokensPerStepAsItsPrior) {
 
 }  // namespace
 }  // namespace headroom
+
+namespace headroom {
+namespace {
+
+// Issue 31: a failure that is not about memory must not end the search silently.
+TEST(SweepSearch, AnErrorWithValuesBelowItUntriedSaysSo) {
+  SweepSearch s(BatchGrid("1..64"), {100 * kGiB, 0, true});
+  for (int i = 0; i < 50; ++i) {
+    const auto step = s.Next(0);
+    if (step.kind != SearchStep::kLaunch) break;
+    TrialReport r;
+    r.peak_bytes = kMiB;
+    if (step.config.Get("batch") == 8) {
+      r.outcome = TrialOutcome::kError;
+      r.summary = "exit status 1";
+    }
+    s.Report(step.config, r);
+  }
+  ASSERT_TRUE(s.best());
+  EXPECT_EQ(s.best()->Get("batch"), 4);
+  ASSERT_EQ(s.untried().size(), 1u);
+  const UntriedGap& g = s.untried()[0];
+  EXPECT_EQ(g.knob, "batch");
+  EXPECT_EQ(g.good, 4);
+  EXPECT_EQ(g.first_untried, 5);
+  EXPECT_EQ(g.last_untried, 7);
+  EXPECT_EQ(g.failed, 8);
+  EXPECT_EQ(g.failure, "exit status 1");
+}
+
+TEST(SweepSearch, AnErrorRightAboveTheAnswerLeavesNothingUntried) {
+  SweepSearch s(BatchGrid("1,2,4,8"), {100 * kGiB, 0, true});
+  for (int i = 0; i < 50; ++i) {
+    const auto step = s.Next(0);
+    if (step.kind != SearchStep::kLaunch) break;
+    TrialReport r;
+    r.peak_bytes = kMiB;
+    if (step.config.Get("batch") == 8) r.outcome = TrialOutcome::kError;
+    s.Report(step.config, r);
+  }
+  ASSERT_TRUE(s.best());
+  EXPECT_TRUE(s.untried().empty());
+}
+
+}  // namespace
+}  // namespace headroom

@@ -182,6 +182,15 @@ std::string SweepKey(const SweepOptions& o) {
   return key.dump();
 }
 
+Message UntriedText(const UntriedGap& g) {
+  const std::string untried = g.first_untried == g.last_untried
+                                  ? std::to_string(g.first_untried)
+                                  : fmt::format("{}..{}", g.first_untried, g.last_untried);
+  // TRANSLATORS: {0} is a knob (batch, seq, ...); {4} the failed trial's own words.
+  return Msg("{0} {1} passed; {2} untried: {0} {3} failed ({4}), not memory", g.knob, g.good,
+             untried, g.failed, g.failure);
+}
+
 std::vector<Message> SignalLeftovers(const SysRoot& root, const std::vector<Leftover>& leftovers,
                                      std::chrono::milliseconds grace) {
   std::vector<Message> done;
@@ -480,7 +489,12 @@ class SweepRun {
         res.best_headroom_bytes = row.headroom_bytes;
     }
     res.stop_reasons = search.stop_reasons();
-    if (res.exit_status == 0) res.exit_status = res.best ? 0 : 1;
+    res.untried = search.untried();
+    if (res.exit_status == 0) {
+      res.exit_status = !res.best             ? kExitNegative
+                        : res.untried.empty() ? kExitOk
+                                              : kExitSweepUntried;
+    }
 
     nlohmann::json summary = {{"schema_version", 1},
                               {"template", opt.command},
@@ -489,6 +503,11 @@ class SweepRun {
                               {"launched", res.launched_total},
                               {"stop_reasons", res.stop_reasons},
                               {"stopped_early", res.stopped_early}};
+    if (!res.untried.empty()) {
+      std::vector<std::string> lines;
+      for (const auto& gap : res.untried) lines.push_back(EnglishText(UntriedText(gap)));
+      summary["untried"] = lines;
+    }
     if (!opt.model.empty()) summary["model"] = opt.model;
     if (!opt.method.empty()) summary["method"] = opt.method;
     if (res.best) {
@@ -499,10 +518,10 @@ class SweepRun {
                                            ? nlohmann::json(*res.best_headroom_bytes)
                                            : nlohmann::json(nullptr);
     }
-    const std::string status = res.exit_status == kExitSweepInterrupted ? "interrupted"
-                               : !res.stopped_early.empty()             ? "incomplete"
-                               : res.best                               ? "done"
-                                                                        : "no-fit";
+    const std::string status = res.exit_status == kExitSweepInterrupted             ? "interrupted"
+                               : !res.stopped_early.empty() || !res.untried.empty() ? "incomplete"
+                               : res.best                                           ? "done"
+                                                                                    : "no-fit";
     if (auto done = recording->Finish(status, res.exit_status, summary.dump()); !done) {
       res.warnings.push_back("the journal did not take the sweep's end: " +
                              EnglishText(done.error().what));
