@@ -101,6 +101,7 @@ nlohmann::json SweepResultJson(const SweepOptions& o, const SweepResult& r) {
           {"stopped_early",
            r.stopped_early.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_early)},
           {"untried", UntriedJson(r.untried)},
+          {"noise_bytes", r.noise_bytes},
           {"warnings", r.warnings},
           {"trial_logs", r.trial_log_dir.string()},
           {"trials", trials}};

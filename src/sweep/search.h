@@ -31,14 +31,18 @@ struct SearchOptions {
   uint64_t limit_bytes = 0;   // the peak pool use a trial may reach
   uint64_t margin_bytes = 0;  // a prediction plus this must stay at or below the limit
   bool bisect = true;
+  // The noise of a peak reading, as the sweep measured it (the wobble of idle MemAvailable
+  // while it settles between trials, at least 16 MiB): two peaks of one knob that disagree
+  // with its order by more than this are re-measured, not fitted.
+  uint64_t noise_bytes = 0;
 };
 
 struct SearchStep {
   enum Kind { kLaunch, kSkip, kDone } kind = kDone;
   Config config;
   std::optional<double> predicted_peak_bytes;  // above the baseline, when a model exists
-  std::string reason;                          // for kSkip: why
-  uint64_t baseline_bytes = 0;                 // the pool use the decision was made at
+  std::string reason;           // for kSkip: why; for a kLaunch that re-measures a config: why
+  uint64_t baseline_bytes = 0;  // the pool use the decision was made at
 };
 
 // What the search knows about a trial it asked for.
@@ -71,6 +75,9 @@ class SweepSearch {
   // may be reported, and a later Next() uses it instead of asking again).
   void Report(const Config& config, const TrialReport& report);
 
+  // The noise the sweep measured (SearchOptions::noise_bytes), once it has.
+  void set_noise_bytes(uint64_t bytes) { opt_.noise_bytes = bytes; }
+
   // The answer: the last config that ran ok (with its peak), if any.
   const std::optional<Config>& best() const { return best_; }
   std::optional<uint64_t> best_peak_bytes() const { return best_peak_; }
@@ -87,6 +94,15 @@ class SweepSearch {
   };
   const Known* Find(const Config& c) const;
   std::optional<double> Predict(int64_t x) const;
+  // The fit of this knob's own points: none while they disagree with its order (a
+  // re-measure is queued) or after a re-measure could not settle it.
+  std::optional<PeakModel> OwnModel() const;
+  // A point of this knob whose peak disagrees with x's beyond the noise, if any.
+  std::optional<PeakPoint> Disagrees(int64_t x, double bytes) const;
+  void AddPoint(int64_t x, double bytes);
+  // After a value at or below the last good one failed when re-measured: the largest value
+  // still known ok.
+  void RecomputeGood();
   // Applies a result for the current knob at value x (moving from growth to refinement
   // at the first failure).
   void Apply(int64_t x, const TrialReport& report);
@@ -118,7 +134,17 @@ class SweepSearch {
   std::optional<uint64_t> best_peak_;
   std::vector<std::string> stop_reasons_;
   std::vector<UntriedGap> untried_;
-  std::string bad_summary_;  // the summary of the trial at bad_
+  // Re-measuring (issue 31: batch 5 read less than batch 4 because another process freed
+  // memory during its trial): values queued, values measured twice, whether pending_ is a
+  // re-measure (its report replaces the first), and whether the knob's peaks disagreed even
+  // so (then no fit: every value is judged by its own trial).
+  std::vector<int64_t> remeasure_queue_;
+  std::vector<int64_t> remeasured_;
+  bool remeasuring_ = false;
+  bool noisy_ = false;
+  std::string remeasure_reason_;
+  std::vector<Config> replayed_;  // configs whose results came from the journal
+  std::string bad_summary_;       // the summary of the trial at bad_
 };
 
 }  // namespace headroom

@@ -45,6 +45,9 @@ constexpr auto kSettlePoll = std::chrono::milliseconds(100);
 // Settled: MemAvailable rose by less than this over the last kSettleStill.
 constexpr uint64_t kSettleStillBytes = 32ULL << 20;
 constexpr auto kSettleStill = std::chrono::milliseconds(500);
+// The noise of a peak reading is never taken as less than this (a few pages of a trainer's
+// RSS differ from run to run).
+constexpr uint64_t kNoiseFloorBytes = 16ULL << 20;
 
 std::optional<TrialOutcome> ParseOutcome(std::string_view name) {
   for (auto o :
@@ -319,6 +322,13 @@ class SweepRun {
     return true;
   }
 
+  // The noise of a peak reading (sweep/search.h SearchOptions::noise_bytes): the largest
+  // wobble of idle MemAvailable over a settle's still half second so far, at least the floor.
+  void NoteNoise(uint64_t wobble) {
+    res.noise_bytes = std::max({res.noise_bytes, kNoiseFloorBytes, wobble});
+    search.set_noise_bytes(res.noise_bytes);
+  }
+
   // Lets the pool come back to where the sweep started before the next decision, and hold
   // still: freed memory can return over a second or more (driver pools on GB10, the
   // hypervisor on a VM), and a baseline read while it climbs hides the next trial's peak.
@@ -327,6 +337,7 @@ class SweepRun {
     const auto settle_end = settle_start + opt.settle_timeout;
     std::optional<Memory> m = ReadMemory(root, per_cpu);
     uint64_t window_low = m ? m->available : 0;
+    uint64_t still_low = window_low, still_high = window_low;  // readings in the window
     auto window_start = clock.Now();
     bool settled = false;
     while (m && clock.Now() < settle_end) {
@@ -337,9 +348,13 @@ class SweepRun {
       if (m->available > window_low + kSettleStillBytes) {
         window_low = m->available;  // still climbing: start a new window
         window_start = clock.Now();
+        still_low = still_high = m->available;
       }
+      still_low = std::min(still_low, m->available);
+      still_high = std::max(still_high, m->available);
       if (recovered && clock.Now() - window_start >= kSettleStill) {
         settled = true;
+        NoteNoise(still_high - still_low);
         break;
       }
     }
@@ -398,6 +413,9 @@ class SweepRun {
             ? JoinMessages({head, Msg(" (predicted peak {})",
                                       GB(static_cast<uint64_t>(*step.predicted_peak_bytes)))},
                            "")
+        : !step.reason.empty()
+            // TRANSLATORS: {1} is the search's reason to run a config again, in English.
+            ? Msg("{0} ({1})", head, step.reason)
             : head);
     TrialSpec spec;
     spec.command = FillTemplate(opt.command, step.config);
@@ -553,6 +571,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
   if (!start_mem)
     return Error{Msg("sweep: cannot read MemTotal and MemAvailable from proc/meminfo")};
   if (auto begun = run.Begin(start_mem->available); !begun) return begun.error();
+  run.NoteNoise(0);
   bool need_settle = false;
   for (;;) {
     if (need_settle) run.Settle();

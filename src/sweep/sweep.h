@@ -98,7 +98,11 @@ struct SweepResult {
   std::optional<int64_t> best_headroom_bytes;
   std::vector<std::string> stop_reasons;  // one per knob, from the search
   std::vector<UntriedGap> untried;        // values an error stopped the search short of
-  std::string stopped_early;              // "--max-trials 30 reached", "interrupted by signal 2"
+  // The noise of a peak reading as the sweep measured it: the largest wobble of idle
+  // MemAvailable over a settle's still half second, at least 16 MiB
+  // (SearchOptions::noise_bytes).
+  uint64_t noise_bytes = 0;
+  std::string stopped_early;  // "--max-trials 30 reached", "interrupted by signal 2"
   std::vector<std::string> warnings;
   std::filesystem::path trial_log_dir;
   // 0 an answer, 1 no config fits (or none finished), 4 an answer with values untried below a
