@@ -14,6 +14,10 @@ inline constexpr int kExitNegative = 1;
 inline constexpr int kExitUsage = 2;
 // `guard --require-available`, `sweep`: not enough MemAvailable to start.
 inline constexpr int kExitRefused = 3;
+// `sweep`: an answer, but a failure that is not about memory (an `error` trial) stopped a knob
+// with values between the answer and it never tried, so a larger value may fit
+// (docs/sweep.md "Untried values").
+inline constexpr int kExitSweepUntried = 4;
 // `guard`, `watch --guard`: the guard killed the job (otherwise they pass on the job's own
 // status: its exit code, or 128 + signal). No signal death maps here (those are 128 + N) and
 // ordinary programs do not return it.

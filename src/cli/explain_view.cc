@@ -96,6 +96,8 @@ std::string WindowText(size_t i, const SlowdownWindow& w, const WindowVerdict& v
                     (e.time ? FormatUtcIso8601(*e.time) + " " : "") + TranslatedText(e.text)) +
            "\n";
   }
+  for (const auto& r : v.ruled_out)
+    out += "     " + TrFormat("ruled out: {}", TranslatedText(r)) + "\n";
   for (const auto& u : v.unavailable)
     out += "     " + TrFormat("unavailable: {}", TranslatedText(u)) + "\n";
   out += "     " + TrFormat("advice: {}", TranslatedText(v.advice)) + "\n";

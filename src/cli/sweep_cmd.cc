@@ -41,8 +41,9 @@ struct SweepCommandFlags final : CommandFlags {
           "VALUES: LO..HI (doubling from LO, any value in between when narrowing), LO..HI:STEP "
           "(on the step), or V1,V2,... (only those).\n\n"
           "exit status: 0 an answer was found; 1 no config ran ok; 2 usage error; {} refused to "
-          "start (MemAvailable below --require-available); {} interrupted",
-          kExitRefused, kExitSweepInterrupted),
+          "start (MemAvailable below --require-available); {} an answer, but a failure that is "
+          "not about memory left values above it untried; {} interrupted",
+          kExitRefused, kExitSweepUntried, kExitSweepInterrupted),
       "headroom sweep"};
   SweepFlags fl;
   CLI::App& App() override { return app; }

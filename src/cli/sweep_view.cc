@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/bytes.h"
+#include "base/exit_status.h"
 #include "cli/guard_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
@@ -132,6 +133,13 @@ void PrintSweepResult(std::FILE* out, const SweepOptions& o, const SweepResult& 
   }
   for (const auto& why : r.stop_reasons)
     std::fprintf(out, "%s\n", TrFormat("stopped by: {}", why).c_str());
+  for (const auto& gap : r.untried) {
+    // TRANSLATORS: {} says which values were never tried and what failed instead.
+    std::fprintf(out, "%s\n",
+                 TrFormat("incomplete: {}; exit status {}", TranslatedText(UntriedText(gap)),
+                          kExitSweepUntried)
+                     .c_str());
+  }
   if (!r.stopped_early.empty()) {
     std::fprintf(
         out, "%s\n",

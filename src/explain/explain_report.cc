@@ -78,6 +78,7 @@ Json WindowJson(const SlowdownWindow& w, const WindowVerdict& v) {
           {"also", also},
           {"evidence", evidence},
           {"unavailable", EnglishTexts(v.unavailable)},
+          {"ruled_out", EnglishTexts(v.ruled_out)},
           {"advice", EnglishText(v.advice)},
           {"readings", ReadingsJson(v.readings)}};
 }

@@ -118,6 +118,8 @@ void Windows(const std::vector<StepTiming>& timings, const std::vector<bool>& us
   }
   for (const Run& r : merged) {
     SlowdownWindow w = MakeWindow(timings, r.first, r.last, baseline);
+    w.recovered = r.last + 1 < timings.size() && usable[r.last + 1] &&
+                  timings[r.last + 1].segment == w.segment;
     if (r.slow < t.min_intervals || w.last_step - w.first_step + 1 < t.min_steps) continue;
     out.windows.push_back(w);
   }

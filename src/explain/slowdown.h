@@ -55,6 +55,9 @@ struct SlowdownWindow {
   // has no times (then samples cannot be aligned with the window).
   std::optional<WallTime> start_time;
   std::optional<WallTime> end_time;
+  // Faster intervals follow the window: the slowdown ended, not the log (a cause still
+  // holding after it then did not cause it, explain/cause_timing.h).
+  bool recovered = false;
   double seconds = 0;           // sum of the intervals' durations
   double seconds_per_step = 0;  // seconds / steps
   double factor = 0;            // seconds_per_step / baseline

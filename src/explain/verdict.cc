@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "base/message.h"
+#include "explain/cause_timing.h"
 #include "gpu/clock_events.h"
 
 namespace headroom {
@@ -60,6 +62,9 @@ class Judge {
   bool HostSide();
   void Readings();
   bool EventIn(std::string_view type, double lookback_s, const RecordedEvent** first) const;
+  // Whether the cause's timing fits the window (explain/cause_timing.h): states the overlap
+  // as evidence, and a mismatch in ruled_out. True when it cannot be timed.
+  bool Timed(const Message& what, const std::function<std::optional<bool>(const Sample&)>& holds);
   void Add(std::optional<WallTime> at, Message text) {
     out_.evidence.push_back({at, std::move(text)});
   }
@@ -114,6 +119,36 @@ bool Judge::ReasonBits() {
   return matched;
 }
 
+// Whether a sample shows the collapse: a slow clock while busy, at low power, with no bit.
+// nullopt without a clock reading.
+std::optional<bool> CollapsedIn(const Sample& s, const PlatformProfile& p,
+                                const VerdictThresholds& t) {
+  if (!s.sm_clock_mhz || !p.normal_sm_clock_mhz) return std::nullopt;
+  const uint32_t mhz = *s.sm_clock_mhz;
+  const bool slow =
+      mhz < t.collapse_clock_fraction * *p.normal_sm_clock_mhz || InDegradedClockBand(p, mhz);
+  const bool busy = (!s.gpu_utilization_pct || *s.gpu_utilization_pct >= t.busy_utilization_pct) &&
+                    (!s.clock_event_reasons || !(*s.clock_event_reasons & kGpuIdleBit));
+  const bool no_bit = !s.clock_event_reasons || !IsClockSlowdown(*s.clock_event_reasons);
+  const bool low_power = !s.power_mw || !p.rated_power_mw ||
+                         *s.power_mw < t.collapse_max_power_fraction * *p.rated_power_mw;
+  return slow && busy && no_bit && low_power;
+}
+
+bool Judge::Timed(const Message& what,
+                  const std::function<std::optional<bool>(const Sample&)>& holds) {
+  if (!in_.samples || !w_.start_time || !w_.end_time) return true;
+  CauseWindow cw{*w_.start_time, *w_.end_time, w_.recovered, in_.sample_interval_s,
+                 t_.timing_tolerance_s};
+  const auto timing = TimeCause(*in_.samples, holds, cw);
+  if (!timing) return true;
+  Add(Shift(*w_.start_time, timing->from_s), CauseOverlapText(what, *timing));
+  if (timing->IsCause()) return true;
+  // TRANSLATORS: {0} names a cause, {1} says how its timing differs from the slowdown's.
+  out_.ruled_out.push_back(Msg("{0} is not the cause: {1}", what, CauseMismatchText(*timing)));
+  return false;
+}
+
 bool Judge::Collapse() {
   const PlatformProfile& p = in_.profile;
   const RecordedEvent* e = nullptr;
@@ -126,18 +161,10 @@ bool Judge::Collapse() {
   size_t known = 0, low = 0;
   std::optional<WallTime> first;
   for (const Sample* s : span_.window) {
-    if (!s->sm_clock_mhz) continue;
+    const auto collapsed = CollapsedIn(*s, p, t_);
+    if (!collapsed) continue;
     ++known;
-    const uint32_t mhz = *s->sm_clock_mhz;
-    const bool slow =
-        mhz < t_.collapse_clock_fraction * *p.normal_sm_clock_mhz || InDegradedClockBand(p, mhz);
-    const bool busy =
-        (!s->gpu_utilization_pct || *s->gpu_utilization_pct >= t_.busy_utilization_pct) &&
-        (!s->clock_event_reasons || !(*s->clock_event_reasons & kGpuIdleBit));
-    const bool no_bit = !s->clock_event_reasons || !IsClockSlowdown(*s->clock_event_reasons);
-    const bool low_power = !s->power_mw || !p.rated_power_mw ||
-                           *s->power_mw < t_.collapse_max_power_fraction * *p.rated_power_mw;
-    if (slow && busy && no_bit && low_power) {
+    if (*collapsed) {
       ++low;
       if (!first) first = s->time;
     }
@@ -162,7 +189,9 @@ bool Judge::Collapse() {
         Msg("power {:.1f} W, under {:.0f}% of the rated {:.0f} W", *out_.readings.power_w_mean,
             t_.collapse_max_power_fraction * 100, p.rated_power_mw.value_or(0) / 1000.0));
   }
-  return true;
+  // The samples say the clock collapsed in the window; whether that is what slowed it is
+  // when (an event in the window does not overrule the samples' timing).
+  return Timed(Msg("the clock collapse"), [&](const Sample& s) { return CollapsedIn(s, p, t_); });
 }
 
 bool Judge::Plateau() {
@@ -377,6 +406,14 @@ WindowVerdict Judge::Run() {
     }
   }
   out_.advice = SlowdownCauseAdvice(out_.cause, in_.profile.kind);
+  if (!chosen && span_.window.empty()) {
+    // Nothing was measured, so nothing was ruled out either: "no cause in the samples"
+    // would claim a search that did not happen.
+    out_.advice = Msg(
+        "no samples cover this slowdown: run the job under `headroom watch` to diagnose this "
+        "(and pass its samples with --samples); meanwhile check the data loader, evaluation and "
+        "checkpoint steps");
+  }
   return out_;
 }
 

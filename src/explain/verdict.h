@@ -79,6 +79,10 @@ struct VerdictThresholds {
   // loader's workers, tokenization or a CPU-bound step hold the GPU back).
   double underfed_utilization_pct = 50;
   double cpu_busy_pct = 70;
+  // Timing (explain/cause_timing.h): a cause seen absent this long after the slowdown began,
+  // or before it ended, or still holding this long after the steps were fast again, is not
+  // its cause. Two seconds absorb log stamps rounded to the second.
+  double timing_tolerance_s = 2;
 };
 
 // Evidence, `unavailable` and advice are message values: the terminal renders them in the
@@ -107,6 +111,9 @@ struct WindowVerdict {
   std::vector<SlowdownCause> also;   // other causes whose test matched
   std::vector<Evidence> evidence;    // for the verdict and the others
   std::vector<Message> unavailable;  // evidence that could not be checked, and why
+  // Causes whose readings matched but whose timing does not fit the window, and why (their
+  // advice is not given).
+  std::vector<Message> ruled_out;
   Message advice;
   WindowReadings readings;
 };

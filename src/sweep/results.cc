@@ -50,6 +50,24 @@ std::string SweepResultCsv(const SweepOptions& o, const SweepResult& r) {
   return f.str();
 }
 
+namespace {
+
+nlohmann::json UntriedJson(const std::vector<UntriedGap>& gaps) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& g : gaps) {
+    out.push_back({{"knob", g.knob},
+                   {"passed", g.good},
+                   {"first_untried", g.first_untried},
+                   {"last_untried", g.last_untried},
+                   {"failed", g.failed},
+                   {"failure", g.failure},
+                   {"text", EnglishText(UntriedText(g))}});
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json SweepResultJson(const SweepOptions& o, const SweepResult& r) {
   auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json trials = nlohmann::json::array();
@@ -82,6 +100,8 @@ nlohmann::json SweepResultJson(const SweepOptions& o, const SweepResult& r) {
           {"stop_reasons", r.stop_reasons},
           {"stopped_early",
            r.stopped_early.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_early)},
+          {"untried", UntriedJson(r.untried)},
+          {"noise_bytes", r.noise_bytes},
           {"warnings", r.warnings},
           {"trial_logs", r.trial_log_dir.string()},
           {"trials", trials}};

@@ -11,10 +11,16 @@
 //    re-predicted after each later trial. Skip rows are emitted when the knob is finished,
 //    for the values that were predicted over and never launched.
 //  - An error trial stops the knob without refinement: its failure says nothing about
-//    memory, and bisecting towards it would only repeat it.
+//    memory, and bisecting towards it would only repeat it. The values left untried
+//    between the answer and it are reported (untried()), so the answer is never taken
+//    for the largest that fits.
 #include "sweep/search.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "base/bytes.h"
 
@@ -32,8 +38,53 @@ const SweepSearch::Known* SweepSearch::Find(const Config& c) const {
   return nullptr;
 }
 
+std::optional<PeakModel> SweepSearch::OwnModel() const {
+  if (noisy_ || !remeasure_queue_.empty()) return std::nullopt;
+  return FitPeak(points_);
+}
+
+std::optional<PeakPoint> SweepSearch::Disagrees(int64_t x, double bytes) const {
+  const double noise = static_cast<double>(opt_.noise_bytes);
+  const double vx = static_cast<double>(x);
+  std::optional<PeakPoint> nearest;  // the disagreeing point closest to x
+  for (const auto& p : points_) {
+    const bool out = (p.x < vx && bytes + noise < p.bytes) || (p.x > vx && bytes > p.bytes + noise);
+    if (out && (!nearest || std::abs(p.x - vx) < std::abs(nearest->x - vx))) nearest = p;
+  }
+  return nearest;
+}
+
+void SweepSearch::AddPoint(int64_t x, double bytes) {
+  for (auto& p : points_) {
+    if (p.x == static_cast<double>(x)) {
+      p.bytes = bytes;  // a re-measure replaces the first reading
+      return;
+    }
+  }
+  points_.push_back({static_cast<double>(x), bytes});
+}
+
+void SweepSearch::RecomputeGood() {
+  const std::string& name = grid_.knobs[knob_].name;
+  good_.reset();
+  best_.reset();
+  best_peak_.reset();
+  for (const auto& k : known_) {
+    Config same = k.config;
+    same.Set(name, current_.Get(name));
+    if (!(same == current_) || k.report.outcome != TrialOutcome::kOk) continue;
+    const int64_t v = k.config.Get(name);
+    if (bad_ && v >= *bad_) continue;
+    if (!good_ || v > *good_) {
+      good_ = v;
+      best_ = k.config;
+      best_peak_ = k.report.peak_bytes;
+    }
+  }
+}
+
 std::optional<double> SweepSearch::Predict(int64_t x) const {
-  if (auto own = FitPeak(points_)) return own->Predict(static_cast<double>(x));
+  if (auto own = OwnModel()) return own->Predict(static_cast<double>(x));
   if (prior_model_ && prior_own_value_ > 0) {
     // Tokens per step: batch x seq at x is the prior knob at prior_value * x / own_value.
     const double equivalent = static_cast<double>(prior_value_) * static_cast<double>(x) /
@@ -50,27 +101,79 @@ bool SweepSearch::Fits(std::optional<double> predicted, uint64_t baseline) const
 }
 
 void SweepSearch::Report(const Config& config, const TrialReport& report) {
-  if (!Find(config)) known_.push_back({config, report});
+  if (remeasuring_ && pending_ && config == *pending_) {
+    for (auto& k : known_) {
+      if (k.config == config) k.report = report;  // the second reading replaces the first
+    }
+    return;
+  }
+  // Not the trial just launched: a result replayed from the journal. A config with two rows
+  // was measured twice; the later row is its reading. Replayed trials are never launched
+  // again, not even to re-measure them.
+  if (!pending_ || !(config == *pending_)) replayed_.push_back(config);
+  for (auto& k : known_) {
+    if (k.config == config) {
+      k.report = report;
+      return;
+    }
+  }
+  known_.push_back({config, report});
 }
 
 void SweepSearch::Apply(int64_t x, const TrialReport& report) {
   const Knob& knob = grid_.knobs[knob_];
   Config c = current_;
   c.Set(knob.name, x);
+  const bool again = remeasuring_;
+  remeasuring_ = false;
   if (report.outcome == TrialOutcome::kOk) {
-    if (report.peak_bytes)
-      points_.push_back({static_cast<double>(x), static_cast<double>(*report.peak_bytes)});
+    if (report.peak_bytes) {
+      const double bytes = static_cast<double>(*report.peak_bytes);
+      AddPoint(x, bytes);
+      // Peaks out of the knob's order: re-measure both ends of the pair once, and fit
+      // neither until they agree; if they still disagree, fit nothing on this knob.
+      if (const auto other = Disagrees(x, bytes); other && !noisy_) {
+        const int64_t ox = static_cast<int64_t>(other->x);
+        for (int64_t v : {x, ox}) {
+          Config cv = current_;
+          cv.Set(knob.name, v);
+          const bool done =
+              std::find(remeasured_.begin(), remeasured_.end(), v) != remeasured_.end() ||
+              std::find(replayed_.begin(), replayed_.end(), cv) != replayed_.end();
+          const bool queued = std::find(remeasure_queue_.begin(), remeasure_queue_.end(), v) !=
+                              remeasure_queue_.end();
+          if (!done && !queued) remeasure_queue_.push_back(v);
+        }
+        if (remeasure_queue_.empty()) noisy_ = true;
+        remeasure_reason_ = fmt::format(
+            "re-measure: {}={} read {}, {} {}={}'s {} beyond the noise {}", knob.name, x,
+            FormatGB(*report.peak_bytes),
+            other->x < static_cast<double>(x) ? "less than" : "more than", knob.name, ox,
+            FormatGB(static_cast<uint64_t>(other->bytes)), FormatGB(opt_.noise_bytes));
+      }
+    }
     if (!good_ || x >= *good_) {
       good_ = x;
       best_ = c;
       best_peak_ = report.peak_bytes;
     }
-    if (phase_ == Phase::kGrow) ++coarse_;
+    if (phase_ == Phase::kGrow && !again) ++coarse_;
+    return;
+  }
+  if (again && good_ && x <= *good_) {
+    // A value that ran ok failed when measured again: the answer lies below it.
+    bad_ = x;
+    bad_is_error_ = report.outcome == TrialOutcome::kError;
+    bad_summary_ = report.summary;
+    RecomputeGood();
+    if (phase_ == Phase::kGrow) phase_ = Phase::kRefine;
     return;
   }
   if (!bad_ || x < *bad_) {
     bad_ = x;
     bad_is_error_ = report.outcome == TrialOutcome::kError;
+    bad_summary_ =
+        report.summary.empty() ? std::string(TrialOutcomeName(report.outcome)) : report.summary;
     if (stop_reasons_.size() <= knob_) stop_reasons_.resize(knob_ + 1);
     stop_reasons_[knob_] = fmt::format(
         "{}: {}", c.ToText(),
@@ -79,9 +182,7 @@ void SweepSearch::Apply(int64_t x, const TrialReport& report) {
   if (phase_ == Phase::kGrow) phase_ = Phase::kRefine;
 }
 
-bool SweepSearch::HasModel() const {
-  return FitPeak(points_).has_value() || prior_model_.has_value();
-}
+bool SweepSearch::HasModel() const { return OwnModel().has_value() || prior_model_.has_value(); }
 
 void SweepSearch::QueueSkip(int64_t x, uint64_t baseline) {
   Config c = current_;
@@ -125,10 +226,17 @@ void SweepSearch::FinishKnob(uint64_t baseline) {
   }
   if (stop_reasons_[knob_].empty())
     stop_reasons_[knob_] = fmt::format("{}: the top of its values", knob.name);
+  if (bad_ && bad_is_error_) {
+    // Values between the answer and a non-memory failure were never run: say so.
+    const auto first = knob.Above(*good_);
+    const auto last = knob.LargestWhere(*good_, *bad_, [](int64_t) { return true; });
+    if (first && last && *first < *bad_)
+      untried_.push_back({knob.name, *good_, *first, *last, *bad_, bad_summary_});
+  }
   current_.Set(knob.name, *good_);
   // Batch and seq scale memory through tokens per step: one's model is the other's prior.
   prior_model_.reset();
-  if (auto m = FitPeak(points_); m && (knob.name == "batch" || knob.name == "seq")) {
+  if (auto m = OwnModel(); m && (knob.name == "batch" || knob.name == "seq")) {
     prior_model_ = m;
     prior_knob_ = knob.name;
     prior_value_ = *good_;
@@ -140,6 +248,9 @@ void SweepSearch::FinishKnob(uint64_t baseline) {
   bad_is_error_ = false;
   predicted_over_.reset();
   points_.clear();
+  remeasure_queue_.clear();
+  remeasured_.clear();
+  noisy_ = false;
   if (knob_ >= grid_.knobs.size()) {
     phase_ = Phase::kDone;
     return;
@@ -168,6 +279,16 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
     }
     if (phase_ == Phase::kDone) return {};
     const Knob& knob = grid_.knobs[knob_];
+    if (!remeasure_queue_.empty()) {
+      const int64_t again = remeasure_queue_.front();
+      remeasure_queue_.erase(remeasure_queue_.begin());
+      remeasured_.push_back(again);
+      Config c = current_;
+      c.Set(knob.name, again);
+      pending_ = c;
+      remeasuring_ = true;
+      return {SearchStep::kLaunch, c, std::nullopt, remeasure_reason_, baseline};
+    }
     std::optional<int64_t> x;
     if (phase_ == Phase::kGrow) {
       if (coarse_ >= knob.values.size()) {
@@ -192,8 +313,12 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
         continue;
       }
       if (HasModel()) {
-        x = knob.LargestWhere(*good_, ceiling,
-                              [&](int64_t v) { return Fits(Predict(v), baseline); });
+        // Never launch far beyond what was measured (issue 31: a fit on batch 2-5 put batch
+        // 24 at 1.70 GB, really 2.6 GB): at most twice the last good value.
+        int64_t reach = ceiling;
+        if (*good_ > 0 && *good_ < std::numeric_limits<int64_t>::max() / 2)
+          reach = std::min(ceiling, 2 * *good_ + 1);
+        x = knob.LargestWhere(*good_, reach, [&](int64_t v) { return Fits(Predict(v), baseline); });
       } else if (bad_) {
         x = knob.Middle(*good_, *bad_);
       }

@@ -31,14 +31,18 @@ struct SearchOptions {
   uint64_t limit_bytes = 0;   // the peak pool use a trial may reach
   uint64_t margin_bytes = 0;  // a prediction plus this must stay at or below the limit
   bool bisect = true;
+  // The noise of a peak reading, as the sweep measured it (the wobble of idle MemAvailable
+  // while it settles between trials, at least 16 MiB): two peaks of one knob that disagree
+  // with its order by more than this are re-measured, not fitted.
+  uint64_t noise_bytes = 0;
 };
 
 struct SearchStep {
   enum Kind { kLaunch, kSkip, kDone } kind = kDone;
   Config config;
   std::optional<double> predicted_peak_bytes;  // above the baseline, when a model exists
-  std::string reason;                          // for kSkip: why
-  uint64_t baseline_bytes = 0;                 // the pool use the decision was made at
+  std::string reason;           // for kSkip: why; for a kLaunch that re-measures a config: why
+  uint64_t baseline_bytes = 0;  // the pool use the decision was made at
 };
 
 // What the search knows about a trial it asked for.
@@ -46,6 +50,18 @@ struct TrialReport {
   TrialOutcome outcome = TrialOutcome::kOk;
   std::optional<uint64_t> peak_bytes;  // the trial's peak pool use above its baseline
   std::string summary;                 // one phrase: "killed by the guard", "peak 46.8 GB"
+};
+
+// A knob stopped by a failure that is not about memory (an `error` trial), with values
+// between its last good value and that failure never tried: the answer may be short of the
+// truth, and the sweep says so (docs/sweep.md "Untried values").
+struct UntriedGap {
+  std::string knob;
+  int64_t good = 0;           // the last value that ran ok (the knob's answer)
+  int64_t first_untried = 0;  // the values first_untried..last_untried were never run
+  int64_t last_untried = 0;
+  int64_t failed = 0;   // the value that failed
+  std::string failure;  // its summary: "exit status 1: ValueError: ..."
 };
 
 class SweepSearch {
@@ -59,11 +75,16 @@ class SweepSearch {
   // may be reported, and a later Next() uses it instead of asking again).
   void Report(const Config& config, const TrialReport& report);
 
+  // The noise the sweep measured (SearchOptions::noise_bytes), once it has.
+  void set_noise_bytes(uint64_t bytes) { opt_.noise_bytes = bytes; }
+
   // The answer: the last config that ran ok (with its peak), if any.
   const std::optional<Config>& best() const { return best_; }
   std::optional<uint64_t> best_peak_bytes() const { return best_peak_; }
   // Why each knob stopped growing: "batch=16: killed-by-guard", "batch=8: predicted ...".
   const std::vector<std::string>& stop_reasons() const { return stop_reasons_; }
+  // The knobs an error stopped short of values never tried (empty when none).
+  const std::vector<UntriedGap>& untried() const { return untried_; }
   const Grid& grid() const { return grid_; }
 
  private:
@@ -73,6 +94,15 @@ class SweepSearch {
   };
   const Known* Find(const Config& c) const;
   std::optional<double> Predict(int64_t x) const;
+  // The fit of this knob's own points: none while they disagree with its order (a
+  // re-measure is queued) or after a re-measure could not settle it.
+  std::optional<PeakModel> OwnModel() const;
+  // A point of this knob whose peak disagrees with x's beyond the noise, if any.
+  std::optional<PeakPoint> Disagrees(int64_t x, double bytes) const;
+  void AddPoint(int64_t x, double bytes);
+  // After a value at or below the last good one failed when re-measured: the largest value
+  // still known ok.
+  void RecomputeGood();
   // Applies a result for the current knob at value x (moving from growth to refinement
   // at the first failure).
   void Apply(int64_t x, const TrialReport& report);
@@ -103,6 +133,18 @@ class SweepSearch {
   std::optional<Config> best_;
   std::optional<uint64_t> best_peak_;
   std::vector<std::string> stop_reasons_;
+  std::vector<UntriedGap> untried_;
+  // Re-measuring (issue 31: batch 5 read less than batch 4 because another process freed
+  // memory during its trial): values queued, values measured twice, whether pending_ is a
+  // re-measure (its report replaces the first), and whether the knob's peaks disagreed even
+  // so (then no fit: every value is judged by its own trial).
+  std::vector<int64_t> remeasure_queue_;
+  std::vector<int64_t> remeasured_;
+  bool remeasuring_ = false;
+  bool noisy_ = false;
+  std::string remeasure_reason_;
+  std::vector<Config> replayed_;  // configs whose results came from the journal
+  std::string bad_summary_;       // the summary of the trial at bad_
 };
 
 }  // namespace headroom

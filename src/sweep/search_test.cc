@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "base/bytes.h"
@@ -186,6 +187,126 @@ TEST(SweepSearch, SeqAfterBatchUsesTokensPerStepAsItsPrior) {
   // (2548 MiB); 1536 would be 3572 MiB.
   EXPECT_EQ(r.best->Get("batch"), 16);
   EXPECT_EQ(r.best->Get("seq"), 1024);
+}
+
+}  // namespace
+}  // namespace headroom
+
+namespace headroom {
+namespace {
+
+// Issue 31: batch 4's trial read less than batch 2's (another process freed memory during
+// it); the old search fitted the reading, saw a flat curve and launched batches over the
+// limit. The pair is measured again and fitted only once it agrees.
+TEST(SweepSearch, APeakOutOfOrderIsMeasuredAgainNotFitted) {
+  SearchOptions opt{2100 * kMiB, 0, true};
+  opt.noise_bytes = 16 * kMiB;
+  SweepSearch s(BatchGrid("1..64"), opt);
+  std::map<int64_t, int> runs;
+  std::vector<int64_t> order;
+  int over = 0;
+  for (int i = 0; i < 60; ++i) {
+    const auto step = s.Next(0);
+    if (step.kind == SearchStep::kDone) break;
+    if (step.kind == SearchStep::kSkip) continue;
+    const int64_t b = step.config.Get("batch");
+    order.push_back(b);
+    const double truth = (200.0 + 150.0 * static_cast<double>(b)) * kMiB;
+    // The first trial of batch 4 reads 700 MiB low: memory freed by a bystander.
+    const double read = (b == 4 && runs[b] == 0) ? truth - 700.0 * kMiB : truth;
+    ++runs[b];
+    TrialReport r;
+    r.peak_bytes = static_cast<uint64_t>(read);
+    if (truth > static_cast<double>(opt.limit_bytes)) {
+      ++over;
+      r.outcome = TrialOutcome::kOverLimit;
+    }
+    s.Report(step.config, r);
+  }
+  ASSERT_TRUE(s.best());
+  EXPECT_EQ(s.best()->Get("batch"), 12);  // 200 + 150 x 12 = 2000 MiB; 13 is 2150
+  EXPECT_EQ(runs[4], 2);                  // measured again
+  EXPECT_EQ(runs[2], 2);                  // and the other end of the pair too
+  EXPECT_EQ(over, 0);                     // nothing launched over the limit on a bad fit
+  // Never far beyond what was measured: each launch at most twice the largest ok before it.
+  int64_t largest = 0;
+  for (int64_t b : order) {
+    if (largest > 0) {
+      EXPECT_LE(b, 2 * largest) << "launched " << b;
+    }
+    if (200 + 150 * b <= 2100) largest = std::max(largest, b);
+  }
+}
+
+// A knob's peaks that still disagree after both are measured again are not fitted at all:
+// every value is judged by its own trial.
+TEST(SweepSearch, PeaksThatDisagreeTwiceAreNeverFitted) {
+  SearchOptions opt{2100 * kMiB, 0, true};
+  opt.noise_bytes = 16 * kMiB;
+  SweepSearch s(BatchGrid("1..64"), opt);
+  std::map<int64_t, int> runs;
+  int over = 0;
+  for (int i = 0; i < 60; ++i) {
+    const auto step = s.Next(0);
+    if (step.kind == SearchStep::kDone) break;
+    if (step.kind == SearchStep::kSkip) continue;
+    const int64_t b = step.config.Get("batch");
+    ++runs[b];
+    const double truth = (200.0 + 150.0 * static_cast<double>(b)) * kMiB;
+    TrialReport r;
+    r.peak_bytes = static_cast<uint64_t>(b == 4 ? 100.0 * kMiB : truth);  // always low
+    if (truth > static_cast<double>(opt.limit_bytes)) {
+      ++over;
+      r.outcome = TrialOutcome::kOverLimit;
+    }
+    s.Report(step.config, r);
+  }
+  ASSERT_TRUE(s.best());
+  EXPECT_EQ(s.best()->Get("batch"), 12);
+  EXPECT_EQ(runs[4], 2);
+  EXPECT_EQ(runs[2], 2);
+  // With no fit the search bisects on outcomes alone: 16, 14 and 13 ran over the limit.
+  EXPECT_EQ(over, 3);
+}
+
+// Issue 31: a failure that is not about memory must not end the search silently.
+TEST(SweepSearch, AnErrorWithValuesBelowItUntriedSaysSo) {
+  SweepSearch s(BatchGrid("1..64"), {100 * kGiB, 0, true});
+  for (int i = 0; i < 50; ++i) {
+    const auto step = s.Next(0);
+    if (step.kind != SearchStep::kLaunch) break;
+    TrialReport r;
+    r.peak_bytes = kMiB;
+    if (step.config.Get("batch") == 8) {
+      r.outcome = TrialOutcome::kError;
+      r.summary = "exit status 1";
+    }
+    s.Report(step.config, r);
+  }
+  ASSERT_TRUE(s.best());
+  EXPECT_EQ(s.best()->Get("batch"), 4);
+  ASSERT_EQ(s.untried().size(), 1u);
+  const UntriedGap& g = s.untried()[0];
+  EXPECT_EQ(g.knob, "batch");
+  EXPECT_EQ(g.good, 4);
+  EXPECT_EQ(g.first_untried, 5);
+  EXPECT_EQ(g.last_untried, 7);
+  EXPECT_EQ(g.failed, 8);
+  EXPECT_EQ(g.failure, "exit status 1");
+}
+
+TEST(SweepSearch, AnErrorRightAboveTheAnswerLeavesNothingUntried) {
+  SweepSearch s(BatchGrid("1,2,4,8"), {100 * kGiB, 0, true});
+  for (int i = 0; i < 50; ++i) {
+    const auto step = s.Next(0);
+    if (step.kind != SearchStep::kLaunch) break;
+    TrialReport r;
+    r.peak_bytes = kMiB;
+    if (step.config.Get("batch") == 8) r.outcome = TrialOutcome::kError;
+    s.Report(step.config, r);
+  }
+  ASSERT_TRUE(s.best());
+  EXPECT_TRUE(s.untried().empty());
 }
 
 }  // namespace

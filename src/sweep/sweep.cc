@@ -45,6 +45,9 @@ constexpr auto kSettlePoll = std::chrono::milliseconds(100);
 // Settled: MemAvailable rose by less than this over the last kSettleStill.
 constexpr uint64_t kSettleStillBytes = 32ULL << 20;
 constexpr auto kSettleStill = std::chrono::milliseconds(500);
+// The noise of a peak reading is never taken as less than this (a few pages of a trainer's
+// RSS differ from run to run).
+constexpr uint64_t kNoiseFloorBytes = 16ULL << 20;
 
 std::optional<TrialOutcome> ParseOutcome(std::string_view name) {
   for (auto o :
@@ -81,6 +84,21 @@ std::optional<Memory> ReadMemory(const SysRoot& root, PerCpuFreeReader& per_cpu)
   if (!info || !info->total_bytes() || !info->available_bytes()) return std::nullopt;
   const uint64_t available = *info->available_bytes() + per_cpu.ReadBytes().value_or(0);
   return Memory{*info->total_bytes(), std::min(available, *info->total_bytes())};
+}
+
+// Which reading the trial was judged by, for its notes (sweep/trial_peak.h).
+Message PeakMeasureNote(const TrialRun& run) {
+  const std::string& m = run.peak_measure;
+  if (m == "cgroup") return Msg("peak: the job cgroup's memory.peak");
+  if (m == "tree-rss") return Msg("peak: the job's process tree peak RSS");
+  if (m == "step-records")
+    return Msg("peak: the job's step records (torch allocator peak + host peak RSS)");
+  if (run.own_peak_bytes) {
+    // TRANSLATORS: {1} is the job's own reading's source: cgroup, tree-rss or step-records.
+    return Msg("peak: the fall in MemAvailable, above the job's own {0} ({1})",
+               GB(*run.own_peak_bytes), run.own_peak_measure);
+  }
+  return Msg("peak: the fall in MemAvailable (no reading of the job's own)");
 }
 
 SweepRow Row(const Config& config, TrialOutcome outcome, std::optional<uint64_t> peak,
@@ -165,6 +183,15 @@ std::string SweepKey(const SweepOptions& o) {
                         {"margin_bytes", o.margin_bytes},
                         {"bisect", o.bisect}};
   return key.dump();
+}
+
+Message UntriedText(const UntriedGap& g) {
+  const std::string untried = g.first_untried == g.last_untried
+                                  ? std::to_string(g.first_untried)
+                                  : fmt::format("{}..{}", g.first_untried, g.last_untried);
+  // TRANSLATORS: {0} is a knob (batch, seq, ...); {4} the failed trial's own words.
+  return Msg("{0} {1} passed; {2} untried: {0} {3} failed ({4}), not memory", g.knob, g.good,
+             untried, g.failed, g.failure);
 }
 
 std::vector<Message> SignalLeftovers(const SysRoot& root, const std::vector<Leftover>& leftovers,
@@ -295,6 +322,13 @@ class SweepRun {
     return true;
   }
 
+  // The noise of a peak reading (sweep/search.h SearchOptions::noise_bytes): the largest
+  // wobble of idle MemAvailable over a settle's still half second so far, at least the floor.
+  void NoteNoise(uint64_t wobble) {
+    res.noise_bytes = std::max({res.noise_bytes, kNoiseFloorBytes, wobble});
+    search.set_noise_bytes(res.noise_bytes);
+  }
+
   // Lets the pool come back to where the sweep started before the next decision, and hold
   // still: freed memory can return over a second or more (driver pools on GB10, the
   // hypervisor on a VM), and a baseline read while it climbs hides the next trial's peak.
@@ -303,6 +337,7 @@ class SweepRun {
     const auto settle_end = settle_start + opt.settle_timeout;
     std::optional<Memory> m = ReadMemory(root, per_cpu);
     uint64_t window_low = m ? m->available : 0;
+    uint64_t still_low = window_low, still_high = window_low;  // readings in the window
     auto window_start = clock.Now();
     bool settled = false;
     while (m && clock.Now() < settle_end) {
@@ -313,9 +348,13 @@ class SweepRun {
       if (m->available > window_low + kSettleStillBytes) {
         window_low = m->available;  // still climbing: start a new window
         window_start = clock.Now();
+        still_low = still_high = m->available;
       }
+      still_low = std::min(still_low, m->available);
+      still_high = std::max(still_high, m->available);
       if (recovered && clock.Now() - window_start >= kSettleStill) {
         settled = true;
+        NoteNoise(still_high - still_low);
         break;
       }
     }
@@ -374,6 +413,9 @@ class SweepRun {
             ? JoinMessages({head, Msg(" (predicted peak {})",
                                       GB(static_cast<uint64_t>(*step.predicted_peak_bytes)))},
                            "")
+        : !step.reason.empty()
+            // TRANSLATORS: {1} is the search's reason to run a config again, in English.
+            ? Msg("{0} ({1})", head, step.reason)
             : head);
     TrialSpec spec;
     spec.command = FillTemplate(opt.command, step.config);
@@ -420,10 +462,7 @@ class SweepRun {
     std::vector<Message> parts;
     if (!run->notes.empty()) parts.push_back(run->notes);
     if (run->outcome != TrialOutcome::kOk) parts.push_back(Msg("log: {}", log.string()));
-    if (run->peak_measure == "step-records") {
-      parts.push_back(
-          Msg("peak from the job's step records (torch allocator peak + host peak RSS)"));
-    }
+    parts.push_back(PeakMeasureNote(*run));
     t.notes = EnglishText(JoinMessages(parts, "; "));
     // The journal keeps the other two measures in the notes (no column of their own).
     parts.push_back(Msg("tree RSS peak {}; cgroup peak {}", GB(run->guard.peak_tree_rss_bytes),
@@ -468,7 +507,12 @@ class SweepRun {
         res.best_headroom_bytes = row.headroom_bytes;
     }
     res.stop_reasons = search.stop_reasons();
-    if (res.exit_status == 0) res.exit_status = res.best ? 0 : 1;
+    res.untried = search.untried();
+    if (res.exit_status == 0) {
+      res.exit_status = !res.best             ? kExitNegative
+                        : res.untried.empty() ? kExitOk
+                                              : kExitSweepUntried;
+    }
 
     nlohmann::json summary = {{"schema_version", 1},
                               {"template", opt.command},
@@ -477,6 +521,11 @@ class SweepRun {
                               {"launched", res.launched_total},
                               {"stop_reasons", res.stop_reasons},
                               {"stopped_early", res.stopped_early}};
+    if (!res.untried.empty()) {
+      std::vector<std::string> lines;
+      for (const auto& gap : res.untried) lines.push_back(EnglishText(UntriedText(gap)));
+      summary["untried"] = lines;
+    }
     if (!opt.model.empty()) summary["model"] = opt.model;
     if (!opt.method.empty()) summary["method"] = opt.method;
     if (res.best) {
@@ -487,10 +536,10 @@ class SweepRun {
                                            ? nlohmann::json(*res.best_headroom_bytes)
                                            : nlohmann::json(nullptr);
     }
-    const std::string status = res.exit_status == kExitSweepInterrupted ? "interrupted"
-                               : !res.stopped_early.empty()             ? "incomplete"
-                               : res.best                               ? "done"
-                                                                        : "no-fit";
+    const std::string status = res.exit_status == kExitSweepInterrupted             ? "interrupted"
+                               : !res.stopped_early.empty() || !res.untried.empty() ? "incomplete"
+                               : res.best                                           ? "done"
+                                                                                    : "no-fit";
     if (auto done = recording->Finish(status, res.exit_status, summary.dump()); !done) {
       res.warnings.push_back("the journal did not take the sweep's end: " +
                              EnglishText(done.error().what));
@@ -522,6 +571,7 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
   if (!start_mem)
     return Error{Msg("sweep: cannot read MemTotal and MemAvailable from proc/meminfo")};
   if (auto begun = run.Begin(start_mem->available); !begun) return begun.error();
+  run.NoteNoise(0);
   bool need_settle = false;
   for (;;) {
     if (need_settle) run.Settle();

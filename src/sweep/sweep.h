@@ -97,10 +97,17 @@ struct SweepResult {
   std::optional<uint64_t> best_peak_bytes;
   std::optional<int64_t> best_headroom_bytes;
   std::vector<std::string> stop_reasons;  // one per knob, from the search
-  std::string stopped_early;              // "--max-trials 30 reached", "interrupted by signal 2"
+  std::vector<UntriedGap> untried;        // values an error stopped the search short of
+  // The noise of a peak reading as the sweep measured it: the largest wobble of idle
+  // MemAvailable over a settle's still half second, at least 16 MiB
+  // (SearchOptions::noise_bytes).
+  uint64_t noise_bytes = 0;
+  std::string stopped_early;  // "--max-trials 30 reached", "interrupted by signal 2"
   std::vector<std::string> warnings;
   std::filesystem::path trial_log_dir;
-  int exit_status = 0;  // 0 an answer, 1 no config fits (or none finished), 130 interrupted
+  // 0 an answer, 1 no config fits (or none finished), 4 an answer with values untried below a
+  // non-memory failure, 130 interrupted.
+  int exit_status = 0;
 };
 
 // Progress lines: on a terminal one line rewritten in place, otherwise plain lines (a
@@ -111,6 +118,10 @@ struct SweepProgress {
   // How a line is rendered (the cli passes its translating renderer); none: EnglishText.
   std::string (*render)(const Message& line) = nullptr;
 };
+
+// "batch 5 passed; 6..23 untried: batch 24 failed (exit status 1: ...), not memory" (English:
+// the journal and --json keep it; the terminal shows the same line translated).
+Message UntriedText(const UntriedGap& gap);
 
 Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& options, Journal& journal,
                              const SweepProgress& progress);

@@ -243,5 +243,32 @@ TEST_F(SweepTest, APoolThatDoesNotSettleIsAWarningAndTheSweepGoesOn) {
   EXPECT_EQ(clock_.sleeps, 4 * 20);
 }
 
+// Issue 31: "answer: batch=5" was printed with exit 0 while 6-23 were never tried, after a
+// failure that had nothing to do with memory.
+TEST_F(SweepTest, AnErrorWithValuesUntriedBelowItIsAnIncompleteAnswer) {
+  FakeTrainer trainer;
+  SweepOptions o = Options(trainer);
+  auto knob = ParseKnob("batch", "--batch", "1..16");
+  ASSERT_TRUE(knob);
+  o.grid.knobs = {*knob};
+  o.run_trial = [&](const SysRoot& root, const TrialSpec& spec) {
+    auto run = trainer(root, spec);
+    if (run && std::stoll(spec.command.at(1)) == 8) {
+      run->outcome = TrialOutcome::kError;
+      run->notes = Msg("exit status 1: ValueError: bad batch");
+    }
+    return run;
+  };
+  const auto res = Run(o);
+  ASSERT_TRUE(res) << EnglishText(res.error().what);
+  ASSERT_TRUE(res->best);
+  EXPECT_EQ(res->best->Get("batch"), 4);
+  EXPECT_EQ(res->exit_status, kExitSweepUntried);
+  ASSERT_EQ(res->untried.size(), 1u);
+  EXPECT_EQ(EnglishText(UntriedText(res->untried[0])),
+            "batch 4 passed; 5..7 untried: batch 8 failed (exit status 1: ValueError: bad "
+            "batch), not memory");
+}
+
 }  // namespace
 }  // namespace headroom

@@ -2,11 +2,10 @@
 //  - The peak: the guard already reads MemAvailable for its kill level; a trial asks it for
 //    a 10 ms period everywhere (GuardOptions::max_period), so the lowest reading is the
 //    peak to 10 ms (bench/sweep_trials compares it with a 1 ms sampler).
-//  - A job that uses the companion (python/headroom) reports its own peak in its step records:
-//    the torch allocator's max_memory_allocated plus the process's peak RSS, summed over its
-//    processes. Where they exist that is the trial's peak, immune to another process taking
-//    or freeing memory mid-trial (which MemAvailable cannot tell from the job's own use);
-//    otherwise the fall in MemAvailable, as before. No checkpoint is asked for in a trial.
+//  - The trial is judged by the job's own peak (sweep/trial_peak.h: the cgroup's memory.peak,
+//    the tree's peak RSS, the companion's step records), immune to another process freeing
+//    memory mid-trial, with the fall in MemAvailable as a second reading that can only raise
+//    it. No checkpoint is asked for in a trial.
 //  - OOM evidence is only looked for when the job failed: a successful run may well print
 //    "out of memory" in a warning it recovered from.
 //  - The kernel's OOM killer shows as SIGKILL with no message; /proc/vmstat's oom_kill
@@ -29,6 +28,7 @@
 #include "base/message.h"
 #include "base/text.h"
 #include "samples/companion_records.h"
+#include "sweep/trial_peak.h"
 #include "sys/meminfo.h"
 
 namespace headroom {
@@ -169,17 +169,25 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   const uint64_t lowest =
       guard->lowest_effective_available_bytes.value_or(guard->lowest_available_bytes);
   run.baseline_available_bytes = start;
-  run.peak_bytes = start > lowest ? start - lowest : 0;
-  run.peak_pool_bytes = guard->mem_total_bytes > lowest ? guard->mem_total_bytes - lowest : 0;
+  PeakReadings readings;
+  readings.cgroup_bytes = guard->cgroup_peak_bytes;
+  readings.tree_rss_bytes = guard->peak_tree_rss_bytes;
+  readings.pool_fall_bytes = start > lowest ? start - lowest : 0;
   if (auto text = ReadJsonFileText(records, 256ULL << 20)) {
-    if (auto own = PeakFromRecords(ParseCompanionRecords(text->text()))) {
-      run.peak_bytes = own->total_bytes();
-      const uint64_t used_before =
-          guard->mem_total_bytes > start ? guard->mem_total_bytes - start : 0;
-      run.peak_pool_bytes = used_before + run.peak_bytes;
-      run.peak_measure = "step-records";
-    }
+    if (auto own = PeakFromRecords(ParseCompanionRecords(text->text())))
+      readings.step_records_bytes = own->total_bytes();
   }
+  const JudgedPeak judged = JudgePeak(readings);
+  run.peak_bytes = judged.bytes;
+  run.peak_measure = judged.measure;
+  run.own_peak_bytes = judged.own_bytes;
+  run.own_peak_measure = judged.own_measure;
+  run.pool_fall_bytes = readings.pool_fall_bytes;
+  // The pool's peak: what was in use at the start plus the job's peak, or the pool's own
+  // lowest reading when that is higher (the same rule: it can only raise it).
+  const uint64_t used_before = guard->mem_total_bytes > start ? guard->mem_total_bytes - start : 0;
+  const uint64_t pool_low = guard->mem_total_bytes > lowest ? guard->mem_total_bytes - lowest : 0;
+  run.peak_pool_bytes = std::max(used_before + run.peak_bytes, pool_low);
   TrialFacts facts;
   facts.killed_by_guard = guard->killed;
   facts.timed_out = guard->timed_out;

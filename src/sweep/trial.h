@@ -61,13 +61,15 @@ struct TrialRun {
   TrialOutcome outcome = TrialOutcome::kError;
   GuardSummary guard;
   uint64_t baseline_available_bytes = 0;  // MemAvailable just before the launch
-  uint64_t peak_bytes = 0;                // the trial's own: baseline - lowest MemAvailable
-  uint64_t peak_pool_bytes = 0;           // MemTotal - lowest MemAvailable
-  // Which measurement peak_bytes is (docs/sweep.md): "step-records" (the job's own torch
-  // allocator peak plus its host peak RSS, from the companion's records; the pool peak is then
-  // MemTotal - baseline + that, so another process's memory during the trial does not move
-  // it) or "memavailable" (baseline - lowest MemAvailable).
+  uint64_t peak_bytes = 0;                // what the trial is judged by (sweep/trial_peak.h)
+  uint64_t peak_pool_bytes = 0;           // pool use before it + peak_bytes, or more
+  // Which reading peak_bytes is (docs/sweep.md "Peak"): "cgroup", "tree-rss", "step-records"
+  // (the job's own), or "memavailable" (the pool's fall, when it read more or nothing else
+  // did).
   std::string peak_measure = "memavailable";
+  std::optional<uint64_t> own_peak_bytes;  // the job's own reading, when there was one
+  std::string own_peak_measure;
+  uint64_t pool_fall_bytes = 0;  // baseline - lowest MemAvailable
   Message notes;  // why, in a phrase: "exit status 1: ValueError: ..."; empty when ok
 };
 

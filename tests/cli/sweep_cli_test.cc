@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "base/exit_status.h"
 #include "run_cli.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
@@ -319,7 +320,8 @@ TEST(SweepCli, AnErrorIsClassifiedErrorAndAnOomMessageOom) {
   };
   const auto err =
       RunCli(SweepArgs(tmp, kGiB, {"--batch", "1..16", "--json"}, with("error")), 120000);
-  ASSERT_EQ(err.status, 0) << err.err;
+  // Issue 31: 3 was never tried between the answer and a failure that is not about memory.
+  ASSERT_EQ(err.status, kExitSweepUntried) << err.err;
   auto j = nlohmann::json::parse(err.out);
   auto trials = TrialsByBatch(j);
   EXPECT_EQ(trials.at(4)["status"], "error");
@@ -327,6 +329,11 @@ TEST(SweepCli, AnErrorIsClassifiedErrorAndAnOomMessageOom) {
             std::string::npos);
   EXPECT_EQ(j["best"]["batch"], 2);
   EXPECT_FALSE(trials.count(3)) << "an error is not bisected towards";
+  ASSERT_EQ(j["untried"].size(), 1u) << err.out;
+  EXPECT_EQ(j["untried"][0]["text"],
+            "batch 2 passed; 3 untried: batch 4 failed (exit status 1: ValueError: dataset has "
+            "fewer than 4 examples), not memory")
+      << err.out;
 
   const auto oom =
       RunCli(SweepArgs(tmp, kGiB, {"--batch", "1..16", "--json", "--fresh"}, with("oom")), 120000);

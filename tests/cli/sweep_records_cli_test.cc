@@ -92,8 +92,7 @@ TEST(SweepCli, TakesTheJobsOwnPeakFromItsStepRecordsWhateverElseMoves) {
   const uint64_t peak = t["peak_bytes"].get<uint64_t>();
   EXPECT_GT(peak, 512 * kMiB) << t;
   EXPECT_LT(peak, 512 * kMiB + kGiB - 128 * kMiB) << t;
-  EXPECT_NE(t["notes"].get<std::string>().find("peak from the job's step records"),
-            std::string::npos)
+  EXPECT_NE(t["notes"].get<std::string>().find("peak: the job's step records"), std::string::npos)
       << t;
 }
 
