@@ -62,7 +62,10 @@ std::vector<std::string> Guarded(std::vector<std::string> guard_args,
 }
 
 // A kill level `below` bytes under the settled MemAvailable.
-std::string LevelBelowNow(uint64_t below) { return std::to_string(SettledAvailable() - below); }
+// A level as the flags take it: bytes with their unit (a bare number is refused).
+std::string LevelBelowNow(uint64_t below) {
+  return std::to_string(SettledAvailable() - below) + "B";
+}
 
 std::vector<pid_t> ReadPids(const std::string& pidfile) {
   std::vector<pid_t> pids;
@@ -226,7 +229,8 @@ TEST(GuardCli, KillsAGrowingJobWithBoundedOvershoot) {
   const auto r = RunUntilTheLevelIsReached([&] {
     level = SettledAvailable() - (1536ULL << 20);
     return RunGuarded(Guarded(
-        {"--json", "--min-available", std::to_string(level), "--events", dir.File("events.jsonl")},
+        {"--json", "--min-available", std::to_string(level) + "B", "--events",
+         dir.File("events.jsonl")},
         // The cap is a backstop the guard should never let it reach.
         {"--cap", "4G", "--rate", "1G", "--timeout", "20s", "--pidfile", dir.File("pids")}));
   });
@@ -445,10 +449,10 @@ TEST(GuardCli, ASigtermIgnoringJobThatKeepsFillingIsKilledAtTheLevel) {
       level = SettledAvailable() - (1ULL << 30);
       machine.reset();
       machine.emplace();
-      auto run = RunGuarded(Guarded(
-          {"--json", "--grace", "3s", "--min-available", std::to_string(level), "--events", events},
-          {"--cap", "2560M", "--rate", "1G", "--ignore-term", "--timeout", "20s", "--pidfile", pids,
-           "--progress", progress}));
+      auto run = RunGuarded(Guarded({"--json", "--grace", "3s", "--min-available",
+                                     std::to_string(level) + "B", "--events", events},
+                                    {"--cap", "2560M", "--rate", "1G", "--ignore-term", "--timeout",
+                                     "20s", "--pidfile", pids, "--progress", progress}));
       machine->Stop();
       return run;
     });
@@ -587,7 +591,7 @@ TEST(GuardCli, AttachesToAnExistingProcess) {
   }
   // A level above what is available: the guard kills at its first reading.
   const auto r = RunCli({"guard", "--json", "--pid", std::to_string(child), "--min-available",
-                         std::to_string(AvailableNow() + (1ULL << 30))});
+                         std::to_string(AvailableNow() + (1ULL << 30)) + "B"});
   int status = 0;
   waitpid(child, &status, 0);
   EXPECT_EQ(r.status, 99) << r.err;
@@ -686,8 +690,8 @@ class cuda:
   std::ofstream(fake / "sitecustomize.py")
       << "import os\nopen(os.environ['CHAIN_OUT'], 'w').write('chained')\n";
   const uint64_t level = AvailableNow() / 2;
-  const auto r = RunCli({"guard", "--torch-cap", "--min-available", std::to_string(level), "--",
-                         "python3", "-c", "import torch"},
+  const auto r = RunCli({"guard", "--torch-cap", "--min-available", std::to_string(level) + "B",
+                         "--", "python3", "-c", "import torch"},
                         20000,
                         {"PYTHONPATH=" + fake.string(), "FRACTION_OUT=" + dir.File("fraction"),
                          "CHAIN_OUT=" + dir.File("chain")});

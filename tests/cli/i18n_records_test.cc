@@ -20,6 +20,7 @@
 #include "base/message.h"
 #include "i18n_cli.h"
 #include "store/journal.h"
+#include "sys/meminfo.h"
 #include "testing_files.h"
 
 namespace headroom {
@@ -68,12 +69,15 @@ TEST_F(I18nRecords, GuardSpeaksChineseWhileItsEventsAndJournalStayEnglish) {
     _exit(127);
   }
   // --pid: always one note (descendants that re-parent away cannot be followed); a kill level
-  // above any MemAvailable: the warning line and the kill come at the first reading, and no
-  // memory is used.
+  // a MiB below MemTotal, above any MemAvailable (a level at or above MemTotal is refused): the
+  // warning line and the kill come at the first reading, and no memory is used.
+  const auto info = ReadMemInfo(SysRoot("/"));
+  ASSERT_TRUE(info && info->total_bytes());
+  const std::string level = std::to_string(*info->total_bytes() - (1ULL << 20)) + "B";
   const std::string journal = (dir / "journal.db").string(),
                     events = (dir / "events.jsonl").string();
   const auto zh = Headroom({"guard", "--journal", journal, "--events", events, "--pid",
-                            std::to_string(job), "--min-available", "1T"},
+                            std::to_string(job), "--min-available", level},
                            kChinese);
   int status = 0;
   waitpid(job, &status, 0);
