@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/mem_level.h"
 #include "config/config_toml.h"
 #include "config/settings.h"
 
@@ -26,7 +27,26 @@ inline bool HoldsPlane15(std::string_view s) {
   return false;
 }
 
+// A level (base/mem_level.h) from any text: a one-line error, or a size above zero or a
+// percentage in (0, 100); below a MemTotal, never at or above it.
+inline bool MemLevelHolds(std::string_view text) {
+  auto level = ParseMemLevel(text);
+  if (!level) {
+    const std::string& m = EnglishText(level.error().what);
+    return !m.empty() && m.find('\n') == std::string::npos;
+  }
+  if (level->is_percent ? !(level->percent > 0 && level->percent < 100) : level->bytes == 0)
+    return false;
+  for (const uint64_t total : {uint64_t{0}, uint64_t{1} << 20, uint64_t{128} << 30}) {
+    auto below = MemLevelBelowTotal(*level, total, text);
+    if (below && total > 0 && (*below >= total || *below == 0)) return false;
+  }
+  return true;
+}
+
 inline bool ConfigTomlHolds(std::string_view text) {
+  // The raw text as a level too (config.toml's kill_level and warn_level are parsed below).
+  if (!MemLevelHolds(text.substr(0, 256))) return false;
   constexpr std::string_view kPath = "fuzz.toml";
   auto parsed = ParseConfigToml(text, kPath);
   if (!parsed) {

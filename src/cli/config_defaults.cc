@@ -1,6 +1,7 @@
 #include "cli/config_defaults.h"
 
 #include "base/bytes.h"
+#include "cli/level_flag.h"
 #include "cli/run_files.h"
 #include "config/settings.h"
 #include "guard/guard.h"
@@ -16,26 +17,25 @@ Result<std::filesystem::path> JournalPath(const CliEnv& env, std::string_view fl
 
 uint64_t KillLevelBytes(const CliEnv& env, const std::string& flag_value, std::string_view flag,
                         uint64_t mem_total_bytes) {
-  if (!flag_value.empty()) return SizeOrPercentFlag(flag_value, mem_total_bytes, flag);
-  const auto& level = env.config.settings.kill_level.value;
-  return level ? MemLevelBytes(*level, mem_total_bytes) : DefaultKillLevelBytes(mem_total_bytes);
+  if (!flag_value.empty()) return LevelFlag(flag_value, mem_total_bytes, flag);
+  const auto level =
+      ConfiguredLevelBytes(env.config.settings, SettingId::kKillLevel, mem_total_bytes);
+  return level ? *level : DefaultKillLevelBytes(mem_total_bytes);
 }
 
 uint64_t WarnLevelBytes(const CliEnv& env, const std::string& flag_value, std::string_view flag,
                         uint64_t mem_total_bytes, uint64_t kill_level_bytes) {
   if (!flag_value.empty()) {
-    const uint64_t warn = SizeOrPercentFlag(flag_value, mem_total_bytes, flag);
-    // A warning at or below the kill level could never come before the kill.
-    if (warn <= kill_level_bytes) {
-      throw UsageError{
-          TrFormat("{}: {} is not above the kill level, {} (--min-available): the "
-                   "warning could never come first",
-                   flag, FormatBoth(warn), FormatBoth(kill_level_bytes))};
-    }
+    const uint64_t warn = LevelFlag(flag_value, mem_total_bytes, flag);
+    CheckWarnAboveKill(warn, kill_level_bytes, flag, "--min-available");
     return warn;
   }
-  const auto& level = env.config.settings.warn_level.value;
-  return level ? MemLevelBytes(*level, mem_total_bytes) : 2 * kill_level_bytes;
+  const Settings& s = env.config.settings;
+  const auto level = ConfiguredLevelBytes(s, SettingId::kWarnLevel, mem_total_bytes);
+  if (!level) return 2 * kill_level_bytes;
+  CheckWarnAboveKill(*level, kill_level_bytes, ConfiguredSource(s, SettingId::kWarnLevel),
+                     flag == "--guard" ? "guard.kill_level" : "--min-available");
+  return *level;
 }
 
 std::string ConfiguredText(const CliEnv& env, SettingId id) {

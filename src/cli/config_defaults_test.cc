@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "base/bytes.h"
+#include "cli/level_flag.h"
 #include "config/settings.h"
 #include "guard/guard.h"
 #include "testing_memory.h"
@@ -99,16 +100,16 @@ TEST(ConfigDefaults, ConfiguredPowerReplacesTheProfilesFigures) {
   EXPECT_EQ(q.kind, PlatformKind::kDiscrete);
 }
 
-// config.toml's levels and the commands' SIZE-or-PCT flags must accept the same texts and
-// mean the same bytes: the rules are written twice (config/ holds no UsageError).
-TEST(ConfigDefaults, LevelsAgreeWithSizeOrPercentFlags) {
+// config.toml's levels and the commands' level flags must accept the same texts and mean
+// the same bytes (both read base/mem_level.h; config/ holds no UsageError).
+TEST(ConfigDefaults, LevelsAgreeWithLevelFlags) {
   for (const char* text : {"8%",   "0.5%", "99.9%", "1e1%", "16GiB", "16G",   "100GB", "1.5T",
                            "4096", "0%",   "100%",  "-1%",  "%",     "",      "8 %",   " 8%",
                            "abc",  "-4G",  "0",     "nan%", "inf%",  "0x10%", "12abc"}) {
     auto level = ParseMemLevel(text);
     std::optional<uint64_t> flag;
     try {
-      flag = SizeOrPercentFlag(text, kTotalPool, "--x");
+      flag = PoolAmountFlag(text, kTotalPool, "--x");
     } catch (const UsageError&) {
     }
     ASSERT_EQ(level.ok(), flag.has_value()) << "'" << text << "'";

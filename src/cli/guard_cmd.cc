@@ -15,6 +15,7 @@
 #include "cli/guard_group_setup.h"
 #include "cli/guard_view.h"
 #include "cli/i18n.h"
+#include "cli/level_flag.h"
 #include "cli/message_text.h"
 #include "guard/guard.h"
 #include "guard/guard_group.h"
@@ -65,7 +66,7 @@ namespace {
 bool RoomToStart(const CliEnv& env, const SysRoot& root, const std::string& require_available,
                  uint64_t total, uint64_t available) {
   if (require_available.empty()) return true;
-  const uint64_t need = SizeOrPercentFlag(require_available, total, "--require-available");
+  const uint64_t need = PoolAmountFlag(require_available, total, "--require-available");
   if (available >= need) return true;
   PrintGuardRefusal(env.err, available, need, FindLeftovers(root));
   return false;

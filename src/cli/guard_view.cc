@@ -3,6 +3,7 @@
 #include "base/bytes.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "guard/kill_line.h"
 
 namespace headroom {
 
@@ -19,11 +20,11 @@ void PrintGuardSummary(std::FILE* out, const GuardSummary& s) {
     const std::string empty_after =
         s.crossing_to_empty_ms ? TrFormat(", empty tree after {:.0f} ms", *s.crossing_to_empty_ms)
                                : "";
-    // TRANSLATORS: {0} is the kill reason (e.g. memavailable), {2} how the job was signalled;
-    // {3} and {4} are the optional clauses above, or empty.
-    head = TrFormat("killed the job ({0}: MemAvailable {1} against the level; {2}{3}{4})",
-                    s.kill_reason, FormatGiB(s.trigger_available_bytes.value_or(0)), s.signal_path,
-                    signal_after, empty_after);
+    // TRANSLATORS: {0} is the reading against the level ("MemAvailable 21.38 GiB fell below
+    // the kill level 21.40 GiB"), {1} the kill reason (e.g. memavailable), {2} how the job was
+    // signalled; {3} and {4} are the optional clauses above, or empty.
+    head = TrFormat("killed the job: {0} ({1}; {2}{3}{4})", TranslatedText(KillReadingLine(s)),
+                    s.kill_reason, s.signal_path, signal_after, empty_after);
   } else if (s.job_exit_code) {
     head = TrFormat("job exited with status {}", *s.job_exit_code);
   } else if (s.job_signal) {
@@ -35,14 +36,16 @@ void PrintGuardSummary(std::FILE* out, const GuardSummary& s) {
   // status N", "job died of signal N", "job ended".
   std::fprintf(
       out, "%s\n",
-      TrFormat("headroom guard: {0} after {1:.1f} s; lowest MemAvailable {2}; peak pool use {3} "
-               "(MemTotal - lowest MemAvailable); peak job RSS {4} (GPU memory on unified memory "
+      TrFormat("headroom guard: {0} after {1:.1f} s; lowest MemAvailable {2}; the machine's peak "
+               "pool use {3} (MemTotal - lowest MemAvailable); peak job RSS {4} (GPU memory on "
+               "unified memory "
                "is not in RSS); cgroup peak {5}; MemAvailable after {6}",
                head, s.duration_s, FormatGiB(s.lowest_available_bytes),
                FormatGiB(s.peak_pool_use_bytes), FormatGiB(s.peak_tree_rss_bytes),
                s.cgroup_peak_bytes ? FormatGiB(*s.cgroup_peak_bytes) : Tr("n/a"),
                s.available_after_bytes ? FormatGiB(*s.available_after_bytes) : Tr("n/a"))
           .c_str());
+  PrintKillFollowUp(out, "headroom guard: ", s);
   // Checkpoint before the kill (docs/guard.md): one line when it was asked for or when a
   // crossing could not ask. A guard that can never ask (--pid without the job's step records)
   // says so only when memory came near the levels; --json always has the reason.
@@ -70,6 +73,21 @@ void PrintGuardSummary(std::FILE* out, const GuardSummary& s) {
   }
   for (const auto& n : s.notes) {
     std::fprintf(out, "headroom guard: %s\n", TrFormat("note: {}", TranslatedText(n)).c_str());
+  }
+}
+
+void PrintKillFollowUp(std::FILE* out, std::string_view prefix, const GuardSummary& s) {
+  if (!s.killed) return;
+  if (const auto peak = JobPeakLine(s)) {
+    std::fprintf(out, "%.*s%s\n", static_cast<int>(prefix.size()), prefix.data(),
+                 TranslatedText(*peak).c_str());
+  }
+  if (!s.next_step.empty()) {
+    // TRANSLATORS: {} is a command line to run, "headroom ladder start JOB ...".
+    std::fprintf(out, "%.*s%s\n", static_cast<int>(prefix.size()), prefix.data(),
+                 TrFormat("next: {} (the OOM ladder: the cheapest remedy first, docs/ladder.md)",
+                          s.next_step)
+                     .c_str());
   }
 }
 

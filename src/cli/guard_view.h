@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string_view>
 #include <vector>
 
 #include "guard/guard.h"
@@ -13,6 +14,10 @@ namespace headroom {
 // "headroom guard: <how it ended> after N s; lowest MemAvailable ...", one line, then
 // "headroom guard: note: ..." for each of the summary's notes.
 void PrintGuardSummary(std::FILE* out, const GuardSummary& summary);
+
+// After a kill for memory: the job's own peak where one is known and the next step, one line
+// each after `prefix` ("headroom guard: "); nothing when the guard did not kill.
+void PrintKillFollowUp(std::FILE* out, std::string_view prefix, const GuardSummary& summary);
 
 // The refusal of --require-available: MemAvailable `available_bytes` below `need_bytes`,
 // then the usual holders of the pool (or that none were found); nothing is signalled.

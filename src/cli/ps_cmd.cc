@@ -18,6 +18,7 @@
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
+#include "cli/level_flag.h"
 #include "cli/message_text.h"
 #include "cli/ps_view.h"
 #include "gpu/nvml.h"
@@ -71,7 +72,7 @@ int RunPsCommand(const CliEnv& env, CommandFlags& given_flags) {
                                   meminfo ? std::string(Tr("no MemTotal in proc/meminfo"))
                                           : TranslatedText(meminfo.error().what))};
       }
-      need = SizeOrPercentFlag(need_text, *total, "--need");
+      need = PoolAmountFlag(need_text, *total, "--need");
     }
     const std::string library = ResolveNvmlLibrary(nvml_lib, std::getenv);
     GpuProcessList gpu = ReadGpuProcesses(library);

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
+#include "cli/level_flag.h"
 #include "cli/message_text.h"
 #include "cli/sweep_flags.h"
 #include "cli/sweep_view.h"
@@ -71,7 +72,7 @@ bool RoomForTheSweep(const CliEnv& env, const SysRoot& root, const SweepFlags& f
   const uint64_t need =
       f.require_available.empty()
           ? DefaultRequireAvailableBytes(o.limit_bytes, o.min_available_bytes, total)
-          : SizeOrPercentFlag(f.require_available, total, "--require-available");
+          : PoolAmountFlag(f.require_available, total, "--require-available");
   const auto now = ReadMemInfo(root);
   const uint64_t avail_now = now && now->available_bytes() ? *now->available_bytes() : available;
   if (avail_now >= need) return true;

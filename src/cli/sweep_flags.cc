@@ -11,6 +11,7 @@
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
+#include "cli/level_flag.h"
 #include "cli/message_text.h"
 #include "sweep/policy.h"
 
@@ -74,7 +75,7 @@ SweepOptions SweepOptionsFromFlags(const CliEnv& env, const SweepFlags& f, Grid 
   o.grid = std::move(grid);
   o.command = f.command;
   auto limit = SweepLimitBytes(
-      f.limit.empty() ? std::nullopt : std::optional(SizeOrPercentFlag(f.limit, total, "--limit")),
+      f.limit.empty() ? std::nullopt : std::optional(PoolAmountFlag(f.limit, total, "--limit")),
       total);
   if (!limit) throw UsageError{TranslatedText(limit.error().what)};
   o.limit_bytes = *limit;

@@ -5,8 +5,10 @@
 #include <cstdio>
 
 #include "base/wall_time.h"
+#include "cli/guard_view.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "guard/kill_line.h"
 #include "watch/job_tee.h"
 
 namespace headroom {
@@ -16,9 +18,10 @@ namespace {
 std::string JobEndLine(const GuardSummary& summary, uint64_t rows, const std::string& out_path) {
   const double seconds = summary.duration_s;
   if (summary.killed) {
-    return TrFormat(
-        "job killed by the guard (MemAvailable below the level) after {:.1f} s; {} samples in {}",
-        seconds, rows, out_path);
+    // TRANSLATORS: {1} is the reading against the level ("MemAvailable 21.38 GiB fell below the
+    // kill level 21.40 GiB").
+    return TrFormat("job killed by the guard after {0:.1f} s: {1}; {2} samples in {3}", seconds,
+                    TranslatedText(KillReadingLine(summary)), rows, out_path);
   }
   if (summary.job_exit_code) {
     return TrFormat("job exited with status {} after {:.1f} s; {} samples in {}",
@@ -64,6 +67,7 @@ void PrintWatchStopped(const CliEnv& env, int signal, uint64_t rows, const std::
 void PrintWatchJobEnd(const CliEnv& env, const GuardSummary& summary, uint64_t rows,
                       const std::string& out_path) {
   std::fprintf(env.err, "headroom watch: %s\n", JobEndLine(summary, rows, out_path).c_str());
+  PrintKillFollowUp(env.err, "headroom watch: ", summary);
 }
 
 }  // namespace headroom

@@ -5,8 +5,8 @@
 //  - Layering is "later wins": defaults (the constructor), then the file in file order,
 //    then the environment, then flags. A value that does not parse is an error line and
 //    leaves the layer below in place, so `config show` can still print everything else.
-//  - The sizes, levels and durations reuse base/bytes.h and base/duration.h, and the
-//    percentage rules are those of cli/cli.h SizeOrPercentFlag (a test compares them).
+//  - The sizes, levels and durations reuse base/bytes.h, base/mem_level.h and
+//    base/duration.h: a level here is read as the commands' level flags read it.
 #include "config/settings.h"
 
 #include <fmt/format.h>
@@ -167,31 +167,6 @@ const SettingInfo& InfoOf(SettingId id) {
 
 std::string SettingKey(const SettingInfo& info) {
   return info.table.empty() ? std::string(info.key) : fmt::format("{}.{}", info.table, info.key);
-}
-
-Result<MemLevel> ParseMemLevel(std::string_view text) {
-  MemLevel level;
-  if (!text.empty() && text.back() == '%') {
-    // The rules of SizeOrPercentFlag: strtod over everything before the '%', in (0, 100).
-    const std::string num(text.substr(0, text.size() - 1));
-    char* end = nullptr;
-    const double pct = std::strtod(num.c_str(), &end);
-    if (num.empty() || end != num.c_str() + num.size() || !(pct > 0) || pct >= 100) {
-      return Error{Msg("'{}' is not a percentage in (0, 100)", text)};
-    }
-    level.is_percent = true;
-    level.percent = pct;
-    return level;
-  }
-  auto bytes = ParseBytes(text);
-  if (!bytes) return bytes.error();
-  level.bytes = *bytes;
-  return level;
-}
-
-uint64_t MemLevelBytes(const MemLevel& level, uint64_t mem_total_bytes) {
-  if (!level.is_percent) return level.bytes;
-  return static_cast<uint64_t>(level.percent / 100.0 * static_cast<double>(mem_total_bytes));
 }
 
 Settings::Settings() {

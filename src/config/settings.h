@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/mem_level.h"  // MemLevel: the guard's levels' type
 #include "base/result.h"
 #include "gpu/platform.h"  // PlatformKind, PlatformOverride: the [platform] settings' types
 
@@ -69,16 +70,7 @@ const SettingInfo& InfoOf(SettingId id);
 // "plan.reserve"; "journal" for a top-level key.
 std::string SettingKey(const SettingInfo& info);
 
-// A memory level: a size, or a percentage of MemTotal in (0, 100) (the rules of the
-// commands' SIZE-or-PCT flags, cli/cli.h SizeOrPercentFlag).
-struct MemLevel {
-  bool is_percent = false;
-  uint64_t bytes = 0;  // when !is_percent
-  double percent = 0;  // when is_percent
-};
-Result<MemLevel> ParseMemLevel(std::string_view text);
-// The level in bytes for a machine with `mem_total_bytes` (percent of it, truncated).
-uint64_t MemLevelBytes(const MemLevel& level, uint64_t mem_total_bytes);
+// A memory level (MemLevel, ParseMemLevel, MemLevelBytes): base/mem_level.h.
 
 template <typename T>
 struct Setting {

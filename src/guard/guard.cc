@@ -42,16 +42,20 @@
 #include "base/bytes.h"
 #include "base/clock.h"
 #include "base/json_null.h"
+#include "base/json_reader.h"
 #include "base/message.h"
 #include "base/text.h"
 #include "base/wall_time.h"
 #include "guard/child.h"
 #include "guard/guard_group.h"
 #include "guard/job_cgroup.h"
+#include "guard/kill_line.h"
 #include "guard/kill_policy.h"
 #include "guard/torchelastic.h"
+#include "samples/companion_records.h"
 #include "sys/meminfo.h"
 #include "sys/pool_holders.h"
+#include "sys/process_survey.h"
 #include "sys/processes.h"
 #include "sys/zoneinfo.h"
 
@@ -159,6 +163,17 @@ FileFd OpenPsiTrigger(const SysRoot& root, const char* kind, int stall_ms,
 }
 
 void AddNote(GuardSummary& sum, Message note) { sum.notes.push_back(std::move(note)); }
+
+// After a kill: the job's own peak from its companion's step records (docs/companion.md),
+// where the guard knows the file and the job wrote figures to it.
+std::optional<uint64_t> RecordsPeakBytes(const GuardOptions& opt) {
+  if (!opt.checkpoint || opt.checkpoint->records_path.empty()) return std::nullopt;
+  auto text = ReadJsonFileText(opt.checkpoint->records_path, 256ULL << 20);
+  if (!text) return std::nullopt;
+  const auto peak = PeakFromRecords(ParseCompanionRecords(text->text()));
+  if (!peak) return std::nullopt;
+  return peak->total_bytes();
+}
 
 // The nice value and oom_score_adj this process had before a guard in it raised its own: read
 // at the first guard (a sweep runs many in one process, each raising its own again), so the
@@ -427,6 +442,7 @@ class GuardLoop {
   std::optional<AvailableReader> reader_;
   std::optional<PerCpuFreeReader> per_cpu_;
   std::optional<Child> child_;
+  std::vector<std::string> job_argv_;  // the command, or the attached process's (the next step)
   PsiTriggers psi_;
   std::optional<CheckpointAsker> checkpoint_;
   std::optional<WakeSet> wake_;
@@ -468,6 +484,10 @@ std::optional<Error> GuardLoop::Start() {
   auto child = StartJob(root_, opt_, sum_);
   if (!child) return child.error();
   child_.emplace(std::move(*child));
+  job_argv_ = opt_.command;
+  if (opt_.attach_pid) {
+    if (auto facts = ReadProcessBasics(root_, *opt_.attach_pid)) job_argv_ = facts->argv;
+  }
   psi_ = OpenPsi(root_, opt_, sum_);
   state_.start_s = state_.last_reading_s = last_tick_s_ = MonoSeconds();
   EmitStart();
@@ -686,6 +706,13 @@ WorkersFirstResult GuardLoop::Act(const KillDecision& d, const GuardReading& r,
       sum_.killed = true;
       sum_.kill_reason = std::string(d.reason);
       sum_.trigger_available_bytes = r.available_bytes;
+      sum_.kill_level_bytes = opt_.min_available_bytes;
+      sum_.fall_rate_bytes_per_s = state_.fall_rate_bytes_per_s;
+      if (d.reason == "projected" && state_.fall_rate_bytes_per_s > 0) {
+        sum_.projected_s = (static_cast<double>(r.available_bytes) -
+                            static_cast<double>(opt_.min_available_bytes)) /
+                           state_.fall_rate_bytes_per_s;
+      }
       if (workers_first) {
         const uint16_t rank = opt_.group->settings().node_rank;
         const GroupEnd own{GroupEnd::Cause::kPeerMemory, rank, r.available_bytes,
@@ -699,12 +726,12 @@ WorkersFirstResult GuardLoop::Act(const KillDecision& d, const GuardReading& r,
       sum_.crossing_to_signal_ms = (MonoSeconds() - r.now_s) * 1000;
       if (d.severe) child.ReleaseMemoryInBackground();
       // The rate as a whole number of bytes per second, rounded as printf's %.0f rounds.
-      events_.Emit("trigger",
-                   {{"reason", d.reason},
-                    {"available_bytes", r.available_bytes},
-                    {"kill_below_bytes", opt_.min_available_bytes},
-                    {"fall_rate_bytes_per_s",
-                     static_cast<int64_t>(std::nearbyint(state_.fall_rate_bytes_per_s))}});
+      events_.Emit("trigger", {{"reason", d.reason},
+                               {"available_bytes", r.available_bytes},
+                               {"kill_below_bytes", opt_.min_available_bytes},
+                               {"fall_rate_bytes_per_s",
+                                static_cast<int64_t>(std::nearbyint(state_.fall_rate_bytes_per_s))},
+                               {"projected_s", OrNull<nlohmann::json>(sum_.projected_s)}});
       events_.Emit(d.severe ? "kill" : "term", {{"processes", first.processes}});
       break;
     }
@@ -783,10 +810,15 @@ GuardSummary GuardLoop::Finish() {
                                  {"longest_silence_ms", opt_.group->longest_silence_ms()}});
   }
   if (checkpoint_) sum_.checkpoint = checkpoint_->Finish(events_);
+  if (sum_.killed) {
+    sum_.records_peak_bytes = RecordsPeakBytes(opt_);
+    sum_.next_step = NextStepCommand(job_argv_);
+  }
   events_.Emit("exit", {{"exit_status", sum_.exit_status},
                         {"killed_by_guard", sum_.killed},
                         {"lowest_available_bytes", sum_.lowest_available_bytes},
-                        {"available_after_bytes", sum_.available_after_bytes.value_or(0)}});
+                        {"available_after_bytes", sum_.available_after_bytes.value_or(0)},
+                        {"kill", KillJson(sum_)}});
   return std::move(sum_);
 }
 
@@ -822,6 +854,7 @@ nlohmann::json GuardSummaryJson(const GuardSummary& s, uint64_t level, uint64_t 
       {"peak_tree_rss_bytes", s.peak_tree_rss_bytes},
       {"cgroup_peak_bytes", OrNull<nlohmann::json>(s.cgroup_peak_bytes)},
       {"trigger_available_bytes", OrNull<nlohmann::json>(s.trigger_available_bytes)},
+      {"kill", KillJson(s)},
       {"crossing_to_signal_ms", OrNull<nlohmann::json>(s.crossing_to_signal_ms)},
       {"longest_gap_after_trigger_ms", OrNull<nlohmann::json>(s.longest_gap_after_trigger_ms)},
       {"crossing_to_empty_ms", OrNull<nlohmann::json>(s.crossing_to_empty_ms)},

@@ -99,6 +99,15 @@ struct GuardSummary {
   std::optional<uint64_t> lowest_effective_available_bytes;
   std::optional<uint64_t> cgroup_peak_bytes;
   std::optional<uint64_t> trigger_available_bytes;
+  // The kill for memory (guard/kill_line.h): the level it crossed, the fall rate then, and for
+  // "projected" the time the projection gave to the level.
+  uint64_t kill_level_bytes = 0;
+  std::optional<double> fall_rate_bytes_per_s;
+  std::optional<double> projected_s;
+  // After a kill: the job's own peak from its companion's step records, where it wrote any
+  // (samples/companion_records.h PeakFromRecords), and the next step (kill_line.h).
+  std::optional<uint64_t> records_peak_bytes;
+  std::string next_step;
   std::optional<double> crossing_to_signal_ms;
   // The longest wait between two of the guard's readings from its trigger on, in ms: near
   // the level it reads every few ms, so a long one says the guard was not scheduled (a

@@ -3,6 +3,7 @@
 // MemAvailable of the moment (never more than 1.5 GiB below it), every balloon is capped at
 // 3 GiB and exits by itself at its --timeout, and every process a test starts is killed
 // and checked dead before the test ends.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
@@ -62,7 +63,10 @@ std::vector<std::string> Guarded(std::vector<std::string> guard_args,
 }
 
 // A kill level `below` bytes under the settled MemAvailable.
-std::string LevelBelowNow(uint64_t below) { return std::to_string(SettledAvailable() - below); }
+// A level as the flags take it: bytes with their unit (a bare number is refused).
+std::string LevelBelowNow(uint64_t below) {
+  return std::to_string(SettledAvailable() - below) + "B";
+}
 
 std::vector<pid_t> ReadPids(const std::string& pidfile) {
   std::vector<pid_t> pids;
@@ -226,7 +230,8 @@ TEST(GuardCli, KillsAGrowingJobWithBoundedOvershoot) {
   const auto r = RunUntilTheLevelIsReached([&] {
     level = SettledAvailable() - (1536ULL << 20);
     return RunGuarded(Guarded(
-        {"--json", "--min-available", std::to_string(level), "--events", dir.File("events.jsonl")},
+        {"--json", "--min-available", std::to_string(level) + "B", "--events",
+         dir.File("events.jsonl")},
         // The cap is a backstop the guard should never let it reach.
         {"--cap", "4G", "--rate", "1G", "--timeout", "20s", "--pidfile", dir.File("pids")}));
   });
@@ -248,6 +253,72 @@ TEST(GuardCli, KillsAGrowingJobWithBoundedOvershoot) {
   for (const char* t : {"start", "trigger", "exit"}) {
     EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t;
   }
+}
+
+// The kill line (docs/guard.md "The kill line"): the reading against the level, the job's own
+// peak (never the machine's pool use) and the next step, on the terminal and in the events.
+TEST(GuardCli, TheKillLineStatesTheLevelTheJobsOwnPeakAndTheNextStep) {
+  TempDir dir;
+  testing::CliResult r;
+  uint64_t level = 0;
+  for (int attempt = 1; attempt <= 3 && r.status != 99; ++attempt) {
+    PidfileReaper reaper{dir.File("pids")};
+    fs::remove(dir.File("events.jsonl"));
+    level = SettledAvailable() - (1536ULL << 20);
+    r = RunGuarded(Guarded(
+        {"--no-journal", "--min-available", std::to_string(level) + "B", "--events",
+         dir.File("events.jsonl")},
+        {"--cap", "4G", "--rate", "1G", "--timeout", "20s", "--pidfile", dir.File("pids")}));
+    for (pid_t p : ReadPids(dir.File("pids"))) EXPECT_FALSE(Alive(p)) << p;
+  }
+  ASSERT_EQ(r.status, 99) << r.err;
+  // The exit event's kill object: the facts the lines below are made of.
+  nlohmann::json kill;
+  std::ifstream in(dir.File("events.jsonl"));
+  for (std::string line; std::getline(in, line);) {
+    const auto e = nlohmann::json::parse(line);
+    if (e["type"] == "exit") kill = e.value("kill", nlohmann::json());
+  }
+  ASSERT_TRUE(kill.is_object()) << Slurp(dir.File("events.jsonl"));
+  EXPECT_EQ(kill["level_bytes"].get<uint64_t>(), level);
+  const std::string why = kill["reason"];
+  EXPECT_TRUE(why == "memavailable" || why == "projected") << why;
+  const auto at = kill["available_bytes"].get<uint64_t>();
+  if (why == "memavailable") {
+    EXPECT_LT(at, level);
+  } else {
+    EXPECT_GT(kill["projected_s"].get<double>(), 0.0);
+  }
+  // The balloon touched about the 1.5 GiB above the level, far less than the machine's pool
+  // use (every process's), which the old line called "peak pool use".
+  const auto peak = kill["job_peak_bytes"].get<uint64_t>();
+  const auto info = ReadMemInfo(SysRoot("/"));
+  ASSERT_TRUE(info && info->total_bytes());
+  EXPECT_GE(peak, 1ULL << 30) << kill.dump();
+  EXPECT_LE(peak, 4ULL << 30) << kill.dump();
+  EXPECT_LT(peak, *info->total_bytes() - level) << kill.dump();
+  const std::string source = kill["job_peak_source"];
+  EXPECT_TRUE(source == "cgroup" || source == "tree-rss") << source;
+  EXPECT_EQ(kill["next_step"], "headroom ladder start balloon --symptom step --match balloon");
+
+  auto gib = [](uint64_t b) {
+    return fmt::format("{:.2f} GiB", static_cast<double>(b) / static_cast<double>(1ULL << 30));
+  };
+  const std::string reading =
+      why == "memavailable" ? "MemAvailable " + gib(at) + " fell below the kill level " + gib(level)
+                            : "MemAvailable " + gib(at) + ", falling ";
+  EXPECT_NE(r.err.find("headroom guard: killed the job: " + reading), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the kill level " + gib(level) + " (" + why + "; SIG"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("\nheadroom guard: the job's own peak: " + gib(peak) + " (its "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("\nheadroom guard: next: headroom ladder start balloon --symptom step "
+                       "--match balloon (the OOM ladder"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("; peak pool use"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; the machine's peak pool use"), std::string::npos) << r.err;
 }
 
 TEST(GuardCli, KillsEveryDescendantIncludingEscapees) {
@@ -445,10 +516,10 @@ TEST(GuardCli, ASigtermIgnoringJobThatKeepsFillingIsKilledAtTheLevel) {
       level = SettledAvailable() - (1ULL << 30);
       machine.reset();
       machine.emplace();
-      auto run = RunGuarded(Guarded(
-          {"--json", "--grace", "3s", "--min-available", std::to_string(level), "--events", events},
-          {"--cap", "2560M", "--rate", "1G", "--ignore-term", "--timeout", "20s", "--pidfile", pids,
-           "--progress", progress}));
+      auto run = RunGuarded(Guarded({"--json", "--grace", "3s", "--min-available",
+                                     std::to_string(level) + "B", "--events", events},
+                                    {"--cap", "2560M", "--rate", "1G", "--ignore-term", "--timeout",
+                                     "20s", "--pidfile", pids, "--progress", progress}));
       machine->Stop();
       return run;
     });
@@ -587,7 +658,7 @@ TEST(GuardCli, AttachesToAnExistingProcess) {
   }
   // A level above what is available: the guard kills at its first reading.
   const auto r = RunCli({"guard", "--json", "--pid", std::to_string(child), "--min-available",
-                         std::to_string(AvailableNow() + (1ULL << 30))});
+                         std::to_string(AvailableNow() + (1ULL << 30)) + "B"});
   int status = 0;
   waitpid(child, &status, 0);
   EXPECT_EQ(r.status, 99) << r.err;
@@ -686,8 +757,8 @@ class cuda:
   std::ofstream(fake / "sitecustomize.py")
       << "import os\nopen(os.environ['CHAIN_OUT'], 'w').write('chained')\n";
   const uint64_t level = AvailableNow() / 2;
-  const auto r = RunCli({"guard", "--torch-cap", "--min-available", std::to_string(level), "--",
-                         "python3", "-c", "import torch"},
+  const auto r = RunCli({"guard", "--torch-cap", "--min-available", std::to_string(level) + "B",
+                         "--", "python3", "-c", "import torch"},
                         20000,
                         {"PYTHONPATH=" + fake.string(), "FRACTION_OUT=" + dir.File("fraction"),
                          "CHAIN_OUT=" + dir.File("chain")});

@@ -135,8 +135,8 @@ TEST(GuardCheckpointPid, AnAttachedLoopSavesAtTheWarningLevelThenIsKilled) {
   ASSERT_TRUE(Announced(records, job.pid(), std::chrono::seconds(60)));
   const auto r = RunCli(
       {"guard", "--json", "--no-journal", "--pid", std::to_string(job.pid()), "--step-records",
-       records, "--min-available", std::to_string(kill), "--warn-available", std::to_string(warn),
-       "--checkpoint-grace", "1s", "--events", events_path},
+       records, "--min-available", std::to_string(kill) + "B", "--warn-available",
+       std::to_string(warn) + "B", "--checkpoint-grace", "1s", "--events", events_path},
       150000);
   const auto status = job.Reap(std::chrono::seconds(10));
   ASSERT_TRUE(status) << "the job outlived its guard: " << r.err;

@@ -247,9 +247,9 @@ TEST(GuardSignals, PidTakesTheWholeTreeBeforeSignallingAnyOfIt) {
     return sleeps.size() == 2;
   }));
   // A level above MemAvailable: SIGTERM to the tree at the first reading.
-  const auto r = testing::RunCli({"guard", "--json", "--no-journal", "--pid", std::to_string(top),
-                                  "--min-available", std::to_string(AvailableNow() + (1ULL << 30)),
-                                  "--grace", "1s"});
+  const auto r = testing::RunCli(
+      {"guard", "--json", "--no-journal", "--pid", std::to_string(top), "--min-available",
+       std::to_string(AvailableNow() + (1ULL << 30)) + "B", "--grace", "1s"});
   waitpid(top, nullptr, 0);
   EXPECT_EQ(r.status, 99) << r.err;
   for (pid_t p : sleeps) {

@@ -20,6 +20,7 @@
 #include "base/message.h"
 #include "i18n_cli.h"
 #include "store/journal.h"
+#include "sys/meminfo.h"
 #include "testing_files.h"
 
 namespace headroom {
@@ -68,12 +69,15 @@ TEST_F(I18nRecords, GuardSpeaksChineseWhileItsEventsAndJournalStayEnglish) {
     _exit(127);
   }
   // --pid: always one note (descendants that re-parent away cannot be followed); a kill level
-  // above any MemAvailable: the warning line and the kill come at the first reading, and no
-  // memory is used.
+  // a MiB below MemTotal, above any MemAvailable (a level at or above MemTotal is refused): the
+  // warning line and the kill come at the first reading, and no memory is used.
+  const auto info = ReadMemInfo(SysRoot("/"));
+  ASSERT_TRUE(info && info->total_bytes());
+  const std::string level = std::to_string(*info->total_bytes() - (1ULL << 20)) + "B";
   const std::string journal = (dir / "journal.db").string(),
                     events = (dir / "events.jsonl").string();
   const auto zh = Headroom({"guard", "--journal", journal, "--events", events, "--pid",
-                            std::to_string(job), "--min-available", "1T"},
+                            std::to_string(job), "--min-available", level},
                            kChinese);
   int status = 0;
   waitpid(job, &status, 0);
@@ -87,9 +91,18 @@ TEST_F(I18nRecords, GuardSpeaksChineseWhileItsEventsAndJournalStayEnglish) {
   std::string warning =
       Zh("headroom guard: warning: MemAvailable {:.2f} GiB is below the warning level {:.2f} GiB");
   EXPECT_TRUE(Contains(zh.err, warning.substr(0, warning.find('{')))) << zh.err;
-  std::string killed = Zh("killed the job ({0}: MemAvailable {1} against the level; {2}{3}{4})");
-  EXPECT_TRUE(Contains(zh.err, killed.substr(0, killed.find('{')) + "memavailable")) << zh.err;
-  for (const char* english : {"killed the job", "lowest MemAvailable", "note: ", "warning: "}) {
+  std::string killed = Zh("killed the job: {0} ({1}; {2}{3}{4})");
+  std::string reading = Zh("MemAvailable {0} fell below the kill level {1}");
+  EXPECT_TRUE(Contains(zh.err, killed.substr(0, killed.find('{')) + "MemAvailable ")) << zh.err;
+  EXPECT_TRUE(Contains(
+      zh.err, reading.substr(reading.find('}') + 1, reading.rfind('{') - reading.find('}') - 1)))
+      << zh.err;
+  EXPECT_TRUE(Contains(zh.err, "memavailable")) << zh.err;
+  std::string next = Zh("next: {} (the OOM ladder: the cheapest remedy first, docs/ladder.md)");
+  EXPECT_TRUE(Contains(zh.err, next.substr(0, next.find('{')) + "headroom ladder start sleep "))
+      << zh.err;
+  for (const char* english : {"killed the job", "lowest MemAvailable",
+                              "note: ", "warning: ", "fell below", "own peak", "next: "}) {
     EXPECT_FALSE(Contains(zh.err, english)) << english << "\n" << zh.err;
   }
   // The events file and the journal (summary_json's notes and reasons) are English.

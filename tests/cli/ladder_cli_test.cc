@@ -419,12 +419,13 @@ while time.monotonic() < deadline and (saved is None or step < saved + 3):
 
   const auto info = ReadMemInfo(SysRoot("/"));
   ASSERT_TRUE(info && info->total_bytes());
-  const auto guard =
-      RunCli({"guard", "--json", "--journal", journal_, "--min-available",
-              std::to_string(64ULL << 20), "--warn-available", std::to_string(*info->total_bytes()),
-              "--checkpoint-grace", "1s", "--step-records", (dir_ / "steps.jsonl").string(), "--",
-              "/usr/bin/python3", script.string(), dir_.string()},
-             60000, {"PYTHONPATH=" + testing::SourcePath("python")});
+  const auto guard = RunCli(
+      {"guard", "--json", "--journal", journal_, "--min-available", "64MiB", "--warn-available",
+       // Always warning: a MiB below MemTotal (a level at MemTotal is refused).
+       std::to_string(*info->total_bytes() - (1ULL << 20)) + "B", "--checkpoint-grace", "1s",
+       "--step-records", (dir_ / "steps.jsonl").string(), "--", "/usr/bin/python3", script.string(),
+       dir_.string()},
+      60000, {"PYTHONPATH=" + testing::SourcePath("python")});
   ASSERT_EQ(guard.status, 0) << guard.out << guard.err;
   const auto summary = nlohmann::json::parse(guard.out, nullptr, false);
   ASSERT_TRUE(summary.is_object()) << guard.out;

@@ -133,11 +133,11 @@ for attempt in 1 2 3; do
 #!/bin/sh
 export HEADROOM_GROUP_SECRET=slurm-guard-test-secret-0123456789
 if [ "\$SLURM_PROCID" = 0 ]; then
-  exec $headroom guard $group --no-journal --no-cgroup --min-available $kill0 \
-    --warn-available $(( kill0 + 64 * mib )) -- $balloon --cap 800M --rate 400M --timeout 20s
+  exec $headroom guard $group --no-journal --no-cgroup --min-available ${kill0}B \
+    --warn-available $(( kill0 + 64 * mib ))B -- $balloon --cap 800M --rate 400M --timeout 20s
 fi
-exec $headroom guard $group --no-journal --no-cgroup --min-available $kill1 \
-  --warn-available $(( kill1 + 64 * mib )) -- sleep 30
+exec $headroom guard $group --no-journal --no-cgroup --min-available ${kill1}B \
+  --warn-available $(( kill1 + 64 * mib ))B -- sleep 30
 TASK
   chmod +x "$T/task.sh"
   start=$(date +%s)

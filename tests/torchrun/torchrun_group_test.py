@@ -97,8 +97,8 @@ class Node:
         self.log = os.path.join(work, f"node-{rank}.log")
         cmd = [headroom, "guard", "--group", f"127.0.0.1:{group_port}", "--node-rank", str(rank),
                "--nodes", "2", "--heartbeat", HEARTBEAT, "--heartbeat-timeout", TIMEOUT,
-               "--group-wait", "60s", "--grace", GRACE, "--min-available", str(level),
-               "--warn-available", str(level + (64 << 20)), "--events", self.events, "--no-journal", *args,
+               "--group-wait", "60s", "--grace", GRACE, "--min-available", f"{level}B",
+               "--warn-available", f"{level + (64 << 20)}B", "--events", self.events, "--no-journal", *args,
                "--", PY, "-m", "torch.distributed.run", "--nnodes", "2", "--node_rank", str(rank),
                "--nproc_per_node", "1", "--master_addr", "127.0.0.1", "--master_port",
                str(master_port), "--monitor_interval", "0.2", *agent_args,
