@@ -35,7 +35,7 @@ uint64_t WarnLevelBytes(const CliEnv& env, const std::string& flag_value, std::s
     return warn;
   }
   const auto& level = env.config.settings.warn_level.value;
-  return level ? MemLevelBytes(*level, mem_total_bytes) : 2 * kill_level_bytes;
+  return level ? MemLevelBytes(*level, mem_total_bytes) : DefaultWarnLevelBytes(kill_level_bytes);
 }
 
 std::string ConfiguredText(const CliEnv& env, SettingId id) {
