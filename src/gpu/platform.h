@@ -31,6 +31,9 @@ enum class MemorySource { kMemInfo, kNvml };
 // 240 W printed on its power supply; NVML reports no enforced limit to compare with.
 inline constexpr uint32_t kGb10SustainedPowerMw = 100'000;
 inline constexpr uint32_t kGb10RatedPowerMw = 240'000;
+// A Spark's MemTotal: 127,600,748 kB (docs/architecture.md "Platform facts"; the fixture
+// tests/fixtures/gb10-idle/proc/meminfo), for the levels on a Spark (docs/config.md).
+inline constexpr uint64_t kGb10MemTotalBytes = 127'600'748ULL * 1024;
 // SM clock under load on a healthy Spark: about 2.4 GHz.
 inline constexpr uint32_t kGb10NormalSmClockMhz = 2'400;
 // The degraded state reported by users (spark-gpu-throttle-check README, tonyd2wild issue
