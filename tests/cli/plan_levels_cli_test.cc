@@ -86,6 +86,8 @@ std::vector<std::string> CheckAdviceAgrees(const std::vector<std::string>& args)
   EXPECT_NE(plan.j["verdict"], "fits");
   for (const auto& a : plan.j["advice"]) {
     const std::string step = a["step"];
+    EXPECT_TRUE(a.contains("verdict")) << a.dump();
+    if (!a.contains("verdict")) continue;
     if (step == "model" && !a.contains("model")) continue;  // no plan proposed
     if (step == "seq" && a["value"].is_null()) continue;
     SCOPED_TRACE(a.dump());
@@ -119,6 +121,7 @@ TEST(PlanLevelsCli, SparkBatch10LeavesLessThanTheKillLevelAndDoesNotFit) {
   const LvPlanned p = LvPlanJson(args);
   EXPECT_EQ(p.status, 1);
   EXPECT_EQ(p.j["verdict"], "does_not_fit");
+  ASSERT_TRUE(p.j.contains("levels"));
   const auto& l = p.j["levels"];
   EXPECT_EQ(l["kill"]["bytes"], kSparkKill);
   EXPECT_EQ(l["warn"]["bytes"], kSparkWarn);
@@ -142,6 +145,7 @@ TEST(PlanLevelsCli, SparkBatch9BetweenTheLevelsIsTightAndSaysSo) {
   const LvPlanned p = LvPlanJson(args);
   EXPECT_EQ(p.status, 0);
   EXPECT_EQ(p.j["verdict"], "tight");
+  ASSERT_TRUE(p.j.contains("levels"));
   const auto left = p.j["levels"]["leftover_bytes"].get<uint64_t>() - kLvReserve;
   EXPECT_LT(left, kSparkWarn);
   EXPECT_GE(left, kSparkKill);
@@ -173,8 +177,9 @@ TEST(PlanLevelsCli, TightMethodAndDevicesAdviceSayTight) {
   const LvPlanned p = LvPlanJson(args);
   bool method_tight = false, devices_tight = false;
   for (const auto& a : p.j["advice"]) {
-    if (a["step"] == "method" && a["verdict"] == "tight") method_tight = true;
-    if (a["step"] == "devices" && a["verdict"] == "tight") devices_tight = true;
+    const std::string verdict = a.value("verdict", "");
+    if (a["step"] == "method" && verdict == "tight") method_tight = true;
+    if (a["step"] == "devices" && verdict == "tight") devices_tight = true;
   }
   EXPECT_TRUE(method_tight) << p.j["advice"].dump();
   EXPECT_TRUE(devices_tight) << p.j["advice"].dump();
@@ -205,6 +210,7 @@ TEST(PlanLevelsCli, PlanAndConfigShowAgreeOnTheLevels) {
     ASSERT_EQ(show.status, 0) << show.err;
     const auto config = nlohmann::json::parse(show.out, nullptr, false);
     ASSERT_TRUE(config.is_object());
+    ASSERT_TRUE(config.contains("levels"));
     const auto& spark = config["levels"]["gb10"];
     EXPECT_EQ(spark["mem_total_bytes"], kSparkMemTotal);
     if (env.empty()) {
@@ -221,6 +227,7 @@ TEST(PlanLevelsCli, PlanAndConfigShowAgreeOnTheLevels) {
     for (int batch = 6; batch <= 11; ++batch) {
       const LvPlanned p =
           LvPlanJson(LvSparkPlan({"--batch", std::to_string(batch), "--seq", "4096"}), env);
+      ASSERT_TRUE(p.j.contains("levels"));
       const auto& l = p.j["levels"];
       EXPECT_EQ(l["warn"]["bytes"], warn);
       EXPECT_EQ(l["kill"]["bytes"], kill);
