@@ -1,12 +1,13 @@
 // Verdict, anchors and advice: what the footprint means against the budget.
 //
 // The verdict is the pool's judge (JudgePool, sys/pool_levels.h) on the larger of the steady
-// and load peaks: fits when MemAvailable minus the peak leaves at least the guard's warning
-// level, tight between the warning and the kill level, does not fit below the kill level (or
-// the reserve, when larger); with --budget SIZE, fits under 90 % of SIZE, tight within the last
-// 10 %, does not fit over it (docs/config.md "The levels"). Advice follows the OOM ladder's
-// order: a shorter packing first, then a smaller batch, then a cheaper method, then a smaller
-// model; each entry carries the verdict of the plan it proposes, from the same judge.
+// and load peaks: the reserve for the OS is set aside from what the run leaves of MemAvailable;
+// it fits when the rest is at least the guard's warning level, is tight between the warning
+// and the kill level, and does not fit below the kill level; with --budget SIZE, fits under
+// 90 % of SIZE, tight within the last 10 %, does not fit over it (docs/config.md "The
+// levels"). Advice follows the OOM ladder's order: a shorter packing first, then a smaller
+// batch, then a cheaper method, then a smaller model; each entry carries the verdict of the
+// plan it proposes, from the same judge.
 #pragma once
 
 #include <cstdint>
