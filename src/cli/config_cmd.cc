@@ -23,21 +23,30 @@
 #include "cli/common_flags.h"
 #include "cli/config_view.h"
 #include "cli/i18n.h"
+#include "cli/levels_text.h"
 #include "cli/message_text.h"
 #include "config/config_file.h"
 #include "config/config_json.h"
 #include "config/config_toml.h"
+#include "config/pool_levels_config.h"
 #include "config/settings.h"
+#include "sys/meminfo.h"
 
 namespace headroom {
 namespace {
 
 int Show(const CliEnv& env, const std::vector<FlagSetting>& flags, bool json) {
   const LoadedConfig c = LoadConfig(std::getenv, flags);
+  // The levels on this machine need its MemTotal; a Spark's is its profile's.
+  std::optional<uint64_t> mem_total;
+  if (auto info = ReadMemInfo(SysRoot(env.default_root)); info) mem_total = info->total_bytes();
   if (json) {
-    PrintJson(env, ConfigShowJson(c));
+    auto j = ConfigShowJson(c);
+    j["levels"] = LevelsJson(c.settings, mem_total);
+    PrintJson(env, j);
   } else {
     PrintConfigTable(env, c);
+    PrintLevelsTable(env, c.settings, mem_total);
   }
   for (const auto& e : c.errors) PrintError(env, e);
   return c.errors.empty() ? kExitOk : kExitUsage;

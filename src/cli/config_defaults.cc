@@ -32,7 +32,7 @@ uint64_t WarnLevelBytes(const CliEnv& env, const std::string& flag_value, std::s
   }
   const Settings& s = env.config.settings;
   const auto level = ConfiguredLevelBytes(s, SettingId::kWarnLevel, mem_total_bytes);
-  if (!level) return 2 * kill_level_bytes;
+  if (!level) return DefaultWarnLevelBytes(kill_level_bytes);
   CheckWarnAboveKill(*level, kill_level_bytes, ConfiguredSource(s, SettingId::kWarnLevel),
                      flag == "--guard" ? "guard.kill_level" : "--min-available");
   return *level;

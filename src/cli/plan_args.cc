@@ -18,6 +18,7 @@
 #include "cli/common_flags.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "config/pool_levels_config.h"
 #include "plan/framework_profile.h"
 #include "plan/plan_fields.h"
 #include "plan/plan_words.h"
@@ -146,6 +147,7 @@ PlanContext CliPlanContext(const CliEnv& env, const std::string& default_root) {
   PlanContext context{default_root.empty() ? env.default_root : std::filesystem::path(default_root),
                       env.config.settings.reserve_bytes.value};
   context.unified_memory = env.config.settings.platform_kind.value != PlatformKind::kDiscrete;
+  context.levels = LevelInputsOf(env.config.settings);
   return context;
 }
 

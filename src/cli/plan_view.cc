@@ -12,6 +12,7 @@
 #include "base/text.h"
 #include "cli/cli.h"
 #include "cli/i18n.h"
+#include "cli/levels_text.h"
 #include "cli/message_text.h"
 #include "model/catalog.h"
 #include "plan/framework_profile.h"
@@ -131,8 +132,15 @@ void PrintBudget(const CliEnv& env, const Budget& b, const PlanPoolView& view) {
           b.available_source == "MemAvailable" ? "" : b.available_source);
   opt_row(Tr("page cache (reclaimable)"), b.reclaimable_cache_bytes,
           Tr("counted in MemAvailable; nvidia-smi/cudaMemGetInfo would call it used"));
-  if (b.source != "--budget")
-    bt.AddRow({Tr("reserve"), Gb(b.reserve_bytes), Gib(b.reserve_bytes), "--reserve"});
+  if (b.source != "--budget") {
+    // The levels the verdict is judged against (docs/config.md "The levels").
+    auto level_row = [&](const std::string& name, const PoolLevel& l) {
+      bt.AddRow({name, Gb(l.bytes), Gib(l.bytes), LevelSourceText(l)});
+    };
+    level_row(Tr("reserve"), b.levels.reserve);
+    level_row(Tr("kill level"), b.levels.kill);
+    level_row(Tr("warning level"), b.levels.warn);
+  }
   bt.AddRow({Tr("budget"), Gb(b.budget_bytes), Gib(b.budget_bytes), ""});
   std::fputs(bt.Render().c_str(), env.out);
 }
@@ -170,16 +178,7 @@ void PrintPoolLine(const CliEnv& env, const PoolJudgement& pool) {
                    .c_str());
 }
 
-void PrintVerdict(const CliEnv& env, const PlanResult& p, const PlanPoolView& view) {
-  if (!p.options.unified_memory && !view.pools.empty()) {
-    // TRANSLATORS: a discrete GPU's verdict, the worse of its pools' (the lines below it).
-    std::fprintf(env.out, "\n%s\n",
-                 TrFormat("verdict: {0} (the worse of the device's and the host's)",
-                          TranslatedText(VerdictWord(p.verdict)))
-                     .c_str());
-    for (const PoolJudgement& pool : view.pools) PrintPoolLine(env, pool);
-    return;
-  }
+void PrintVerdictLine(const CliEnv& env, const PlanResult& p) {
   const Footprint& f = p.footprint;
   const Budget& b = p.budget;
   const uint64_t peak = f.peak_bytes();
@@ -211,6 +210,27 @@ void PrintVerdict(const CliEnv& env, const PlanResult& p, const PlanPoolView& vi
                                TranslatedText(VerdictWord(p.verdict)), FormatBoth(peak), share_text,
                                FormatGB(b.budget_bytes)))
                    .c_str());
+}
+
+// The verdict, then what it means against the guard's levels (plan/verdict.h LevelsLine); on a
+// discrete GPU the worse of its pools' verdicts, then one line per pool.
+void PrintVerdict(const CliEnv& env, const PlanResult& p, const PlanPoolView& view) {
+  if (!p.options.unified_memory && !view.pools.empty()) {
+    // TRANSLATORS: a discrete GPU's verdict, the worse of its pools' (the lines below it).
+    std::fprintf(env.out, "\n%s\n",
+                 TrFormat("verdict: {0} (the worse of the device's and the host's)",
+                          TranslatedText(VerdictWord(p.verdict)))
+                     .c_str());
+    for (const PoolJudgement& pool : view.pools) PrintPoolLine(env, pool);
+    return;
+  }
+  PrintVerdictLine(env, p);
+  const Message levels = LevelsLine(p.footprint.peak_bytes(), p.budget);
+  if (levels.empty()) return;
+  // TRANSLATORS: {0} the verdict, {1} what it means against the guard's levels.
+  std::fprintf(
+      env.out, "%s\n",
+      TrFormat("{0}: {1}", TranslatedText(VerdictWord(p.verdict)), TranslatedText(levels)).c_str());
 }
 
 void PrintAnchor(const CliEnv& env, const PlanResult& p) {

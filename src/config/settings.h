@@ -20,18 +20,14 @@
 
 #include "base/mem_level.h"  // MemLevel: the guard's levels' type
 #include "base/result.h"
-#include "gpu/platform.h"  // PlatformKind, PlatformOverride: the [platform] settings' types
+#include "gpu/platform.h"     // PlatformKind, PlatformOverride: the [platform] settings' types
+#include "sys/pool_levels.h"  // kDefaultReserveBytes: plan.reserve's default, one of the levels
 
 namespace headroom {
 
 // Reads one environment variable (nullptr when unset); the CLI passes std::getenv, tests a
 // table. Set but empty counts as unset, as for HEADROOM_JOURNAL.
 using GetEnvFn = std::function<const char*(const char*)>;
-
-// plan's --reserve when no flag, variable or file sets it: what the budget keeps back from
-// MemAvailable for the OS and driver (plan/budget.h). A default of the settings table, so
-// here, below plan/.
-inline constexpr uint64_t kDefaultReserveBytes = 4ULL << 30;  // 4 GiB
 
 enum class SettingOrigin { kDefault, kFile, kEnvironment, kFlag };
 std::string_view SettingOriginName(

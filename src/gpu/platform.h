@@ -40,7 +40,9 @@ inline constexpr uint32_t kGb10DegradedSmClockMinMhz = 500;
 inline constexpr uint32_t kGb10DegradedSmClockMaxMhz = 850;
 // The pool of an idle Spark, for plans made elsewhere (`plan --target gb10`): MemTotal
 // 127,600,748 kB (121.7 GiB) and MemAvailable 120,574,075 kB (115.0 GiB) with nothing
-// running (docs/architecture.md "Platform facts"; docs/gpu.md "Platform profiles").
+// running (docs/architecture.md "Platform facts"; docs/gpu.md "Platform profiles"; the
+// fixture tests/fixtures/gb10-idle/proc/meminfo). MemTotal also gives the levels on a Spark
+// (docs/config.md).
 inline constexpr uint64_t kGb10MemTotalBytes = 127'600'748ULL * 1024;
 inline constexpr uint64_t kGb10IdleMemAvailableBytes = 120'574'075ULL * 1024;
 

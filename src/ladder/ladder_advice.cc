@@ -29,8 +29,8 @@ nlohmann::json PlanJson(const LadderPlanInput& in, const Workload& w) {
           {"seq", w.seq},
           {"batch", w.batch},
           {"peak_bytes", peak},
-          {"budget_bytes", in.budget_bytes},
-          {"verdict", std::string(Name(Judge(peak, in.budget_bytes)))}};
+          {"budget_bytes", in.budget.budget_bytes},
+          {"verdict", std::string(Name(Judge(peak, in.budget)))}};
 }
 
 Message PlanLine(const LadderPlanInput& in, const Workload& w) {
@@ -38,8 +38,8 @@ Message PlanLine(const LadderPlanInput& in, const Workload& w) {
   // TRANSLATORS: {0} model, {1} method, {2} batch, {3} seq, {4} peak, {5} budget, {6} plan's
   // verdict.
   return Msg("plan: {0} {1}, batch {2} x seq {3}: peak {4} of a {5} budget ({6})", in.spec.name,
-             Name(w.method), w.batch, w.seq, GB(peak), GB(in.budget_bytes),
-             VerdictWord(Judge(peak, in.budget_bytes)));
+             Name(w.method), w.batch, w.seq, GB(peak), GB(in.budget.budget_bytes),
+             VerdictWord(Judge(peak, in.budget)));
 }
 
 nlohmann::json AdviceJson(const Advice& a) {
@@ -93,9 +93,9 @@ StepAdvice PlanStepAdvice(int step, const LadderPlanInput& in) {
   out.evidence["plan"] = PlanJson(in, w);
   out.evidence["advice"] = nlohmann::json::array();
   out.lines.push_back(PlanLine(in, w));
-  const auto advice = AdviseWithinBudget(in.spec, w, in.budget_bytes, in.options);
+  const auto advice = AdviseWithinBudget(in.spec, w, in.budget, in.options);
   if (step == 2) {
-    if (Judge(PeakOf(in, w), in.budget_bytes) == Verdict::kFits) {
+    if (Judge(PeakOf(in, w), in.budget) == Verdict::kFits) {
       // The run OOMed where the plan has room: the plan is optimistic for this job (another
       // process, a framework with more slack). The planner's "largest that fits" would be
       // the current value, so halve instead and measure.
@@ -125,8 +125,8 @@ StepAdvice PlanStepAdvice(int step, const LadderPlanInput& in) {
               "equivalent bf16 LoRA run; a QLoRA OOM does not prove the model cannot fit"));
       out.lines.push_back(Msg("switch to bf16 LoRA: {}", PlanLine(in, lora)));
       out.evidence["downgrade"] = PlanJson(in, lora);
-      const auto lora_advice = AdviseWithinBudget(in.spec, lora, in.budget_bytes, in.options);
-      if (Judge(PeakOf(in, lora), in.budget_bytes) != Verdict::kFits) {
+      const auto lora_advice = AdviseWithinBudget(in.spec, lora, in.budget, in.options);
+      if (Judge(PeakOf(in, lora), in.budget) != Verdict::kFits) {
         AddAdvice(lora_advice, {"seq", "batch"}, &out);
       }
       return out;

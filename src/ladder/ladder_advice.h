@@ -12,6 +12,7 @@
 #include "base/message.h"
 #include "ladder/ladder.h"
 #include "model/model_spec.h"
+#include "plan/budget.h"
 #include "plan/footprint.h"
 #include "plan/workload.h"
 #include "sys/meminfo.h"
@@ -34,7 +35,7 @@ StepAdvice FlushAdvice(const MemInfo& info);
 struct LadderPlanInput {
   ModelSpec spec;
   Workload workload;
-  uint64_t budget_bytes = 0;
+  Budget budget;  // the plan's: its judge (plan/verdict.h Judge) is the ladder's
   FootprintOptions options;
 };
 

@@ -32,7 +32,7 @@ std::optional<LadderPlanInput> ResolveLadderPlan(const PlanRequest& request,
     *error = PlanArgsError(why);
     return std::nullopt;
   }
-  return LadderPlanInput{in->spec, in->workload, in->budget.budget_bytes, in->options};
+  return LadderPlanInput{in->spec, in->workload, in->budget, in->options};
 }
 
 LadderInputs LadderInputsFor(const SysRoot& root, PlanContext context, PlanWordsReader old_form) {

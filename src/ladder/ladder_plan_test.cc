@@ -89,13 +89,13 @@ TEST(LadderPlan, TheBudgetIsReadBelowTheContextsRoot) {
   ASSERT_TRUE(plan) << EnglishText(error);
   auto expected = ResolvePlanRequest(Qlora8b(), context, &error);
   ASSERT_TRUE(expected);
-  EXPECT_EQ(plan->budget_bytes, expected->budget.budget_bytes);
+  EXPECT_EQ(plan->budget.budget_bytes, expected->budget.budget_bytes);
   EXPECT_EQ(plan->spec.name, "llama-3.1-8b");
   EXPECT_EQ(plan->workload.seq, 4096);
   const auto info = ReadMemInfo(SysRoot(kPageCache));
   ASSERT_TRUE(info && info->available_bytes());
-  EXPECT_GT(plan->budget_bytes, 0u);
-  EXPECT_LT(plan->budget_bytes, *info->available_bytes());
+  EXPECT_GT(plan->budget.budget_bytes, 0u);
+  EXPECT_LT(plan->budget.budget_bytes, *info->available_bytes());
 
   EXPECT_FALSE(ResolveLadderPlan(Qlora8b(), PlanContext{"/nonexistent", kReserve}, &error));
   EXPECT_EQ(EnglishText(error).rfind("--plan-args: ", 0), 0u) << EnglishText(error);
@@ -118,7 +118,7 @@ TEST(LadderPlan, InputsReadMeminfoAndThePlanBelowTheLaddersRoot) {
   auto plan = inputs.plan(row, &error);  // the root given wins over the context's
   ASSERT_TRUE(plan) << EnglishText(error);
   EXPECT_EQ(words.calls, 1);
-  EXPECT_LT(plan->budget_bytes, *info->available_bytes());
+  EXPECT_LT(plan->budget.budget_bytes, *info->available_bytes());
   row.plan_args = "bad";
   EXPECT_FALSE(inputs.plan(row, &error));
   EXPECT_EQ(EnglishText(error), "--plan-args: bad words");

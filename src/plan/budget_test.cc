@@ -16,12 +16,19 @@ MemInfo Read(const std::string& tree) {
   return info.ok() ? *info : MemInfo{};
 }
 
-TEST(Budget, Gb10IdleIsMemAvailableMinusTheReserve) {
+// The budget is what a run may peak at before "does not fit": MemAvailable minus the reserve
+// for the OS (4 GiB) and the guard's kill level (8 % of a Spark's MemTotal, 9.74 GiB).
+TEST(Budget, Gb10IdleIsMemAvailableMinusTheReserveAndTheKillLevel) {
   const MemInfo info = Read("gb10-idle");
   const Budget b = BudgetFromMemInfo(info, kDefaultReserveBytes, "meminfo");
   EXPECT_EQ(b.mem_total_bytes, 127600748ULL * 1024);
   ASSERT_TRUE(info.available_bytes());
-  EXPECT_EQ(b.budget_bytes, *info.available_bytes() - (4ULL << 30));
+  const uint64_t kill = DefaultKillLevelBytes(127600748ULL * 1024);
+  EXPECT_EQ(b.budget_bytes, *info.available_bytes() - (4ULL << 30) - kill);
+  EXPECT_EQ(b.levels.kill.bytes, kill);
+  EXPECT_EQ(b.levels.warn.bytes, 2 * kill);
+  EXPECT_EQ(b.levels.reserve.bytes, 4ULL << 30);
+  EXPECT_EQ(b.judged_available_bytes, *info.available_bytes());
   EXPECT_EQ(b.available_source, "MemAvailable");
   // About 115 GiB available at idle (the fixture's claim).
   EXPECT_NEAR(static_cast<double>(*b.mem_available_bytes) / (1ULL << 30), 115, 1.5);
@@ -55,6 +62,8 @@ TEST(Budget, OldKernelIsEstimatedAndSaysSo) {
 TEST(Budget, FromSizeKeepsThePoolFigures) {
   const Budget b = BudgetFromSize(24ULL << 30, Read("gb10-idle"));
   EXPECT_EQ(b.budget_bytes, 24ULL << 30);
+  EXPECT_EQ(b.judged_available_bytes, 24ULL << 30);
+  EXPECT_EQ(b.levels.floor_bytes(), 0u);
   EXPECT_EQ(b.pool_bytes(), 127600748ULL * 1024);
   EXPECT_EQ(BudgetFromSize(7, std::nullopt).pool_bytes(), 7u);
 }

@@ -112,6 +112,24 @@ nlohmann::json ParallelJson(const Footprint& f, const Parallelism& given) {
           {"root_unit_params", s.root_unit_params}};
 }
 
+nlohmann::json LevelJson(const PoolLevel& l) {
+  return {{"bytes", l.bytes}, {"source", LevelOriginName(l.origin)}, {"where", l.where}};
+}
+
+// The levels the verdict is judged against (sys/pool_levels.h), and what the run leaves.
+nlohmann::json LevelsJson(const PlanResult& p) {
+  const PoolLevels& l = p.budget.levels;
+  return {
+      {"available_bytes", p.budget.judged_available_bytes},
+      {"leftover_bytes", LeftoverBytes(p.budget.judged_available_bytes, p.footprint.peak_bytes())},
+      {"warn", LevelJson(l.warn)},
+      {"kill", LevelJson(l.kill)},
+      {"reserve", LevelJson(l.reserve)},
+      {"fit_bytes", l.fit_bytes()},
+      {"floor_bytes", l.floor_bytes()},
+      {"text", EnglishText(LevelsLine(p.footprint.peak_bytes(), p.budget))}};
+}
+
 }  // namespace
 
 PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budget& budget,
@@ -122,10 +140,10 @@ PlanResult MakePlan(const ModelSpec& spec, const Workload& workload, const Budge
   p.budget = budget;
   p.options = options;
   p.footprint = ComputeFootprint(spec, workload, options);
-  p.verdict = Judge(p.footprint.peak_bytes(), budget.budget_bytes);
+  p.verdict = Judge(p.footprint.peak_bytes(), budget);
   p.anchor = ClosestAnchor(spec, workload, p.footprint.peak_bytes(), options);
   if (p.verdict != Verdict::kFits) {
-    p.advice = AdviseWithinBudget(spec, workload, budget.budget_bytes, options);
+    p.advice = AdviseWithinBudget(spec, workload, budget, options);
   }
   return p;
 }
@@ -210,10 +228,14 @@ nlohmann::json PlanToJson(const PlanResult& p) {
       {"reserve_bytes", p.budget.reserve_bytes},
   };
   j["verdict"] = VerdictKey(p.verdict);
+  j["levels"] = LevelsJson(p);
   j["anchor"] = AnchorJson(p.anchor);
   json advice = json::array();
   for (const auto& a : p.advice) {
-    json item = {{"step", a.step}, {"text", EnglishText(a.text)}, {"peak_bytes", a.peak_bytes}};
+    json item = {{"step", a.step},
+                 {"text", EnglishText(a.text)},
+                 {"peak_bytes", a.peak_bytes},
+                 {"verdict", VerdictKey(a.verdict)}};
     item["value"] = Opt(a.value);
     if (!a.method.empty()) item["method"] = a.method;
     if (!a.model.empty()) item["model"] = a.model;

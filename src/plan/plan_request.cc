@@ -348,7 +348,13 @@ Budget ResolveBudget(const PlanRequest& r, const PlanContext& context) {
     auto info = ReadMemInfo(root);
     return BudgetFromSize(*r.budget_bytes, info ? std::optional<MemInfo>(*info) : std::nullopt);
   }
-  const uint64_t reserve = r.reserve_bytes ? *r.reserve_bytes : context.default_reserve_bytes;
+  LevelInputs levels = context.levels;
+  if (r.reserve_bytes) {
+    levels.reserve = GivenLevel{*r.reserve_bytes, std::nullopt, LevelOrigin::kFlag, "--reserve"};
+  } else if (!levels.reserve && context.default_reserve_bytes != kDefaultReserveBytes) {
+    levels.reserve = GivenLevel{context.default_reserve_bytes, std::nullopt, LevelOrigin::kConfig,
+                                "plan.reserve"};
+  }
   auto info = ReadMemInfo(root);
   if (!info) throw FlagFailure{Msg("{} (or give --budget SIZE)", info.error().what)};
   if (!info->EstimatedAvailable()) {
@@ -357,7 +363,7 @@ Budget ResolveBudget(const PlanRequest& r, const PlanContext& context) {
             "(give --budget SIZE)",
             root.Path("proc/meminfo").string())};
   }
-  return BudgetFromMemInfo(*info, reserve, root.Path("proc/meminfo").string());
+  return BudgetFromMemInfo(*info, levels, root.Path("proc/meminfo").string());
 }
 
 [[noreturn]] void FailKey(Message what) { throw FlagFailure{std::move(what)}; }

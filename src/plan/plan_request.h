@@ -101,6 +101,10 @@ struct PlanRequest {
 struct PlanContext {
   std::filesystem::path default_root = "/";  // where proc/meminfo is when the request has no root
   uint64_t default_reserve_bytes = 0;        // HEADROOM_RESERVE, [plan] reserve, or 4 GiB
+  // The levels config.toml (or its variables) sets: guard.kill_level, guard.warn_level,
+  // plan.reserve (sys/pool_levels.h); unset ones follow their rules. A reserve here wins
+  // over default_reserve_bytes, --reserve over both.
+  LevelInputs levels{};
   // Whether the GPU shares the host's memory (GB10, integrated, no GPU) or has its own
   // (discrete): [platform] kind in config.toml; plan does not probe NVML.
   bool unified_memory = true;

@@ -63,7 +63,7 @@ std::vector<PoolJudgement> JudgePools(PlanResult* p, const std::optional<DeviceP
     dev.verdict = JudgeDevice(dev.need_bytes, dev.budget_bytes);
   }
   host.need_bytes = f.host_peak_bytes;
-  host.verdict = host_known ? std::optional(Judge(host.need_bytes, b.budget_bytes)) : std::nullopt;
+  host.verdict = host_known ? std::optional(Judge(host.need_bytes, b)) : std::nullopt;
   if (!host_known) host.budget_bytes = 0;
 
   std::optional<Verdict> overall;

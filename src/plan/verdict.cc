@@ -23,8 +23,6 @@
 namespace headroom {
 namespace {
 
-constexpr double kTightFraction = 0.90;
-
 uint64_t Peak(const ModelSpec& s, const Workload& w, const FootprintOptions& o) {
   return ComputeFootprint(s, w, o).peak_bytes();
 }
@@ -91,11 +89,53 @@ Message VerdictWord(Verdict v) {
 }
 
 Verdict Judge(uint64_t peak, uint64_t budget) {
-  if (peak > budget) return Verdict::kDoesNotFit;
-  if (static_cast<double>(peak) > kTightFraction * static_cast<double>(budget)) {
-    return Verdict::kTight;
+  return JudgePool(budget, peak, BudgetLevels(budget));
+}
+
+Verdict Judge(uint64_t peak, const Budget& budget) {
+  return JudgePool(budget.judged_available_bytes, peak, budget.levels);
+}
+
+Message LevelsLine(uint64_t peak, const Budget& b) {
+  if (b.source == "--budget") return Message{};
+  const PoolLevels& l = b.levels;
+  const int64_t left = LeftoverBytes(b.judged_available_bytes, peak);
+  if (left < 0) {
+    // TRANSLATORS: {0} how much the peak is over MemAvailable.
+    return Msg("needs {0} more than MemAvailable: it cannot start",
+               GiB(static_cast<uint64_t>(-left)));
   }
-  return Verdict::kFits;
+  const auto leftover = static_cast<uint64_t>(left);
+  if (leftover < l.reserve.bytes) {
+    // TRANSLATORS: {0} what the run leaves of MemAvailable, {1} the reserve for the OS.
+    return Msg("leaves {0}: less than the reserve for the OS, {1}", GiB(leftover),
+               GiB(l.reserve.bytes));
+  }
+  // What the guard would see once the OS has its reserve.
+  const uint64_t after = leftover - l.reserve.bytes;
+  // TRANSLATORS: {0} what the run leaves of MemAvailable, {1} that less the reserve for the
+  // OS, {2} the reserve.
+  const Message leaves = l.reserve.bytes
+                             ? Msg("leaves {0}, {1} once the reserve for the OS ({2}) is set aside",
+                                   GiB(leftover), GiB(after), GiB(l.reserve.bytes))
+                             : Msg("leaves {0}", GiB(leftover));
+  switch (Judge(peak, b)) {
+    case Verdict::kFits:
+      // TRANSLATORS: {0} what the run leaves, {1} the guard's warning level.
+      return Msg("{0}: at or above the guard's warning level {1}", leaves, GiB(l.warn.bytes));
+    case Verdict::kTight:
+      // TRANSLATORS: {0} what the run leaves, {1} the warning level, {2} the kill level; the
+      // companion is the job's checkpoint hook (docs/companion.md).
+      return Msg(
+          "{0}: below the guard's warning level {1}, above its kill level {2}; the "
+          "companion will be asked for a checkpoint",
+          leaves, GiB(l.warn.bytes), GiB(l.kill.bytes));
+    case Verdict::kDoesNotFit:
+      break;
+  }
+  // TRANSLATORS: {0} what the run leaves, {1} the guard's kill level.
+  return Msg("{0}: below the guard's kill level {1}: the guard would kill it", leaves,
+             GiB(l.kill.bytes));
 }
 
 const std::vector<Anchor>& KnownAnchors() {
@@ -153,10 +193,17 @@ AnchorMatch ClosestAnchor(const ModelSpec& spec, const Workload& workload, uint6
 
 std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& workload,
                                        uint64_t budget, const FootprintOptions& options) {
+  return AdviseWithinBudget(spec, workload, BudgetFromSize(budget, std::nullopt), options);
+}
+
+std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& workload,
+                                       const Budget& budget, const FootprintOptions& options) {
   std::vector<Advice> out;
-  // The verdict's margin: advice aims below the tight line, so it leaves 10 % free.
-  const uint64_t target = static_cast<uint64_t>(kTightFraction * static_cast<double>(budget));
-  auto fits = [&](const ModelSpec& s, const Workload& w) { return Peak(s, w, options) <= target; };
+  // Advice aims at "fits", by the plan's own judge: each entry is the verdict of the plan it
+  // proposes.
+  auto fits = [&](const ModelSpec& s, const Workload& w) {
+    return Judge(Peak(s, w, options), budget) == Verdict::kFits;
+  };
 
   // The largest value of one knob (--seq or --batch) below its current one that fits, and
   // the workload with it; 0 when none does.
@@ -175,6 +222,7 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
     if (const int64_t seq = shrink(&Workload::seq, &shrunk); seq > 0) {
       out.push_back(Make("seq", Msg("shorten the packing: --seq {} is the largest that fits", seq),
                          seq, "", "", Peak(spec, shrunk, options)));
+      out.back().verdict = Verdict::kFits;
     } else {
       out.push_back(NoShorterSeqAdvice(spec, workload, options, target));
     }
@@ -187,6 +235,7 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
                              "(raise gradient accumulation to keep the effective batch)",
                              batch, workload.seq),
                          batch, "", "", Peak(spec, shrunk, options)));
+      out.back().verdict = Verdict::kFits;
     }
   }
   // 3. A cheaper method.
@@ -196,12 +245,15 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
     w.weight_dtype = DefaultWeightDType(*m);
     const uint64_t peak = Peak(spec, w, options);
     const std::string method(Name(*m));
-    out.push_back(Make("method",
-                       peak <= target
-                           ? Msg("switch to --method {}: peak {} (fits)", method, GB(peak))
-                           : Msg("switch to --method {}: peak {} (still over)", method, GB(peak)),
-                       std::nullopt, method, "", peak));
-    if (peak <= target) break;
+    const Verdict verdict = Judge(peak, budget);
+    // TRANSLATORS: {0} a --method value, {1} its peak, {2} that plan's verdict (fits, tight,
+    // does not fit).
+    out.push_back(
+        Make("method",
+             Msg("switch to --method {0}: peak {1} ({2})", method, GB(peak), VerdictWord(verdict)),
+             std::nullopt, method, "", peak));
+    out.back().verdict = verdict;
+    if (verdict == Verdict::kFits) break;
   }
   // 4. The largest smaller model of the same family (model/model_family.h) that fits.
   const ModelSpec* best = nullptr;
@@ -216,6 +268,7 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
                        Msg("a smaller model: {} ({} parameters) fits with these settings",
                            best->name, FormatParamCount(TotalParams(*best))),
                        std::nullopt, "", best->name, Peak(*best, workload, options)));
+    out.back().verdict = Verdict::kFits;
   } else {
     out.push_back(CutTheLargestTerm(spec, workload, options));
   }
@@ -233,21 +286,24 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
     FootprintOptions spread = options;
     spread.parallel = spreads[i];
     const uint64_t peak = Peak(spec, workload, spread);
+    const Verdict verdict = Judge(peak, budget);
     const bool last = i + 1 == spreads.size();
-    if (peak > target && !last) continue;
+    if (verdict != Verdict::kFits && !last) continue;
     const std::string sharding(Name(spreads[i].sharding));
     const int64_t n = spreads[i].devices;
     Advice a = Make("devices",
-                    peak <= target
+                    verdict == Verdict::kFits
                         ? Msg("spread it over {0} Sparks: --devices {0} --sharding {1}: peak {2} "
                               "per node (fits; data parallel, never tensor parallelism over the "
                               "link)",
                               n, sharding, GB(peak))
-                        : Msg("spread it over {0} Sparks: even --devices {0} --sharding {1} "
-                              "peaks {2} per node (still over)",
-                              n, sharding, GB(peak)),
+                        // TRANSLATORS: {3} that plan's verdict (tight, does not fit).
+                        : Msg("spread it over {0} Sparks: --devices {0} --sharding {1}: peak {2} "
+                              "per node ({3})",
+                              n, sharding, GB(peak), VerdictWord(verdict)),
                     n, "", "", peak);
     a.sharding = sharding;
+    a.verdict = verdict;
     out.push_back(std::move(a));
     break;
   }

@@ -1,8 +1,13 @@
 // Verdict, anchors and advice: what the footprint means against the budget.
 //
-// fits: the larger of the steady and load peaks is under 90 % of the budget; tight: within
-// the last 10 %; does not fit: over it. Advice follows the OOM ladder's order: a shorter
-// packing first, then a smaller batch, then a cheaper method, then a smaller model.
+// The verdict is the pool's judge (JudgePool, sys/pool_levels.h) on the larger of the steady
+// and load peaks: the reserve for the OS is set aside from what the run leaves of MemAvailable;
+// it fits when the rest is at least the guard's warning level, is tight between the warning
+// and the kill level, and does not fit below the kill level; with --budget SIZE, fits under
+// 90 % of SIZE, tight within the last 10 %, does not fit over it (docs/config.md "The
+// levels"). Advice follows the OOM ladder's order: a shorter packing first, then a smaller
+// batch, then a cheaper method, then a smaller model; each entry carries the verdict of the
+// plan it proposes, from the same judge.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +17,14 @@
 
 #include "base/message.h"
 #include "model/model_spec.h"
+#include "plan/budget.h"
 #include "plan/footprint.h"
 #include "plan/workload.h"
 
 namespace headroom {
 
-enum class Verdict { kFits, kTight, kDoesNotFit };
+// The pool's verdict (sys/pool_levels.h): kFits, kTight, kDoesNotFit.
+using Verdict = PoolVerdict;
 // "fits", "tight", "does not fit": an identifier (doctor compares it, the ladder's journal
 // stores it); never translated.
 std::string_view Name(Verdict v);
@@ -25,7 +32,16 @@ std::string_view Name(Verdict v);
 // sentence that names the verdict ("... (fits)").
 Message VerdictWord(Verdict v);
 
+// A peak against a pool of `budget_bytes` alone (--budget SIZE: BudgetLevels).
 Verdict Judge(uint64_t peak_bytes, uint64_t budget_bytes);
+// A peak against the plan's budget: MemAvailable and the pool's levels, or --budget's size.
+// The one judge of plan, its advice and the ladder.
+Verdict Judge(uint64_t peak_bytes, const Budget& budget);
+
+// What the verdict means against the guard's levels, in words with the figures: "leaves 12.1
+// GiB: below the guard's warning level 19.5 GiB, above its kill level 9.7 GiB; the companion
+// will be asked for a checkpoint". Empty (no text) with --budget SIZE.
+Message LevelsLine(uint64_t peak_bytes, const Budget& budget);
 
 // A known-working configuration reported by users of these machines.
 struct Anchor {
@@ -72,6 +88,9 @@ struct Advice {
   std::string model;        // for "model"
   uint64_t peak_bytes = 0;  // for "devices": per node
   std::string sharding;     // for "devices": fsdp (value: the device count)
+  // The verdict of the plan this entry proposes (Judge on its peak_bytes); kFits for the
+  // "largest that fits" and smaller-model entries, kDoesNotFit for entries with no plan.
+  Verdict verdict = Verdict::kDoesNotFit;
 };
 
 // Advice when the verdict is tight or does not fit, in the OOM ladder's order. Each entry
@@ -79,6 +98,9 @@ struct Advice {
 // next cheaper method, the largest catalog model of the same family that fits), then the
 // same run fully sharded (FSDP) over two Sparks, never tensor parallelism over the link, with
 // its per-node peak; or FSDP over the same devices when a ddp/zero2 plan for N does not fit.
+std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& workload,
+                                       const Budget& budget, const FootprintOptions& options);
+// Against a pool of `budget_bytes` alone (as --budget SIZE).
 std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& workload,
                                        uint64_t budget_bytes, const FootprintOptions& options);
 

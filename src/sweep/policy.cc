@@ -7,19 +7,11 @@
 namespace headroom {
 namespace {
 
-constexpr double kSparkReserveBytes = 28e9;
-constexpr double kSparkMemTotalBytes = 127600748.0 * 1024;
 constexpr double kMarginShare = 0.03;
 constexpr uint64_t kMinMarginBytes = 256 * kMiB;
 constexpr uint64_t kMinSettleToleranceBytes = 512 * kMiB;
 
 }  // namespace
-
-uint64_t DefaultSweepLimitBytes(uint64_t mem_total_bytes) {
-  const double reserve = kSparkReserveBytes *
-                         std::min(1.0, static_cast<double>(mem_total_bytes) / kSparkMemTotalBytes);
-  return mem_total_bytes - static_cast<uint64_t>(reserve);
-}
 
 uint64_t DefaultSweepMarginBytes(uint64_t limit_bytes) {
   return std::max(kMinMarginBytes,

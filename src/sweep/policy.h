@@ -10,12 +10,9 @@
 #include <string>
 
 #include "base/result.h"
+#include "sys/pool_levels.h"  // DefaultSweepLimitBytes: the limit is one of the pool's levels
 
 namespace headroom {
-
-// MemTotal minus the owners' reserve on a DGX Spark (28 GB of its 127,600,748 kB, so the
-// peak stops near 100 GB of the 128 GB pool), the same share on smaller machines.
-uint64_t DefaultSweepLimitBytes(uint64_t mem_total_bytes);
 
 // 3 % of the limit, at least 256 MiB: run-to-run noise of a trainer's peak plus what the
 // fit cannot know.

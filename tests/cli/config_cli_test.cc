@@ -244,11 +244,18 @@ TEST_F(ConfigCli, PlanBudgetMovesWithReserve) {
     const auto j = nlohmann::json::parse(r.out, nullptr, false);
     return j.is_object() ? j["budget_bytes"].get<uint64_t>() : 0;
   };
-  EXPECT_EQ(budget({}, {}), available - (4ULL << 30));
+  // The budget is MemAvailable minus the reserve and the guard's kill level (8 % of the
+  // fixture's MemTotal), docs/config.md "The levels".
+  const uint64_t kill = 127600748ULL * 1024 * 8 / 100;
+  EXPECT_EQ(budget({}, {}), available - (4ULL << 30) - kill);
   WriteConfig("[plan]\nreserve = \"6GiB\"\n");
-  EXPECT_EQ(budget({}, {}), available - (6ULL << 30));
-  EXPECT_EQ(budget({}, {"HEADROOM_RESERVE=5GB"}), available - 5'000'000'000ULL);
-  EXPECT_EQ(budget({"--reserve", "7GiB"}, {"HEADROOM_RESERVE=5GB"}), available - (7ULL << 30));
+  EXPECT_EQ(budget({}, {}), available - (6ULL << 30) - kill);
+  EXPECT_EQ(budget({}, {"HEADROOM_RESERVE=5GB"}), available - 5'000'000'000ULL - kill);
+  EXPECT_EQ(budget({"--reserve", "7GiB"}, {"HEADROOM_RESERVE=5GB"}),
+            available - (7ULL << 30) - kill);
+  // The kill level from the file moves it too.
+  WriteConfig("[plan]\nreserve = \"6GiB\"\n[guard]\nkill_level = \"5GiB\"\n");
+  EXPECT_EQ(budget({}, {}), available - (6ULL << 30) - (5ULL << 30));
   // --budget replaces the reserve altogether; a configured reserve is no conflict.
   EXPECT_EQ(budget({"--budget", "50GiB"}, {}), 50ULL << 30);
 }

@@ -15,10 +15,8 @@ inline PlanResult OverBudget() {
   Workload w;
   w.method = Method::kFull;
   w.weight_dtype = DefaultWeightDType(Method::kFull);
-  Budget b;
-  b.budget_bytes = 100'000'000'000ULL;
-  b.source = "--budget";
-  return MakePlan(*FindModel("llama-3.1-70b"), w, b, {});
+  return MakePlan(*FindModel("llama-3.1-70b"), w, BudgetFromSize(100'000'000'000ULL, std::nullopt),
+                  {});
 }
 
 // Llama 3.1 8B with `method` at seq x batch against `budget_bytes`: the ladder's step-2 input.
@@ -29,7 +27,7 @@ inline LadderPlanInput Over(Method method, int64_t seq, int64_t batch, uint64_t 
   in.workload.weight_dtype = DefaultWeightDType(method);
   in.workload.seq = seq;
   in.workload.batch = batch;
-  in.budget_bytes = budget_bytes;
+  in.budget = BudgetFromSize(budget_bytes, std::nullopt);
   return in;
 }
 

@@ -86,8 +86,8 @@ bool UnifiedPool(const TopSnapshot& s) {
 // guard's defaults.
 std::pair<uint64_t, uint64_t> MemoryLevels(const TopSnapshot& s, uint64_t total) {
   if (s.guards.empty()) {
-    const uint64_t kill = DefaultKillLevelBytes(total);
-    return {kill, 2 * kill};
+    const PoolLevels levels = ResolvePoolLevels(total);  // sys/pool_levels.h, the one model
+    return {levels.kill.bytes, levels.warn.bytes};
   }
   uint64_t kill = 0, warn = 0;
   for (const auto& g : s.guards) {
