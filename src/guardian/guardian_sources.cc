@@ -1,0 +1,60 @@
+#include "guardian/guardian_sources.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "gpu/nvml.h"
+#include "guard/guard_record.h"
+#include "pool/pool_survey.h"
+#include "sys/meminfo.h"
+#include "top/running_guards.h"
+
+namespace headroom {
+
+MemAvailableReader::MemAvailableReader(const SysRoot& root)
+    : fd_(OpenKernelFile(root.Path("proc/meminfo"))) {}
+
+MemAvailableReader::~MemAvailableReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::optional<uint64_t> MemAvailableReader::Read() {
+  if (fd_ < 0) return std::nullopt;
+  char buffer[8192];
+  const ssize_t n = ::pread(fd_, buffer, sizeof buffer, 0);
+  if (n <= 0) return std::nullopt;
+  return ParseMemAvailableFast(std::string_view(buffer, static_cast<size_t>(n)));
+}
+
+GpuProcessReader::GpuProcessReader(const std::optional<std::string>& library) {
+  if (!library) return;
+  auto nvml = Nvml::Open(*library);
+  if (!nvml) {
+    note_ = nvml.error().what;
+    return;
+  }
+  backend_ = std::move(*nvml);
+}
+
+GpuProcessReader::~GpuProcessReader() = default;
+
+std::map<pid_t, uint64_t> GpuProcessReader::Read() {
+  std::map<pid_t, uint64_t> out;
+  if (!backend_) return out;
+  const GpuProcessList list = ReadGpuProcesses(*backend_);
+  if (!list.processes) return out;
+  for (const GpuProcess& p : *list.processes) {
+    if (p.used_bytes) out[static_cast<pid_t>(p.pid)] += *p.used_bytes;
+  }
+  return out;
+}
+
+std::vector<LiveGuard> ReadLiveGuards(const std::filesystem::path& journal, const SysRoot& root) {
+  RunningGuardReader reader(journal, root, LocalHostName());
+  std::string note;
+  std::vector<LiveGuard> out;
+  for (const RunningGuard& g : reader.Read(note)) out.push_back({g.guard_pid, g.kill_below_bytes});
+  return out;
+}
+
+}  // namespace headroom
