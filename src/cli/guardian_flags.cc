@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/bytes.h"
 #include "base/duration.h"
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
@@ -16,7 +17,7 @@ void AddGuardianFlags(CLI::App& app, GuardianFlags& f) {
   app.add_option(
       "--min-available", f.min_available,
       Tr("SIZE or PCT of MemTotal: end a job when MemAvailable falls below it (default: "
-         "[guardian] min_available, else the guard's level, the larger of 4GiB and 8%)"));
+         "[guardian] kill_level, else the guard's level, the larger of 4GiB and 8%)"));
   app.add_option("--warn-available", f.warn_available,
                  Tr("SIZE or PCT: a warning below it (default: twice the kill level)"));
   app.add_option("--grace", f.grace, Tr("SIGTERM first, SIGKILL when this runs out (default 3s)"));
@@ -45,9 +46,26 @@ void AddGuardianFlags(CLI::App& app, GuardianFlags& f) {
 GuardianOptions GuardianOptionsFromFlags(const CliEnv& env, const GuardianFlags& f,
                                          uint64_t total) {
   GuardianOptions o;
-  o.min_available_bytes = KillLevelBytes(env, f.min_available, "--min-available", total);
-  o.warn_available_bytes =
-      WarnLevelBytes(env, f.warn_available, "--warn-available", total, o.min_available_bytes);
+  // flag > [guardian] > [guard] > the guard's default (docs/guardian.md "Options").
+  const Settings& s = env.config.settings;
+  o.min_available_bytes = f.min_available.empty() && s.guardian_min_available.value
+                              ? MemLevelBytes(*s.guardian_min_available.value, total)
+                              : KillLevelBytes(env, f.min_available, "--min-available", total);
+  if (!f.warn_available.empty() || (!s.guardian_warn_available.value &&
+                                    !(f.min_available.empty() && s.guardian_min_available.value))) {
+    o.warn_available_bytes =
+        WarnLevelBytes(env, f.warn_available, "--warn-available", total, o.min_available_bytes);
+  } else {
+    o.warn_available_bytes = s.guardian_warn_available.value
+                                 ? MemLevelBytes(*s.guardian_warn_available.value, total)
+                                 : 2 * o.min_available_bytes;
+  }
+  if (o.warn_available_bytes <= o.min_available_bytes) {
+    throw UsageError{TrFormat("[guardian] warn_level ({}) is not above the kill level ({})",
+                              FormatBoth(o.warn_available_bytes),
+                              FormatBoth(o.min_available_bytes))};
+  }
+  o.grace = s.guardian_grace.value;
   if (!f.grace.empty()) {
     auto grace = ParseDuration(f.grace, /*allow_zero=*/true);
     if (!grace) throw UsageError{"--grace: " + TranslatedText(grace.error().what)};
@@ -59,8 +77,8 @@ GuardianOptions GuardianOptionsFromFlags(const CliEnv& env, const GuardianFlags&
   }
   o.release_driver_pools = f.release_driver_pools;
   o.choice.self = ::getpid();
-  for (const auto& s : f.only) {
-    auto scope = ParseScope(s);
+  for (const auto& text : f.only) {
+    auto scope = ParseScope(text);
     if (!scope) throw UsageError{"--only: " + TranslatedText(scope.error().what)};
     o.choice.only.push_back(*scope);
   }
