@@ -77,12 +77,13 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
     const GuardianOptions options =
         GuardianOptionsFromFlags(env, f, info->total_bytes().value_or(0));
     if (!f.events_path.empty()) CheckOutputFlag(f.events_path, "--events");
-    std::optional<std::filesystem::path> journal;
-    if (!f.no_journal) {
-      auto path = JournalPath(env, f.journal_flag);
-      if (!path) throw UsageError{"--journal: " + TranslatedText(path.error().what)};
-      journal = *path;
-    }
+    // The running guards' registry is read even with --no-journal, which only stops recording.
+    std::optional<std::filesystem::path> registry, journal;
+    if (auto path = JournalPath(env, f.journal_flag))
+      registry = *path;
+    else if (!f.no_journal)
+      throw UsageError{"--journal: " + TranslatedText(path.error().what)};
+    if (!f.no_journal) journal = registry;
     MemAvailableReader available(root);
     if (!available.ok() || !available.Read()) {
       PrintError(env, Tr("guardian: cannot read MemAvailable from proc/meminfo"));
@@ -112,7 +113,7 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
     io.now_s = MonotonicNow;
     io.read_available = [&] { return available.Read(); };
     io.read_gpu = [&] { return gpu.Read(); };
-    if (journal) io.live_guards = [&] { return ReadLiveGuards(*journal, root); };
+    if (registry) io.live_guards = [&] { return ReadLiveGuards(*registry, root); };
     io.drop_caches = [&] {  // ladder's flush: sync, then 3 to vm/drop_caches
       const auto dropped = DropPageCache(root);
       return dropped && *dropped;
