@@ -5,6 +5,7 @@
 #include <string>
 
 #include "store/journal.h"
+#include "store/run_history.h"
 #include "testing_files.h"
 
 namespace headroom {
@@ -49,6 +50,14 @@ TEST(GuardianRecord, EventsGoToTheJournalAndTheEventsFile) {
   EXPECT_EQ(totals->guardian_kills, 2);
   EXPECT_EQ(totals->guardian_warnings, 1);
   EXPECT_EQ(totals->guard_runs, 0);  // a guardian run is not a guarded run
+  // history shows the run's events under it.
+  auto history = ReadRunHistory(journal, 5);
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->size(), 1u);
+  ASSERT_EQ((*history)[0].notes.size(), 3u);
+  EXPECT_TRUE(
+      testing::Contains(EnglishText((*history)[0].notes[2]), " kill: victim python3 (pid 42)"))
+      << EnglishText((*history)[0].notes[2]);
 }
 
 }  // namespace
