@@ -239,7 +239,13 @@ TEST(GuardianCli, AVictimIgnoringSigtermIsKilledWhenTheGraceEnds) {
   ASSERT_NE(status, -1);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
   EXPECT_LT(took, 5.0);  // the grace is 1 s
-  EXPECT_EQ(First(events, "escalate")["reason"], "grace");
+  // On time: when the grace ends, or earlier when this shared machine's MemAvailable keeps
+  // falling at the level after the SIGTERM (the policy's "crossing", docs/guard.md).
+  const std::string reason = First(events, "escalate").value("reason", "");
+  EXPECT_TRUE(reason == "grace" || reason == "crossing") << reason;
+  if (reason == "grace") {
+    EXPECT_GE(took, 1.0);
+  }
 }
 
 TEST(GuardianCli, AJobUnderHeadroomGuardIsLeftToItsGuard) {
