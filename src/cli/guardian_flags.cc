@@ -14,10 +14,9 @@
 namespace headroom {
 
 void AddGuardianFlags(CLI::App& app, GuardianFlags& f) {
-  app.add_option(
-      "--min-available", f.min_available,
-      Tr("SIZE or PCT of MemTotal: end a job when MemAvailable falls below it (default: "
-         "[guardian] kill_level, else the guard's level, the larger of 4GiB and 8%)"));
+  app.add_option("--min-available", f.min_available,
+                 Tr("SIZE or PCT of MemTotal: end a job when MemAvailable falls below it (default: "
+                    "[guardian] kill_level, else the guard's level, the larger of 4GiB and 8%)"));
   app.add_option("--warn-available", f.warn_available,
                  Tr("SIZE or PCT: a warning below it (default: twice the kill level)"));
   app.add_option("--grace", f.grace, Tr("SIGTERM first, SIGKILL when this runs out (default 3s)"));
