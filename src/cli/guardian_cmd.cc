@@ -1,9 +1,6 @@
-// `headroom guardian`: the machine-wide guard (docs/guardian.md). flags -> the loop's options
-// (cli/guardian_flags.h) -> the real readers (guardian/guardian_sources.h) -> the loop
-// (guardian/guardian_loop.h) every period, between waits for SIGTERM, SIGINT or SIGHUP ->
-// each event printed, recorded (guardian/guardian_record.h) and passed to --on-event.
-// Foreground until SIGTERM or SIGINT (exit 0); a systemd unit runs it
-// (share/systemd/headroom-guardian.service).
+// `headroom guardian` (docs/guardian.md): flags (cli/guardian_flags.h) -> the real readers
+// (guardian/guardian_sources.h) -> the loop (guardian/guardian_loop.h) between waits for
+// SIGTERM, SIGINT (stop) or SIGHUP (config read again) -> each event printed and recorded.
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
@@ -40,7 +37,8 @@ struct GuardianCommandFlags final : CommandFlags {
          "memfds, shared memory), never PID 1, kernel threads, sshd, systemd's services, the "
          "display server or the login manager; a job under `headroom guard` is left to its "
          "guard. Each decision is one line: who, why, who else was considered.\n\n"
-         "Runs until SIGTERM or SIGINT; SIGHUP is logged and ignored. Test with --dry-run and "
+         "Runs until SIGTERM or SIGINT; SIGHUP reads the configuration again. Test with --dry-run "
+         "and "
          "--only.\n\n"
          "exit status: 0 stopped by a signal; 1 could not start; 2 usage error"),
       "headroom guardian"};
@@ -74,8 +72,8 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
   try {
     auto info = ReadMemInfo(root);
     if (!info) throw UsageError{TranslatedText(info.error().what)};
-    const GuardianOptions options =
-        GuardianOptionsFromFlags(env, f, info->total_bytes().value_or(0));
+    const uint64_t total = info->total_bytes().value_or(0);
+    const GuardianOptions options = GuardianOptionsFromFlags(env, f, total);
     if (!f.events_path.empty()) CheckOutputFlag(f.events_path, "--events");
     // The running guards' registry is read even with --no-journal, which only stops recording.
     std::optional<std::filesystem::path> registry, journal;
@@ -143,11 +141,13 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
       const auto period = loop.Step();
       if (on_event) on_event->Poll(MonotonicNow());
       const int sig = WaitForSignal(set, period);
-      if (sig == SIGHUP) {
-        fmt::print(env.out, "{}\n", Tr("headroom guardian: SIGHUP: the settings are kept"));
-        std::fflush(env.out);
-      } else if (sig != 0) {
-        break;
+      if (sig != SIGHUP && sig != 0) break;
+      GuardianOptions again;
+      std::string why;
+      if (sig == SIGHUP && ReloadGuardianOptions(env, f, total, again, why)) {
+        loop.Reconfigure(again.min_available_bytes, again.warn_available_bytes, again.grace);
+      } else if (sig == SIGHUP) {
+        PrintError(env, TrFormat("guardian: SIGHUP: the settings are kept: {}", why));
       }
     }
     record.Finish(loop.counts());

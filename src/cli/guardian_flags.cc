@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 
 #include "base/bytes.h"
 #include "base/duration.h"
@@ -10,6 +11,7 @@
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "config/config_file.h"
 
 namespace headroom {
 
@@ -84,6 +86,22 @@ GuardianOptions GuardianOptionsFromFlags(const CliEnv& env, const GuardianFlags&
   o.choice.protect = f.protect;
   o.choice.prefer = f.prefer;
   return o;
+}
+
+bool ReloadGuardianOptions(const CliEnv& env, const GuardianFlags& f, uint64_t total,
+                           GuardianOptions& o, std::string& error) {
+  CliEnv fresh{env.default_root, env.out, env.err, LoadConfig(std::getenv)};
+  if (!fresh.config.errors.empty()) {
+    error = TranslatedText(fresh.config.errors.front());
+    return false;
+  }
+  try {
+    o = GuardianOptionsFromFlags(fresh, f, total);
+    return true;
+  } catch (const UsageError& e) {
+    error = e.message;
+    return false;
+  }
 }
 
 }  // namespace headroom

@@ -30,4 +30,10 @@ void AddGuardianFlags(CLI::App& app, GuardianFlags& flags);
 // scopes, patterns and switches.
 GuardianOptions GuardianOptionsFromFlags(const CliEnv& env, const GuardianFlags& f, uint64_t total);
 
+// SIGHUP: config.toml and HEADROOM_* read again, the options made again from the same flags
+// into `o`. false (and `o` unchanged) when the configuration is broken or the levels are
+// refused; `error` says why.
+bool ReloadGuardianOptions(const CliEnv& env, const GuardianFlags& f, uint64_t total,
+                           GuardianOptions& o, std::string& error);
+
 }  // namespace headroom

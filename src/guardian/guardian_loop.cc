@@ -67,6 +67,20 @@ GuardianLoop::GuardianLoop(SysRoot root, GuardianOptions options, GuardianIo io)
 
 GuardianLoop::~GuardianLoop() { CloseVictim(); }
 
+void GuardianLoop::Reconfigure(uint64_t min_available_bytes, uint64_t warn_available_bytes,
+                               std::chrono::milliseconds grace) {
+  options_.min_available_bytes = policy_.min_available_bytes = min_available_bytes;
+  options_.warn_available_bytes = warn_available_bytes;
+  options_.grace = policy_.grace = grace;
+  Emit(
+      "reload",
+      Msg("configuration read again: kill level {}, warning level {}, grace {} ms",
+          GiB(min_available_bytes), GiB(warn_available_bytes), static_cast<int64_t>(grace.count())),
+      Json{{"min_available_bytes", min_available_bytes},
+           {"warn_available_bytes", warn_available_bytes},
+           {"grace_ms", static_cast<int64_t>(grace.count())}});
+}
+
 void GuardianLoop::CloseVictim() {
   if (!victim_) return;
   for (const auto& [pid, fd] : victim_->pidfds) {

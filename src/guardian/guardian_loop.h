@@ -84,6 +84,9 @@ class GuardianLoop {
 
   // One reading and whatever it calls for; the sleep before the next.
   std::chrono::milliseconds Step();
+  // New levels and grace (SIGHUP re-read the configuration); the scope and patterns stay.
+  void Reconfigure(uint64_t min_available_bytes, uint64_t warn_available_bytes,
+                   std::chrono::milliseconds grace);
   // The choice the loop would make now (also what Step uses).
   VictimChoice ChooseNow();
   const GuardianCounts& counts() const { return counts_; }

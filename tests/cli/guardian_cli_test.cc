@@ -284,5 +284,35 @@ TEST(GuardianCli, AJobUnderHeadroomGuardIsLeftToItsGuard) {
   EXPECT_NE(guard.Stop(), -1);
 }
 
+TEST(GuardianCli, SighupReadsTheConfigurationAgainAndSigpipeIsIgnored) {
+  TempDir dir("guardian-hup");
+  const std::string config = dir.File("config.toml");
+  testing::WriteFile(config, "schema_version = 1\n[guardian]\nkill_level = \"64MiB\"\n");
+  Started guardian(GuardianArgs(dir, {"--dry-run", "--only", "/no/such/cgroup"}),
+                   {"HEADROOM_CONFIG=" + config, "HEADROOM_FAKE_NVML_SCRIPT=/nonexistent"});
+  // Its first reading is under way once the events file exists (the loop writes nothing
+  // before an event): wait for the process to block in its signal wait instead.
+  for (int i = 0; i < 500; ++i) {
+    auto stat = ReadProcStat(SysRoot("/"), guardian.pid());
+    if (stat && stat->comm == "headroom" && stat->state == 'S') break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(guardian.pid(), SIGPIPE);
+  testing::WriteFile(config, "schema_version = 1\n[guardian]\nkill_level = \"96MiB\"\n");
+  ::kill(guardian.pid(), SIGHUP);
+  const auto events = WaitEvent(dir.File("events.jsonl"), "reload");
+  const auto reload = First(events, "reload");
+  ASSERT_FALSE(reload.is_null());
+  EXPECT_EQ(reload["min_available_bytes"], 96ULL << 20);
+  EXPECT_EQ(reload["warn_available_bytes"], 192ULL << 20);
+  // A broken file keeps the settings and the guardian.
+  testing::WriteFile(config, "schema_version = 1\n[guardian]\nkill_level = \"lots\"\n");
+  ::kill(guardian.pid(), SIGHUP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(Alive(guardian.pid()));
+  EXPECT_EQ(guardian.Stop(), 0);
+}
+
 }  // namespace
 }  // namespace headroom
