@@ -60,5 +60,28 @@ TEST(GuardianRecord, EventsGoToTheJournalAndTheEventsFile) {
       << EnglishText((*history)[0].notes[2]);
 }
 
+// A journal that cannot be opened and an events file on a full disk: each said once, and
+// the guardian goes on (the loop never sees an error).
+TEST(GuardianRecord, AFullDiskAndAnUnopenableJournalAreEachSaidOnce) {
+  testing::TempDir dir("guardian-full");
+  testing::WriteFile(dir / "blocker", "a file where the journal's folder should be");
+  std::FILE* full = std::fopen("/dev/full", "a");
+  if (full == nullptr) GTEST_SKIP() << "no /dev/full here";
+  std::vector<std::string> notes;
+  {
+    GuardianRecord record(dir / "blocker" / "journal.db", {"guardian"}, full,
+                          [&](const Message& m) { notes.push_back(EnglishText(m)); });
+    record.Start(SysRoot("/"), 1, 2);
+    for (int i = 0; i < 3; ++i) record.Event(RecordTestEvent("warn"), i);
+    record.Finish(GuardianCounts{});
+  }
+  std::fclose(full);
+  std::string all;
+  for (const auto& n : notes) all += n + "\n";
+  ASSERT_EQ(notes.size(), 2u) << all;
+  EXPECT_TRUE(testing::Contains(notes[0], "journal")) << notes[0];
+  EXPECT_TRUE(testing::Contains(notes[1], "write(--events): No space left on device")) << notes[1];
+}
+
 }  // namespace
 }  // namespace headroom
