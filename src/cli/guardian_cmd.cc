@@ -24,7 +24,6 @@
 #include "guardian/guardian_record.h"
 #include "guardian/guardian_sources.h"
 #include "guardian/on_event.h"
-#include "ladder/flush.h"
 #include "sys/meminfo.h"
 
 namespace headroom {
@@ -67,6 +66,7 @@ std::unique_ptr<CommandFlags> DefineGuardianFlags() {
 }
 
 int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
+  using namespace std::chrono_literals;
   GuardianFlags& f = FlagsOf<GuardianCommandFlags>(given_flags).fl;
   const SysRoot root(env.default_root);
   try {
@@ -104,18 +104,17 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
                           [&](const Message& m) { PrintError(env, m); });
     record.Start(root, options.min_available_bytes, options.warn_available_bytes);
     std::unique_ptr<OnEventRunner> on_event;
-    if (!f.on_event.empty()) {
-      on_event = std::make_unique<OnEventRunner>(f.on_event, std::chrono::seconds(10));
-    }
+    if (!f.on_event.empty()) on_event = std::make_unique<OnEventRunner>(f.on_event, 10s);
     GuardianIo io;
     io.now_s = MonotonicNow;
     io.read_available = [&] { return available.Read(); };
     io.read_gpu = [&] { return gpu.Read(); };
     if (registry) io.live_guards = [&] { return ReadLiveGuards(*registry, root); };
-    io.drop_caches = [&] {  // ladder's flush: sync, then 3 to vm/drop_caches
-      const auto dropped = DropPageCache(root);
-      return dropped && *dropped;
-    };
+    io.drop_caches = [&] { return ReleaseDriverPools(root); };
+    std::optional<PsiFullTrigger> psi;
+    if (f.psi_kill) psi.emplace(root);
+    if (psi && !psi->ok()) PrintError(env, Tr("guardian: --psi-kill: no PSI trigger"));
+    if (psi && psi->ok()) io.psi_full = [&] { return psi->Fired(); };
     io.emit = [&](const GuardianEvent& e) {
       fmt::print(env.out, "headroom guardian: {}\n", TranslatedText(e.line));
       std::fflush(env.out);

@@ -36,6 +36,9 @@ void AddGuardianFlags(CLI::App& app, GuardianFlags& f) {
                  Tr("PATTERN: end a matching job only when nothing else holds memory "
                     "(repeatable)"));
   app.add_option("--prefer", f.prefer, Tr("PATTERN: end a matching job first (repeatable)"));
+  app.add_flag("--psi-kill", f.psi_kill,
+               Tr("sustained full memory pressure (a PSI trigger, 500 ms of full stall per 1 s "
+                  "window) is a kill reason too"));
   app.add_option("--on-event", f.on_event,
                  Tr("run CMD (sh -c) for each event, with its fields in HEADROOM_EVENT_* "
                     "variables; ended after 10s"));

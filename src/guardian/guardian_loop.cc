@@ -159,7 +159,8 @@ void GuardianLoop::OnTrigger(const KillDecision& d, const GuardReading& r) {
   // The re-read: memory that came back while choosing ends nothing.
   const uint64_t again = io_.read_available().value_or(r.available_bytes);
   fields["available_bytes_before_signal"] = again;
-  if (again >= options_.min_available_bytes && again >= r.available_bytes) {
+  // Pressure (psi) is no level to come back above: only a memory reason is called off.
+  if (d.reason != "psi" && again >= options_.min_available_bytes && again >= r.available_bytes) {
     ++counts_.recovered;
     hold_until_s_ = now + kChoiceHoldSeconds;
     Emit("recovered",
@@ -236,6 +237,7 @@ std::chrono::milliseconds GuardianLoop::Step() {
   GuardReading r;
   r.now_s = io_.now_s();
   r.available_bytes = io_.read_available().value_or(state_.last_available_bytes);
+  r.psi_full = io_.psi_full && io_.psi_full();
   if (victim_) {
     r.job_running = MemberAlive(victim_->job.root);
     r.tree_empty = std::none_of(victim_->job.pids.begin(), victim_->job.pids.end(),

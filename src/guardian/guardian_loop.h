@@ -63,6 +63,8 @@ struct GuardianIo {
   // Writes 3 to vm/drop_caches; false when it could not. Only called with
   // release_driver_pools.
   std::function<bool()> drop_caches;
+  // --psi-kill: whether the full-pressure trigger fired since the last step; unset: never.
+  std::function<bool()> psi_full;
 };
 
 // Counts for the summary and the exporter.

@@ -174,6 +174,26 @@ TEST(GuardianLoop, AVictimIgnoringSigtermIsKilledWhenTheGraceEnds) {
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
 }
 
+TEST(GuardianLoop, SustainedFullPressureIsAReasonWithMemoryAboveTheLevel) {
+  HeldBalloon b({});
+  Rig rig;
+  rig.readings = {4 * kGuardianGiB};  // far above the 1.5 GiB level, and steady
+  bool pressure = false;
+  GuardianIo io = rig.Io();
+  io.psi_full = [&] { return pressure; };
+  auto o = OptionsFor(b.pid());
+  o.dry_run = true;
+  GuardianLoop loop(SysRoot("/"), o, io);
+  rig.now = 1;
+  loop.Step();
+  EXPECT_TRUE(rig.events.empty());
+  pressure = true;
+  rig.now = 2;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), std::vector<std::string>{"choice"});
+  EXPECT_EQ(rig.events[0].fields["reason"], "psi");
+}
+
 TEST(GuardianLoop, NoVictimOutsideTheScope) {
   HeldBalloon b({});
   Rig rig;

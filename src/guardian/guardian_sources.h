@@ -52,6 +52,27 @@ class GpuProcessReader {
   Message note_;
 };
 
+// --psi-kill: a PSI trigger on full memory pressure, 500 ms of full stall per 1 s window (2 s
+// without CAP_SYS_RESOURCE), as the guard's (docs/guard.md). Fired() polls it without
+// waiting: the loop looks at each step, so far from the level the kill may come up to a
+// period (at most 1 s) after the pressure.
+class PsiFullTrigger {
+ public:
+  explicit PsiFullTrigger(const SysRoot& root);
+  ~PsiFullTrigger();
+  PsiFullTrigger(const PsiFullTrigger&) = delete;
+  PsiFullTrigger& operator=(const PsiFullTrigger&) = delete;
+  bool ok() const { return fd_ >= 0; }
+  bool Fired();
+
+ private:
+  int fd_ = -1;
+};
+
+// --release-driver-pools: ladder's flush (ladder/flush.h: sync, then 3 to vm/drop_caches);
+// true when it was written.
+bool ReleaseDriverPools(const SysRoot& root);
+
 // The running guards of the journal at `path` (top/running_guards.h), on this host.
 std::vector<LiveGuard> ReadLiveGuards(const std::filesystem::path& journal, const SysRoot& root);
 
