@@ -141,10 +141,11 @@ std::vector<std::string> GuardianArgs(const TempDir& dir, std::vector<std::strin
 TEST(GuardianCli, TheMemfdHolderNvmlReportsIsChosenOverALargerRssBystander) {
   TempDir dir("guardian-holder");
   // The holder waits a little before it fills, so its pid is in the fake NVML's list before
-  // the guardian loads it; exec keeps the pid.
-  Started holder(
-      {"/bin/sh", "-c",
-       "sleep 3; exec " + kGuardianBalloon + " --timeout 60s --mode memfd --cap 768M --rate 384M"});
+  // the guardian loads it; exec keeps the pid. It fills four times the distance to the level,
+  // so the crossing comes even when other processes give back a GiB meanwhile.
+  Started holder({"/bin/sh", "-c",
+                  "sleep 3; exec " + kGuardianBalloon +
+                      " --timeout 60s --mode memfd --cap 1536M --rate 512M"});
   Started bystander(Balloon({"--cap", "512M"}));
   WaitHeld(bystander.pid(), 500 << 10);
   testing::WriteFile(dir / "nvml",
