@@ -5,7 +5,8 @@
 #   share/bash-completion/completions/headroom, share/zsh/{vendor-completions|site-functions}/_headroom
 #   share/locale/LANG/LC_MESSAGES/headroom.mo                   (cmake/messages.cmake)
 #   share/headroom/{grafana,prometheus,config}/                 (share/, as they are)
-#   lib/systemd/system/headroom-export.service, headroom-watch@.service
+#   lib/systemd/system/headroom-export.service, headroom-watch@.service,
+#   headroom-guardian.service
 #                                       (share/systemd, with this prefix's paths; not enabled)
 #   share/doc/headroom/                                         (README.md, docs/*.md, *.png)
 #   lib/python3/dist-packages/headroom/ (prefix /usr: Debian's path for packaged modules), else
@@ -98,6 +99,10 @@ install(CODE "${HEADROOM_UNITS_CODE}")
 if(NOT HEADROOM_SANITIZE)
   add_test(NAME SystemdUnits COMMAND ${PROJECT_SOURCE_DIR}/tests/install/systemd_units_test.sh
            ${PROJECT_SOURCE_DIR})
+  # The guardian's unit through systemd-analyze verify (skipped without it).
+  add_test(NAME GuardianUnit COMMAND ${PROJECT_SOURCE_DIR}/tests/install/guardian_unit_test.sh
+           ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+  set_tests_properties(GuardianUnit PROPERTIES SKIP_RETURN_CODE 77)
 endif()
 
 # The package and the install tree, checked where they are meant for: a native build without

@@ -154,6 +154,8 @@ int RunDoctorCommand(const CliEnv& env, CommandFlags& flags);
 std::unique_ptr<CommandFlags> DefineBandwidthFlags();
 int RunBandwidthCommand(const CliEnv& env, CommandFlags& flags);
 std::unique_ptr<CommandFlags> DefineExportFlags();
+std::unique_ptr<CommandFlags> DefineGuardianFlags();
+int RunGuardianCommand(const CliEnv& env, CommandFlags& flags);
 int RunExportCommand(const CliEnv& env, CommandFlags& flags);
 std::unique_ptr<CommandFlags> DefineReportFlags();
 int RunReportCommand(const CliEnv& env, CommandFlags& flags);

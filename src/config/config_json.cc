@@ -62,6 +62,16 @@ nlohmann::ordered_json SettingJson(const Settings& s, const SettingInfo& info) {
     case SettingId::kRatedPower:
       watts(s.rated_power_mw.value);
       break;
+    case SettingId::kGuardianMinAvailable:
+      level(s.guardian_min_available.value);
+      break;
+    case SettingId::kGuardianWarnAvailable:
+      level(s.guardian_warn_available.value);
+      break;
+    case SettingId::kGuardianGrace:
+      if (is_default) j["value"] = info.default_text;
+      j["milliseconds"] = s.guardian_grace.value.count();
+      break;
   }
   return j;
 }

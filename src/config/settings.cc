@@ -59,6 +59,15 @@ constexpr SettingInfo kSettings[] = {
      "HEADROOM_RATED_POWER_W", "--rated-power-w",
      N_("from the platform (GB10: 240 W; discrete: its power limit)"),
      N_("the rated power figure of watch, explain, report, export and doctor")},
+    {SettingId::kGuardianMinAvailable, SettingKind::kLevel, "guardian", "kill_level",
+     "HEADROOM_GUARDIAN_KILL_LEVEL", "--guardian-kill-level",
+     N_("guard.kill_level, else the larger of 4GiB and 8% of MemTotal"),
+     N_("guardian --min-available")},
+    {SettingId::kGuardianWarnAvailable, SettingKind::kLevel, "guardian", "warn_level",
+     "HEADROOM_GUARDIAN_WARN_LEVEL", "--guardian-warn-level", N_("twice guardian's kill level"),
+     N_("guardian --warn-available")},
+    {SettingId::kGuardianGrace, SettingKind::kDuration, "guardian", "grace",
+     "HEADROOM_GUARDIAN_GRACE", "--guardian-grace", "3s", N_("guardian --grace")},
 };
 
 // Calls `f` with the member that holds setting `id`.
@@ -85,6 +94,12 @@ decltype(auto) WithSetting(S& s, SettingId id, F&& f) {
       return f(s.sustained_power_mw);
     case SettingId::kRatedPower:
       return f(s.rated_power_mw);
+    case SettingId::kGuardianMinAvailable:
+      return f(s.guardian_min_available);
+    case SettingId::kGuardianWarnAvailable:
+      return f(s.guardian_warn_available);
+    case SettingId::kGuardianGrace:
+      return f(s.guardian_grace);
   }
   return f(s.journal);  // not reached: the switch names every id
 }
@@ -174,6 +189,7 @@ Settings::Settings() {
   watch_interval.value = std::chrono::seconds(30);
   top_interval.value = std::chrono::seconds(1);
   export_interval.value = std::chrono::seconds(1);
+  guardian_grace.value = std::chrono::seconds(3);
 }
 
 PlatformOverride Settings::platform_override() const {
@@ -212,11 +228,25 @@ Result<bool> SetSettingFromText(Settings& s, SettingId id, std::string_view text
       return true;
     }
     case SettingId::kKillLevel:
-    case SettingId::kWarnLevel: {
+    case SettingId::kWarnLevel:
+    case SettingId::kGuardianMinAvailable:
+    case SettingId::kGuardianWarnAvailable: {
       auto level = ParseMemLevel(text);
       if (!level) return level.error();
-      Store(id == SettingId::kKillLevel ? s.kill_level : s.warn_level,
-            std::optional<MemLevel>(*level), text, origin, std::move(where));
+      auto& target = id == SettingId::kKillLevel              ? s.kill_level
+                     : id == SettingId::kWarnLevel            ? s.warn_level
+                     : id == SettingId::kGuardianMinAvailable ? s.guardian_min_available
+                                                              : s.guardian_warn_available;
+      Store(target, std::optional<MemLevel>(*level), text, origin, std::move(where));
+      return true;
+    }
+    case SettingId::kGuardianGrace: {
+      // As guard's --grace: zero allowed (SIGKILL at once), at most an hour.
+      auto grace = ParseDuration(text, /*allow_zero=*/true);
+      if (!grace) return grace.error();
+      if (*grace > kMaxLiveIntervalMs) return Error{Msg("'{}' is above the maximum of 1h", text)};
+      Store(s.guardian_grace, std::chrono::duration_cast<std::chrono::milliseconds>(*grace), text,
+            origin, std::move(where));
       return true;
     }
     case SettingId::kWatchInterval:

@@ -44,6 +44,9 @@ enum class SettingId {
   kPlatformKind,
   kSustainedPower,
   kRatedPower,
+  kGuardianMinAvailable,
+  kGuardianWarnAvailable,
+  kGuardianGrace,
 };
 
 // What a setting's value is, for the parser's type check and for `config show --json`.
@@ -98,6 +101,10 @@ struct Settings {
   Setting<std::optional<PlatformKind>> platform_kind;   // nullopt: auto (detect)
   Setting<std::optional<uint32_t>> sustained_power_mw;  // nullopt: the platform's figure
   Setting<std::optional<uint32_t>> rated_power_mw;
+  // `headroom guardian` (docs/guardian.md): nullopt levels fall back to [guard]'s.
+  Setting<std::optional<MemLevel>> guardian_min_available;
+  Setting<std::optional<MemLevel>> guardian_warn_available;
+  Setting<std::chrono::milliseconds> guardian_grace;
 
   Settings();  // every value at its default (the journal's needs the environment: Resolve)
   PlatformOverride platform_override() const;

@@ -27,7 +27,7 @@ TEST(ConfigSettings, TableNamesEverySettingOnce) {
     EXPECT_EQ(info.flag.rfind("--", 0), 0u) << info.flag;
     EXPECT_EQ(&InfoOf(info.id), &info);
   }
-  EXPECT_EQ(ids.size(), static_cast<size_t>(SettingId::kRatedPower) + 1);
+  EXPECT_EQ(ids.size(), static_cast<size_t>(SettingId::kGuardianGrace) + 1);
   EXPECT_EQ(envs.count("HEADROOM_JOURNAL"), 1u);  // the variable that existed before the file
 }
 
@@ -98,6 +98,9 @@ constexpr Layers kLayers[] = {
     {SettingId::kPlatformKind, "gb10", "discrete", "integrated"},
     {SettingId::kSustainedPower, "90", "95", "99"},
     {SettingId::kRatedPower, "200", "210", "220"},
+    {SettingId::kGuardianMinAvailable, "5%", "6GiB", "7%"},
+    {SettingId::kGuardianWarnAvailable, "10GiB", "11%", "12GiB"},
+    {SettingId::kGuardianGrace, "0s", "1s", "500ms"},
 };
 
 TEST(ConfigSettings, PrecedenceForEverySetting) {

@@ -261,6 +261,22 @@ CheckResult CheckFlashAttn(const DoctorFacts& f) {
   return Set(r, V::kInfo, Msg("not installed: attention will use PyTorch SDPA"));
 }
 
+// The guards that end a job before a full pool freezes the machine (docs/guardian.md).
+void AddMemoryGuardLines(const DoctorFacts& f, CheckResult& r) {
+  std::string names;
+  for (const auto& g : f.memory_guards) names += (names.empty() ? "" : ", ") + g;
+  if (f.memory_guards.empty()) {
+    r.details.push_back(
+        Msg("no memory guard runs here (earlyoom, systemd-oomd, headroom guardian): a full pool "
+            "freezes the machine; see docs/guardian.md"));
+  } else if (f.memory_guards.size() > 1) {
+    r.details.push_back(
+        Msg("two memory guards run here ({}): they race for one victim; keep one", names));
+  } else {
+    r.details.push_back(Msg("memory guards running here: {}", names));
+  }
+}
+
 // G3: the pool as /proc/meminfo sees it, and what nvidia-smi would claim.
 CheckResult CheckUmaHeadroom(const DoctorFacts& f) {
   if (JudgesDeviceMemory(f)) return CheckDeviceHeadroom(f);  // a discrete GPU's own pool
@@ -292,6 +308,7 @@ CheckResult CheckUmaHeadroom(const DoctorFacts& f) {
             "than MemAvailable ({})",
             free_text, FormatGiB(available->bytes)));
   }
+  AddMemoryGuardLines(f, r);
   const Message figures =
       Msg("MemAvailable {} of {}", FormatGiB(available->bytes), FormatGiB(*total));
   if (cache &&

@@ -121,6 +121,8 @@ struct DoctorFacts {
   // G11: NCCL, Ray, Slurm and the environment variables of a distributed run.
   DistributedFacts distributed;
   std::string host;  // the node's name (env-report.json, doctor --compare)
+  // The memory guards running (doctor/memory_guards.h): "earlyoom", "headroom guardian", ...
+  std::vector<std::string> memory_guards;
 };
 
 CheckResult CheckCudaAbi(const DoctorFacts& f);      // G1

@@ -10,6 +10,7 @@
 #include "base/message.h"
 #include "base/text.h"
 #include "doctor/distributed.h"
+#include "doctor/memory_guards.h"
 #include "gpu/nvml.h"
 #include "sys/hwmon.h"
 #include "sys/loader_libs.h"
@@ -173,6 +174,7 @@ void GatherHolders(const SysRoot& root, const GatherOptions& o, DoctorFacts& f) 
   }
   f.holders = FindPoolHolders(root, gpu, o.self);
   f.caps = HolderCaps(f.holders);
+  f.memory_guards = FindMemoryGuards(root);
 }
 
 }  // namespace

@@ -106,10 +106,10 @@ void ExportSampler::SampleOnce() {
     }
     if (journal_) {
       if (auto t = journal_->Totals()) {
-        s.guard = GuardCounters{static_cast<uint64_t>(t->guard_runs),
-                                static_cast<uint64_t>(t->guard_kills),
-                                static_cast<uint64_t>(t->guard_warnings),
-                                static_cast<uint64_t>(t->sweep_trials_killed)};
+        s.guard = GuardCounters{
+            static_cast<uint64_t>(t->guard_runs),     static_cast<uint64_t>(t->guard_kills),
+            static_cast<uint64_t>(t->guard_warnings), static_cast<uint64_t>(t->sweep_trials_killed),
+            static_cast<uint64_t>(t->guardian_kills), static_cast<uint64_t>(t->guardian_warnings)};
       } else {
         journal_.reset();  // reopen next time (the file may have been replaced)
       }

@@ -357,7 +357,15 @@ void AddGuardCounters(Families& fam, const ExportSnapshot& s) {
                        "Guarded runs recorded in the journal (all time).");
   auto& trials = fam.Add("headroom_sweep_trials_killed", "counter", "",
                          "Sweep trials the guard killed (journal, all time).");
+  auto& guardian_kills =
+      fam.Add("headroom_guardian_kills", "counter", "",
+              "Jobs headroom guardian ended to keep the machine alive (journal, all time).");
+  auto& guardian_warnings =
+      fam.Add("headroom_guardian_warnings", "counter", "",
+              "Low-memory warnings headroom guardian recorded (journal, all time).");
   if (s.guard) {
+    guardian_kills.samples.push_back({{}, static_cast<double>(s.guard->guardian_kills)});
+    guardian_warnings.samples.push_back({{}, static_cast<double>(s.guard->guardian_warnings)});
     kills.samples.push_back({{}, static_cast<double>(s.guard->guard_kills)});
     warnings.samples.push_back({{}, static_cast<double>(s.guard->guard_warnings)});
     runs.samples.push_back({{}, static_cast<double>(s.guard->guard_runs)});

@@ -44,6 +44,8 @@ struct GuardCounters {
   uint64_t guard_kills = 0;          // guard runs ended "killed-by-guard"
   uint64_t guard_warnings = 0;       // sum of the runs' recorded warnings
   uint64_t sweep_trials_killed = 0;  // sweep trials the guard killed
+  uint64_t guardian_kills = 0;       // victims `headroom guardian` signalled
+  uint64_t guardian_warnings = 0;    // its low-memory warnings
 };
 
 // A running guard (top/running_guards.h) as the exporter shows it, with its job's steps from

@@ -171,7 +171,7 @@ TEST(ExportMetrics, ThrottleSecondsAccumulatePerReasonFromTheFirstSample) {
 
 TEST(ExportMetrics, GuardCountersAndFormats) {
   ExportSnapshot s = Gb10Snapshot();
-  s.guard = GuardCounters{5, 2, 7, 1};
+  s.guard = GuardCounters{5, 2, 7, 1, 3, 4};
   s.requests_by_code = {{200, 10}, {404, 1}};
   const auto families = BuildFamilies(s);
   const std::string prom = RenderPrometheus(families);
@@ -180,6 +180,11 @@ TEST(ExportMetrics, GuardCountersAndFormats) {
       << prom;
   EXPECT_TRUE(Contains(prom, "headroom_guard_warnings_total 7\n"));
   EXPECT_TRUE(Contains(prom, "headroom_sweep_trials_killed_total 1\n"));
+  EXPECT_TRUE(Contains(prom,
+                       "# TYPE headroom_guardian_kills_total counter\n"
+                       "headroom_guardian_kills_total 3\n"))
+      << prom;
+  EXPECT_TRUE(Contains(prom, "headroom_guardian_warnings_total 4\n"));
   EXPECT_TRUE(Contains(prom, "headroom_exporter_http_requests_total{code=\"404\"} 1\n"));
   EXPECT_FALSE(Contains(prom, "# EOF"));
   const std::string om = RenderOpenMetrics(families);

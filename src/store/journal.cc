@@ -256,6 +256,8 @@ std::string_view RunKindName(RunKind kind) {
       return "sweep";
     case RunKind::kWatch:
       return "watch";
+    case RunKind::kGuardian:
+      return "guardian";
   }
   return "guard";
 }
@@ -596,13 +598,19 @@ Result<GuardTotals> Journal::Totals() {
       "(SELECT COALESCE(SUM(CAST(json_extract(summary_json, '$.warnings') AS INTEGER)), 0) FROM "
       "runs "
       " WHERE kind = 'guard' AND json_valid(summary_json)), "
-      "(SELECT COUNT(*) FROM trials WHERE outcome = 'killed-by-guard')");
+      "(SELECT COUNT(*) FROM trials WHERE outcome = 'killed-by-guard'), "
+      "(SELECT COUNT(*) FROM events e JOIN runs r ON e.run_id = r.id "
+      " WHERE r.kind = 'guardian' AND e.type = 'kill'), "
+      "(SELECT COUNT(*) FROM events e JOIN runs r ON e.run_id = r.id "
+      " WHERE r.kind = 'guardian' AND e.type = 'warn')");
   if (!select) return Fail("read totals");
   if (select->Step() != SqliteStatement::StepResult::kRow) return Fail("read totals");
   t.guard_runs = select->Int(0);
   t.guard_kills = select->Int(1);
   t.guard_warnings = select->Int(2);
   t.sweep_trials_killed = select->Int(3);
+  t.guardian_kills = select->Int(4);
+  t.guardian_warnings = select->Int(5);
   return t;
 }
 

@@ -40,8 +40,9 @@ inline constexpr int kJournalOldestReadableVersion = 3;
 Result<std::filesystem::path> ResolveJournalPath(
     std::string_view flag, const std::function<const char*(const char*)>& getenv);
 
-enum class RunKind { kGuard, kSweep, kWatch };
-std::string_view RunKindName(RunKind kind);  // "guard", "sweep", "watch"
+enum class RunKind { kGuard, kSweep, kWatch, kGuardian };
+// "guard", "sweep", "watch", "guardian" (`headroom guardian`, docs/guardian.md)
+std::string_view RunKindName(RunKind kind);
 
 enum class TrialOutcome { kOk, kOverLimit, kKilledByGuard, kOom, kError, kTimeout, kSkipped };
 // "ok", "over-limit", "killed-by-guard", "oom", "error", "timeout", "skipped"
@@ -109,6 +110,9 @@ struct GuardTotals {
   int64_t guard_kills = 0;          // guard runs with status "killed-by-guard"
   int64_t guard_warnings = 0;       // sum of the runs' summary "warnings"
   int64_t sweep_trials_killed = 0;  // trials with outcome "killed-by-guard"
+  // `headroom guardian`'s runs (docs/guardian.md): its "kill" and "warn" events.
+  int64_t guardian_kills = 0;
+  int64_t guardian_warnings = 0;
 };
 
 struct JournalOptions {

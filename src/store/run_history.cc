@@ -8,6 +8,31 @@
 
 namespace headroom {
 
+namespace {
+
+// How many of a guardian run's events history shows under it, the newest.
+constexpr size_t kGuardianEventsShown = 10;
+
+// `headroom guardian`'s warnings, kills and decisions are events of its run (docs/guardian.md
+// "Events"), written in English with their one line in "message": shown as the run's notes.
+void AddGuardianEvents(Journal& journal, RunRow& run) {
+  auto events = journal.Events(run.id);
+  if (!events) return;
+  std::vector<Message> shown;
+  for (const EventRow& e : *events) {
+    if (e.type == "start") continue;
+    const auto data = nlohmann::json::parse(e.data_json, nullptr, false);
+    const auto message = data.is_object() ? data.find("message") : data.end();
+    if (message == data.end() || !message->is_string()) continue;
+    shown.push_back(
+        Message::Literal(e.wall_time + " " + e.type + ": " + message->get<std::string>()));
+  }
+  const size_t from = shown.size() > kGuardianEventsShown ? shown.size() - kGuardianEventsShown : 0;
+  run.notes.insert(run.notes.end(), shown.begin() + static_cast<std::ptrdiff_t>(from), shown.end());
+}
+
+}  // namespace
+
 Result<std::vector<RunRow>> ReadRunHistory(const std::filesystem::path& path, int max_runs,
                                            std::string_view this_host,
                                            const ProcessAliveCheck& alive) {
@@ -20,6 +45,11 @@ Result<std::vector<RunRow>> ReadRunHistory(const std::filesystem::path& path, in
   if (!journal) return journal.error();
   auto runs = journal->RecentRuns(max_runs);
   if (runs && alive) MarkAbandonedRuns(*journal, *runs, this_host, alive);
+  if (runs) {
+    for (RunRow& run : *runs) {
+      if (run.kind == RunKindName(RunKind::kGuardian)) AddGuardianEvents(*journal, run);
+    }
+  }
   return runs;
 }
 

@@ -109,7 +109,7 @@ TEST_F(ConfigCli, ShowDefaultsWithoutAFile) {
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["file"]["path"], ConfigPath());
   EXPECT_EQ(j["file"]["exists"], false);
-  EXPECT_EQ(j["settings"].size(), 10u);
+  EXPECT_EQ(j["settings"].size(), 13u);  // AllSettings(), [guardian] included
   for (const auto& row : j["settings"]) EXPECT_EQ(row["origin"], "default") << row["key"];
   EXPECT_EQ(Row(j, "plan.reserve")["bytes"], 4ULL << 30);
   EXPECT_EQ(Row(j, "watch.interval")["milliseconds"], 30000);

@@ -24,6 +24,10 @@
 //   name TEXT         discrete: the device name, the rest of the line (default NVIDIA H200)
 //   memory_total_mib M  discrete: the device's memory (default an H200's 143771 MiB)
 //   memory_used_mib U   discrete: the memory in use (default 81920, 80 GiB)
+//   process PID MIB   a compute process with MIB MiB of GPU memory (repeatable, at most 8):
+//                     when any is given, the process list is these instead of the
+//                     scenario's, so a test can name a real process it started (`headroom
+//                     guardian` choosing the GPU holder)
 // A sample is one nvmlDeviceGetHandleByIndex_v2 call: Nvml::ReadDevice asks for the handle
 // once per reading, so sample k is the (k+1)-th reading, whatever order the fields are read.
 //
@@ -54,6 +58,10 @@ struct FakeState {
   char name[96] = "NVIDIA H200";
   unsigned long long total_bytes = 150'754'820'096ULL;  // an H200's 143771 MiB
   unsigned long long used_bytes = 85'899'345'920ULL;    // 80 GiB in use
+  // Scripted compute processes ("process PID MIB"); none: the scenario's list.
+  unsigned scripted_pids[8] = {};
+  unsigned long long scripted_bytes[8] = {};
+  unsigned scripted = 0;
 };
 
 FakeState g_state;
@@ -71,6 +79,14 @@ void LoadScript() {
   while (std::fgets(line, sizeof line, f) != nullptr) {
     if (char* hash = std::strchr(line, '#')) *hash = '\0';
     char key[64], value[64];
+    unsigned long long mib = 0;
+    if (std::sscanf(line, "%63s %63s %llu", key, value, &mib) == 3 &&
+        std::strcmp(key, "process") == 0 && g_state.scripted < 8) {
+      g_state.scripted_pids[g_state.scripted] =
+          static_cast<unsigned>(std::strtoul(value, nullptr, 10));
+      g_state.scripted_bytes[g_state.scripted++] = mib << 20;
+      continue;
+    }
     if (std::sscanf(line, "%63s %63s", key, value) != 2) continue;
     if (std::strcmp(key, "scenario") == 0) {
       if (std::strcmp(value, "gb10") == 0) g_state.scenario = Scenario::kGb10;
@@ -144,15 +160,16 @@ abi::Return ListProcesses(abi::Device device, unsigned* count, Info* infos) {
   if (const abi::Return r = Check(device); r != abi::kSuccess) return r;
   if (count == nullptr) return abi::kErrorInvalidArgument;
   const FakeProcess* list = Gb10() ? kGb10Processes : kDiscreteProcesses;
-  const unsigned n = Gb10() ? 1 : 2;
+  const bool scripted = g_state.scripted > 0;
+  const unsigned n = scripted ? g_state.scripted : Gb10() ? 1 : 2;
   if (*count < n || infos == nullptr) {
     *count = n;
     return abi::kErrorInsufficientSize;
   }
   for (unsigned i = 0; i < n; ++i) {
     infos[i] = Info{};
-    infos[i].pid = list[i].pid;
-    infos[i].used_gpu_memory = list[i].used;
+    infos[i].pid = scripted ? g_state.scripted_pids[i] : list[i].pid;
+    infos[i].used_gpu_memory = scripted ? g_state.scripted_bytes[i] : list[i].used;
   }
   *count = n;
   return abi::kSuccess;

@@ -19,6 +19,7 @@ for f in bin/headroom share/man/man1/headroom.1.gz share/man/man1/headroom-guard
          share/man/zh_TW/man1/headroom-guard.1.gz \
          share/bash-completion/completions/headroom share/zsh/site-functions/_headroom \
          share/locale/zh_TW/LC_MESSAGES/headroom.mo lib/systemd/system/headroom-export.service \
+         lib/systemd/system/headroom-guardian.service share/doc/headroom/guardian.md \
          share/headroom/grafana/headroom-dashboard.json share/doc/headroom/guard.md \
          share/headroom/prometheus/headroom.rules.yml share/doc/headroom/export-live.png; do
   [[ -f $root/$f ]] || fail "missing $prefix/$f"

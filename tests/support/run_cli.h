@@ -32,7 +32,9 @@ inline void SetChildEnvironment(const std::vector<std::string>& env_extra) {
   for (const char* v :
        {"HEADROOM_CONFIG", "HEADROOM_RESERVE", "HEADROOM_KILL_LEVEL", "HEADROOM_WARN_LEVEL",
         "HEADROOM_WATCH_INTERVAL", "HEADROOM_TOP_INTERVAL", "HEADROOM_EXPORT_INTERVAL",
-        "HEADROOM_PLATFORM", "HEADROOM_SUSTAINED_POWER_W", "HEADROOM_RATED_POWER_W"}) {
+        "HEADROOM_PLATFORM", "HEADROOM_SUSTAINED_POWER_W", "HEADROOM_RATED_POWER_W",
+        "HEADROOM_GUARDIAN_KILL_LEVEL", "HEADROOM_GUARDIAN_WARN_LEVEL",
+        "HEADROOM_GUARDIAN_GRACE"}) {
     unsetenv(v);
   }
   for (const auto& e : env_extra) putenv(const_cast<char*>(e.c_str()));

@@ -1,0 +1,212 @@
+// The guardian's loop against real processes (the balloon, tests/tools) with literal
+// MemAvailable readings and a set clock: what it signals, when, and what it leaves alone.
+// Every choice is scoped to the balloon's own tree (--only), and every balloon is reaped.
+#include "guardian/guardian_loop.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <deque>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sys/processes.h"
+
+namespace headroom {
+namespace {
+
+constexpr uint64_t kGuardianGiB = 1ULL << 30;
+
+// A balloon holding `cap` and its reaping.
+class HeldBalloon {
+ public:
+  explicit HeldBalloon(std::vector<std::string> extra) {
+    std::vector<std::string> args{HEADROOM_BALLOON, "--cap", "64M", "--timeout", "30s"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    pid_ = fork();
+    if (pid_ == 0) {
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    // Until it holds its cap (bounded: 5 s).
+    for (int i = 0; i < 500; ++i) {
+      auto status = SysRoot("/").ReadFile("proc/" + std::to_string(pid_) + "/status");
+      if (status && status->find("VmRSS:") != std::string::npos) {
+        const auto at = status->find("VmRSS:");
+        if (std::stoull(status->substr(at + 6)) >= 60 * 1024) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ~HeldBalloon() {
+    if (!reaped_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  pid_t pid() const { return pid_; }
+  // Waits for it to end (bounded); its wait status, or -1.
+  int Reap(int timeout_ms) {
+    for (int i = 0; i < timeout_ms / 10; ++i) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        reaped_ = true;
+        return status;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+};
+
+struct Rig {
+  double now = 0;
+  std::deque<uint64_t> readings;
+  uint64_t last = 0;
+  std::vector<GuardianEvent> events;
+  GuardianIo Io() {
+    GuardianIo io;
+    io.now_s = [this] { return now; };
+    io.read_available = [this]() -> std::optional<uint64_t> {
+      if (!readings.empty()) {
+        last = readings.front();
+        readings.pop_front();
+      }
+      return last;
+    };
+    io.emit = [this](const GuardianEvent& e) { events.push_back(e); };
+    return io;
+  }
+  std::vector<std::string> Types() const {
+    std::vector<std::string> out;
+    for (const auto& e : events) out.push_back(e.type);
+    return out;
+  }
+};
+
+GuardianOptions OptionsFor(pid_t scope) {
+  GuardianOptions o;
+  o.min_available_bytes = 3 * kGuardianGiB / 2;  // 1.5 GiB
+  o.grace = std::chrono::milliseconds(3000);
+  o.choice.self = ::getpid();
+  o.choice.only = {*ParseScope(std::to_string(scope))};
+  return o;
+}
+
+TEST(GuardianLoop, MemoryBackWhileChoosingEndsNothing) {
+  HeldBalloon b({});
+  Rig rig;
+  rig.readings = {2 * kGuardianGiB, kGuardianGiB * 14 / 10, 2 * kGuardianGiB};
+  GuardianLoop loop(SysRoot("/"), OptionsFor(b.pid()), rig.Io());
+  rig.now = 1;
+  loop.Step();
+  EXPECT_EQ(rig.Types(), std::vector<std::string>{"recovered"});
+  EXPECT_EQ(loop.counts().kills, 0);
+  EXPECT_EQ(b.Reap(200), -1);  // still running
+}
+
+TEST(GuardianLoop, SigtermEndsTheVictimAndItsEndIsReported) {
+  HeldBalloon b({});
+  Rig rig;
+  rig.readings = {2 * kGuardianGiB, kGuardianGiB * 14 / 10, kGuardianGiB * 14 / 10};
+  GuardianLoop loop(SysRoot("/"), OptionsFor(b.pid()), rig.Io());
+  rig.now = 1;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), std::vector<std::string>{"kill"});
+  EXPECT_EQ(rig.events[0].fields["signal"], "SIGTERM");
+  EXPECT_EQ(rig.events[0].fields["victim"]["pid"], b.pid());
+  const int status = b.Reap(5000);
+  ASSERT_NE(status, -1);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << status;
+  rig.now = 1.5;
+  rig.readings = {3 * kGuardianGiB};
+  loop.Step();
+  EXPECT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended"}));
+}
+
+TEST(GuardianLoop, DryRunSignalsNothing) {
+  HeldBalloon b({});
+  Rig rig;
+  rig.readings = {2 * kGuardianGiB, kGuardianGiB * 14 / 10, kGuardianGiB * 14 / 10};
+  auto o = OptionsFor(b.pid());
+  o.dry_run = true;
+  GuardianLoop loop(SysRoot("/"), o, rig.Io());
+  rig.now = 1;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), std::vector<std::string>{"choice"});
+  EXPECT_NE(EnglishText(rig.events[0].line).find("dry run, nothing signalled: victim balloon"),
+            std::string::npos)
+      << EnglishText(rig.events[0].line);
+  EXPECT_EQ(b.Reap(300), -1);
+}
+
+TEST(GuardianLoop, AVictimIgnoringSigtermIsKilledWhenTheGraceEnds) {
+  HeldBalloon b({"--ignore-term"});
+  Rig rig;
+  rig.readings = {2 * kGuardianGiB, kGuardianGiB * 14 / 10, kGuardianGiB * 14 / 10};
+  GuardianLoop loop(SysRoot("/"), OptionsFor(b.pid()), rig.Io());
+  rig.now = 1;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), std::vector<std::string>{"kill"});
+  rig.now = 3.9;  // within the grace: nothing more
+  loop.Step();
+  EXPECT_EQ(b.Reap(300), -1);
+  EXPECT_EQ(rig.Types().size(), 1u);
+  rig.now = 4.01;  // the grace (3 s) ran out
+  loop.Step();
+  EXPECT_EQ(rig.Types(), (std::vector<std::string>{"kill", "escalate"}));
+  const int status = b.Reap(5000);
+  ASSERT_NE(status, -1);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+}
+
+TEST(GuardianLoop, SustainedFullPressureIsAReasonWithMemoryAboveTheLevel) {
+  HeldBalloon b({});
+  Rig rig;
+  rig.readings = {4 * kGuardianGiB};  // far above the 1.5 GiB level, and steady
+  bool pressure = false;
+  GuardianIo io = rig.Io();
+  io.psi_full = [&] { return pressure; };
+  auto o = OptionsFor(b.pid());
+  o.dry_run = true;
+  GuardianLoop loop(SysRoot("/"), o, io);
+  rig.now = 1;
+  loop.Step();
+  EXPECT_TRUE(rig.events.empty());
+  pressure = true;
+  rig.now = 2;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), std::vector<std::string>{"choice"});
+  EXPECT_EQ(rig.events[0].fields["reason"], "psi");
+}
+
+TEST(GuardianLoop, NoVictimOutsideTheScope) {
+  HeldBalloon b({});
+  Rig rig;
+  rig.readings = {2 * kGuardianGiB, kGuardianGiB * 14 / 10};
+  auto o = OptionsFor(b.pid());
+  o.choice.protect = {"balloon"};  // protected, but the only one: still the victim
+  o.choice.only = {*ParseScope("/no/such/cgroup")};
+  GuardianLoop loop(SysRoot("/"), o, rig.Io());
+  rig.now = 1;
+  loop.Step();
+  EXPECT_EQ(rig.Types(), std::vector<std::string>{"no-victim"});
+  EXPECT_EQ(b.Reap(200), -1);
+}
+
+}  // namespace
+}  // namespace headroom
