@@ -204,6 +204,11 @@ std::vector<Advice> AdviseWithinBudget(const ModelSpec& spec, const Workload& wo
   auto fits = [&](const ModelSpec& s, const Workload& w) {
     return Judge(Peak(s, w, options), budget) == Verdict::kFits;
   };
+  // The largest peak that fits, in words where no plan fits (the seq advice's target):
+  // MemAvailable less what a fit must leave (the reserve and the warning level).
+  const uint64_t fit_line = budget.levels.fit_bytes();
+  const uint64_t target =
+      budget.judged_available_bytes > fit_line ? budget.judged_available_bytes - fit_line : 0;
 
   // The largest value of one knob (--seq or --batch) below its current one that fits, and
   // the workload with it; 0 when none does.
