@@ -16,6 +16,7 @@
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/plan_args.h"
+#include "cli/plan_pipeline.h"
 #include "cli/plan_pools.h"
 #include "cli/plan_view.h"
 #include "plan/measured_anchors.h"
@@ -36,6 +37,7 @@ struct PlanCommandFlags final : CommandFlags {
       "headroom plan"};
   PlanFlags fl;
   PlanPoolFlags pool_flags;
+  PipelineFlags pipeline_flags;
   CLI::App& App() override { return app; }
 };
 
@@ -43,8 +45,9 @@ struct PlanCommandFlags final : CommandFlags {
 
 std::unique_ptr<CommandFlags> DefinePlanFlags() {
   auto defined = std::make_unique<PlanCommandFlags>();
-  auto& [app, fl, pool_flags] = *defined;
+  auto& [app, fl, pool_flags, pipeline_flags] = *defined;
   AddPlanInputFlags(app, fl);  // --from among them
+  AddPipelineFlags(app, pipeline_flags);
   AddPlanPoolFlags(app, pool_flags);
   AddJsonFlag(app, fl.json);
   app.add_flag("--list-models", fl.list_models, Tr("list the catalog and exit"));
@@ -53,7 +56,7 @@ std::unique_ptr<CommandFlags> DefinePlanFlags() {
 }
 
 int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
-  auto& [app, fl, pool_flags] = FlagsOf<PlanCommandFlags>(given_flags);
+  auto& [app, fl, pool_flags, pipeline_flags] = FlagsOf<PlanCommandFlags>(given_flags);
   if (fl.list_models) {
     if (fl.json) {
       std::fprintf(env.out, "%s\n", CatalogToJson().dump(2).c_str());
@@ -71,9 +74,12 @@ int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
     } else {
       sources = FlagSources(app, fl);
     }
+    // --sharding pipeline: one device running one micro-batch, split into stages below.
+    const auto pipeline = TakePipeline(&fl, pipeline_flags);
     PlanInputs in = ResolvePlanInputs(fl, env);
     in.sources = std::move(sources);  // the command line's, which the request cannot tell
     const PlanPools pools = ResolvePlanPools(pool_flags, fl, env, &in);
+    if (pipeline) return PrintPipelinePlan(env, in, *pipeline, fl.json);
     PlanResult plan = MakePlan(in);
     const auto judged = JudgePools(&plan, pools.device, pools.host_known);
     const auto journal = JournalPath(env, fl.journal);

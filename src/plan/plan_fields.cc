@@ -325,7 +325,7 @@ constexpr std::array kPlanFields{
               .flag = "--sharding",
               .json_key = "sharding",
               .text = &PlanFlagText::sharding,
-              .help = N_("ddp|fsdp|zero2|zero3: how --devices share it (default ddp)"),
+              .help = N_("ddp|fsdp|zero2|zero3|pipeline: how --devices share it (default ddp)"),
               .run_config = true,
               .of_request =
                   [](const PlanRequest& r) {
