@@ -99,7 +99,7 @@ void AddPlanBesideFlags(CLI::App& app, PlanBesideFlags& f) {
   app.add_option("--beside", f.beside,
                  Tr("plan beside an inference server: a fraction of the pool as vLLM's "
                     "--gpu-memory-utilization (0.5), a size (40GiB) or "
-                    "serve:MODEL:CONTEXT:CONCURRENCY[:ENGINE], optionally NAME:CAP; repeatable"));
+                    "serve:model:context:concurrency[:engine], optionally name:cap; repeatable"));
   app.add_option("--serve", f.serve,
                  Tr("the inference server's model: its need (weights, KV cache, engine), the "
                     "smallest vLLM cap, and the trainer planned beside it"));
