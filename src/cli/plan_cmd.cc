@@ -16,6 +16,7 @@
 #include "cli/config_defaults.h"
 #include "cli/i18n.h"
 #include "cli/plan_args.h"
+#include "cli/plan_beside.h"
 #include "cli/plan_pipeline.h"
 #include "cli/plan_pools.h"
 #include "cli/plan_view.h"
@@ -38,6 +39,7 @@ struct PlanCommandFlags final : CommandFlags {
   PlanFlags fl;
   PlanPoolFlags pool_flags;
   PipelineFlags pipeline_flags;
+  PlanBesideFlags beside_flags;
   CLI::App& App() override { return app; }
 };
 
@@ -45,10 +47,11 @@ struct PlanCommandFlags final : CommandFlags {
 
 std::unique_ptr<CommandFlags> DefinePlanFlags() {
   auto defined = std::make_unique<PlanCommandFlags>();
-  auto& [app, fl, pool_flags, pipeline_flags] = *defined;
+  auto& [app, fl, pool_flags, pipeline_flags, beside_flags] = *defined;
   AddPlanInputFlags(app, fl);  // --from among them
   AddPipelineFlags(app, pipeline_flags);
   AddPlanPoolFlags(app, pool_flags);
+  AddPlanBesideFlags(app, beside_flags);
   AddJsonFlag(app, fl.json);
   app.add_flag("--list-models", fl.list_models, Tr("list the catalog and exit"));
   AddJournalFlag(app, fl.journal);
@@ -56,7 +59,8 @@ std::unique_ptr<CommandFlags> DefinePlanFlags() {
 }
 
 int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
-  auto& [app, fl, pool_flags, pipeline_flags] = FlagsOf<PlanCommandFlags>(given_flags);
+  auto& [app, fl, pool_flags, pipeline_flags, beside_flags] =
+      FlagsOf<PlanCommandFlags>(given_flags);
   if (fl.list_models) {
     if (fl.json) {
       std::fprintf(env.out, "%s\n", CatalogToJson().dump(2).c_str());
@@ -67,6 +71,7 @@ int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
   }
 
   try {
+    if (ServeOnly(beside_flags, fl)) return RunServeOnly(env, beside_flags, fl);
     std::optional<RunConfig> from;
     PlanSources sources;
     if (!fl.from.empty()) {
@@ -79,6 +84,7 @@ int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
     PlanInputs in = ResolvePlanInputs(fl, env);
     in.sources = std::move(sources);  // the command line's, which the request cannot tell
     const PlanPools pools = ResolvePlanPools(pool_flags, fl, env, &in);
+    const auto beside = ResolvePlanBeside(beside_flags, fl, env, &in);
     if (pipeline) return PrintPipelinePlan(env, in, *pipeline, fl.json);
     PlanResult plan = MakePlan(in);
     const auto judged = JudgePools(&plan, pools.device, pools.host_known);
@@ -92,9 +98,11 @@ int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
       if (pools.device) j["device"] = DevicePoolToJson(*pools.device);
       if (pools.target) j["target"] = pools.target->name;
       if (from) j["from"] = RunConfigToJson(*from, fl.from);
+      if (!beside.empty()) j["beside"] = BesideToJson(beside);
       std::fprintf(env.out, "%s\n", j.dump(2).c_str());
     } else {
       if (from) PrintRunConfig(env, *from, fl.from);
+      PrintBeside(env, beside);
       PrintPlan(env, plan, {judged, pools.device, pools.target});
       PrintLocalAnchors(env, local);
     }
