@@ -192,6 +192,10 @@ std::vector<BesideEntry> ApplyBeside(const std::vector<BesideCap>& caps,
   if (subtracted > 0) {
     budget->budget_bytes =
         budget->budget_bytes > subtracted ? budget->budget_bytes - subtracted : 0;
+    // The judge weighs the peak against what is available: the servers take it first.
+    budget->judged_available_bytes = budget->judged_available_bytes > subtracted
+                                         ? budget->judged_available_bytes - subtracted
+                                         : 0;
     budget->source += " minus the servers beside it (--beside)";
   }
   return entries;
