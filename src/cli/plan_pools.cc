@@ -6,6 +6,7 @@
 
 #include "cli/i18n.h"
 #include "cli/message_text.h"
+#include "config/pool_levels_config.h"
 #include "gpu/nvml.h"
 #include "gpu/platform.h"
 
@@ -49,13 +50,16 @@ std::optional<DevicePool> NvmlDevicePool(const PlatformProfile& profile, const G
 }
 
 // --target: the platform it names, the device it has, a Spark's profile budget.
-void ApplyTarget(const PlanTarget& t, PlanInputs* in, PlanPools* pools) {
+void ApplyTarget(const CliEnv& env, const PlanTarget& t, PlanInputs* in, PlanPools* pools) {
   in->options.unified_memory = t.unified;
   if (t.unified) {
     const bool given_budget = in->budget.source == "--budget";
-    in->budget =
-        Gb10ProfileBudget(in->budget.reserve_bytes,
-                          given_budget ? std::optional(in->budget.budget_bytes) : std::nullopt);
+    // This machine's level settings on a Spark's MemTotal, with the reserve plan resolved.
+    LevelInputs levels = LevelInputsOf(env.config.settings);
+    const PoolLevel& reserve = in->budget.levels.reserve;
+    levels.reserve = GivenLevel{reserve.bytes, std::nullopt, reserve.origin, reserve.where};
+    in->budget = Gb10ProfileBudget(
+        levels, given_budget ? std::optional(in->budget.budget_bytes) : std::nullopt);
     in->options.pool_bytes = in->budget.pool_bytes();
     return;
   }
@@ -92,7 +96,7 @@ PlanPools ResolvePlanPools(const PlanPoolFlags& flags, const PlanFlags& fl, cons
           TrFormat("conflicting flags: --target {0} is a {1} machine; --platform says {2}",
                    flags.target, kind, fl.platform)};
     }
-    ApplyTarget(*pools.target, in, &pools);
+    ApplyTarget(env, *pools.target, in, &pools);
     return pools;
   }
   // --platform or [platform] kind decided it (unified_memory is already theirs), else NVML.

@@ -119,22 +119,23 @@ std::optional<PlanTarget> ParsePlanTarget(std::string_view text, Message* error)
   return std::nullopt;
 }
 
-Budget Gb10ProfileBudget(uint64_t reserve_bytes, std::optional<uint64_t> budget_bytes) {
+Budget Gb10ProfileBudget(const LevelInputs& levels, std::optional<uint64_t> budget_bytes) {
   Budget b;
+  if (budget_bytes) {
+    b = BudgetFromSize(*budget_bytes, std::nullopt);
+  } else {
+    b.levels = ResolvePoolLevels(kGb10MemTotalBytes, levels);
+    b.reserve_bytes = b.levels.reserve.bytes;
+    b.judged_available_bytes = kGb10IdleMemAvailableBytes;
+    const uint64_t floor = b.levels.floor_bytes();
+    b.budget_bytes = kGb10IdleMemAvailableBytes > floor ? kGb10IdleMemAvailableBytes - floor : 0;
+    b.source =
+        "target gb10: idle MemAvailable from the platform profile (not measured here) minus "
+        "the reserve and the kill level";
+  }
   b.mem_total_bytes = kGb10MemTotalBytes;
   b.mem_available_bytes = kGb10IdleMemAvailableBytes;
   b.available_source = "MemAvailable";
-  if (budget_bytes) {
-    b.budget_bytes = *budget_bytes;
-    b.source = "--budget";
-    return b;
-  }
-  b.reserve_bytes = reserve_bytes;
-  b.budget_bytes =
-      kGb10IdleMemAvailableBytes > reserve_bytes ? kGb10IdleMemAvailableBytes - reserve_bytes : 0;
-  b.source =
-      "target gb10: idle MemAvailable from the platform profile (not measured here) minus "
-      "the reserve";
   return b;
 }
 

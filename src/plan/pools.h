@@ -86,8 +86,9 @@ struct PlanTarget {
 std::optional<PlanTarget> ParsePlanTarget(std::string_view text, Message* error);
 
 // A Spark's budget from its platform profile (gpu/platform.h kGb10MemTotalBytes,
-// kGb10IdleMemAvailableBytes): idle MemAvailable minus `reserve_bytes`, or `budget_bytes`
-// when --budget gave one. Its source says it is the profile, not measured here.
-Budget Gb10ProfileBudget(uint64_t reserve_bytes, std::optional<uint64_t> budget_bytes);
+// kGb10IdleMemAvailableBytes) and a Spark's levels (ResolvePoolLevels on its MemTotal with the
+// levels given here): judged like a plan on the Spark itself, or against `budget_bytes` when
+// --budget gave one. Its source says it is the profile, not measured here.
+Budget Gb10ProfileBudget(const LevelInputs& levels, std::optional<uint64_t> budget_bytes);
 
 }  // namespace headroom

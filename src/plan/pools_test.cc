@@ -40,12 +40,22 @@ TEST(ParsePlanTarget, AcceptsGb10SizesAndCards) {
       << EnglishText(error);
 }
 
-TEST(Gb10ProfileBudget, IdleMemAvailableLessTheReserve) {
-  const Budget b = Gb10ProfileBudget(4ULL << 30, std::nullopt);
+// A Spark's profile is judged as a plan on the Spark itself: idle MemAvailable less the
+// reserve and the kill level (8 % of its MemTotal), with a Spark's levels.
+TEST(Gb10ProfileBudget, IdleMemAvailableLessTheReserveAndTheSparksKillLevel) {
+  LevelInputs given;
+  given.reserve = GivenLevel{4ULL << 30, std::nullopt, LevelOrigin::kFlag, "--reserve"};
+  const Budget b = Gb10ProfileBudget(given, std::nullopt);
   EXPECT_EQ(b.mem_total_bytes, kGb10MemTotalBytes);
-  EXPECT_EQ(b.budget_bytes, kGb10IdleMemAvailableBytes - (4ULL << 30));
+  const uint64_t kill = kGb10MemTotalBytes * 8 / 100;
+  EXPECT_EQ(b.levels.kill.bytes, kill);
+  EXPECT_EQ(b.levels.warn.bytes, 2 * kill);
+  EXPECT_EQ(b.judged_available_bytes, kGb10IdleMemAvailableBytes);
+  EXPECT_EQ(b.budget_bytes, kGb10IdleMemAvailableBytes - (4ULL << 30) - kill);
   EXPECT_NE(b.source.find("not measured here"), std::string::npos);
-  EXPECT_EQ(Gb10ProfileBudget(4ULL << 30, 50ULL << 30).budget_bytes, 50ULL << 30);
+  const Budget sized = Gb10ProfileBudget(given, 50ULL << 30);
+  EXPECT_EQ(sized.budget_bytes, 50ULL << 30);
+  EXPECT_EQ(sized.judged_available_bytes, 50ULL << 30);
 }
 
 }  // namespace
