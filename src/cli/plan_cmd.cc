@@ -79,7 +79,7 @@ int RunPlan(const CliEnv& env, CommandFlags& given_flags) {
     in.sources = std::move(sources);  // the command line's, which the request cannot tell
     const PlanPools pools = ResolvePlanPools(pool_flags, fl, env, &in);
     std::optional<SolvedPlan> solved;  // --solve: the plan shown is the answer's
-    if (!solve.empty()) solved = SolvePlan(solve, in, pools);
+    if (app.count("--solve") > 0) solved = SolvePlan(solve, in, pools);
     std::vector<PoolJudgement> judged;
     PlanResult plan = solved ? solved->shown : JudgedPlan(in, pools, &judged);
     if (solved) judged = solved->judged;
