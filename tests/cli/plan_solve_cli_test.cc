@@ -41,6 +41,8 @@ TEST(PlanSolveCli, TheAnswerIsWherePlanItselfStopsFitting) {
       {{"plan", "llama-3.1-70b", "--method", "qlora", "--root", kSolveSpark},
        "rank",
        "--lora-rank"},
+      // A discrete card: the verdict is the worse of the device's and the host's pools.
+      {{"plan", "llama-3.1-8b", "--target", "h100", "--root", kSolveSpark}, "batch", "--batch"},
       {{"plan", "qwen2.5-7b", "--method", "full", "--optimizer", "adamw-8bit", "--root",
         kSolveSpark},
        "batch",
