@@ -10,6 +10,10 @@
 // (tests/fixtures/run_configs/axolotl/llama-3-qlora.yml) read through base/safe_file, parsed
 // with yaml-cpp into the bounded tree, read as axolotl, then ParsePlanRequest,
 // ResolvePlanRequest (the live /proc/meminfo) and the plan. Target: under 10 ms (issue 17).
+// BM_PlanSolveSeq: `plan llama-3.1-8b --solve seq` on the Spark fixture (tests/fixtures/
+// gb10-idle): the doubling and the bisection, each value a whole plan (advice included when
+// it does not fit) judged by the pools as `plan` judges it, 32 plans. BM_PlanSolveBatch: the
+// same for --solve batch at --seq 4096. Target: under 20 ms with about 30 plans (issue 33).
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -27,7 +31,9 @@
 #include "model/hf_config.h"
 #include "plan/plan.h"
 #include "plan/plan_request.h"
+#include "plan/pools.h"
 #include "plan/run_config.h"
+#include "plan/solve.h"
 #include "sys/meminfo.h"
 #include "sys/sysroot.h"
 
@@ -164,6 +170,42 @@ void BM_PlanFromRunConfig(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PlanFromRunConfig)->Unit(benchmark::kMicrosecond);
+
+// plan's inputs for llama-3.1-8b LoRA against the Spark fixture's MemAvailable.
+PlanInputs SparkInputs(int64_t seq) {
+  const SysRoot root(std::string(HEADROOM_SOURCE_DIR) + "/tests/fixtures/gb10-idle");
+  PlanInputs in;
+  in.spec = *FindModel("llama-3.1-8b");
+  in.workload.seq = seq;
+  auto info = ReadMemInfo(root);
+  in.budget = info ? BudgetFromMemInfo(*info, kDefaultReserveBytes, "gb10-idle")
+                   : BudgetFromSize(119'000'000'000ULL, std::nullopt);
+  in.options.pool_bytes = in.budget.pool_bytes();
+  return in;
+}
+
+void SolveBench(benchmark::State& state, SolveKnob knob, int64_t seq) {
+  const PlanInputs in = SparkInputs(seq);
+  // As cli/plan_solve's JudgedPlan: MakePlan, then the pools (unified: the host's alone).
+  const PlanAt plan_at = [](const PlanInputs& at) {
+    PlanResult p = MakePlan(at);
+    JudgePools(&p, std::nullopt);
+    return p;
+  };
+  Solution s;
+  for (auto _ : state) {
+    s = Solve(in, knob, plan_at);
+    benchmark::DoNotOptimize(s.value);
+  }
+  state.counters["value"] = static_cast<double>(s.value);
+  state.counters["plans"] = s.plans;
+}
+
+void BM_PlanSolveSeq(benchmark::State& state) { SolveBench(state, SolveKnob::kSeq, 2048); }
+BENCHMARK(BM_PlanSolveSeq)->Unit(benchmark::kMillisecond);
+
+void BM_PlanSolveBatch(benchmark::State& state) { SolveBench(state, SolveKnob::kBatch, 4096); }
+BENCHMARK(BM_PlanSolveBatch)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
