@@ -65,7 +65,7 @@ void BM_RunningGuards(benchmark::State& state) {
     if (id && self) {
       (void)journal->AddEvent(
           *id, "start", 0, now,
-          GuardStartJson({::getpid(), self->starttime_ticks, "", 1ULL << 30, 2ULL << 30}));
+          GuardStartJson({::getpid(), self->starttime_ticks, "", 1ULL << 30, 2ULL << 30, ""}));
     }
   }
   RunningGuardReader reader(path, SysRoot(std::filesystem::path("/")), "");
