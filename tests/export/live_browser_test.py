@@ -19,7 +19,7 @@ GB10 fixture tree) as `--node`. Chromium loads A's page (--dump-dom) twice, and 
   POST / is 405.
 
 It saves a screenshot (1280x800) in ARTIFACT_DIR (default /tmp/live-artifacts), or at
---screenshot PNG. Exit status 0 when every check passes, 1 otherwise, 77 without chromium.
+--screenshot PNG. Exit status 0 when every check passes, 1 otherwise (chromium missing included).
 """
 
 import json
@@ -118,8 +118,9 @@ def main(argv):
     artifacts = args[2] if len(args) > 2 else "/tmp/live-artifacts"
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:
-        print("chromium not found: skipped", file=sys.stderr)
-        return 77
+        print("live_browser_test: chromium not found: install it with `apt-get install chromium` "
+              "(scripts/install-deps does)", file=sys.stderr)
+        return 1
     os.makedirs(artifacts, exist_ok=True)
     shot = shot or os.path.join(artifacts, "live-page.png")
     procs = []
