@@ -13,6 +13,7 @@
 #include "cli/i18n.h"
 #include "cli/level_flag.h"
 #include "cli/message_text.h"
+#include "config/pool_levels_config.h"
 #include "sweep/policy.h"
 
 namespace headroom {
@@ -74,9 +75,12 @@ SweepOptions SweepOptionsFromFlags(const CliEnv& env, const SweepFlags& f, Grid 
   SweepOptions o;
   o.grid = std::move(grid);
   o.command = f.command;
+  // The default limit is one of the pool's levels (docs/config.md "The levels"), with the
+  // reserve and warning level config.toml sets: a trial at it leaves what a plan that fits does.
+  const PoolLevels levels = ResolvePoolLevels(total, LevelInputsOf(env.config.settings));
   auto limit = SweepLimitBytes(
       f.limit.empty() ? std::nullopt : std::optional(PoolAmountFlag(f.limit, total, "--limit")),
-      total);
+      total, levels.sweep_limit.bytes);
   if (!limit) throw UsageError{TranslatedText(limit.error().what)};
   o.limit_bytes = *limit;
   o.margin_bytes = f.margin.empty() ? DefaultSweepMarginBytes(o.limit_bytes)

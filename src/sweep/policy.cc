@@ -27,8 +27,9 @@ uint64_t DefaultRequireAvailableBytes(uint64_t limit_bytes, uint64_t kill_level_
   return std::min(mem_total_bytes, limit_bytes + kill_level_bytes);
 }
 
-Result<uint64_t> SweepLimitBytes(std::optional<uint64_t> given_bytes, uint64_t mem_total_bytes) {
-  const uint64_t limit = given_bytes ? *given_bytes : DefaultSweepLimitBytes(mem_total_bytes);
+Result<uint64_t> SweepLimitBytes(std::optional<uint64_t> given_bytes, uint64_t mem_total_bytes,
+                                 uint64_t default_bytes) {
+  const uint64_t limit = given_bytes ? *given_bytes : default_bytes;
   if (limit > mem_total_bytes) {
     return Error{Msg("--limit: {} is more than MemTotal {}", GB(limit), GB(mem_total_bytes))};
   }

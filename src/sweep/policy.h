@@ -26,9 +26,11 @@ uint64_t DefaultSettleToleranceBytes(uint64_t mem_total_bytes);
 uint64_t DefaultRequireAvailableBytes(uint64_t limit_bytes, uint64_t kill_level_bytes,
                                       uint64_t mem_total_bytes);
 
-// The limit: --limit's bytes when given (`given_bytes`), else the default above; more than
-// MemTotal is an error naming --limit.
-Result<uint64_t> SweepLimitBytes(std::optional<uint64_t> given_bytes, uint64_t mem_total_bytes);
+// The limit: --limit's bytes when given (`given_bytes`), else `default_bytes` (the pool's
+// levels' sweep_limit, sys/pool_levels.h: DefaultSweepLimitBytes with the levels in force);
+// more than MemTotal is an error naming --limit.
+Result<uint64_t> SweepLimitBytes(std::optional<uint64_t> given_bytes, uint64_t mem_total_bytes,
+                                 uint64_t default_bytes);
 
 // Where trial logs go: --logs DIR when given, else sweeps/ beside the journal.
 std::filesystem::path SweepLogDir(const std::string& logs_flag,

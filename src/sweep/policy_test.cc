@@ -13,12 +13,18 @@ TEST(SweepPolicy, TheLimitOnASparkLeaves28GB) {
   EXPECT_EQ(DefaultSweepLimitBytes(kSparkMemTotal), kSparkMemTotal - 28'000'000'000ULL);
 }
 
-TEST(SweepPolicy, ASmallerMachineKeepsTheSameShare) {
-  // A quarter of a Spark keeps a quarter of the reserve: 7 GB.
+TEST(SweepPolicy, ASmallerMachineKeepsTheSameShareOrWhatAFittingPlanLeaves) {
+  // A quarter of a Spark would keep a quarter of the owners' 28 GB, 7 GB, but a plan that fits
+  // there leaves the reserve (4 GiB) and the warning level (twice the 4 GiB kill level): the
+  // limit keeps the larger, 12 GiB, so a trial at it is not in the guard's warning.
   const uint64_t total = kSparkMemTotal / 4;
-  EXPECT_EQ(DefaultSweepLimitBytes(total), total - 7'000'000'000ULL);
-  // A larger machine keeps the Spark's 28 GB, not more.
-  EXPECT_EQ(DefaultSweepLimitBytes(2 * kSparkMemTotal), 2 * kSparkMemTotal - 28'000'000'000ULL);
+  EXPECT_EQ(DefaultSweepLimitBytes(total), total - 12 * kGiB);
+  EXPECT_EQ(DefaultSweepLimitBytes(total, 6'000'000'000ULL), total - 7'000'000'000ULL);
+  // A larger machine keeps at least the Spark's 28 GB; its default warning level (16 % of
+  // MemTotal) and the reserve are more.
+  const uint64_t big = 2 * kSparkMemTotal;
+  EXPECT_EQ(DefaultSweepLimitBytes(big), big - (4 * kGiB + 2 * (big * 8 / 100)));
+  EXPECT_EQ(DefaultSweepLimitBytes(big, 20 * kGiB), big - 28'000'000'000ULL);
 }
 
 TEST(SweepPolicy, TheMarginIsThreePercentAndAtLeast256MiB) {
@@ -38,10 +44,11 @@ TEST(SweepPolicy, TheRoomToStartIsTheLimitPlusTheKillLevelAtMostMemTotal) {
 
 TEST(SweepPolicy, TheLimitIsTheFlagsElseTheDefaultAndAtMostMemTotal) {
   const uint64_t total = 127600748ULL * 1024;
-  EXPECT_EQ(*SweepLimitBytes(std::nullopt, total), DefaultSweepLimitBytes(total));
-  EXPECT_EQ(*SweepLimitBytes(90'000'000'000ULL, total), 90'000'000'000ULL);
-  EXPECT_EQ(*SweepLimitBytes(total, total), total);
-  auto over = SweepLimitBytes(total + 1, total);
+  EXPECT_EQ(*SweepLimitBytes(std::nullopt, total, DefaultSweepLimitBytes(total)),
+            DefaultSweepLimitBytes(total));
+  EXPECT_EQ(*SweepLimitBytes(90'000'000'000ULL, total, 1), 90'000'000'000ULL);
+  EXPECT_EQ(*SweepLimitBytes(total, total, 1), total);
+  auto over = SweepLimitBytes(total + 1, total, 1);
   ASSERT_FALSE(over);
   EXPECT_EQ(EnglishText(over.error().what),
             "--limit: " + FormatGB(total + 1) + " is more than MemTotal " + FormatGB(total));

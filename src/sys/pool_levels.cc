@@ -30,10 +30,13 @@ uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes) {
 
 uint64_t DefaultWarnLevelBytes(uint64_t kill_level_bytes) { return 2 * kill_level_bytes; }
 
-uint64_t DefaultSweepLimitBytes(uint64_t mem_total_bytes) {
-  const double reserve = kSparkReserveBytes *
-                         std::min(1.0, static_cast<double>(mem_total_bytes) / kSparkMemTotalBytes);
-  return mem_total_bytes - static_cast<uint64_t>(reserve);
+uint64_t DefaultSweepLimitBytes(uint64_t mem_total_bytes, std::optional<uint64_t> fit_bytes) {
+  const double owners = kSparkReserveBytes *
+                        std::min(1.0, static_cast<double>(mem_total_bytes) / kSparkMemTotalBytes);
+  const uint64_t fit = fit_bytes.value_or(
+      kDefaultReserveBytes + DefaultWarnLevelBytes(DefaultKillLevelBytes(mem_total_bytes)));
+  const uint64_t keep = std::max(static_cast<uint64_t>(owners), fit);
+  return mem_total_bytes > keep ? mem_total_bytes - keep : 0;
 }
 
 std::string_view LevelOriginName(LevelOrigin origin) {
@@ -60,9 +63,10 @@ PoolLevels ResolvePoolLevels(uint64_t mem_total_bytes, const LevelInputs& given)
                     N_("the larger of 4 GiB and 8 % of MemTotal"));
   l.warn = Resolved(given.warn, mem_total_bytes, DefaultWarnLevelBytes(l.kill.bytes),
                     N_("twice the kill level"));
-  l.sweep_limit =
-      Resolved(given.sweep_limit, mem_total_bytes, DefaultSweepLimitBytes(mem_total_bytes),
-               N_("MemTotal minus 28 GB, scaled for smaller machines"));
+  l.sweep_limit = Resolved(
+      given.sweep_limit, mem_total_bytes, DefaultSweepLimitBytes(mem_total_bytes, l.fit_bytes()),
+      N_("MemTotal minus 28 GB (scaled for smaller machines) or minus the reserve and the "
+         "warning level, whichever is more"));
   return l;
 }
 

@@ -23,10 +23,13 @@ uint64_t DefaultKillLevelBytes(uint64_t mem_total_bytes);
 // The warning level when none is given: twice the kill level.
 uint64_t DefaultWarnLevelBytes(uint64_t kill_level_bytes);
 
-// The sweep's --limit when none is given: MemTotal minus the owners' reserve on a DGX Spark
-// (28 GB of its 127,600,748 kB, so the peak stops near 100 GB of the 128 GB pool), the same
-// share on smaller machines.
-uint64_t DefaultSweepLimitBytes(uint64_t mem_total_bytes);
+// The sweep's --limit when none is given: MemTotal minus the larger of the owners' reserve on a
+// DGX Spark (28 GB of its 127,600,748 kB, so the peak stops near 100 GB of the 128 GB pool;
+// the same share on smaller machines) and what a plan that fits leaves (`fit_bytes`: the
+// reserve and the warning level, PoolLevels::fit_bytes), so that a trial at the limit leaves
+// the guard's warning level free. Without `fit_bytes`, the default levels' on this MemTotal.
+uint64_t DefaultSweepLimitBytes(uint64_t mem_total_bytes,
+                                std::optional<uint64_t> fit_bytes = std::nullopt);
 
 // Where a level's figure came from.
 enum class LevelOrigin { kRule, kConfig, kFlag };
