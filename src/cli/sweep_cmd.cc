@@ -71,7 +71,9 @@ bool RoomForTheSweep(const CliEnv& env, const SysRoot& root, const SweepFlags& f
                           : std::vector<Message>{});
   const uint64_t need =
       f.require_available.empty()
-          ? DefaultRequireAvailableBytes(o.limit_bytes, o.min_available_bytes, total)
+          // The device's limit is not the host's: the host needs only the kill level.
+          ? DefaultRequireAvailableBytes(o.device_limit ? 0 : o.limit_bytes, o.min_available_bytes,
+                                         total)
           : PoolAmountFlag(f.require_available, total, "--require-available");
   const auto now = ReadMemInfo(root);
   const uint64_t avail_now = now && now->available_bytes() ? *now->available_bytes() : available;

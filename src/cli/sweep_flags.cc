@@ -13,6 +13,7 @@
 #include "cli/i18n.h"
 #include "cli/level_flag.h"
 #include "cli/message_text.h"
+#include "cli/sweep_device_flag.h"
 #include "config/pool_levels_config.h"
 #include "sweep/policy.h"
 
@@ -21,7 +22,8 @@ namespace headroom {
 void AddSweepFlags(CLI::App& app, SweepFlags& flags) {
   auto& [batch, seq, grad_accum, order, limit, margin, min_available, require_available,
          trial_timeout, grace, settle_timeout, settle_tolerance, state, logs, csv, root_dir, model,
-         method, params, command, max_trials, no_bisect, fresh, kill_leftovers, json] = flags;
+         method, device_limit, platform, params, command, max_trials, no_bisect, fresh,
+         kill_leftovers, json] = flags;
   app.add_option("--batch", batch, Tr("values for {batch}"));
   app.add_option("--seq", seq, Tr("values for {seq}"));
   app.add_option("--grad-accum", grad_accum, Tr("values for {grad_accum}"));
@@ -32,6 +34,13 @@ void AddSweepFlags(CLI::App& app, SweepFlags& flags) {
   app.add_option("--limit", limit,
                  Tr("the peak pool use (MemTotal - MemAvailable) a trial may reach (default: "
                     "MemTotal minus 28 GB, scaled for smaller machines)"));
+  app.add_option("--device-limit", device_limit,
+                 Tr("on a discrete GPU: the device memory a trial may reach (SIZE), judged by the "
+                    "torch allocator peak in the job's step records (needs the companion)"));
+  app.add_option("--platform", platform,
+                 Tr("unified (default: --limit is the shared pool) or discrete (--limit is the "
+                    "device's, as --device-limit)"))
+      ->check(CLI::IsMember({"unified", "discrete"}));
   app.add_option("--margin", margin,
                  Tr("skip a trial when its predicted peak plus this passes the limit (default: 3% "
                     "of the limit, at least 256MiB)"));
@@ -75,14 +84,20 @@ SweepOptions SweepOptionsFromFlags(const CliEnv& env, const SweepFlags& f, Grid 
   SweepOptions o;
   o.grid = std::move(grid);
   o.command = f.command;
-  // The default limit is one of the pool's levels (docs/config.md "The levels"), with the
-  // reserve and warning level config.toml sets: a trial at it leaves what a plan that fits does.
-  const PoolLevels levels = ResolvePoolLevels(total, LevelInputsOf(env.config.settings));
-  auto limit = SweepLimitBytes(
-      f.limit.empty() ? std::nullopt : std::optional(PoolAmountFlag(f.limit, total, "--limit")),
-      total, levels.sweep_limit.bytes);
-  if (!limit) throw UsageError{TranslatedText(limit.error().what)};
-  o.limit_bytes = *limit;
+  if (const auto device = SweepDeviceLimit(f.device_limit, f.limit, f.platform)) {
+    o.limit_bytes = *device;
+    o.device_limit = true;
+  } else {
+    // The default limit is one of the pool's levels (docs/config.md "The levels"), with the
+    // reserve and warning level config.toml sets: a trial at it leaves what a plan that fits
+    // does.
+    const PoolLevels levels = ResolvePoolLevels(total, LevelInputsOf(env.config.settings));
+    auto limit = SweepLimitBytes(
+        f.limit.empty() ? std::nullopt : std::optional(PoolAmountFlag(f.limit, total, "--limit")),
+        total, levels.sweep_limit.bytes);
+    if (!limit) throw UsageError{TranslatedText(limit.error().what)};
+    o.limit_bytes = *limit;
+  }
   o.margin_bytes = f.margin.empty() ? DefaultSweepMarginBytes(o.limit_bytes)
                                     : SizeOrPercentFlag(f.margin, o.limit_bytes, "--margin");
   o.min_available_bytes = KillLevelBytes(env, f.min_available, "--min-available", total);

@@ -23,6 +23,7 @@ struct SweepFlags {
   std::string trial_timeout, grace = "3s", settle_timeout = "60s", settle_tolerance, state, logs,
                              csv, root_dir;
   std::string model, method;
+  std::string device_limit, platform;  // cli/sweep_device_flag.h
   std::vector<std::string> params, command;
   int max_trials = 30;
   bool no_bisect = false, fresh = false, kill_leftovers = false, json = false;

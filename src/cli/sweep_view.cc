@@ -62,10 +62,16 @@ void PrintMarkdown(std::FILE* out, const SweepOptions& o, const SweepResult& r) 
   // names and stay as they are.
   std::fprintf(
       out, "\n%s\n",
-      TrFormat("peak_mem: the trial's peak pool use above the MemAvailable it started from; "
-               "headroom: the limit {} minus the trial's pool peak (GB = 1e9 bytes)",
-               FormatGB(o.limit_bytes))
-          .c_str());
+      o.device_limit
+          ? TrFormat("peak_mem: the trial's device peak, the torch allocator peak in its step "
+                     "records (not the host's MemAvailable); headroom: the device limit {} minus "
+                     "it (GB = 1e9 bytes)",
+                     FormatGB(o.limit_bytes))
+                .c_str()
+          : TrFormat("peak_mem: the trial's peak pool use above the MemAvailable it started from; "
+                     "headroom: the limit {} minus the trial's pool peak (GB = 1e9 bytes)",
+                     FormatGB(o.limit_bytes))
+                .c_str());
 }
 
 void PrintNoHolders(std::FILE* err) {
@@ -105,6 +111,16 @@ void PrintSweepRefusal(std::FILE* err, const SweepOptions& o, uint64_t available
 
 void PrintSweepStart(std::FILE* err, const SweepOptions& o, uint64_t mem_total_bytes,
                      const std::filesystem::path& journal) {
+  if (o.device_limit) {
+    std::fprintf(err, "headroom: sweep: %s\n",
+                 TrFormat("device limit {} (each trial judged by the torch allocator peak in its "
+                          "step records, not by MemAvailable), margin {}, guard kill level {} "
+                          "MemAvailable, journal {}",
+                          FormatGB(o.limit_bytes), FormatGB(o.margin_bytes),
+                          FormatGB(o.min_available_bytes), journal.string())
+                     .c_str());
+    return;
+  }
   std::fprintf(err, "headroom: sweep: %s\n",
                TrFormat("limit {} pool use (MemTotal {}), margin {}, guard kill level {} "
                         "MemAvailable, journal {}",

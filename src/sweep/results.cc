@@ -92,6 +92,7 @@ nlohmann::json SweepResultJson(const SweepOptions& o, const SweepResult& r) {
           {"launched_trials", r.launched},
           {"launched_trials_total", r.launched_total},
           {"limit_bytes", o.limit_bytes},
+          {"limit_of", o.device_limit ? "device" : "pool"},  // docs/sweep.md "On a discrete GPU"
           {"margin_bytes", o.margin_bytes},
           {"kill_below_bytes", o.min_available_bytes},
           {"best", r.best ? nlohmann::json::parse(r.best->ToJson()) : nlohmann::json(nullptr)},

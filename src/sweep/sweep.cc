@@ -93,6 +93,9 @@ Message PeakMeasureNote(const TrialRun& run) {
   if (m == "tree-rss") return Msg("peak: the job's process tree peak RSS");
   if (m == "step-records")
     return Msg("peak: the job's step records (torch allocator peak + host peak RSS)");
+  if (m == "device-allocator")
+    return Msg("peak: the device's torch allocator peak from the job's step records");
+  if (m == "none") return Msg("peak: none (no device peak in the step records)");
   if (run.own_peak_bytes) {
     // TRANSLATORS: {1} is the job's own reading's source: cgroup, tree-rss or step-records.
     return Msg("peak: the fall in MemAvailable, above the job's own {0} ({1})",
@@ -182,6 +185,7 @@ std::string SweepKey(const SweepOptions& o) {
                         {"limit_bytes", o.limit_bytes},
                         {"margin_bytes", o.margin_bytes},
                         {"bisect", o.bisect}};
+  if (o.device_limit) key["device_limit"] = true;  // older keys unchanged
   return key.dump();
 }
 
@@ -421,6 +425,7 @@ class SweepRun {
     spec.command = FillTemplate(opt.command, step.config);
     spec.min_available_bytes = opt.min_available_bytes;
     spec.limit_bytes = opt.limit_bytes;
+    spec.device_limit = opt.device_limit;
     spec.grace = opt.grace;
     spec.timeout = opt.trial_timeout;
     spec.log_path = log;
@@ -517,6 +522,7 @@ class SweepRun {
     nlohmann::json summary = {{"schema_version", 1},
                               {"template", opt.command},
                               {"limit_bytes", opt.limit_bytes},
+                              {"limit_of", opt.device_limit ? "device" : "pool"},
                               {"margin_bytes", opt.margin_bytes},
                               {"launched", res.launched_total},
                               {"stop_reasons", res.stop_reasons},
@@ -578,7 +584,9 @@ Result<SweepResult> RunSweep(const SysRoot& root, const SweepOptions& opt, Journ
     need_settle = false;
     const auto mem = ReadMemory(root, run.per_cpu);
     if (!mem) return Error{Msg("sweep: proc/meminfo became unreadable")};
-    const uint64_t pool_use = mem->total > mem->available ? mem->total - mem->available : 0;
+    // The device's pool is taken to start empty: the host's use is not in it.
+    const uint64_t pool_use =
+        opt.device_limit || mem->total <= mem->available ? 0 : mem->total - mem->available;
     const SearchStep step = run.search.Next(pool_use);
     if (step.kind == SearchStep::kDone) break;
     const std::string config_json = step.config.ToJson();

@@ -42,6 +42,9 @@ struct SweepOptions {
   Grid grid;
   std::vector<std::string> command;  // the template, with {placeholders}
   uint64_t limit_bytes = 0;          // peak pool use a trial may reach
+  // --device-limit (docs/sweep.md "On a discrete GPU"): limit_bytes is the device's pool, the
+  // trials are judged by their step records' allocator peak, and the device starts empty.
+  bool device_limit = false;
   uint64_t margin_bytes = 0;
   uint64_t min_available_bytes = 0;  // the guard's kill level in every trial
   bool bisect = true;
@@ -71,8 +74,9 @@ std::string SweepKey(const SweepOptions& options);
 struct SweepRow {
   Config config;
   TrialOutcome outcome = TrialOutcome::kOk;
-  std::optional<uint64_t> peak_bytes;     // the trial's own peak above its baseline
-  std::string peak_measure;               // "step-records", "memavailable" ("" from the journal)
+  std::optional<uint64_t> peak_bytes;  // the trial's own peak above its baseline
+  std::string peak_measure;  // "step-records", "memavailable", "device-allocator", ... ("" from
+                             // the journal)
   std::optional<int64_t> headroom_bytes;  // limit - pool peak
   std::string notes;
   bool from_journal = false;

@@ -132,6 +132,23 @@ std::optional<uint64_t> ParseVmstatValue(std::string_view text, std::string_view
   return std::nullopt;
 }
 
+namespace {
+
+// The trial's peak (sweep/trial_peak.h), or under a device limit the records' allocator peak:
+// on a discrete GPU the pool that runs out is the device's, which only the allocator sees
+// ("none" when no record carries it).
+JudgedPeak JudgeTrialPeak(const PeakReadings& readings,
+                          const std::optional<CompanionPeak>& companion, bool device_limit) {
+  JudgedPeak judged = JudgePeak(readings);
+  if (!device_limit) return judged;
+  const bool has = companion && companion->has_allocator;
+  judged.bytes = has ? companion->allocator_peak_bytes : 0;
+  judged.measure = has ? "device-allocator" : "none";
+  return judged;
+}
+
+}  // namespace
+
 Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   // O_NOFOLLOW: a link planted at a trial log's name is never written through.
   const int log_fd =
@@ -173,11 +190,13 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   readings.cgroup_bytes = guard->cgroup_peak_bytes;
   readings.tree_rss_bytes = guard->peak_tree_rss_bytes;
   readings.pool_fall_bytes = start > lowest ? start - lowest : 0;
+  std::optional<CompanionPeak> companion;
   if (auto text = ReadJsonFileText(records, 256ULL << 20)) {
-    if (auto own = PeakFromRecords(ParseCompanionRecords(text->text())))
-      readings.step_records_bytes = own->total_bytes();
+    companion = PeakFromRecords(ParseCompanionRecords(text->text()));
+    if (companion) readings.step_records_bytes = companion->total_bytes();
   }
-  const JudgedPeak judged = JudgePeak(readings);
+  const JudgedPeak judged = JudgeTrialPeak(readings, companion, spec.device_limit);
+  const bool no_device_peak = spec.device_limit && judged.measure == "none";
   run.peak_bytes = judged.bytes;
   run.peak_measure = judged.measure;
   run.own_peak_bytes = judged.own_bytes;
@@ -187,7 +206,8 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   // lowest reading when that is higher (the same rule: it can only raise it).
   const uint64_t used_before = guard->mem_total_bytes > start ? guard->mem_total_bytes - start : 0;
   const uint64_t pool_low = guard->mem_total_bytes > lowest ? guard->mem_total_bytes - lowest : 0;
-  run.peak_pool_bytes = std::max(used_before + run.peak_bytes, pool_low);
+  run.peak_pool_bytes =
+      spec.device_limit ? run.peak_bytes : std::max(used_before + run.peak_bytes, pool_low);
   TrialFacts facts;
   facts.killed_by_guard = guard->killed;
   facts.timed_out = guard->timed_out;
@@ -201,6 +221,14 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
   if (oom_before && oom_after && *oom_after > *oom_before)
     facts.kernel_oom_kills = *oom_after - *oom_before;
   run.outcome = ClassifyTrial(facts);
+  if (no_device_peak &&
+      (run.outcome == TrialOutcome::kOk || run.outcome == TrialOutcome::kOverLimit)) {
+    run.outcome = TrialOutcome::kError;
+    run.notes =
+        Msg("no device peak: the job wrote no step records with a torch allocator peak; "
+            "--device-limit needs the companion (docs/companion.md)");
+    return run;
+  }
 
   const Message status = guard->job_exit_code ? Msg("exit status {}", *guard->job_exit_code)
                          : guard->job_signal  ? Msg("signal {}", *guard->job_signal)
@@ -209,8 +237,10 @@ Result<TrialRun> RunTrial(const SysRoot& root, const TrialSpec& spec) {
     case TrialOutcome::kOk:
       break;
     case TrialOutcome::kOverLimit:
-      run.notes =
-          Msg("pool peak {} is over the limit {}", GB(run.peak_pool_bytes), GB(spec.limit_bytes));
+      run.notes = spec.device_limit ? Msg("device peak {} is over the device limit {}",
+                                          GB(run.peak_pool_bytes), GB(spec.limit_bytes))
+                                    : Msg("pool peak {} is over the limit {}",
+                                          GB(run.peak_pool_bytes), GB(spec.limit_bytes));
       break;
     case TrialOutcome::kKilledByGuard:
       run.notes = Msg("killed by the guard ({}): MemAvailable {} below the kill level {}",

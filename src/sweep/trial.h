@@ -55,6 +55,10 @@ struct TrialSpec {
   // Where the companion's step records go (HEADROOM_STEP_RECORDS, emptied before the trial);
   // "" for log_path + ".steps.jsonl".
   std::filesystem::path step_records_path;
+  // --device-limit (docs/sweep.md "On a discrete GPU"): limit_bytes is the device's pool, and
+  // the trial is judged by the torch allocator peak of its step records ("device-allocator"),
+  // not by the host; a trial whose records carry no allocator figure is an error.
+  bool device_limit = false;
 };
 
 struct TrialRun {
@@ -65,7 +69,7 @@ struct TrialRun {
   uint64_t peak_pool_bytes = 0;           // pool use before it + peak_bytes, or more
   // Which reading peak_bytes is (docs/sweep.md "Peak"): "cgroup", "tree-rss", "step-records"
   // (the job's own), or "memavailable" (the pool's fall, when it read more or nothing else
-  // did).
+  // did); under --device-limit "device-allocator", or "none" when the records had none.
   std::string peak_measure = "memavailable";
   std::optional<uint64_t> own_peak_bytes;  // the job's own reading, when there was one
   std::string own_peak_measure;
