@@ -51,7 +51,8 @@ Result<MemLevel> ParseMemLevel(std::string_view text) {
   }
   MemLevel level;
   if (t.back() == '%') {
-    const auto pct = PlainDecimal(TrimBlanks(t.substr(0, t.size() - 1)));
+    // The number runs up to the '%' ("8%"; "8 %" is refused, as config.toml always did).
+    const auto pct = PlainDecimal(t.substr(0, t.size() - 1));
     if (!pct || !(*pct > 0) || *pct >= 100) {
       return Error{Msg("'{}' is not a percentage in (0, 100)", text)};
     }

@@ -48,6 +48,7 @@ TEST(MemLevel, HostileTextIsOneLineError) {
                                             " ",
                                             "%",
                                             " %",
+                                            "8 %",
                                             "0%",
                                             "100%",
                                             "150%",
