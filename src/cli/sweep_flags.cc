@@ -33,7 +33,8 @@ void AddSweepFlags(CLI::App& app, SweepFlags& flags) {
                     "--param order)"));
   app.add_option("--limit", limit,
                  Tr("the peak pool use (MemTotal - MemAvailable) a trial may reach (default: "
-                    "MemTotal minus 28 GB, scaled for smaller machines)"));
+                    "MemTotal minus 28 GB, scaled for smaller machines, or minus the reserve and "
+                    "the warning level where that is more)"));
   app.add_option("--device-limit", device_limit,
                  Tr("on a discrete GPU: the device memory a trial may reach (SIZE), judged by the "
                     "torch allocator peak in the job's step records (needs the companion)"));
