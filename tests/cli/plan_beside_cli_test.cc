@@ -39,7 +39,10 @@ TEST(PlanBesideCli, SmallLoraFitsBesideVllmAtHalfAFullRunDoesNot) {
   EXPECT_EQ(lora["beside"][0]["subtracted_bytes"], half);
   EXPECT_EQ(lora["beside"][0]["running"], false);
   const uint64_t available = testing::FixtureMeminfoBytes("gb10-idle", "MemAvailable");
-  EXPECT_EQ(lora["budget_bytes"], available - (4ULL << 30) - half);
+  // The budget: MemAvailable less the reserve, the guard's kill level (8 % of a Spark's
+  // MemTotal, docs/config.md "The levels") and the server's cap.
+  const uint64_t kill = kBesideSparkTotal * 8 / 100;
+  EXPECT_EQ(lora["budget_bytes"], available - (4ULL << 30) - kill - half);
   // A full fine-tune of the same 8B model (a 73 GB peak) fits the idle Spark alone (a 119 GB
   // budget), not beside the server (54 GB left).
   const std::vector<std::string> full = {"plan",   "llama-3.1-8b", "--method",  "full",
@@ -67,7 +70,11 @@ TEST(PlanBesideCli, TableSaysNotRunningYetOrAlreadyRunning) {
   EXPECT_EQ(j["beside"][0]["running"], true);
   EXPECT_EQ(j["beside"][0]["running_pid"], 1111);
   EXPECT_EQ(j["beside"][0]["subtracted_bytes"], 0);
-  EXPECT_EQ(j["budget_bytes"], j["budget"]["mem_available_bytes"].get<uint64_t>() - (4ULL << 30));
+  // Nothing subtracted: MemAvailable less the reserve and the kill level alone.
+  const uint64_t total = j["budget"]["mem_total_bytes"].get<uint64_t>();
+  const uint64_t kill = std::max<uint64_t>(4ULL << 30, total * 8 / 100);
+  EXPECT_EQ(j["budget_bytes"],
+            j["budget"]["mem_available_bytes"].get<uint64_t>() - (4ULL << 30) - kill);
 }
 
 TEST(PlanBesideCli, ServeFiguresForLlama8b) {

@@ -180,7 +180,9 @@ TEST(PoolsCli, TargetGb10PlansAgainstTheSparkProfile) {
   EXPECT_EQ(j["target"], "gb10");
   EXPECT_EQ(j["budget"]["mem_total_bytes"], 127'600'748ULL * 1024);
   EXPECT_EQ(j["budget"]["mem_available_bytes"], 120'574'075ULL * 1024);
-  EXPECT_EQ(j["budget_bytes"], 120'574'075ULL * 1024 - (4ULL << 30));  // the default reserve
+  // The default reserve and a Spark's kill level (8 % of its MemTotal): judged as on a Spark.
+  EXPECT_EQ(j["budget_bytes"],
+            120'574'075ULL * 1024 - (4ULL << 30) - 127'600'748ULL * 1024 * 8 / 100);
 }
 
 // --target discrete:SIZE and a card name: the device pool is the whole card; the target's
