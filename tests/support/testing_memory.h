@@ -20,6 +20,12 @@ inline uint64_t AvailableNow() {
   return info && info->available_bytes() ? *info->available_bytes() : 0;
 }
 
+// MemTotal, in bytes; 0 when /proc/meminfo cannot be read.
+inline uint64_t TotalNow() {
+  auto info = ReadMemInfo(SysRoot("/"));
+  return info && info->total_bytes() ? *info->total_bytes() : 0;
+}
+
 // MemAvailable once it has stopped rising: less than 32 MiB over a whole second, for at most
 // 10 s. A second, not a quarter: memory coming back slowly (a previous test's tree torn down
 // on a loaded machine, seen in CI at about 85 MB/s) passes a 250 ms test while adding more
