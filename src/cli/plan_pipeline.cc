@@ -53,7 +53,7 @@ nlohmann::json StageJson(const StageFootprint& s) {
           {"overhead_bytes", s.overhead_bytes},
           {"tensor_peak_bytes", s.tensor_peak_bytes},
           {"peak_bytes", s.peak_bytes},
-          {"verdict", Name(s.verdict)}};
+          {"verdict", VerdictKey(s.verdict)}};
 }
 
 nlohmann::json PipelineJson(const PlanInputs& in, const PipelinePlan& p) {
@@ -74,7 +74,7 @@ nlohmann::json PipelineJson(const PlanInputs& in, const PipelinePlan& p) {
           {"budget_bytes", in.budget.budget_bytes},
           {"stages", std::move(stages)},
           {"heaviest_stage", p.heaviest},
-          {"verdict", Name(p.verdict)},
+          {"verdict", VerdictKey(p.verdict)},
           {"advice", std::move(advice)},
           {"notes", std::move(notes)}};
 }

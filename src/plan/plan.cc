@@ -12,18 +12,6 @@ nlohmann::json Opt(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-std::string VerdictKey(Verdict v) {
-  switch (v) {
-    case Verdict::kFits:
-      return "fits";
-    case Verdict::kTight:
-      return "tight";
-    case Verdict::kDoesNotFit:
-      return "does_not_fit";
-  }
-  return "?";
-}
-
 nlohmann::json ModelJson(const PlanResult& p) {
   const Footprint& f = p.footprint;
   return {

@@ -14,19 +14,6 @@
 namespace headroom {
 namespace {
 
-// plan --json's spelling of a verdict (as its "verdict").
-std::string_view PoolVerdictKey(Verdict v) {
-  switch (v) {
-    case Verdict::kFits:
-      return "fits";
-    case Verdict::kTight:
-      return "tight";
-    case Verdict::kDoesNotFit:
-      return "does_not_fit";
-  }
-  return "?";
-}
-
 int Rank(Verdict v) {
   switch (v) {
     case Verdict::kFits:
@@ -87,7 +74,7 @@ nlohmann::json PoolsToJson(const std::vector<PoolJudgement>& pools) {
                     {"budget_bytes",
                      pool.verdict ? nlohmann::json(pool.budget_bytes) : nlohmann::json(nullptr)},
                     {"source", pool.source},
-                    {"verdict", pool.verdict ? nlohmann::json(PoolVerdictKey(*pool.verdict))
+                    {"verdict", pool.verdict ? nlohmann::json(VerdictKey(*pool.verdict))
                                              : nlohmann::json(nullptr)}});
   }
   return list;

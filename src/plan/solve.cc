@@ -12,18 +12,6 @@
 namespace headroom {
 namespace {
 
-std::string_view SolveVerdictKey(Verdict v) {
-  switch (v) {
-    case Verdict::kFits:
-      return "fits";
-    case Verdict::kTight:
-      return "tight";
-    case Verdict::kDoesNotFit:
-      return "does_not_fit";
-  }
-  return "?";
-}
-
 uint64_t TermBytes(const Footprint& f, const std::string& key) {
   for (const FootprintTerm& t : f.terms) {
     if (t.key == key) return t.bytes;
@@ -207,7 +195,7 @@ nlohmann::json SolutionToJson(const Solution& s) {
             {"limited_by", s.limited_by}};
   j["next_value"] = s.next ? json(s.value + 1) : json(nullptr);
   j["next_peak_bytes"] = s.next ? json(s.next->footprint.peak_bytes()) : json(nullptr);
-  j["next_verdict"] = s.next ? json(SolveVerdictKey(s.next->verdict)) : json(nullptr);
+  j["next_verdict"] = s.next ? json(VerdictKey(s.next->verdict)) : json(nullptr);
   // The limiting term at the answer and at the next value (the load peak's, for load_peak).
   const auto bytes_of = [&](const std::optional<PlanResult>& p) {
     if (!p || s.limited_by == "ceiling") return json(nullptr);

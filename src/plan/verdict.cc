@@ -73,6 +73,18 @@ std::string_view Name(Verdict v) {
   return "?";
 }
 
+std::string_view VerdictKey(Verdict v) {
+  switch (v) {
+    case Verdict::kFits:
+      return "fits";
+    case Verdict::kTight:
+      return "tight";
+    case Verdict::kDoesNotFit:
+      return "does_not_fit";
+  }
+  return "?";
+}
+
 Message VerdictWord(Verdict v) {
   switch (v) {
     // TRANSLATORS: plan's verdict: the run fits in the memory budget.

@@ -31,6 +31,9 @@ std::string_view Name(Verdict v);
 // The word for people, as a message value: the terminal shows it translated, alone or in a
 // sentence that names the verdict ("... (fits)").
 Message VerdictWord(Verdict v);
+// plan --json's spelling of a verdict, for every object that carries one (the plan, its advice,
+// its pools, --solve, the pipeline's stages): "fits", "tight", "does_not_fit".
+std::string_view VerdictKey(Verdict v);
 
 // A peak against a pool of `budget_bytes` alone (--budget SIZE: BudgetLevels).
 Verdict Judge(uint64_t peak_bytes, uint64_t budget_bytes);

@@ -67,7 +67,7 @@ TEST(PlanPipelineCli, OneFOneBOnTwoSparks) {
 TEST(PlanPipelineCli, GpipeHoldsEveryMicrobatchAndIsAdvised1f1b) {
   auto [status, j] = PipelineJsonOf(PipelineSplit("gpipe"));
   ASSERT_EQ(status, 1) << j.dump(2);
-  EXPECT_EQ(j["verdict"], "does not fit");
+  EXPECT_EQ(j["verdict"], "does_not_fit");  // plan --json's spelling
   EXPECT_EQ(j["stages"][0]["in_flight_microbatches"], 8.0);
   EXPECT_EQ(j["stages"][1]["in_flight_microbatches"], 8.0);
   EXPECT_EQ(j["stages"][1]["logits_in_flight"], 8);
