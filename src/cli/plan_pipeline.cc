@@ -154,7 +154,7 @@ std::optional<PipelineConfig> TakePipeline(PlanFlags* fl, const PipelineFlags& f
 }
 
 int PrintPipelinePlan(const CliEnv& env, const PlanInputs& in, const PipelineConfig& c, bool json) {
-  const PipelinePlan p = PlanPipeline(in.spec, in.workload, in.options, c, in.budget.budget_bytes);
+  const PipelinePlan p = PlanPipeline(in.spec, in.workload, in.options, c, in.budget);
   if (json) {
     std::fprintf(env.out, "%s\n", PipelineJson(in, p).dump(2).c_str());
   } else {

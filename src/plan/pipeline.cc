@@ -81,7 +81,7 @@ WholeTerms Whole(const ModelSpec& s, const Workload& w, const FootprintOptions& 
 
 // One stage's terms and peaks; `in_flight` (when given) replaces the schedule's count.
 StageFootprint Stage(const WholeTerms& t, const PipelineConfig& c, int64_t index,
-                     uint64_t budget_bytes, std::optional<double> in_flight = std::nullopt) {
+                     const Budget& budget, std::optional<double> in_flight = std::nullopt) {
   const Footprint& f = t.f;
   StageFootprint st;
   st.index = index;
@@ -122,16 +122,16 @@ StageFootprint Stage(const WholeTerms& t, const PipelineConfig& c, int64_t index
   const uint64_t steady = st.tensor_peak_bytes + st.overhead_bytes + f.rollout_bytes;
   const uint64_t load = st.weights_bytes + f.load_transient_bytes + fixed + f.rollout_bytes;
   st.peak_bytes = std::max(steady, load);
-  st.verdict = Judge(st.peak_bytes, budget_bytes);
+  st.verdict = Judge(st.peak_bytes, budget);
   return st;
 }
 
 Verdict Worst(Verdict a, Verdict b) { return static_cast<int>(a) > static_cast<int>(b) ? a : b; }
 
 std::vector<StageFootprint> Stages(const WholeTerms& t, const PipelineConfig& c,
-                                   uint64_t budget_bytes, std::optional<double> in_flight) {
+                                   const Budget& budget, std::optional<double> in_flight) {
   std::vector<StageFootprint> out;
-  for (int64_t i = 0; i < c.devices; ++i) out.push_back(Stage(t, c, i, budget_bytes, in_flight));
+  for (int64_t i = 0; i < c.devices; ++i) out.push_back(Stage(t, c, i, budget, in_flight));
   return out;
 }
 
@@ -146,7 +146,7 @@ std::string InFlightText(double n) { return fmt::format("{:g}", n); }
 // When the plan does not fit: the other schedules that make every stage fit, or, when even
 // one micro-batch in flight does not, that the split itself does not fit.
 std::vector<Message> ScheduleAdvice(const WholeTerms& t, const PipelinePlan& plan,
-                                    uint64_t budget_bytes) {
+                                    const Budget& budget) {
   std::vector<Message> out;
   if (plan.verdict != Verdict::kDoesNotFit) return out;
   const StageFootprint& worst = plan.stages[static_cast<size_t>(plan.heaviest)];
@@ -154,7 +154,7 @@ std::vector<Message> ScheduleAdvice(const WholeTerms& t, const PipelinePlan& pla
     PipelineConfig other = plan.config;
     other.schedule = s;
     if (s == plan.config.schedule || ScheduleRefusal(other)) continue;
-    const auto stages = Stages(t, other, budget_bytes, std::nullopt);
+    const auto stages = Stages(t, other, budget, std::nullopt);
     if (WorstOf(stages) == Verdict::kDoesNotFit) continue;
     const StageFootprint& same = stages[static_cast<size_t>(plan.heaviest)];
     out.push_back(
@@ -164,7 +164,7 @@ std::vector<Message> ScheduleAdvice(const WholeTerms& t, const PipelinePlan& pla
             FormatGB(same.peak_bytes)));
     return out;
   }
-  const auto one = Stages(t, plan.config, budget_bytes, 1.0);
+  const auto one = Stages(t, plan.config, budget, 1.0);
   if (WorstOf(one) == Verdict::kDoesNotFit) {
     out.push_back(
         Msg("even with one micro-batch in flight stage {0} needs {1}: its share of "
@@ -246,18 +246,24 @@ int64_t StageLayers(int64_t layers, int64_t devices, int64_t stage) {
 PipelinePlan PlanPipeline(const ModelSpec& spec, const Workload& micro,
                           const FootprintOptions& options, const PipelineConfig& c,
                           uint64_t budget_bytes) {
+  return PlanPipeline(spec, micro, options, c, BudgetFromSize(budget_bytes, std::nullopt));
+}
+
+PipelinePlan PlanPipeline(const ModelSpec& spec, const Workload& micro,
+                          const FootprintOptions& options, const PipelineConfig& c,
+                          const Budget& budget) {
   PipelinePlan plan;
   plan.config = c;
   plan.micro_batch = micro.batch;
   const WholeTerms t = Whole(spec, micro, options);
-  plan.stages = Stages(t, c, budget_bytes, std::nullopt);
+  plan.stages = Stages(t, c, budget, std::nullopt);
   for (const StageFootprint& s : plan.stages) {
     if (s.peak_bytes > plan.stages[static_cast<size_t>(plan.heaviest)].peak_bytes) {
       plan.heaviest = s.index;
     }
   }
   plan.verdict = WorstOf(plan.stages);
-  plan.advice = ScheduleAdvice(t, plan, budget_bytes);
+  plan.advice = ScheduleAdvice(t, plan, budget);
   plan.notes.push_back(
       Msg("pipeline: layers split evenly (the first stages one more when they do not divide), "
           "embeddings on the first stage, final norm, lm_head and the loss on the last; no "

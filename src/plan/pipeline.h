@@ -23,6 +23,7 @@
 #include "base/message.h"
 #include "base/result.h"
 #include "model/model_spec.h"
+#include "plan/budget.h"
 #include "plan/footprint.h"
 #include "plan/verdict.h"
 #include "plan/workload.h"
@@ -98,7 +99,12 @@ struct PipelinePlan {
 };
 
 // The stages of `micro` (the workload with batch = one micro-batch) split over c.devices
-// nodes, each judged against `budget_bytes` (one node's). `options.parallel` is ignored.
+// nodes, each judged by the plan's judge against `budget`, one node's (MemAvailable and the
+// pool's levels, docs/config.md "The levels"). `options.parallel` is ignored.
+PipelinePlan PlanPipeline(const ModelSpec& spec, const Workload& micro,
+                          const FootprintOptions& options, const PipelineConfig& c,
+                          const Budget& budget);
+// The same against a pool of `budget_bytes` alone (plan --budget SIZE's rule).
 PipelinePlan PlanPipeline(const ModelSpec& spec, const Workload& micro,
                           const FootprintOptions& options, const PipelineConfig& c,
                           uint64_t budget_bytes);

@@ -177,5 +177,28 @@ TEST(PipelineStages, AdvisesTheScheduleThatFits) {
   EXPECT_NE(EnglishText(none.advice[0]).find("even with one micro-batch"), std::string::npos);
 }
 
+// Each stage is judged by the plan's own judge against the node's MemAvailable and levels
+// (docs/config.md "The levels"): with MemAvailable set so that the heaviest stage leaves less
+// than the reserve and the warning level but more than the reserve and the kill level, the
+// stage, and the plan, are tight, as plan itself would say for that peak.
+TEST(PipelineStages, EachStageIsJudgedAgainstTheNodesLevels) {
+  const ModelSpec s = SmallModel();
+  const Workload w = FullMicro();
+  const PipelineConfig onef = Config(Schedule::k1f1b, 2, 2);
+  const PipelinePlan probe = PlanPipeline(s, w, {}, onef, 1'000'000'000'000ULL);
+  const uint64_t peak = probe.stages[static_cast<size_t>(probe.heaviest)].peak_bytes;
+  Budget node;
+  node.levels = ResolvePoolLevels(128ULL << 30);  // kill 10.24 GiB, warn twice it
+  const uint64_t between = (node.levels.fit_bytes() + node.levels.floor_bytes()) / 2;
+  node.judged_available_bytes = peak + between;
+  node.budget_bytes = node.judged_available_bytes - node.levels.floor_bytes();
+  const PipelinePlan p = PlanPipeline(s, w, {}, onef, node);
+  EXPECT_EQ(p.verdict, Verdict::kTight);
+  for (const StageFootprint& st : p.stages) EXPECT_EQ(st.verdict, Judge(st.peak_bytes, node));
+  // Against a size alone the same peak is judged by --budget's rule instead (10 % kept).
+  EXPECT_EQ(PlanPipeline(s, w, {}, onef, node.budget_bytes).verdict,
+            Judge(peak, node.budget_bytes));
+}
+
 }  // namespace
 }  // namespace headroom
