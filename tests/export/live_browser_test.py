@@ -152,7 +152,11 @@ def main(argv):
             while time.time() < deadline:
                 live = json.loads(get(port_a, "/live.json")[1])
                 jobs = live["now"].get("guarded_jobs", [])
-                if jobs and (jobs[0].get("steps") or 0) > 0 and live["nodes"][0]["ok"]:
+                # The guard's levels (now.guards, from the running guards' registry) and its
+                # job's steps (now.guarded_jobs) are read on their own: wait for both, or the
+                # first page load can come between them.
+                if (jobs and (jobs[0].get("steps") or 0) > 0 and live["now"].get("guards")
+                        and live["nodes"][0]["ok"]):
                     break
                 time.sleep(0.3)
             check(bool(live["now"].get("guarded_jobs")), "the guard's run in /live.json: " +
