@@ -658,7 +658,7 @@ TEST(GuardCli, AttachesToAnExistingProcess) {
   }
   // A level above what is available: the guard kills at its first reading.
   const auto r = RunCli({"guard", "--json", "--pid", std::to_string(child), "--min-available",
-                         std::to_string(AvailableNow() + (1ULL << 30)) + "B"});
+                         std::to_string(testing::CrossedLevelBytes()) + "B"});
   int status = 0;
   waitpid(child, &status, 0);
   EXPECT_EQ(r.status, 99) << r.err;

@@ -131,9 +131,8 @@ std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + "MiB"; }
 // MemAvailable + 1 GiB can be more than MemTotal.
 std::vector<std::string> CrossedLevels() {
   const uint64_t now = AvailableNow();
-  const uint64_t total = TotalNow();
-  const uint64_t kill = std::min(now + (1ULL << 30), total - (128ULL << 20));
-  const uint64_t warn = std::min(now + (2ULL << 30), total - (64ULL << 20));
+  const uint64_t kill = testing::CrossedLevelBytes();
+  const uint64_t warn = std::min(now + (2ULL << 30), TotalNow() - (64ULL << 20));
   EXPECT_LT(now, kill) << "MemAvailable is within 128 MiB of MemTotal: no level crosses it";
   return {"--min-available", Mib(kill), "--warn-available", Mib(warn)};
 }

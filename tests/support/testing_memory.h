@@ -2,6 +2,7 @@
 // tests that set kill levels relative to it.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <thread>
@@ -24,6 +25,15 @@ inline uint64_t AvailableNow() {
 inline uint64_t TotalNow() {
   auto info = ReadMemInfo(SysRoot("/"));
   return info && info->total_bytes() ? *info->total_bytes() : 0;
+}
+
+// A kill level MemAvailable is already below, so a guard acts at its first reading: 1 GiB above
+// MemAvailable, kept 128 MiB under MemTotal (a level at or above MemTotal is refused, exit 2:
+// docs/guard.md "Levels"; on a quiet machine MemAvailable + 1 GiB can be past MemTotal).
+inline uint64_t CrossedLevelBytes() {
+  const uint64_t now = AvailableNow();
+  const uint64_t total = TotalNow();
+  return std::min(now + (1ULL << 30), total > (128ULL << 20) ? total - (128ULL << 20) : 0);
 }
 
 // MemAvailable once it has stopped rising: less than 32 MiB over a whole second, for at most
