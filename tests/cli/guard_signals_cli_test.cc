@@ -27,7 +27,6 @@ namespace headroom {
 namespace {
 
 using testing::Alive;
-using testing::AvailableNow;
 
 using std::chrono::milliseconds;
 using testing::TempDir;
