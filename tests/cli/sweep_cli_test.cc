@@ -268,9 +268,12 @@ TEST(SweepCli, FindsTheMaximumBetweenPowersOfTwoAndNeverLaunchesAPredictedOverru
 TEST(SweepCli, SigkillMidTrialThenRerunResumesWithoutRepeatingFinishedTrials) {
   TempDir tmp;
   Reaper reaper{tmp.File("record")};
+  // The trainer writes step records: each trial is judged by its own allocator peak, which
+  // the pool's fall never raises, so memory that other tests take or free meanwhile cannot
+  // change which batches the search launches (it did: 1, 2, 3 in CI).
   const auto args = SweepArgs(tmp, kGiB, {"--batch", "1..8"},
                               {"--batch", "{batch}", "--a", "16", "--b", "8", "--hold", "1500",
-                               "--record", tmp.File("record")});
+                               "--record", tmp.File("record"), "--step-records"});
   // First run: killed with SIGKILL while its third trial (batch 4) runs.
   const pid_t sweep = testing::StartCli(args);
   ASSERT_GT(sweep, 0);
