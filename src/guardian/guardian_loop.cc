@@ -174,8 +174,10 @@ void GuardianLoop::OnTrigger(const KillDecision& d, const GuardReading& r) {
     Emit("choice", Msg("dry run, nothing signalled: {}", choice.line), std::move(fields));
     return;
   }
-  victim_.emplace();
-  victim_->job = *choice.victim;
+  // Built whole: clang cannot default-construct a nested struct with member initializers
+  // through optional::emplace() (its enclosing class was incomplete where the trait was first
+  // asked).
+  victim_ = Victim{*choice.victim, {}, 0, 0};
   for (const pid_t pid : victim_->job.pids) {
     const auto fd = OpenVerifiedPidfd(root_, pid, victim_->job.start_ticks.at(pid));
     victim_->pidfds[pid] = fd.value_or(-1);

@@ -278,8 +278,9 @@ std::vector<Job> GroupJobs(const std::vector<ProcessMemory>& table, const std::s
   std::vector<Job> out;
   for (auto& [key, job] : jobs) {
     // The root first, then by pid.
+    const pid_t root = job.root;  // clang 14 captures no structured binding
     std::stable_partition(job.pids.begin(), job.pids.end(),
-                          [&](pid_t pid) { return pid == job.root; });
+                          [root](pid_t pid) { return pid == root; });
     out.push_back(std::move(job));
   }
   return out;
