@@ -79,7 +79,7 @@ TEST(GuardedRun, TheStartRecordNamesTheStepRecords) {
     EXPECT_EQ(InHelper([&]() -> std::string {
                 auto o = RunOptions({"sh", "-c", "test -n \"$HEADROOM_STEP_RECORDS\""});
                 o.journal = Result<std::filesystem::path>(path);
-                o.companion.emplace();
+                o.companion = GuardedRunOptions::CompanionRequest{};  // clang: no emplace()
                 o.companion->tmp_dir = dir.path().string();
                 o.companion->step_records = named;
                 auto r = RunGuardedJob(SysRoot("/"), o, nullptr);
