@@ -26,41 +26,38 @@ bool OutsideSteadyPeak(const std::string& key) {
 
 }  // namespace
 
-std::string_view Name(SolveKnob knob) {
-  switch (knob) {
-    case SolveKnob::kBatch:
-      return "batch";
-    case SolveKnob::kSeq:
-      return "seq";
-    case SolveKnob::kRank:
-      return "rank";
+namespace {
+
+// One row per knob: its name (--solve NAME and the JSON), its flag, its field in
+// plan_fields.h (whose max bounds the search) and where a Workload keeps it.
+struct KnobRow {
+  SolveKnob knob;
+  std::string_view name;
+  std::string_view flag;
+  std::string_view field;
+  int64_t Workload::*value;
+};
+
+constexpr KnobRow kKnobs[] = {
+    {SolveKnob::kBatch, "batch", "--batch", "batch", &Workload::batch},
+    {SolveKnob::kSeq, "seq", "--seq", "seq", &Workload::seq},
+    {SolveKnob::kRank, "rank", "--lora-rank", "lora_rank", &Workload::lora_rank},
+};
+
+const KnobRow& Row(SolveKnob knob) {
+  for (const KnobRow& r : kKnobs) {
+    if (r.knob == knob) return r;
   }
-  return "?";
+  return kKnobs[0];
 }
 
-std::string_view SolveKnobFlag(SolveKnob knob) {
-  switch (knob) {
-    case SolveKnob::kBatch:
-      return "--batch";
-    case SolveKnob::kSeq:
-      return "--seq";
-    case SolveKnob::kRank:
-      return "--lora-rank";
-  }
-  return "?";
-}
+}  // namespace
 
-std::string_view SolveKnobField(SolveKnob knob) {
-  switch (knob) {
-    case SolveKnob::kBatch:
-      return "batch";
-    case SolveKnob::kSeq:
-      return "seq";
-    case SolveKnob::kRank:
-      return "lora_rank";
-  }
-  return "?";
-}
+std::string_view Name(SolveKnob knob) { return Row(knob).name; }
+
+std::string_view SolveKnobFlag(SolveKnob knob) { return Row(knob).flag; }
+
+std::string_view SolveKnobField(SolveKnob knob) { return Row(knob).field; }
 
 int64_t SolveKnobMax(SolveKnob knob) {
   const PlanField* f = FindPlanField(SolveKnobField(knob));
@@ -68,24 +65,14 @@ int64_t SolveKnobMax(SolveKnob knob) {
 }
 
 std::optional<SolveKnob> ParseSolveKnob(std::string_view text, Message* error) {
-  for (SolveKnob k : {SolveKnob::kBatch, SolveKnob::kSeq, SolveKnob::kRank}) {
-    if (text == Name(k)) return k;
+  for (const KnobRow& r : kKnobs) {
+    if (text == r.name) return r.knob;
   }
   *error = Msg("--solve: '{}' is not a knob plan can solve (batch, seq, rank)", std::string(text));
   return std::nullopt;
 }
 
-int64_t& KnobValue(Workload& workload, SolveKnob knob) {
-  switch (knob) {
-    case SolveKnob::kSeq:
-      return workload.seq;
-    case SolveKnob::kRank:
-      return workload.lora_rank;
-    case SolveKnob::kBatch:
-      break;
-  }
-  return workload.batch;
-}
+int64_t& KnobValue(Workload& workload, SolveKnob knob) { return workload.*(Row(knob).value); }
 
 std::optional<Message> KnobDoesNotMove(const ModelSpec& spec, const Workload& workload,
                                        const FootprintOptions& options, SolveKnob knob) {
