@@ -1,7 +1,8 @@
 // sweep --start (docs/sweep.md "Starting from the plan") with the real binary, the fake trainer
 // and a real journal: a sweep that starts from plan --solve's answer runs fewer trials than the
 // doubling series and records how far the plan was; a later plan shows it; bad --start input is
-// a one-line usage error. Memory: the limit is 1 GiB above the pool's use (read as the sweep
+// a one-line usage error; on a device limit, judged by step records alone, a plan that is right
+// takes exactly two trials. Memory: the limit is 1 GiB above the pool's use (read as the sweep
 // reads it), the kill level 2.5 GiB under the settled MemAvailable, the trainer's memory at
 // most about 1 GiB held 300 ms, and every trainer pid the record names is killed before the test
 // ends (suite SweepCli: the memory tests run one at a time).
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,14 @@ namespace fs = std::filesystem;
 const char* const kStartPlanArgs =
     "--params 20M --hidden 256 --heads 4 --kv-heads 4 --layers 4 --vocab 8000 --method full "
     "--seq 128 --overhead 0";
+
+// kStartPlanArgs as words (blanks separate; no quotes in it).
+std::vector<std::string> StartPlanWords() {
+  std::vector<std::string> words;
+  std::istringstream in(kStartPlanArgs);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
 
 // The batches the trainer saw start, in order, and the pids it recorded.
 struct StartRecord {
@@ -146,9 +156,7 @@ TEST(SweepCli, AStartFromThePlanRunsFewerTrialsAndRecordsTheGap) {
     }
     // A later plan of the same (unlabelled) sweep shows the anchor with plan's value beside it.
     std::vector<std::string> args = {"plan", "--journal", journal};
-    for (const auto& w : {"--params", "20M", "--hidden", "256", "--heads", "4", "--kv-heads", "4",
-                          "--layers", "4", "--vocab", "8000", "--method", "full", "--seq", "128"})
-      args.push_back(w);
+    for (const auto& w : StartPlanWords()) args.push_back(w);
     const auto p = testing::RunCli(args);
     EXPECT_NE(p.out.find("sweep measured batch " + std::to_string(best) + " where plan said " +
                          std::to_string(plan)),
@@ -181,6 +189,58 @@ TEST(SweepUsage, BadStartIsAOneLineErrorWithStatusTwo) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
   EXPECT_FALSE(fs::exists(journal));
+}
+
+// On a discrete GPU (--device-limit) a trial is judged by the allocator peak in its step records
+// alone (tests/tools/device_records_trainer.py writes BATCH x GIB_PER_BATCH GiB), so nothing
+// else on this machine moves the outcome: the plan's peak at 64 as the device limit, and a
+// trainer whose peak at 64 is exactly that, puts plan's answer and the truth both at 64.
+TEST(SweepStartCli, OnADeviceLimitAPlanThatIsRightTakesTwoTrials) {
+  testing::TempDir tmp("sweep-start-device");
+  const std::string journal = tmp.File("journal.db");
+  const std::vector<std::string> plan_words = StartPlanWords();
+  std::vector<std::string> plan = {"plan", "--platform", "discrete", "--batch", "64", "--json"};
+  plan.insert(plan.end(), plan_words.begin(), plan_words.end());
+  const auto p = testing::RunCli(plan);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const uint64_t at64 = nlohmann::json::parse(p.out)["peak_bytes"].get<uint64_t>();
+  const double gib_per_batch = static_cast<double>(at64) / 64.0 / static_cast<double>(kGiB);
+  char per[64];
+  std::snprintf(per, sizeof per, "%.17g", gib_per_batch);
+  const auto r = testing::RunCli({"sweep",
+                                  "--state",
+                                  journal,
+                                  "--min-available",
+                                  "512MiB",
+                                  "--settle-timeout",
+                                  "2s",
+                                  "--device-limit",
+                                  std::to_string(at64) + "B",
+                                  "--batch",
+                                  "1..128",
+                                  "--start",
+                                  "plan",
+                                  "--plan-args",
+                                  kStartPlanArgs,
+                                  "--",
+                                  "/usr/bin/python3",
+                                  testing::SourcePath("tests/tools/device_records_trainer.py"),
+                                  "{batch}",
+                                  per},
+                                 60000);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_NE(r.err.find("starting from batch 64: plan --solve's answer (peak "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("of the device limit "), std::string::npos) << r.err;
+  // 64 passes, 65 is over: two trials, where doubling from 1 would run 1, 2, 4, ..., 64, 128.
+  EXPECT_NE(r.err.find("trial 1: batch=64: ok"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("trial 2: batch=65: over-limit"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("trial 3:"), std::string::npos) << r.err;
+  // The text output ends with the gap.
+  EXPECT_NE(r.out.find("plan said batch 64, measured batch 64 (gap +0, +0 %)\n"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1),
+            "plan said batch 64, measured batch 64 (gap +0, +0 %)\n");
 }
 
 }  // namespace
