@@ -354,6 +354,17 @@ void PrintLocalAnchors(const CliEnv& env, const std::vector<ShownAnchor>& anchor
             : TrFormat("run {0}: {1}: {2}: peak {3} above the baseline", a.run_id, what,
                        a.config_text, FormatGB(a.peak_bytes));
     std::fprintf(env.out, "  %s\n", line.c_str());
+    // A sweep started from plan --solve (sweep --start plan): how far the plan was.
+    const auto measured = a.plan_knob == "batch" ? a.batch
+                          : a.plan_knob == "seq" ? a.seq
+                                                 : std::nullopt;
+    if (a.plan_value && measured) {
+      // TRANSLATORS: {0} a knob (batch, seq), {1} the sweep's answer, {2} plan --solve's value.
+      std::fprintf(env.out, "    %s\n",
+                   TrFormat("sweep measured {0} {1} where plan said {2} (gap {3:+})", a.plan_knob,
+                            *measured, *a.plan_value, *measured - *a.plan_value)
+                       .c_str());
+    }
   }
   for (const auto& s : anchors) {
     if (!s.estimate_bytes) continue;

@@ -14,6 +14,7 @@
 #include "cli/level_flag.h"
 #include "cli/message_text.h"
 #include "cli/sweep_flags.h"
+#include "cli/sweep_start.h"
 #include "cli/sweep_view.h"
 #include "guard/guard.h"
 #include "guard/guard_record.h"
@@ -100,6 +101,7 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     if (!available || total == 0)
       throw UsageError{Tr("proc/meminfo has no MemTotal or MemAvailable; the sweep needs both")};
     SweepOptions o = SweepOptionsFromFlags(env, f, std::move(*grid), total);
+    const auto start_lines = ResolveSweepStart(env, f, SweepPoolUse(root, total, *available), &o);
 
     // The journal holds the sweep's state: without it there is no resuming, so it is
     // required (unlike guard, which only records).
@@ -112,6 +114,7 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
     o.log_dir = SweepLogDir(f.logs, *path);
     if (!RoomForTheSweep(env, root, f, o, total, *available)) return kExitRefused;
     PrintSweepStart(env.err, o, total, *path);
+    PrintSweepStartLines(env.err, start_lines);
 
     const SweepProgress progress{env.err, ::isatty(::fileno(env.err)) == 1, TranslatedText};
     // Who guards the trials, at which level, for `headroom top`: this process, whose identity
@@ -134,6 +137,7 @@ int RunSweepCommand(const CliEnv& env, CommandFlags& given_flags) {
       std::fprintf(env.out, "%s\n", SweepResultJson(o, *result).dump(2).c_str());
     } else {
       PrintSweepResult(env.out, o, *result, *path);
+      PrintPlanGap(env.out, o, *result);
     }
     return status;
   } catch (const UsageError& e) {

@@ -14,6 +14,7 @@
 #include "cli/level_flag.h"
 #include "cli/message_text.h"
 #include "cli/sweep_device_flag.h"
+#include "cli/sweep_start.h"
 #include "config/pool_levels_config.h"
 #include "sweep/policy.h"
 
@@ -22,8 +23,8 @@ namespace headroom {
 void AddSweepFlags(CLI::App& app, SweepFlags& flags) {
   auto& [batch, seq, grad_accum, order, limit, margin, min_available, require_available,
          trial_timeout, grace, settle_timeout, settle_tolerance, state, logs, csv, root_dir, model,
-         method, device_limit, platform, params, command, max_trials, no_bisect, fresh,
-         kill_leftovers, json] = flags;
+         method, device_limit, platform, start, plan_args, params, command, max_trials, no_bisect,
+         fresh, kill_leftovers, json] = flags;
   app.add_option("--batch", batch, Tr("values for {batch}"));
   app.add_option("--seq", seq, Tr("values for {seq}"));
   app.add_option("--grad-accum", grad_accum, Tr("values for {grad_accum}"));
@@ -31,6 +32,7 @@ void AddSweepFlags(CLI::App& app, SweepFlags& flags) {
   app.add_option("--order", order,
                  Tr("which knob grows first, e.g. batch,seq (default: batch, seq, grad_accum, then "
                     "--param order)"));
+  AddSweepStartFlags(app, start, plan_args);
   app.add_option("--limit", limit,
                  Tr("the peak pool use (MemTotal - MemAvailable) a trial may reach (default: "
                     "MemTotal minus 28 GB, scaled for smaller machines, or minus the reserve and "

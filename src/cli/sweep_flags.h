@@ -24,6 +24,7 @@ struct SweepFlags {
                              csv, root_dir;
   std::string model, method;
   std::string device_limit, platform;  // cli/sweep_device_flag.h
+  std::string start, plan_args;        // cli/sweep_start.h
   std::vector<std::string> params, command;
   int max_trials = 30;
   bool no_bisect = false, fresh = false, kill_leftovers = false, json = false;

@@ -59,7 +59,10 @@ nlohmann::json LocalAnchorsJson(const std::vector<ShownAnchor>& anchors) {
          {"seq", a.seq ? json(*a.seq) : json(nullptr)},
          {"peak_bytes", a.peak_bytes},
          {"plan_estimate_bytes", s.estimate_bytes ? json(*s.estimate_bytes) : json(nullptr)},
-         {"planned_as", s.estimate_bytes ? json(Name(s.framework)) : json(nullptr)}});
+         {"planned_as", s.estimate_bytes ? json(Name(s.framework)) : json(nullptr)},
+         // sweep --start plan: the value plan --solve said (docs/sweep.md).
+         {"plan_said",
+          a.plan_value ? json{{"knob", a.plan_knob}, {"value", *a.plan_value}} : json(nullptr)}});
   }
   return out;
 }

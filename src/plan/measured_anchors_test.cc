@@ -86,5 +86,19 @@ TEST(MeasuredAnchors, EstimatesArePlannedWithThePlansStack) {
   EXPECT_EQ(LocalAnchorsJson(b)[0]["planned_as"], "unsloth");
 }
 
+TEST(MeasuredAnchors, ASweepStartedFromThePlanSaysWhatPlanSaid) {
+  const ModelSpec& spec = *FindModel("llama-3.1-8b");
+  MeasuredAnchor from_plan = Answer(7, "llama-3.1-8b", "qlora");
+  from_plan.plan_knob = "batch";
+  from_plan.plan_value = 6;
+  const auto shown =
+      MatchMeasuredAnchors({from_plan, Answer(8, "llama-3.1-8b", "qlora")}, spec, "", Workload{});
+  const auto j = LocalAnchorsJson(shown);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["plan_said"]["knob"], "batch");
+  EXPECT_EQ(j[0]["plan_said"]["value"], 6);
+  EXPECT_TRUE(j[1]["plan_said"].is_null());
+}
+
 }  // namespace
 }  // namespace headroom

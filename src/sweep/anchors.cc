@@ -25,6 +25,15 @@ Result<std::vector<MeasuredAnchor>> ReadMeasuredAnchors(Journal& journal, int ma
       a.limit_bytes = j["limit_bytes"].get<uint64_t>();
     if (j.contains("model") && j["model"].is_string()) a.model = j["model"].get<std::string>();
     if (j.contains("method") && j["method"].is_string()) a.method = j["method"].get<std::string>();
+    if (const auto plan = j.find("plan"); plan != j.end() && plan->is_object()) {
+      const auto knob = plan->find("knob");
+      const auto value = plan->find("value");
+      if (knob != plan->end() && knob->is_string() && value != plan->end() &&
+          value->is_number_integer()) {
+        a.plan_knob = knob->get<std::string>();
+        a.plan_value = value->get<int64_t>();
+      }
+    }
     for (const auto& [name, value] : j["best"].items()) {
       if (!value.is_number_integer()) continue;
       const int64_t v = value.get<int64_t>();

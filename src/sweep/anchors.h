@@ -21,6 +21,10 @@ struct MeasuredAnchor {
   std::optional<int64_t> batch, seq, grad_accum;
   uint64_t peak_bytes = 0;  // the best trial's peak above its baseline
   uint64_t limit_bytes = 0;
+  // A sweep started from plan --solve (sweep --start plan, sweep/start.h): the knob and the
+  // value plan said; the answer's value of that knob is what the sweep measured.
+  std::string plan_knob;
+  std::optional<int64_t> plan_value;
 };
 
 // Finished sweeps (status "done") with an answer, newest first, among the newest

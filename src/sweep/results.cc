@@ -85,27 +85,32 @@ nlohmann::json SweepResultJson(const SweepOptions& o, const SweepResult& r) {
                       {"peak_rss_bytes", opt(row.peak_rss_bytes)},
                       {"cgroup_peak_bytes", opt(row.cgroup_peak_bytes)}});
   }
-  return {{"schema_version", 1},
-          {"run_id", r.run_id},
-          {"resumed", r.resumed},
-          {"reused_trials", r.reused},
-          {"launched_trials", r.launched},
-          {"launched_trials_total", r.launched_total},
-          {"limit_bytes", o.limit_bytes},
-          {"limit_of", o.device_limit ? "device" : "pool"},  // docs/sweep.md "On a discrete GPU"
-          {"margin_bytes", o.margin_bytes},
-          {"kill_below_bytes", o.min_available_bytes},
-          {"best", r.best ? nlohmann::json::parse(r.best->ToJson()) : nlohmann::json(nullptr)},
-          {"best_peak_bytes", opt(r.best_peak_bytes)},
-          {"best_headroom_bytes", opt(r.best_headroom_bytes)},
-          {"stop_reasons", r.stop_reasons},
-          {"stopped_early",
-           r.stopped_early.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_early)},
-          {"untried", UntriedJson(r.untried)},
-          {"noise_bytes", r.noise_bytes},
-          {"warnings", r.warnings},
-          {"trial_logs", r.trial_log_dir.string()},
-          {"trials", trials}};
+  nlohmann::json out = {
+      {"schema_version", 1},
+      {"run_id", r.run_id},
+      {"resumed", r.resumed},
+      {"reused_trials", r.reused},
+      {"launched_trials", r.launched},
+      {"launched_trials_total", r.launched_total},
+      {"limit_bytes", o.limit_bytes},
+      {"limit_of", o.device_limit ? "device" : "pool"},  // docs/sweep.md "On a discrete GPU"
+      {"margin_bytes", o.margin_bytes},
+      {"kill_below_bytes", o.min_available_bytes},
+      {"best", r.best ? nlohmann::json::parse(r.best->ToJson()) : nlohmann::json(nullptr)},
+      {"best_peak_bytes", opt(r.best_peak_bytes)},
+      {"best_headroom_bytes", opt(r.best_headroom_bytes)},
+      {"stop_reasons", r.stop_reasons},
+      {"stopped_early",
+       r.stopped_early.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_early)},
+      {"untried", UntriedJson(r.untried)},
+      {"noise_bytes", r.noise_bytes},
+      {"warnings", r.warnings},
+      {"trial_logs", r.trial_log_dir.string()},
+      {"trials", trials}};
+  // --start: the first trial's value, and with --start plan the gap (sweep/start.h).
+  if (o.start)
+    AddStartJson(*o.start, r.best ? std::optional(r.best->Get(o.start->knob)) : std::nullopt, &out);
+  return out;
 }
 
 Result<bool> WriteSweepResultCsv(const std::filesystem::path& path, const SweepOptions& options,

@@ -23,12 +23,30 @@
 #include <limits>
 
 #include "base/bytes.h"
+#include "sweep/start.h"
 
 namespace headroom {
 
 SweepSearch::SweepSearch(Grid grid, SearchOptions options)
     : grid_(std::move(grid)), opt_(options), current_(grid_.Smallest()) {
   if (grid_.knobs.empty()) phase_ = Phase::kDone;
+  if (!grid_.knobs.empty() && opt_.start) {
+    StartSeries series = StartingSeries(grid_.knobs[0], *opt_.start);
+    start_up_ = std::move(series.up);
+    start_down_ = std::move(series.down);
+  }
+}
+
+const std::vector<int64_t>& SweepSearch::Coarse() const {
+  return knob_ == 0 && !start_up_.empty() ? start_up_ : grid_.knobs[knob_].values;
+}
+
+std::optional<int64_t> SweepSearch::Descend() const {
+  if (knob_ != 0 || good_ || !bad_ || bad_is_error_) return std::nullopt;
+  for (int64_t v : start_down_) {
+    if (v < *bad_) return v;
+  }
+  return std::nullopt;
 }
 
 const SweepSearch::Known* SweepSearch::Find(const Config& c) const {
@@ -291,15 +309,17 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
     }
     std::optional<int64_t> x;
     if (phase_ == Phase::kGrow) {
-      if (coarse_ >= knob.values.size()) {
+      if (coarse_ >= Coarse().size()) {
         FinishKnob(baseline);
         continue;
       }
-      x = knob.values[coarse_];
+      x = Coarse()[coarse_];
       if (good_ && *x <= *good_) {
         ++coarse_;
         continue;
       }
+    } else if (const auto down = Descend()) {
+      x = down;  // the start failed: down its series until a trial passes
     } else {
       // Refine between the last good value and the first failure (or the top of the
       // domain when growth stopped on a prediction).

@@ -14,6 +14,9 @@
 //     value above the last good one is a failure or predicted over;
 //  3. fix the knob at its last good value, report as skipped the values that were
 //     predicted over and never launched, and go on to the next knob.
+// With a start (sweep --start, sweep/start.h), the first knob grows through the start's
+// series instead of its doubling from LO, and when the start itself fails it steps down
+// through the series below it until a trial passes; refinement is the same.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,8 @@ struct SearchOptions {
   // while it settles between trials, at least 16 MiB): two peaks of one knob that disagree
   // with its order by more than this are re-measured, not fitted.
   uint64_t noise_bytes = 0;
+  // The first knob's first trial (sweep/start.h StartingSeries): none, its doubling from LO.
+  std::optional<int64_t> start = std::nullopt;
 };
 
 struct SearchStep {
@@ -111,6 +116,11 @@ class SweepSearch {
   bool HasModel() const;
   // Queues a skip row for value x of the current knob, unless it ran or is queued.
   void QueueSkip(int64_t x, uint64_t baseline);
+  // The values the current knob grows through: the start's series up, or its coarse values.
+  const std::vector<int64_t>& Coarse() const;
+  // After the start failed with nothing good yet: the next value of the series down below the
+  // failure, if any.
+  std::optional<int64_t> Descend() const;
 
   Grid grid_;
   SearchOptions opt_;
@@ -145,6 +155,8 @@ class SweepSearch {
   std::string remeasure_reason_;
   std::vector<Config> replayed_;  // configs whose results came from the journal
   std::string bad_summary_;       // the summary of the trial at bad_
+  // The first knob's series from SearchOptions::start (empty without one).
+  std::vector<int64_t> start_up_, start_down_;
 };
 
 }  // namespace headroom

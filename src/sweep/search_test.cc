@@ -9,6 +9,7 @@
 
 #include "base/bytes.h"
 #include "sweep/grid.h"
+#include "sweep/start.h"
 
 namespace headroom {
 namespace {
@@ -17,6 +18,7 @@ struct Simulated {
   int launched = 0;
   int launched_over_limit = 0;
   std::set<int64_t> batches;
+  std::vector<int64_t> order;  // the batches launched, in order
   std::optional<Config> best;
   std::vector<std::string> skips;
 };
@@ -35,6 +37,7 @@ Simulated Drive(const Grid& grid, SearchOptions opt, uint64_t baseline,
     }
     ++out.launched;
     out.batches.insert(step.config.Get("batch"));
+    out.order.push_back(step.config.Get("batch"));
     const double p = peak(step.config);
     TrialReport r;
     r.peak_bytes = static_cast<uint64_t>(p);
@@ -307,6 +310,121 @@ TEST(SweepSearch, AnErrorRightAboveTheAnswerLeavesNothingUntried) {
   }
   ASSERT_TRUE(s.best());
   EXPECT_TRUE(s.untried().empty());
+}
+
+// sweep --start (sweep/start.h): 100 MiB a batch against 2 GiB, no margin: 20 fits (2000 MiB),
+// 21 does not (2100 MiB).
+double HundredMiBABatch(const Config& c) {
+  return static_cast<double>(c.Get("batch")) * 100 * kMiB;
+}
+
+SearchOptions StartAt(int64_t start) {
+  SearchOptions opt{2 * kGiB, 0, true};
+  opt.start = start;
+  return opt;
+}
+
+TEST(SweepSearchStart, ThePlanRightTakesTwoTrialsNotADoublingSeries) {
+  const auto from_one =
+      Drive(BatchGrid("1..64"), SearchOptions{2 * kGiB, 0, true}, 0, HundredMiBABatch);
+  const auto r = Drive(BatchGrid("1..64"), StartAt(20), 0, HundredMiBABatch);
+  ASSERT_TRUE(r.best && from_one.best);
+  EXPECT_EQ(r.best->Get("batch"), 20);
+  EXPECT_EQ(from_one.best->Get("batch"), 20);
+  // Its value passes, the next fails: two trials, where doubling from 1 takes six.
+  EXPECT_EQ(r.order, (std::vector<int64_t>{20, 21}));
+  EXPECT_EQ(from_one.order, (std::vector<int64_t>{1, 2, 4, 8, 16, 20}));
+}
+
+TEST(SweepSearchStart, ThePlanOneOffTakesTwoOrThree) {
+  // One too low: 19 and 20 pass, and the line through them rules 21 out unlaunched.
+  const auto low = Drive(BatchGrid("1..64"), StartAt(19), 0, HundredMiBABatch);
+  ASSERT_TRUE(low.best);
+  EXPECT_EQ(low.best->Get("batch"), 20);
+  EXPECT_EQ(low.order, (std::vector<int64_t>{19, 20}));
+  EXPECT_EQ(low.skips, (std::vector<std::string>{"batch=21", "batch=38"}));
+  // One too high: 21 fails, 20 below it passes, and nothing lies between.
+  const auto high = Drive(BatchGrid("1..64"), StartAt(21), 0, HundredMiBABatch);
+  ASSERT_TRUE(high.best);
+  EXPECT_EQ(high.best->Get("batch"), 20);
+  EXPECT_EQ(high.order, (std::vector<int64_t>{21, 20}));
+  EXPECT_EQ(high.launched_over_limit, 1);
+}
+
+TEST(SweepSearchStart, ThePlanTooHighGoesDown) {
+  // 40 and 39 fail, halving reaches 19 (a pass), and the search narrows between 19 and 39.
+  const auto r = Drive(BatchGrid("1..64"), StartAt(40), 0, HundredMiBABatch);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->Get("batch"), 20);
+  ASSERT_GE(r.order.size(), 3u);
+  EXPECT_EQ(std::vector<int64_t>(r.order.begin(), r.order.begin() + 3),
+            (std::vector<int64_t>{40, 39, 20}));
+  for (size_t i = 3; i < r.order.size(); ++i) EXPECT_LT(r.order[i], 39) << i;
+  // Nothing passes: down to LO, then no answer.
+  auto never = [](const Config&) { return 4.0 * kGiB; };
+  const auto none = Drive(BatchGrid("1..64"), StartAt(8), 0, never);
+  EXPECT_FALSE(none.best);
+  EXPECT_EQ(none.order, (std::vector<int64_t>{8, 7, 4, 2, 1}));
+}
+
+TEST(SweepSearchStart, ThePlanTooLowGoesUp) {
+  // 5 and 6 pass; the line through them takes the search to 20 in one more trial.
+  const auto r = Drive(BatchGrid("1..64"), StartAt(5), 0, HundredMiBABatch);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->Get("batch"), 20);
+  ASSERT_GE(r.order.size(), 2u);
+  EXPECT_EQ(std::vector<int64_t>(r.order.begin(), r.order.begin() + 2),
+            (std::vector<int64_t>{5, 6}));
+  EXPECT_EQ(r.launched_over_limit, 0);
+  EXPECT_LE(r.launched, 4);
+  // Without bisection: up the series (5, 6, 10, 20, 40) to the first failure.
+  SearchOptions coarse = StartAt(5);
+  coarse.bisect = false;
+  auto quadratic = [](const Config& c) {
+    const double b = static_cast<double>(c.Get("batch"));
+    return b * b * 10 * kMiB;  // 14 fits (1960 MiB), 15 does not
+  };
+  const auto up = Drive(BatchGrid("1..64"), coarse, 0, quadratic);
+  ASSERT_TRUE(up.best);
+  EXPECT_EQ(up.best->Get("batch"), 10);
+  EXPECT_EQ(std::vector<int64_t>(up.order.begin(), up.order.begin() + 2),
+            (std::vector<int64_t>{5, 6}));
+}
+
+TEST(SweepSearchStart, TheStartIsSnappedOntoTheKnobsValues) {
+  const Knob range = *ParseKnob("batch", "--batch", "4..64:4");
+  EXPECT_EQ(SnapToKnob(range, 10), 8);
+  EXPECT_EQ(SnapToKnob(range, 3), std::nullopt);
+  EXPECT_EQ(SnapToKnob(range, 65), std::nullopt);
+  const Knob list = *ParseKnob("batch", "--batch", "1,3,5,9");
+  EXPECT_EQ(SnapToKnob(list, 4), 3);
+  EXPECT_EQ(SnapToKnob(list, 10), std::nullopt);
+  const StartSeries s = StartingSeries(*ParseKnob("batch", "--batch", "1..64"), 10);
+  EXPECT_EQ(s.up, (std::vector<int64_t>{10, 11, 20, 40, 64}));
+  EXPECT_EQ(s.down, (std::vector<int64_t>{9, 5, 2, 1}));
+  const StartSeries l = StartingSeries(list, 4);
+  EXPECT_EQ(l.up, (std::vector<int64_t>{3, 5, 9}));
+  EXPECT_EQ(l.down, (std::vector<int64_t>{1}));
+  // Clamped into the values: the top, and nothing above it.
+  const StartSeries top = StartingSeries(range, 100);
+  EXPECT_EQ(top.up, (std::vector<int64_t>{64}));
+  EXPECT_EQ(top.down.front(), 60);
+  EXPECT_EQ(top.down.back(), 4);
+}
+
+TEST(SweepSearchStart, OnlyTheFirstKnobStartsThere) {
+  Grid g = BatchGrid("1..64");
+  g.knobs.push_back(*ParseKnob("seq", "--seq", "128..1024"));
+  auto peak = [](const Config& c) {
+    return static_cast<double>(c.Get("batch") * c.Get("seq")) * 100.0 / 128.0 * kMiB;
+  };
+  const auto r = Drive(g, StartAt(20), 0, peak);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->Get("batch"), 20);
+  // seq grows from its own LO as before: 20 x 131 x 100/128 MiB is 2047 MiB.
+  EXPECT_EQ(r.best->Get("seq"), 131);
+  EXPECT_EQ(std::vector<int64_t>(r.order.begin(), r.order.begin() + 2),
+            (std::vector<int64_t>{20, 21}));
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include "base/safe_file.h"
 #include "guard/pidfd.h"
 #include "store/recorded_run.h"
+#include "sweep/start.h"
 #include "sweep/trial.h"
 #include "sys/meminfo.h"
 #include "sys/processes.h"
@@ -168,6 +169,12 @@ class Progress {
   double last_plain_s_ = 0;
 };
 
+SearchOptions SearchOptionsOf(const SweepOptions& o) {
+  SearchOptions s{o.limit_bytes, o.margin_bytes, o.bisect};
+  if (o.start) s.start = o.start->value;
+  return s;
+}
+
 }  // namespace
 
 std::string SweepKey(const SweepOptions& o) {
@@ -246,7 +253,7 @@ class SweepRun {
         clock(options.clock ? *options.clock : steady),
         run_trial(options.run_trial ? options.run_trial : TrialRunner(RunTrial)),
         per_cpu(root_in),
-        search(options.grid, {options.limit_bytes, options.margin_bytes, options.bisect}) {}
+        search(options.grid, SearchOptionsOf(options)) {}
 
   // The run: resumed from the journal (its finished trials replayed to the search), or new.
   Result<bool> Begin(uint64_t baseline) {
@@ -534,6 +541,12 @@ class SweepRun {
     }
     if (!opt.model.empty()) summary["model"] = opt.model;
     if (!opt.method.empty()) summary["method"] = opt.method;
+    if (opt.start) {
+      // What the first trial was, and with --start plan how far the plan was from the answer.
+      AddStartJson(*opt.start,
+                   res.best ? std::optional(res.best->Get(opt.start->knob)) : std::nullopt,
+                   &summary);
+    }
     if (res.best) {
       summary["best"] = nlohmann::json::parse(res.best->ToJson());
       summary["best_peak_bytes"] =

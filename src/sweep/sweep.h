@@ -21,6 +21,7 @@
 #include "store/journal.h"
 #include "sweep/grid.h"
 #include "sweep/search.h"
+#include "sweep/start.h"
 #include "sweep/trial.h"
 #include "sys/sysroot.h"
 
@@ -58,6 +59,9 @@ struct SweepOptions {
   bool fresh = false;             // ignore an earlier run of the same sweep
   std::filesystem::path log_dir;  // trial logs go to <log_dir>/<run id>/
   std::string model, method;      // labels for plan's measured anchors (optional)
+  // --start (sweep/start.h): the first knob's first trial, and with --start plan what plan
+  // said, kept in the journal's summary beside the answer. None: the knob's doubling from LO.
+  std::optional<SweepStart> start;
   // Written to the run as its "start" record once it is begun or resumed, so `headroom top`
   // shows the sweep's kill level while it lasts (guard/guard_record.h; the cli fills it with
   // ThisGuardStart). None: no record.

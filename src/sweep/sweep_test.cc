@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/bytes.h"
+#include "sweep/anchors.h"
+#include "sweep/results.h"
 #include "testing_files.h"
 
 namespace headroom {
@@ -268,6 +270,72 @@ TEST_F(SweepTest, AnErrorWithValuesUntriedBelowItIsAnIncompleteAnswer) {
   EXPECT_EQ(EnglishText(UntriedText(res->untried[0])),
             "batch 4 passed; 5..7 untried: batch 8 failed (exit status 1: ValueError: bad "
             "batch), not memory");
+}
+
+TEST_F(SweepTest, AStartFromThePlanRunsTwoTrialsAndTheJournalKeepsTheGap) {
+  FakeTrainer trainer;
+  SweepOptions o = Options(trainer);
+  o.model = "llama-3.1-8b";
+  // plan said 10, outside the list 1,2,4,8,16: the first trial is 8 (5 + 8 GiB of the 20 GiB
+  // limit), the next, 16, fails, and the answer is 8, two below the plan.
+  SweepStart start;
+  start.knob = "batch";
+  start.value = 8;
+  start.from_plan = true;
+  start.plan_value = 10;
+  start.plan_peak_bytes = 10 * kGiB;
+  start.plan_room_bytes = 15 * kGiB;
+  o.start = start;
+  const auto res = Run(o);
+  ASSERT_TRUE(res) << EnglishText(res.error().what);
+  EXPECT_EQ(trainer.launched, (std::vector<int64_t>{8, 16}));
+  ASSERT_TRUE(res->best);
+  EXPECT_EQ(res->best->Get("batch"), 8);
+
+  // The journal's summary: the start, and plan's value beside the measured one.
+  auto runs = journal_->RecentRuns(5);
+  ASSERT_TRUE(runs);
+  ASSERT_FALSE(runs->empty());
+  ASSERT_TRUE(runs->front().summary_json);
+  const auto summary = nlohmann::json::parse(*runs->front().summary_json);
+  EXPECT_EQ(summary["start"]["value"], 8) << summary;
+  EXPECT_EQ(summary["start"]["from"], "plan") << summary;
+  EXPECT_EQ(summary["plan"]["value"], 10) << summary;
+  EXPECT_EQ(summary["plan"]["measured"], 8) << summary;
+  EXPECT_EQ(summary["plan"]["gap"], -2) << summary;
+  EXPECT_DOUBLE_EQ(summary["plan"]["gap_percent"].get<double>(), -20.0) << summary;
+  EXPECT_EQ(summary["plan"]["room_bytes"], 15 * kGiB) << summary;
+  // --json says the same.
+  const auto j = SweepResultJson(o, *res);
+  EXPECT_EQ(j["plan"], summary["plan"]);
+  EXPECT_EQ(j["start"], summary["start"]);
+
+  // A later plan reads it back as a measured anchor with plan's value.
+  auto anchors = ReadMeasuredAnchors(*journal_);
+  ASSERT_TRUE(anchors);
+  ASSERT_EQ(anchors->size(), 1u);
+  EXPECT_EQ(anchors->front().plan_knob, "batch");
+  EXPECT_EQ(anchors->front().plan_value, 10);
+  EXPECT_EQ(anchors->front().batch, 8);
+}
+
+TEST_F(SweepTest, AStartGivenAsAValueHasNoPlanGap) {
+  FakeTrainer trainer;
+  SweepOptions o = Options(trainer);
+  SweepStart start;
+  start.knob = "batch";
+  start.value = 16;  // fails; 8 below it passes, and the answer is 8
+  o.start = start;
+  const auto res = Run(o);
+  ASSERT_TRUE(res) << EnglishText(res.error().what);
+  EXPECT_EQ(trainer.launched, (std::vector<int64_t>{16, 8}));
+  const auto j = SweepResultJson(o, *res);
+  EXPECT_EQ(j["start"]["from"], "flag");
+  EXPECT_FALSE(j.contains("plan"));
+  auto anchors = ReadMeasuredAnchors(*journal_);
+  ASSERT_TRUE(anchors);
+  ASSERT_EQ(anchors->size(), 1u);
+  EXPECT_FALSE(anchors->front().plan_value);
 }
 
 }  // namespace
