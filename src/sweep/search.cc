@@ -269,6 +269,7 @@ void SweepSearch::FinishKnob(uint64_t baseline) {
   remeasure_queue_.clear();
   remeasured_.clear();
   noisy_ = false;
+  model_missed_ = false;
   if (knob_ >= grid_.knobs.size()) {
     phase_ = Phase::kDone;
     return;
@@ -285,6 +286,7 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
   // The trial launched last: its result first, whatever the model would pick now.
   if (pending_ && phase_ != Phase::kDone) {
     if (const Known* k = Find(*pending_)) {
+      if (pending_predicted_ && k->report.outcome != TrialOutcome::kOk) model_missed_ = true;
       Apply(pending_->Get(grid_.knobs[knob_].name), k->report);
       pending_.reset();
     }
@@ -305,6 +307,7 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
       c.Set(knob.name, again);
       pending_ = c;
       remeasuring_ = true;
+      pending_predicted_ = false;
       return {SearchStep::kLaunch, c, std::nullopt, remeasure_reason_, baseline};
     }
     std::optional<int64_t> x;
@@ -332,7 +335,7 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
         FinishKnob(baseline);
         continue;
       }
-      if (HasModel()) {
+      if (HasModel() && !model_missed_) {
         // Never launch far beyond what was measured (issue 31: a fit on batch 2-5 put batch
         // 24 at 1.70 GB, really 2.6 GB): at most twice the last good value.
         int64_t reach = ceiling;
@@ -360,6 +363,7 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
       continue;
     }
     pending_ = c;
+    pending_predicted_ = Predict(*x).has_value();
     return {SearchStep::kLaunch, c, Predict(*x), "", baseline};
   }
   phase_ = Phase::kDone;

@@ -157,6 +157,12 @@ class SweepSearch {
   std::string bad_summary_;       // the summary of the trial at bad_
   // The first knob's series from SearchOptions::start (empty without one).
   std::vector<int64_t> start_up_, start_down_;
+  // Whether the pending launch was chosen with a prediction, and whether one such launch of
+  // this knob failed: then the model is not trusted to pick values, and refinement bisects
+  // (a line that put 118 under the limit would otherwise walk down 117, 116, ... one failed
+  // trial each).
+  bool pending_predicted_ = false;
+  bool model_missed_ = false;
 };
 
 }  // namespace headroom

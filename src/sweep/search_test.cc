@@ -412,6 +412,21 @@ TEST(SweepSearchStart, TheStartIsSnappedOntoTheKnobsValues) {
   EXPECT_EQ(top.down.back(), 4);
 }
 
+TEST(SweepSearchStart, AFitThatMissedIsNotTrustedToPickTheNextValue) {
+  // 50 MiB a batch up to 20, then a cliff (a kernel that needs a larger workspace): the line
+  // through 10 and 11 puts 40 at 2000 MiB, under the 2 GiB limit; 40 runs over. The search
+  // then bisects between 20 and 40 instead of walking down 39, 38, ... on the same line, one
+  // failed trial each.
+  auto cliff = [](const Config& c) {
+    const double b = static_cast<double>(c.Get("batch"));
+    return b <= 20 ? b * 50 * kMiB : 4.0 * kGiB;
+  };
+  const auto r = Drive(BatchGrid("1..64"), StartAt(10), 0, cliff);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->Get("batch"), 20);
+  EXPECT_LE(r.launched_over_limit, 5) << ::testing::PrintToString(r.order);
+}
+
 TEST(SweepSearchStart, OnlyTheFirstKnobStartsThere) {
   Grid g = BatchGrid("1..64");
   g.knobs.push_back(*ParseKnob("seq", "--seq", "128..1024"));
