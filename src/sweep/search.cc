@@ -34,6 +34,7 @@ SweepSearch::SweepSearch(Grid grid, SearchOptions options)
     StartSeries series = StartingSeries(grid_.knobs[0], *opt_.start);
     start_up_ = std::move(series.up);
     start_down_ = std::move(series.down);
+    start_fit_ = series.fit;
   }
 }
 
@@ -47,6 +48,15 @@ std::optional<int64_t> SweepSearch::Descend() const {
     if (v < *bad_) return v;
   }
   return std::nullopt;
+}
+
+std::optional<int64_t> SweepSearch::FitPoint() const {
+  if (knob_ != 0 || !start_fit_ || !good_ || *good_ <= *start_fit_ || HasModel())
+    return std::nullopt;
+  Config c = current_;
+  c.Set(grid_.knobs[knob_].name, *start_fit_);
+  if (Find(c)) return std::nullopt;
+  return start_fit_;
 }
 
 const SweepSearch::Known* SweepSearch::Find(const Config& c) const {
@@ -170,15 +180,16 @@ void SweepSearch::Apply(int64_t x, const TrialReport& report) {
             FormatGB(static_cast<uint64_t>(other->bytes)), FormatGB(opt_.noise_bytes));
       }
     }
+    const bool below = good_ && x < *good_;  // the start's fit point
     if (!good_ || x >= *good_) {
       good_ = x;
       best_ = c;
       best_peak_ = report.peak_bytes;
     }
-    if (phase_ == Phase::kGrow && !again) ++coarse_;
+    if (phase_ == Phase::kGrow && !again && !below) ++coarse_;
     return;
   }
-  if (again && good_ && x <= *good_) {
+  if (good_ && (again ? x <= *good_ : x < *good_)) {
     // A value that ran ok failed when measured again: the answer lies below it.
     bad_ = x;
     bad_is_error_ = report.outcome == TrialOutcome::kError;
@@ -311,7 +322,9 @@ SearchStep SweepSearch::Next(uint64_t baseline) {
       return {SearchStep::kLaunch, c, std::nullopt, remeasure_reason_, baseline};
     }
     std::optional<int64_t> x;
-    if (phase_ == Phase::kGrow) {
+    if (phase_ == Phase::kGrow && FitPoint()) {
+      x = FitPoint();  // the start passed: a second point, far below it, for the fit
+    } else if (phase_ == Phase::kGrow) {
       if (coarse_ >= Coarse().size()) {
         FinishKnob(baseline);
         continue;

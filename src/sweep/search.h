@@ -121,6 +121,8 @@ class SweepSearch {
   // After the start failed with nothing good yet: the next value of the series down below the
   // failure, if any.
   std::optional<int64_t> Descend() const;
+  // After the start passed and before any fit: the start's fit point, unless it ran.
+  std::optional<int64_t> FitPoint() const;
 
   Grid grid_;
   SearchOptions opt_;
@@ -157,6 +159,7 @@ class SweepSearch {
   std::string bad_summary_;       // the summary of the trial at bad_
   // The first knob's series from SearchOptions::start (empty without one).
   std::vector<int64_t> start_up_, start_down_;
+  std::optional<int64_t> start_fit_;
   // Whether the pending launch was chosen with a prediction, and whether one such launch of
   // this knob failed: then the model is not trusted to pick values, and refinement bisects
   // (a line that put 118 under the limit would otherwise walk down 117, 116, ... one failed

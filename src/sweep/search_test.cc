@@ -331,17 +331,21 @@ TEST(SweepSearchStart, ThePlanRightTakesTwoTrialsNotADoublingSeries) {
   ASSERT_TRUE(r.best && from_one.best);
   EXPECT_EQ(r.best->Get("batch"), 20);
   EXPECT_EQ(from_one.best->Get("batch"), 20);
-  // Its value passes, the next fails: two trials, where doubling from 1 takes six.
-  EXPECT_EQ(r.order, (std::vector<int64_t>{20, 21}));
+  // Its value passes, and so does half of it; the line through the two rules 21 out
+  // unlaunched: two trials and none over the limit, where doubling from 1 takes six.
+  EXPECT_EQ(r.order, (std::vector<int64_t>{20, 10}));
+  EXPECT_EQ(r.launched_over_limit, 0);
   EXPECT_EQ(from_one.order, (std::vector<int64_t>{1, 2, 4, 8, 16, 20}));
 }
 
 TEST(SweepSearchStart, ThePlanOneOffTakesTwoOrThree) {
-  // One too low: 19 and 20 pass, and the line through them rules 21 out unlaunched.
+  // One too low: 19 and 9 pass, the line through them puts 20 under the limit and 21 over:
+  // 20 runs, 21 is ruled out unlaunched.
   const auto low = Drive(BatchGrid("1..64"), StartAt(19), 0, HundredMiBABatch);
   ASSERT_TRUE(low.best);
   EXPECT_EQ(low.best->Get("batch"), 20);
-  EXPECT_EQ(low.order, (std::vector<int64_t>{19, 20}));
+  EXPECT_EQ(low.order, (std::vector<int64_t>{19, 9, 20}));
+  EXPECT_EQ(low.launched_over_limit, 0);
   EXPECT_EQ(low.skips, (std::vector<std::string>{"batch=21", "batch=38"}));
   // One too high: 21 fails, 20 below it passes, and nothing lies between.
   const auto high = Drive(BatchGrid("1..64"), StartAt(21), 0, HundredMiBABatch);
@@ -368,16 +372,16 @@ TEST(SweepSearchStart, ThePlanTooHighGoesDown) {
 }
 
 TEST(SweepSearchStart, ThePlanTooLowGoesUp) {
-  // 5 and 6 pass; the line through them takes the search to 20 in one more trial.
+  // 5 and 2 (its half, for the fit) pass; the line through them takes the search up to 20.
   const auto r = Drive(BatchGrid("1..64"), StartAt(5), 0, HundredMiBABatch);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.best->Get("batch"), 20);
   ASSERT_GE(r.order.size(), 2u);
   EXPECT_EQ(std::vector<int64_t>(r.order.begin(), r.order.begin() + 2),
-            (std::vector<int64_t>{5, 6}));
+            (std::vector<int64_t>{5, 2}));
   EXPECT_EQ(r.launched_over_limit, 0);
-  EXPECT_LE(r.launched, 4);
-  // Without bisection: up the series (5, 6, 10, 20, 40) to the first failure.
+  EXPECT_LE(r.launched, 5);
+  // Without bisection: up the series (5, 2 for the fit, 6, 10, 20, 40) to the first failure.
   SearchOptions coarse = StartAt(5);
   coarse.bisect = false;
   auto quadratic = [](const Config& c) {
@@ -388,7 +392,7 @@ TEST(SweepSearchStart, ThePlanTooLowGoesUp) {
   ASSERT_TRUE(up.best);
   EXPECT_EQ(up.best->Get("batch"), 10);
   EXPECT_EQ(std::vector<int64_t>(up.order.begin(), up.order.begin() + 2),
-            (std::vector<int64_t>{5, 6}));
+            (std::vector<int64_t>{5, 2}));
 }
 
 TEST(SweepSearchStart, TheStartIsSnappedOntoTheKnobsValues) {
@@ -402,6 +406,9 @@ TEST(SweepSearchStart, TheStartIsSnappedOntoTheKnobsValues) {
   const StartSeries s = StartingSeries(*ParseKnob("batch", "--batch", "1..64"), 10);
   EXPECT_EQ(s.up, (std::vector<int64_t>{10, 11, 20, 40, 64}));
   EXPECT_EQ(s.down, (std::vector<int64_t>{9, 5, 2, 1}));
+  EXPECT_EQ(s.fit, 5);
+  EXPECT_EQ(StartingSeries(range, 16).fit, 8);
+  EXPECT_EQ(StartingSeries(range, 4).fit, std::nullopt);  // nothing below LO
   const StartSeries l = StartingSeries(list, 4);
   EXPECT_EQ(l.up, (std::vector<int64_t>{3, 5, 9}));
   EXPECT_EQ(l.down, (std::vector<int64_t>{1}));
@@ -414,7 +421,7 @@ TEST(SweepSearchStart, TheStartIsSnappedOntoTheKnobsValues) {
 
 TEST(SweepSearchStart, AFitThatMissedIsNotTrustedToPickTheNextValue) {
   // 50 MiB a batch up to 20, then a cliff (a kernel that needs a larger workspace): the line
-  // through 10 and 11 puts 40 at 2000 MiB, under the 2 GiB limit; 40 runs over. The search
+  // through 10 and 5 puts 40 at 2000 MiB, under the 2 GiB limit; 40 runs over. The search
   // then bisects between 20 and 40 instead of walking down 39, 38, ... on the same line, one
   // failed trial each.
   auto cliff = [](const Config& c) {
@@ -439,7 +446,7 @@ TEST(SweepSearchStart, OnlyTheFirstKnobStartsThere) {
   // seq grows from its own LO as before: 20 x 131 x 100/128 MiB is 2047 MiB.
   EXPECT_EQ(r.best->Get("seq"), 131);
   EXPECT_EQ(std::vector<int64_t>(r.order.begin(), r.order.begin() + 2),
-            (std::vector<int64_t>{20, 21}));
+            (std::vector<int64_t>{20, 10}));
 }
 
 }  // namespace

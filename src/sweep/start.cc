@@ -32,6 +32,9 @@ StartSeries StartingSeries(const Knob& knob, int64_t start) {
     const int64_t next = snap(v);
     if (next > out.up.back()) out.up.push_back(next);
   }
+  if (s / 2 >= lowest) {
+    if (const auto half = SnapToKnob(knob, s / 2); half && *half < s) out.fit = half;
+  }
   // Down: the value just below it, then halving to the bottom.
   if (const auto below = knob.LargestWhere(lowest - 1, s, [](int64_t) { return true; }))
     out.down.push_back(*below);

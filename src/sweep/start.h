@@ -28,6 +28,11 @@ std::optional<int64_t> SnapToKnob(const Knob& knob, int64_t v);
 struct StartSeries {
   std::vector<int64_t> up;    // ascending, from the start
   std::vector<int64_t> down;  // descending, below the start, ending at LO
+  // A second point for the fitted peak once the start passed: half the start (snapped), far
+  // enough from it that the line through the two predicts the value above the start. The
+  // value just above is no such point: 1 % noise on two adjacent peaks puts the fitted slope
+  // anywhere (bench/sweep_trials part 1b). None when no value lies below the start.
+  std::optional<int64_t> fit;
 };
 
 // The series for a start on `knob`, snapped onto its values (SnapToKnob; a start outside the

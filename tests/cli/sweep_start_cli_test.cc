@@ -232,10 +232,14 @@ TEST(SweepStartCli, OnADeviceLimitAPlanThatIsRightTakesTwoTrials) {
   EXPECT_NE(r.err.find("starting from batch 64: plan --solve's answer (peak "), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("of the device limit "), std::string::npos) << r.err;
-  // 64 passes, 65 is over: two trials, where doubling from 1 would run 1, 2, 4, ..., 64, 128.
+  // 64 passes, and 32, half of it, gives the fit its second point; the line through the two
+  // puts 65 over the limit unlaunched: two trials, none over the limit, where doubling from 1
+  // would run 1, 2, 4, ..., 64, 128.
   EXPECT_NE(r.err.find("trial 1: batch=64: ok"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("trial 2: batch=65: over-limit"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("trial 2: batch=32: ok"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("skip batch=65: predicted-over-limit"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("trial 3:"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("over-limit,"), std::string::npos) << r.err;
   // The text output ends with the gap.
   EXPECT_NE(r.out.find("plan said batch 64, measured batch 64 (gap +0, +0 %)\n"), std::string::npos)
       << r.out;
