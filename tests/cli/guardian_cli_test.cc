@@ -2,7 +2,6 @@
 // scopes the guardian to the processes it started (--only), caps every balloon at a few
 // hundred MiB, sets its levels from the current MemAvailable, bounds every wait and reaps
 // every child by pid.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "run_cli.h"
+#include "testing_children.h"
 #include "testing_files.h"
 #include "testing_memory.h"
 #include "testing_processes.h"
@@ -32,53 +32,7 @@ using testing::TotalNow;
 
 const std::string kGuardianBalloon = HEADROOM_BALLOON;
 
-// A child started by the test: exec of `argv`, output to /dev/null; killed and reaped at the
-// end unless reaped before.
-class Started {
- public:
-  explicit Started(std::vector<std::string> argv, std::vector<std::string> env = {}) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::vector<char*> args;
-      for (auto& a : argv) args.push_back(a.data());
-      args.push_back(nullptr);
-      const int null = ::open("/dev/null", O_WRONLY);
-      ::dup2(null, 1);
-      ::dup2(null, 2);
-      testing::SetChildEnvironment(env);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-  }
-  ~Started() {
-    if (!reaped_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  pid_t pid() const { return pid_; }
-  // Its wait status once it ended within `ms`; -1 when it still runs.
-  int Reap(int ms) {
-    for (int i = 0; i <= ms / 10; ++i) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        reaped_ = true;
-        return status;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return -1;
-  }
-  int Stop() {  // SIGTERM, then its status (bounded)
-    ::kill(pid_, SIGTERM);
-    const int s = Reap(10000);
-    return s;
-  }
-
- private:
-  pid_t pid_ = -1;
-  bool reaped_ = false;
-};
+using Started = testing::StartedChild;
 
 std::vector<std::string> Balloon(std::vector<std::string> extra) {
   std::vector<std::string> a{kGuardianBalloon, "--timeout", "60s"};
