@@ -22,6 +22,7 @@ namespace {
 
 constexpr int kMaxFdsLooked = 4096;
 constexpr size_t kGuardianCmdlineMaxBytes = 4096;
+constexpr uint64_t kPfKthread = 0x00200000;  // PF_KTHREAD (docs/sources.md section 9)
 
 std::string GuardianProcFile(pid_t pid, std::string_view name) {
   return "proc/" + std::to_string(pid) + "/" + std::string(name);
@@ -103,8 +104,9 @@ std::optional<ProcessMemory> ReadProcessMemoryBasics(const SysRoot& root, pid_t 
   if (auto cg = root.ReadFile(GuardianProcFile(pid, "cgroup"), 64 * 1024)) {
     p.cgroup = ParseCgroupV2Path(*cg).value_or("");
   }
-  // kthreadd is PID 2 and the parent of every kernel thread; a kernel thread has no argv.
-  p.kernel_thread = pid == 2 || (stat->ppid == 2 && p.argv.empty());
+  // The kernel's own mark (PF_KTHREAD in stat's flags), not "PID 2 and its children": in a
+  // PID namespace (a container) PID 2 is an ordinary process and kthreadd is not seen.
+  p.kernel_thread = (stat->flags & kPfKthread) != 0;
   return p;
 }
 
