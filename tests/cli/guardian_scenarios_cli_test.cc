@@ -1,13 +1,17 @@
 // `headroom guardian` in the scenarios of issue 32's "Tested for real" that need more than the
-// guardian and a balloon: a job in a cgroup of its own. Like guardian_cli_test.cc, every test
-// scopes the guardian to what it started (--only), caps every balloon at a few hundred MiB,
-// sets its levels from the current MemAvailable, bounds every wait and reaps by pid.
+// guardian and a balloon: a job in a cgroup of its own, and the one end-to-end case without
+// --only, run in a PID namespace of its own where the whole machine the guardian sees is the
+// test's processes. Like guardian_cli_test.cc, every test caps every balloon at a few hundred
+// MiB (the namespace case at 2 GiB), sets its levels from the current MemAvailable, bounds
+// every wait and reaps by pid.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,10 +29,10 @@ namespace {
 using testing::Alive;
 using testing::TempDir;
 
-// The pids a balloon wrote to its --pidfile, less its own, once there are `n` (bounded: 5 s).
+// The pids a balloon wrote to its --pidfile, less its own, once there are `n` (bounded: 10 s).
 std::vector<pid_t> WorkerPids(const std::string& pidfile, pid_t parent, size_t n) {
   std::vector<pid_t> pids;
-  for (int i = 0; i < 500 && pids.size() < n; ++i) {
+  for (int i = 0; i < 1000 && pids.size() < n; ++i) {
     pids.clear();
     std::ifstream in(pidfile);
     for (pid_t p; in >> p;)
@@ -82,6 +86,135 @@ TEST(GuardianScenarios, ADoubleForkedWorkerInTheJobsCgroupIsEndedWithTheJob) {
   cgroup->KillAll(SysRoot("/"));  // whatever a failure left: the cgroup is removed empty
   for (int i = 0; i < 500 && !cgroup->Empty(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+// PID 1 of the namespace: starts the scenario's processes, says their pids (the namespace's)
+// in DIR/pids, runs the guardian without --only, and when DIR/stop appears (or after 40 s)
+// stops it with SIGTERM, writes its exit status to DIR/guardian.rc and ends the rest. The
+// level is set here, once the bystander and the small tree hold their memory: 256 MiB below
+// MemAvailable then. The holder starts after, fills 2 GiB at 512 MiB/s and crosses it in half
+// a second, and still does when the machine's other processes give back 1.5 GiB meanwhile; a
+// crossing that comes sooner (they take memory) finds the holder already the largest.
+constexpr const char* kNamespaceInit = R"sh(set -u
+D=$1 BALLOON=$2 HEADROOM=$3 NVML=$4
+"$BALLOON" --timeout 60s --cap 512M >/dev/null 2>&1 &
+BYSTANDER=$!
+"$BALLOON" --timeout 60s --cap 96M --children 2 >/dev/null 2>&1 &
+TREE=$!
+i=0
+until [ "$(awk '/^VmRSS/ {print $2}' /proc/$BYSTANDER/status 2>/dev/null)" -ge 500000 ] 2>/dev/null \
+  || [ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done
+sleep 0.3
+AVAIL=$(awk '/^MemAvailable/ {print int($2 / 1024)}' /proc/meminfo)
+"$BALLOON" --timeout 60s --mode memfd --cap 2048M --rate 512M --children 1 \
+  --pidfile "$D/holder.pids" >/dev/null 2>&1 &
+HOLDER=$!
+printf 'scenario gb10\nprocess %s 2048\n' "$HOLDER" >"$D/nvml"
+HEADROOM_FAKE_NVML_SCRIPT=$D/nvml "$HEADROOM" guardian --no-journal --events "$D/events.jsonl" \
+  --nvml-lib "$NVML" --min-available "$((AVAIL - 256))MiB" --warn-available "$((AVAIL - 64))MiB" \
+  --grace 2s >"$D/guardian.out" 2>"$D/guardian.err" &
+GUARDIAN=$!
+echo "init=$$ holder=$HOLDER bystander=$BYSTANDER tree=$TREE guardian=$GUARDIAN" >"$D/pids.tmp"
+mv "$D/pids.tmp" "$D/pids"
+i=0
+until [ -e "$D/stop" ] || [ $i -ge 4000 ]; do sleep 0.01; i=$((i+1)); done
+kill -TERM $GUARDIAN
+wait $GUARDIAN
+echo $? >"$D/guardian.rc"
+kill -KILL $BYSTANDER $TREE $HOLDER 2>/dev/null
+wait
+)sh";
+
+// The pid in this test's namespace of each process below `ancestor` whose pid in its own
+// namespace is a value of `ns_pids` (status's NSpid: the outermost first), by name.
+std::map<std::string, pid_t> HostPids(pid_t ancestor, const std::map<std::string, pid_t>& ns_pids) {
+  std::map<std::string, pid_t> out;
+  for (const auto& d : Descendants(SysRoot("/"), ancestor)) {
+    auto status = SysRoot("/").ReadFile("proc/" + std::to_string(d.pid) + "/status");
+    if (!status) continue;
+    const auto at = status->find("\nNSpid:");
+    if (at == std::string::npos) continue;
+    std::istringstream line(status->substr(at + 7, status->find('\n', at + 1) - at - 7));
+    pid_t inner = 0;
+    for (pid_t p; line >> p;) inner = p;
+    for (const auto& [name, pid] : ns_pids)
+      if (pid == inner && d.pid != inner) out[name] = d.pid;
+  }
+  return out;
+}
+
+// The one case without --only (issue 32: "except the one end-to-end bar-style case"): the
+// real guardian makes the whole machine's choice, and the machine is a fresh PID namespace
+// with its own /proc, so the candidates are the test's processes alone. A memfd holder that
+// the fake NVML reports (with the namespace's pids) holds less RSS than a bystander; it and
+// its worker end, the bystander and the namespace's init survive.
+// One run of it; `crossed`: whether the guardian signalled anything within 15 s.
+void NamespaceScenario(bool* crossed) {
+  TempDir dir("guardian-ns");
+  testing::WriteFile(dir / "init.sh", kNamespaceInit);
+  testing::StartedChild ns({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "--kill-child",
+                            "/bin/sh", dir.File("init.sh"), dir.path().string(), HEADROOM_BALLOON,
+                            HEADROOM_BINARY, HEADROOM_FAKE_NVML_PATH},
+                           {}, dir.File("unshare.err"));
+  std::map<std::string, pid_t> ns_pids;
+  int early = -1;  // unshare's wait status, when it ended before the scenario started
+  for (int i = 0; i < 1000 && ns_pids.empty() && early == -1; ++i) {
+    std::ifstream in(dir.File("pids"));
+    for (std::string word; in >> word;)
+      ns_pids[word.substr(0, word.find('='))] = std::stoi(word.substr(word.find('=') + 1));
+    if (ns_pids.empty()) early = ns.Reap(10);
+  }
+  ASSERT_FALSE(ns_pids.empty())
+      << "unshare --pid --fork --mount-proc did not start the scenario (it needs root, or "
+         "CAP_SYS_ADMIN, and PID namespaces; wait status "
+      << early << "): " << testing::Slurp(dir / "unshare.err");
+  ASSERT_EQ(ns_pids["init"], 1);
+  // The holder's worker (the holder tells its pid).
+  const std::vector<pid_t> worker = WorkerPids(dir.File("holder.pids"), ns_pids["holder"], 1);
+  ASSERT_EQ(worker.size(), 1u);
+  ns_pids["worker"] = worker[0];
+  const auto host = HostPids(ns.pid(), ns_pids);
+  ASSERT_EQ(host.size(), 6u) << "the namespace's processes as this test sees them";
+  const auto events = testing::WaitEvent(dir.File("events.jsonl"), "ended");
+  const auto kill = testing::First(events, "kill");
+  *crossed = !kill.is_null();
+  if (!*crossed) return;  // the machine's other processes gave back more than the fill
+  EXPECT_EQ(kill["victim"]["pid"], ns_pids["holder"]);
+  EXPECT_EQ(kill["victim"]["pids"].size(), 2u) << kill["victim"]["pids"];  // and its worker
+  EXPECT_EQ(kill["victim"]["gpu_bytes"], 2048ULL << 20);
+  const std::string message = kill["message"];
+  EXPECT_TRUE(testing::Contains(
+      message, "victim balloon (pid " + std::to_string(ns_pids["holder"]) + ", 2 processes)"))
+      << message;
+  EXPECT_TRUE(testing::Contains(message, "gpu 2147483648")) << message;
+  EXPECT_TRUE(
+      testing::Contains(message, "balloon pid " + std::to_string(ns_pids["bystander"]) + " held"))
+      << message;
+  const std::string out = testing::Slurp(dir / "guardian.out");
+  EXPECT_TRUE(testing::Contains(out, "victim balloon (pid " + std::to_string(ns_pids["holder"])))
+      << out;
+  for (const char* ended : {"holder", "worker"}) {
+    for (int i = 0; i < 500 && Alive(host.at(ended)); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(Alive(host.at(ended))) << ended;
+  }
+  EXPECT_TRUE(Alive(host.at("bystander")));
+  EXPECT_TRUE(Alive(host.at("tree")));
+  EXPECT_TRUE(Alive(host.at("init")));
+  // The guardian stops on SIGTERM with status 0, then the namespace ends (bounded).
+  testing::WriteFile(dir / "stop", "");
+  const int status = ns.Reap(15000);
+  ASSERT_NE(status, -1);
+  EXPECT_EQ(testing::Slurp(dir / "guardian.rc"), "0\n");
+}
+
+TEST(GuardianScenarios, WithoutOnlyTheWholeMachinesChoiceEndsTheGpuHolderInANamespace) {
+  // MemAvailable is the whole machine's: on a shared one, others can give back more memory
+  // than the holder takes and no level is crossed. Three tries, then it is a failure.
+  bool crossed = false;
+  for (int attempt = 0; attempt < 3 && !crossed && !HasFailure(); ++attempt)
+    NamespaceScenario(&crossed);
+  EXPECT_TRUE(crossed) << "the guardian signalled nothing in three runs";
 }
 
 }  // namespace
