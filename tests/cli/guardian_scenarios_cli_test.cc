@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -86,6 +88,105 @@ TEST(GuardianScenarios, ADoubleForkedWorkerInTheJobsCgroupIsEndedWithTheJob) {
   cgroup->KillAll(SysRoot("/"));  // whatever a failure left: the cgroup is removed empty
   for (int i = 0; i < 500 && !cgroup->Empty(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+// The events of type `type` in `events`.
+std::vector<nlohmann::json> OfType(const std::vector<nlohmann::json>& events,
+                                   const std::string& type) {
+  std::vector<nlohmann::json> out;
+  for (const auto& e : events)
+    if (e["type"] == type) out.push_back(e);
+  return out;
+}
+
+// The events of --events FILE once there are `n` of type `type` (bounded: `ms`).
+std::vector<nlohmann::json> WaitEvents(const std::string& path, const std::string& type, size_t n,
+                                       int ms) {
+  std::vector<nlohmann::json> all;
+  for (int i = 0; i <= ms / 20; ++i) {
+    all.clear();
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (!j.is_discarded()) all.push_back(j);
+    }
+    if (OfType(all, type).size() >= n) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return all;
+}
+
+// The real guardian (--dry-run, scoped to the test's tree) while a child spawns and reaps
+// short-lived processes for 3 s: it keeps deciding, the same way, and stops cleanly.
+TEST(GuardianScenarios, ProcessesComingAndGoingDoNotStopTheGuardian) {
+  TempDir dir("guardian-churn");
+  testing::StartedChild balloon(testing::Balloon({"--cap", "128M"}));
+  testing::WaitHeld(balloon.pid(), 120 << 10);
+  testing::StartedChild churn(
+      {"/bin/sh", "-c",
+       "end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do "
+       "for i in 1 2 3 4 5 6; do /bin/true & /bin/sleep 0.01 & done; wait; done"});
+  auto args = testing::CrossedLevels();
+  args.insert(args.end(), {"--dry-run", "--grace", "1s", "--only", std::to_string(balloon.pid()),
+                           "--only", std::to_string(churn.pid())});
+  testing::StartedChild guardian(testing::GuardianArgs(dir, args),
+                                 {"HEADROOM_FAKE_NVML_SCRIPT=/nonexistent"}, dir.File("err"));
+  EXPECT_NE(churn.Reap(8000), -1);  // 3 s of churn
+  const auto events = WaitEvents(dir.File("events.jsonl"), "choice", 3, 10000);
+  EXPECT_TRUE(Alive(guardian.pid())) << testing::Slurp(dir / "err");
+  EXPECT_EQ(guardian.Stop(), 0) << testing::Slurp(dir / "err");
+  const auto choices = OfType(events, "choice");
+  EXPECT_GE(choices.size(), 3u);  // a dry run's next choice: after the grace
+  for (const auto& c : choices) EXPECT_EQ(c["victim"]["pid"], balloon.pid()) << c["message"];
+  EXPECT_TRUE(OfType(events, "kill").empty());
+  EXPECT_TRUE(Alive(balloon.pid()));
+}
+
+// The journal on a full disk: a 1 MiB tmpfs, mounted in a mount namespace of the guardian's
+// own (unshare --mount: the test's mounts are not touched) and filled by the test through
+// /proc/PID/root once the guardian has started. The guardian keeps deciding, says once that
+// the journal write failed, and stops cleanly.
+TEST(GuardianScenarios, AJournalOnAFullDiskIsSaidOnceAndTheGuardianGoesOn) {
+  TempDir dir("guardian-fulljournal");
+  const std::string small = dir.File("small");
+  std::filesystem::create_directories(small);
+  testing::StartedChild balloon(testing::Balloon({"--cap", "128M"}));
+  testing::WaitHeld(balloon.pid(), 120 << 10);
+  auto args = testing::GuardianArgs(dir, testing::CrossedLevels());
+  args[2] = "--journal";
+  args.insert(args.begin() + 3, small + "/journal.db");
+  args.insert(args.end(), {"--dry-run", "--grace", "1s", "--only", std::to_string(balloon.pid())});
+  std::vector<std::string> argv{"/usr/bin/unshare",
+                                "--mount",
+                                "--propagation",
+                                "private",
+                                "/bin/sh",
+                                "-c",
+                                "mount -t tmpfs -o size=1m none \"$0\" && exec \"$@\"",
+                                small};
+  argv.insert(argv.end(), args.begin(), args.end());
+  testing::StartedChild guardian(argv, {"HEADROOM_FAKE_NVML_SCRIPT=/nonexistent"}, dir.File("err"));
+  auto before = WaitEvents(dir.File("events.jsonl"), "choice", 1, 10000);
+  ASSERT_EQ(OfType(before, "choice").size(), 1u)
+      << "unshare --mount and a tmpfs mount need root: " << testing::Slurp(dir / "err");
+  const std::string inside = "/proc/" + std::to_string(guardian.pid()) + "/root" + small;
+  ASSERT_TRUE(std::filesystem::exists(inside + "/journal.db")) << testing::Slurp(dir / "err");
+  {
+    std::ofstream fill(inside + "/filler", std::ios::binary);
+    const std::string block(64 << 10, 'x');
+    for (int i = 0; i < 64 && fill.write(block.data(), block.size()) && fill.flush(); ++i) {
+    }
+  }
+  const auto events = WaitEvents(dir.File("events.jsonl"), "choice", 4, 10000);
+  EXPECT_GE(OfType(events, "choice").size(), 4u);
+  EXPECT_TRUE(Alive(guardian.pid()));
+  EXPECT_EQ(guardian.Stop(), 0);
+  const std::string err = testing::Slurp(dir / "err");
+  size_t said = 0;
+  for (size_t at = 0; (at = err.find("disk is full", at)) != std::string::npos; ++at) ++said;
+  EXPECT_EQ(said, 1u) << err;  // SQLite's words for ENOSPC
+  EXPECT_TRUE(testing::Contains(err, "journal")) << err;
+  EXPECT_TRUE(Alive(balloon.pid()));
 }
 
 // PID 1 of the namespace: starts the scenario's processes, says their pids (the namespace's)
