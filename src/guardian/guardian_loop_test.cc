@@ -3,7 +3,6 @@
 // Every choice is scoped to the balloon's own tree (--only), and every balloon is reaped.
 #include "guardian/guardian_loop.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,34 +16,23 @@
 #include <vector>
 
 #include "sys/processes.h"
+#include "testing_children.h"
 
 namespace headroom {
 namespace {
 
 constexpr uint64_t kGuardianGiB = 1ULL << 30;
 
-// A balloon holding `cap` and its reaping.
-class HeldBalloon {
+// A balloon holding its cap (64 MiB), killed and reaped at the end (testing_children.h).
+class HeldBalloon : public testing::StartedChild {
  public:
-  explicit HeldBalloon(std::vector<std::string> extra) {
-    std::vector<std::string> args{HEADROOM_BALLOON, "--cap", "64M", "--timeout", "30s"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      const int null = ::open("/dev/null", O_WRONLY);
-      ::dup2(null, 1);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
+  explicit HeldBalloon(const std::vector<std::string>& extra) : StartedChild(BalloonArgs(extra)) {
     // Until it holds its cap (bounded: 5 s). The balloon's own status, not the forked copy of
     // this test before exec (whose RSS, under ASan, is past 60 MiB already).
     const std::string name =
         std::filesystem::path(HEADROOM_BALLOON).filename().string().substr(0, 15);
     for (int i = 0; i < 500; ++i) {
-      auto status = SysRoot("/").ReadFile("proc/" + std::to_string(pid_) + "/status");
+      auto status = SysRoot("/").ReadFile("proc/" + std::to_string(pid()) + "/status");
       if (status && status->find("Name:\t" + name + "\n") != std::string::npos &&
           status->find("VmRSS:") != std::string::npos) {
         const auto at = status->find("VmRSS:");
@@ -53,29 +41,13 @@ class HeldBalloon {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
-  ~HeldBalloon() {
-    if (!reaped_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  pid_t pid() const { return pid_; }
-  // Waits for it to end (bounded); its wait status, or -1.
-  int Reap(int timeout_ms) {
-    for (int i = 0; i < timeout_ms / 10; ++i) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        reaped_ = true;
-        return status;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return -1;
-  }
 
  private:
-  pid_t pid_ = -1;
-  bool reaped_ = false;
+  static std::vector<std::string> BalloonArgs(const std::vector<std::string>& extra) {
+    std::vector<std::string> args{HEADROOM_BALLOON, "--cap", "64M", "--timeout", "30s"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
 };
 
 struct Rig {

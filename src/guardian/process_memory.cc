@@ -22,6 +22,10 @@ namespace {
 
 constexpr int kMaxFdsLooked = 4096;
 constexpr size_t kGuardianCmdlineMaxBytes = 4096;
+// A term past 1 PiB is no machine's: garbage (a file torn mid-read, a fixture), read as
+// unreadable so it neither wins the choice nor overflows a job's sum.
+constexpr uint64_t kMaxTermKib = 1ULL << 40;
+constexpr uint64_t kPfKthread = 0x00200000;  // PF_KTHREAD (docs/sources.md section 9)
 
 std::string GuardianProcFile(pid_t pid, std::string_view name) {
   return "proc/" + std::to_string(pid) + "/" + std::string(name);
@@ -42,7 +46,7 @@ std::optional<uint64_t> KibLine(std::string_view text, std::string_view key) {
   while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
   uint64_t kib = 0;
   const auto [end, ec] = std::from_chars(text.data() + i, text.data() + j, kib);
-  if (ec != std::errc() || j == i || kib > (UINT64_MAX >> 10)) return std::nullopt;
+  if (ec != std::errc() || j == i || kib > kMaxTermKib) return std::nullopt;
   return kib << 10;
 }
 
@@ -103,8 +107,9 @@ std::optional<ProcessMemory> ReadProcessMemoryBasics(const SysRoot& root, pid_t 
   if (auto cg = root.ReadFile(GuardianProcFile(pid, "cgroup"), 64 * 1024)) {
     p.cgroup = ParseCgroupV2Path(*cg).value_or("");
   }
-  // kthreadd is PID 2 and the parent of every kernel thread; a kernel thread has no argv.
-  p.kernel_thread = pid == 2 || (stat->ppid == 2 && p.argv.empty());
+  // The kernel's own mark (PF_KTHREAD in stat's flags), not "PID 2 and its children": in a
+  // PID namespace (a container) PID 2 is an ordinary process and kthreadd is not seen.
+  p.kernel_thread = (stat->flags & kPfKthread) != 0;
   return p;
 }
 

@@ -88,6 +88,25 @@ TEST(ReadProcessTerms, FixtureTreeWithAMemfd) {
   EXPECT_FALSE(ReadProcessMemoryBasics(root, 4243));
 }
 
+// In a PID namespace (a container, the end-to-end test's `unshare --pid`) PID 2 is an
+// ordinary process: a kernel thread is what the kernel marks so (PF_KTHREAD in stat's flags).
+TEST(ReadProcessMemoryBasics, AKernelThreadIsTheKernelsMarkNotPidTwo) {
+  TempDir dir("guardian-kthread");
+  WriteFile(dir / "proc/2/stat",
+            "2 (balloon) S 1 2 1 0 -1 4194560 1 0 0 0 1 1 0 0 20 0 1 0 900 1 1\n");
+  WriteFile(dir / "proc/2/cmdline", "balloon\0--cap\0512M\0"s);
+  WriteFile(dir / "proc/7/stat",
+            "7 (kworker/0:1) I 2 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 20 0 1 0 3 0 0\n");
+  WriteFile(dir / "proc/7/cmdline", "");
+  const SysRoot root(dir.path());
+  const auto ordinary = ReadProcessMemoryBasics(root, 2);
+  ASSERT_TRUE(ordinary);
+  EXPECT_FALSE(ordinary->kernel_thread);
+  const auto kworker = ReadProcessMemoryBasics(root, 7);
+  ASSERT_TRUE(kworker);
+  EXPECT_TRUE(kworker->kernel_thread);
+}
+
 TEST(ReadMemfds, SeesThisProcesssOwnUnmappedMemfd) {
   const int fd = ::memfd_create("guardian-test", MFD_CLOEXEC);
   ASSERT_GE(fd, 0);

@@ -1,6 +1,8 @@
 // Implementation notes.
-//  - A job is what ending one process should end with it: a service's or a container's
-//    cgroup whole (systemd stops them so too), else the process tree above and below the
+//  - A job is what ending one process should end with it: a service's, a container's or
+//    another cgroup of the job's own whole (systemd stops them so too; a worker that
+//    double-forked and called setsid left the tree but not the cgroup; a cgroup that holds a
+//    shell is a terminal's, shared), else the process tree above and below the
 //    process, walked up while the parent is a candidate and not a shell (a terminal's shell
 //    is the user's, not the job's; killing it would end their session). A worker that left
 //    its process group or session (setsid) is still a child of its parent, so the tree has
@@ -80,6 +82,33 @@ bool IsUnitCgroup(std::string_view cgroup) {
            last.starts_with("cri-containerd-") || last.starts_with("crio-");
   }
   return false;
+}
+
+// A cgroup that cannot be one job's: the root, a slice, init's, a login session's scope or a
+// user's service manager, where every process of a login or a desktop lands.
+bool IsSharedByName(std::string_view cgroup) {
+  const std::string_view last = LastComponent(cgroup);
+  return cgroup.empty() || cgroup == "/" || last.ends_with(".slice") || last == "init.scope" ||
+         (last.starts_with("session-") && last.ends_with(".scope")) ||
+         (last.starts_with("user@") && last.ends_with(".service"));
+}
+
+// The cgroups that are a job's own: a service's or a container's, or any other cgroup that is
+// not shared by name and holds no shell and nothing never ended (a terminal's or a
+// multiplexer's scope holds the user's shells: its processes are separate jobs).
+std::set<std::string> JobCgroups(const std::vector<ProcessMemory>& table) {
+  std::set<std::string> own, shared;
+  for (const auto& p : table) {
+    if (IsUnitCgroup(p.cgroup)) {
+      own.insert(p.cgroup);
+    } else if (IsSharedByName(p.cgroup) || IsShell(p) || NeverEnded(p)) {
+      shared.insert(p.cgroup);
+    }
+  }
+  for (const auto& p : table) {
+    if (shared.count(p.cgroup) == 0) own.insert(p.cgroup);
+  }
+  return own;
 }
 
 bool InScope(const ProcessMemory& p, const Scope& s,
@@ -242,13 +271,14 @@ uint64_t Job::HeldBytes() const {
 std::vector<Job> GroupJobs(const std::vector<ProcessMemory>& table, const std::set<pid_t>& cands,
                            const ChoiceOptions& o) {
   const auto by_pid = ByPid(table);
+  const std::set<std::string> job_cgroups = JobCgroups(table);
   std::map<std::string, Job> jobs;
   std::map<std::string, std::set<uint64_t>> inodes;
   for (const auto& p : table) {
     if (cands.count(p.pid) == 0) continue;
     std::string key;
     Job start;
-    if (IsUnitCgroup(p.cgroup)) {
+    if (job_cgroups.count(p.cgroup) != 0) {
       key = "cgroup:" + p.cgroup;
       start.cgroup = p.cgroup;
     }
@@ -264,7 +294,9 @@ std::vector<Job> GroupJobs(const std::vector<ProcessMemory>& table, const std::s
     if (key.empty()) key = "tree:" + std::to_string(root);
     auto [at, fresh] = jobs.try_emplace(key, start);
     Job& job = at->second;
-    if (fresh || root == p.pid) {
+    // A cgroup's job can have several roots (a worker that double-forked away from its
+    // parent): the job is named after the one that started first.
+    if (fresh || (root == p.pid && p.start_ticks < by_pid.at(job.root)->start_ticks)) {
       job.root = root;
       job.name = by_pid.at(root)->comm;
     }

@@ -1,8 +1,8 @@
 // Which job `headroom guardian` ends when the pool runs out, as a pure function of a table
 // of processes (docs/guardian.md "Choosing the victim"): the processes are grouped into jobs
-// (a service's or a container's cgroup, else a process tree cut at a shell, a never-ended
-// process or the scope's edge), each job's memory summed (RSS + swap + GPU + memfds +
-// shared memory, each term in bytes), and the jobs ranked: --prefer first, then the most
+// (a service's, a container's or a job's own cgroup, else a process tree cut at a shell, a
+// never-ended process or the scope's edge), each job's memory summed (RSS + swap + GPU +
+// memfds + shared memory, each term in bytes), and the jobs ranked: --prefer first, the most
 // memory held, --protect only when nothing else holds memory; a job under a live `headroom
 // guard` is left to that guard. The choice comes with one line that says who, why and who
 // else was considered.

@@ -150,6 +150,53 @@ TEST(ChooseVictim, AJobUnderALiveGuardIsLeftToIt) {
   EXPECT_EQ(c.victim->root, 4001);
 }
 
+// A job in its own cgroup (`headroom guard`'s, systemd-run's, a batch system's): a worker that
+// double-forked and called setsid left its parent's tree and session, not the cgroup.
+std::vector<ProcessMemory> JobWithADoubleForkedWorker(const std::string& cgroup) {
+  auto t = Box();
+  t.push_back(Proc(2000, 1000, "trainer", 100 * kMiBytes));
+  t.back().cgroup = cgroup;
+  t.back().start_ticks = 500;
+  t.push_back(Proc(2001, 2000, "rank", 600 * kMiBytes));
+  t.back().cgroup = cgroup;
+  t.back().start_ticks = 501;
+  t.push_back(Proc(2500, 1, "rank", 900 * kMiBytes));  // reparented to init
+  t.back().cgroup = cgroup;
+  t.back().start_ticks = 502;
+  t.push_back(Proc(3000, 1000, "bystander", 1200 * kMiBytes));
+  return t;
+}
+
+TEST(GroupJobs, ADoubleForkedWorkerInItsJobsCgroupIsInTheJob) {
+  const auto t = JobWithADoubleForkedWorker("/headroom-guard-4000/job");
+  const auto c = Choose(t, {});
+  ASSERT_TRUE(c.victim);
+  EXPECT_EQ(c.victim->root, 2000);  // the first started of the cgroup's roots
+  EXPECT_EQ(c.victim->name, "trainer");
+  EXPECT_EQ(c.victim->cgroup, "/headroom-guard-4000/job");
+  EXPECT_EQ(c.victim->pids, (std::vector<pid_t>{2000, 2001, 2500}));
+  EXPECT_EQ(c.victim->HeldBytes(), 1600 * kMiBytes);
+}
+
+TEST(GroupJobs, ASharedCgroupGroupsByTreeAndTheEscapedWorkerIsAJobOfItsOwn) {
+  // Everything in the login session's scope (docs/guardian.md "Limits"): the worker that
+  // left the tree is a job by itself, and the bystander outweighs it.
+  auto t = JobWithADoubleForkedWorker("/user.slice/user-1000.slice/session-3.scope");
+  auto c = Choose(t, {});
+  ASSERT_TRUE(c.victim);
+  EXPECT_EQ(c.victim->root, 3000);
+  // A terminal's scope holds the user's shell: its processes stay separate jobs, the shell
+  // is never ended with them.
+  const std::string tab =
+      "/user.slice/user-1000.slice/user@1000.service/app.slice/vte-spawn-1.scope";
+  t = JobWithADoubleForkedWorker(tab);
+  t[3].cgroup = tab;  // the shell
+  c = Choose(t, {});
+  ASSERT_TRUE(c.victim);
+  EXPECT_EQ(c.victim->root, 3000);
+  for (const auto& j : c.considered) EXPECT_TRUE(j.cgroup.empty()) << j.cgroup;
+}
+
 TEST(CandidatePids, OnlyLimitsToTreesCgroupsAndNames) {
   auto t = Box();
   t.push_back(Proc(2000, 1000, "a", kGiBytes));

@@ -42,14 +42,15 @@ std::optional<ProcStat> ParseProcStat(std::string_view text) {
     if (j > i) fields.push_back(rest.substr(i, j - i));
     i = j;
   }
-  // fields[0] = state (3), [1] ppid (4), [2] pgrp (5), [3] session (6), [19] starttime (22),
-  // [21] rss (24).
+  // fields[0] = state (3), [1] ppid (4), [2] pgrp (5), [3] session (6), [6] flags (9),
+  // [19] starttime (22), [21] rss (24).
   if (fields.size() < 22 || fields[0].size() != 1) return std::nullopt;
   s.state = fields[0][0];
   if (!ToNumber(fields[1], &s.ppid) || !ToNumber(fields[2], &s.pgrp) ||
       !ToNumber(fields[3], &s.session) || !ToNumber(fields[19], &s.starttime_ticks)) {
     return std::nullopt;
   }
+  if (!ToNumber(fields[6], &s.flags)) s.flags = 0;
   int64_t rss = 0;
   if (!ToNumber(fields[21], &rss)) return std::nullopt;
   s.rss_pages = rss > 0 ? static_cast<uint64_t>(rss) : 0;

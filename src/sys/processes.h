@@ -26,6 +26,7 @@ struct ProcStat {
   pid_t ppid = 0;
   pid_t pgrp = 0;
   pid_t session = 0;
+  uint64_t flags = 0;            // field 9: the kernel's PF_* bits (docs/sources.md section 9)
   uint64_t starttime_ticks = 0;  // field 22: clock ticks after boot; with pid, an identity
   uint64_t rss_pages = 0;        // field 24
 };

@@ -2,7 +2,6 @@
 // scopes the guardian to the processes it started (--only), caps every balloon at a few
 // hundred MiB, sets its levels from the current MemAvailable, bounds every wait and reaps
 // every child by pid.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,7 +16,9 @@
 #include <vector>
 
 #include "run_cli.h"
+#include "testing_children.h"
 #include "testing_files.h"
+#include "testing_guardian.h"
 #include "testing_memory.h"
 #include "testing_processes.h"
 
@@ -30,121 +31,15 @@ using testing::Contains;
 using testing::TempDir;
 using testing::TotalNow;
 
-const std::string kGuardianBalloon = HEADROOM_BALLOON;
-
-// A child started by the test: exec of `argv`, output to /dev/null; killed and reaped at the
-// end unless reaped before.
-class Started {
- public:
-  explicit Started(std::vector<std::string> argv, std::vector<std::string> env = {}) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::vector<char*> args;
-      for (auto& a : argv) args.push_back(a.data());
-      args.push_back(nullptr);
-      const int null = ::open("/dev/null", O_WRONLY);
-      ::dup2(null, 1);
-      ::dup2(null, 2);
-      testing::SetChildEnvironment(env);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-  }
-  ~Started() {
-    if (!reaped_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  pid_t pid() const { return pid_; }
-  // Its wait status once it ended within `ms`; -1 when it still runs.
-  int Reap(int ms) {
-    for (int i = 0; i <= ms / 10; ++i) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        reaped_ = true;
-        return status;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return -1;
-  }
-  int Stop() {  // SIGTERM, then its status (bounded)
-    ::kill(pid_, SIGTERM);
-    const int s = Reap(10000);
-    return s;
-  }
-
- private:
-  pid_t pid_ = -1;
-  bool reaped_ = false;
-};
-
-std::vector<std::string> Balloon(std::vector<std::string> extra) {
-  std::vector<std::string> a{kGuardianBalloon, "--timeout", "60s"};
-  a.insert(a.end(), extra.begin(), extra.end());
-  return a;
-}
-
-// Waits (bounded) until `pid` holds `bytes` of RSS or of a memfd (status VmRSS, or fd sizes
-// as the guardian reads them: the balloon's progress is not needed).
-void WaitHeld(pid_t pid, uint64_t kib) {
-  for (int i = 0; i < 1000; ++i) {
-    auto status = SysRoot("/").ReadFile("proc/" + std::to_string(pid) + "/status");
-    // Not the forked copy of this test before exec: under ASan its RSS alone can pass `kib`.
-    if (status && status->find("Name:\theadroom_test\n") == std::string::npos) {
-      const auto at = status->find("VmRSS:");
-      if (at != std::string::npos && std::stoull(status->substr(at + 6)) >= kib) return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
-// The events of --events FILE, once one of type `type` is there (bounded: 15 s).
-std::vector<nlohmann::json> WaitEvent(const std::string& path, const std::string& type) {
-  for (int i = 0; i < 1500; ++i) {
-    std::vector<nlohmann::json> out;
-    std::ifstream in(path);
-    std::string line;
-    bool found = false;
-    while (std::getline(in, line)) {
-      auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded()) continue;
-      found = found || j["type"] == type;
-      out.push_back(j);
-    }
-    if (found) return out;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return {};
-}
-
-nlohmann::json First(const std::vector<nlohmann::json>& events, const std::string& type) {
-  for (const auto& e : events)
-    if (e["type"] == type) return e;
-  return {};
-}
-
-std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + "MiB"; }
-
-// A level MemAvailable is already below: the guardian acts at its first reading. Levels stay
-// under MemTotal (a level at or above it is refused, docs/guard.md "Levels"): on a quiet machine
-// MemAvailable + 1 GiB can be more than MemTotal.
-std::vector<std::string> CrossedLevels() {
-  const uint64_t now = AvailableNow();
-  const uint64_t kill = testing::CrossedLevelBytes();
-  const uint64_t warn = std::min(now + (2ULL << 30), TotalNow() - (64ULL << 20));
-  EXPECT_LT(now, kill) << "MemAvailable is within 128 MiB of MemTotal: no level crosses it";
-  return {"--min-available", Mib(kill), "--warn-available", Mib(warn)};
-}
-
-std::vector<std::string> GuardianArgs(const TempDir& dir, std::vector<std::string> extra) {
-  std::vector<std::string> a{
-      HEADROOM_BINARY,          "guardian",   "--no-journal",         "--events",
-      dir.File("events.jsonl"), "--nvml-lib", HEADROOM_FAKE_NVML_PATH};
-  a.insert(a.end(), extra.begin(), extra.end());
-  return a;
-}
+using Started = testing::StartedChild;
+using testing::Balloon;
+using testing::CrossedLevels;
+using testing::First;
+using testing::GuardianArgs;
+using testing::kGuardianBalloon;
+using testing::Mib;
+using testing::WaitEvent;
+using testing::WaitHeld;
 
 TEST(GuardianCli, TheMemfdHolderNvmlReportsIsChosenOverALargerRssBystander) {
   TempDir dir("guardian-holder");
