@@ -124,6 +124,33 @@ TEST(GuardianLoop, MemoryBackWhileChoosingEndsNothing) {
   EXPECT_EQ(b.Reap(200), -1);  // still running
 }
 
+// A projected trigger (MemAvailable still above the level, falling fast) is called off only
+// by a reading that rose: the same reading again (the kernel's counters not folded yet) or one
+// a few pages higher is no recovery while a fill goes on.
+TEST(GuardianLoop, AProjectedTriggerIsNotCalledOffByAnUnchangedReading) {
+  HeldBalloon b({});
+  const uint64_t near = kGuardianGiB * 155 / 100;  // 1.55 GiB: above the 1.5 GiB level
+  {
+    Rig rig;
+    rig.readings = {2 * kGuardianGiB, near, near + (64ULL << 20)};  // rose 64 MiB: recovered
+    GuardianLoop loop(SysRoot("/"), OptionsFor(b.pid()), rig.Io());
+    rig.now = 0.01;
+    loop.Step();
+    ASSERT_EQ(rig.Types(), std::vector<std::string>{"recovered"});
+    EXPECT_EQ(rig.events[0].fields["reason"], "projected");
+    EXPECT_EQ(b.Reap(200), -1);
+  }
+  Rig rig;
+  rig.readings = {2 * kGuardianGiB, near, near + 8192};  // two pages more: still filling
+  GuardianLoop loop(SysRoot("/"), OptionsFor(b.pid()), rig.Io());
+  rig.now = 0.01;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), std::vector<std::string>{"kill"});
+  EXPECT_EQ(rig.events[0].fields["reason"], "projected");
+  EXPECT_EQ(rig.events[0].fields["victim"]["pid"], b.pid());
+  EXPECT_NE(b.Reap(5000), -1);
+}
+
 TEST(GuardianLoop, SigtermEndsTheVictimAndItsEndIsReported) {
   HeldBalloon b({});
   Rig rig;
