@@ -257,7 +257,9 @@ def inner_main(spec_path):
         if a0 < spec["min_available_to_run"]:
             raise RuntimeError(f"MemAvailable {a0 / GiB:.1f} GiB: not safe to run")
         level = (a0 - spec["margin_bytes"]) // KiB * KiB if spec["margin_bytes"] else spec["level_bytes"]
-        values = {"LEVEL_KIB": level // KiB, "WARN_KIB": (level + WARN_ABOVE) // KiB}
+        # The warning level stays under MemTotal (the guardian refuses one at or above it).
+        warn = min(level + WARN_ABOVE, gr.meminfo()["MemTotal"] * KiB - 64 * MiB)
+        values = {"LEVEL_KIB": level // KiB, "WARN_KIB": warn // KiB}
         res.update(a0=a0, level=level)
         nvml = ["scenario gb10"] + [f"process {procs[p['role']].pid} {p['nvml_mib']}"
                                     for p in spec["procs"] if p.get("nvml_mib")]
@@ -483,7 +485,7 @@ def run_one(cfg, scenario, kind, cell, rep, index, workdir):
              "nvml_mib": 64}]
         mi = gr.meminfo()
         spec.update(margin_bytes=0, min_available_to_run=0, idle_s=1.5, watch=[],
-                    level_bytes=min(mi["MemAvailable"] + 262144, mi["MemTotal"] - 65536) * KiB)
+                    level_bytes=min(mi["MemAvailable"] + 262144, mi["MemTotal"] - 131072) * KiB)
     backstop = gr.Backstop(f"guardian_vs_earlyoom-{os.getpid()}-{index}", BACKSTOP_BYTES) \
         if scenario in ("victims", "overshoot") else None
     if backstop is not None:
@@ -768,6 +770,8 @@ def main(argv):
                 r = {"schema": SCHEMA, "run": i, "scenario": scen, "guard": g, "cell": cell,
                      "rep": rep, "notes": f"run failed: {e}"}
             rows.append(r)
+            if len(r.get("signals", "").split()) > 4:  # a dry run signals again every 100 ms
+                r["signals"] = " ".join(r["signals"].split()[:4]) + " ..."
             log(f"[{i}/{len(order)}] {scen} {cell} {g}: " + ", ".join(
                 f"{k}={r.get(k)}" for k in ("signals", "below_level_mib", "rate_gbps", "cpu_ms_per_min",
                                               "vmrss_kib", "isolation", "notes") if r.get(k) not in (None, "")))
