@@ -42,6 +42,11 @@ constexpr double kChoiceHoldSeconds = 1.0;
 // (docs/guardian.md "Benchmark against earlyoom": a call-off on an unchanged reading held the
 // next choice for a second, and a 1 GB/s fill ended 899 MiB below the level).
 constexpr uint64_t kCameBackBytes = 16ULL << 20;
+// After a victim is gone MemAvailable goes on falling for 100-300 ms (the kernel's late fall
+// after a fill, docs/guardian.md "Benchmark against earlyoom"), which the fall rate reads as
+// a new fill: for this long only MemAvailable below the level ends a second job, not the
+// projection (a bystander was ended so in 2 of 5 runs).
+constexpr double kSettleSeconds = 0.5;
 
 double SecondsOf(milliseconds d) { return std::chrono::duration<double>(d).count(); }
 
@@ -214,6 +219,7 @@ void GuardianLoop::OnVictimGone(const GuardReading& r) {
             {"seconds", now - victim_->signalled_s},
             {"available_bytes", r.available_bytes}});
   recovery_until_s_ = now + kRecoveryWatchSeconds;
+  settle_until_s_ = now + kSettleSeconds;
   recovery_freed_bytes_ = victim_->job.HeldBytes();
   CloseVictim();
   state_ = GuardState{};
@@ -275,6 +281,7 @@ std::chrono::milliseconds GuardianLoop::Step() {
     switch (d.action) {
       case GuardAction::kTrigger:
         if (victim_ || r.now_s < hold_until_s_) return d.next_period;
+        if (d.reason == "projected" && r.now_s < settle_until_s_) return d.next_period;
         OnTrigger(d, r);
         if (!victim_) return std::max(d.next_period, milliseconds(100));
         continue;

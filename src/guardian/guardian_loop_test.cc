@@ -151,6 +151,39 @@ TEST(GuardianLoop, AProjectedTriggerIsNotCalledOffByAnUnchangedReading) {
   EXPECT_NE(b.Reap(5000), -1);
 }
 
+// Just after a victim is gone, MemAvailable's late fall reads as a new fill: the projection
+// ends no second job for a moment (the level still does), and does again after it.
+TEST(GuardianLoop, TheFallJustAfterAVictimEndedEndsNoSecondJobByProjection) {
+  HeldBalloon first({"--cap", "96M"});
+  HeldBalloon second({});
+  const uint64_t near = kGuardianGiB * 155 / 100;  // 1.55 GiB: above the 1.5 GiB level
+  Rig rig;
+  rig.readings = {2 * kGuardianGiB, near, near};
+  auto o = OptionsFor(first.pid());
+  o.choice.only.push_back(*ParseScope(std::to_string(second.pid())));
+  GuardianLoop loop(SysRoot("/"), o, rig.Io());
+  rig.now = 0.01;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), std::vector<std::string>{"kill"});
+  EXPECT_EQ(rig.events[0].fields["victim"]["pid"], first.pid());
+  ASSERT_NE(first.Reap(5000), -1);
+  rig.readings = {kGuardianGiB * 16 / 10};
+  rig.now = 0.1;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended"}));
+  rig.readings = {kGuardianGiB * 152 / 100};  // falling 8 GiB/s, 20 MiB above the level
+  rig.now = 0.11;
+  loop.Step();
+  EXPECT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended"}));
+  EXPECT_EQ(second.Reap(200), -1);
+  rig.now = 0.7;  // the settle time is over: the projection acts again
+  loop.Step();
+  ASSERT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended", "kill"}));
+  EXPECT_EQ(rig.events[2].fields["reason"], "projected");
+  EXPECT_EQ(rig.events[2].fields["victim"]["pid"], second.pid());
+  EXPECT_NE(second.Reap(5000), -1);
+}
+
 TEST(GuardianLoop, SigtermEndsTheVictimAndItsEndIsReported) {
   HeldBalloon b({});
   Rig rig;
