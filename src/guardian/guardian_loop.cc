@@ -35,6 +35,18 @@ constexpr double kRecoveryWatchSeconds = 2.0;
 // After a choice that ended nothing (a dry run, no victim, memory came back), the next one
 // waits this long: a scan of every process every 10 ms would be the guardian's own load.
 constexpr double kChoiceHoldSeconds = 1.0;
+// A "projected" trigger comes while MemAvailable is still above the level, so the re-read
+// calls it off only when MemAvailable rose at least this much since the trigger's reading:
+// the kernel folds its per-CPU counters into MemAvailable in batches, so a reading a
+// millisecond later is often the same one, or a few pages higher, while a fill goes on
+// (docs/guardian.md "Benchmark against earlyoom": a call-off on an unchanged reading held the
+// next choice for a second, and a 1 GB/s fill ended 899 MiB below the level).
+constexpr uint64_t kCameBackBytes = 16ULL << 20;
+// After a victim is gone MemAvailable goes on falling for 100-300 ms (the kernel's late fall
+// after a fill, docs/guardian.md "Benchmark against earlyoom"), which the fall rate reads as
+// a new fill: for this long only MemAvailable below the level ends a second job, not the
+// projection (a bystander was ended so in 2 of 5 runs).
+constexpr double kSettleSeconds = 0.5;
 
 double SecondsOf(milliseconds d) { return std::chrono::duration<double>(d).count(); }
 
@@ -160,7 +172,10 @@ void GuardianLoop::OnTrigger(const KillDecision& d, const GuardReading& r) {
   const uint64_t again = io_.read_available().value_or(r.available_bytes);
   fields["available_bytes_before_signal"] = again;
   // Pressure (psi) is no level to come back above: only a memory reason is called off.
-  if (d.reason != "psi" && again >= options_.min_available_bytes && again >= r.available_bytes) {
+  const bool came_back = r.available_bytes < options_.min_available_bytes
+                             ? again >= r.available_bytes
+                             : again >= r.available_bytes + kCameBackBytes;
+  if (d.reason != "psi" && again >= options_.min_available_bytes && came_back) {
     ++counts_.recovered;
     hold_until_s_ = now + kChoiceHoldSeconds;
     Emit("recovered",
@@ -204,6 +219,7 @@ void GuardianLoop::OnVictimGone(const GuardReading& r) {
             {"seconds", now - victim_->signalled_s},
             {"available_bytes", r.available_bytes}});
   recovery_until_s_ = now + kRecoveryWatchSeconds;
+  settle_until_s_ = now + kSettleSeconds;
   recovery_freed_bytes_ = victim_->job.HeldBytes();
   CloseVictim();
   state_ = GuardState{};
@@ -265,6 +281,7 @@ std::chrono::milliseconds GuardianLoop::Step() {
     switch (d.action) {
       case GuardAction::kTrigger:
         if (victim_ || r.now_s < hold_until_s_) return d.next_period;
+        if (d.reason == "projected" && r.now_s < settle_until_s_) return d.next_period;
         OnTrigger(d, r);
         if (!victim_) return std::max(d.next_period, milliseconds(100));
         continue;

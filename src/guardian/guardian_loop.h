@@ -117,7 +117,8 @@ class GuardianLoop {
   std::optional<Victim> victim_;
   GuardianCounts counts_;
   bool warned_ = false;
-  double hold_until_s_ = 0;  // no new choice before (after a dry run, no victim, recovery)
+  double hold_until_s_ = 0;    // no new choice before (after a dry run, no victim, recovery)
+  double settle_until_s_ = 0;  // no "projected" trigger before (just after a victim ended)
   // After a victim is gone: until when MemAvailable is watched for its return.
   double recovery_until_s_ = 0;
   uint64_t recovery_freed_bytes_ = 0;  // what the victim held

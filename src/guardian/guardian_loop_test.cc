@@ -96,6 +96,66 @@ TEST(GuardianLoop, MemoryBackWhileChoosingEndsNothing) {
   EXPECT_EQ(b.Reap(200), -1);  // still running
 }
 
+// A projected trigger (MemAvailable still above the level, falling fast) is called off only
+// by a reading that rose: the same reading again (the kernel's counters not folded yet) or one
+// a few pages higher is no recovery while a fill goes on.
+TEST(GuardianLoop, AProjectedTriggerIsNotCalledOffByAnUnchangedReading) {
+  HeldBalloon b({});
+  const uint64_t near = kGuardianGiB * 155 / 100;  // 1.55 GiB: above the 1.5 GiB level
+  {
+    Rig rig;
+    rig.readings = {2 * kGuardianGiB, near, near + (64ULL << 20)};  // rose 64 MiB: recovered
+    GuardianLoop loop(SysRoot("/"), OptionsFor(b.pid()), rig.Io());
+    rig.now = 0.01;
+    loop.Step();
+    ASSERT_EQ(rig.Types(), std::vector<std::string>{"recovered"});
+    EXPECT_EQ(rig.events[0].fields["reason"], "projected");
+    EXPECT_EQ(b.Reap(200), -1);
+  }
+  Rig rig;
+  rig.readings = {2 * kGuardianGiB, near, near + 8192};  // two pages more: still filling
+  GuardianLoop loop(SysRoot("/"), OptionsFor(b.pid()), rig.Io());
+  rig.now = 0.01;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), std::vector<std::string>{"kill"});
+  EXPECT_EQ(rig.events[0].fields["reason"], "projected");
+  EXPECT_EQ(rig.events[0].fields["victim"]["pid"], b.pid());
+  EXPECT_NE(b.Reap(5000), -1);
+}
+
+// Just after a victim is gone, MemAvailable's late fall reads as a new fill: the projection
+// ends no second job for a moment (the level still does), and does again after it.
+TEST(GuardianLoop, TheFallJustAfterAVictimEndedEndsNoSecondJobByProjection) {
+  HeldBalloon first({"--cap", "96M"});
+  HeldBalloon second({});
+  const uint64_t near = kGuardianGiB * 155 / 100;  // 1.55 GiB: above the 1.5 GiB level
+  Rig rig;
+  rig.readings = {2 * kGuardianGiB, near, near};
+  auto o = OptionsFor(first.pid());
+  o.choice.only.push_back(*ParseScope(std::to_string(second.pid())));
+  GuardianLoop loop(SysRoot("/"), o, rig.Io());
+  rig.now = 0.01;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), std::vector<std::string>{"kill"});
+  EXPECT_EQ(rig.events[0].fields["victim"]["pid"], first.pid());
+  ASSERT_NE(first.Reap(5000), -1);
+  rig.readings = {kGuardianGiB * 16 / 10};
+  rig.now = 0.1;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended"}));
+  rig.readings = {kGuardianGiB * 152 / 100};  // falling 8 GiB/s, 20 MiB above the level
+  rig.now = 0.11;
+  loop.Step();
+  EXPECT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended"}));
+  EXPECT_EQ(second.Reap(200), -1);
+  rig.now = 0.7;  // the settle time is over: the projection acts again
+  loop.Step();
+  ASSERT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended", "kill"}));
+  EXPECT_EQ(rig.events[2].fields["reason"], "projected");
+  EXPECT_EQ(rig.events[2].fields["victim"]["pid"], second.pid());
+  EXPECT_NE(second.Reap(5000), -1);
+}
+
 TEST(GuardianLoop, SigtermEndsTheVictimAndItsEndIsReported) {
   HeldBalloon b({});
   Rig rig;
