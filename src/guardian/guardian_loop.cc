@@ -42,11 +42,14 @@ constexpr double kChoiceHoldSeconds = 1.0;
 // (docs/guardian.md "Benchmark against earlyoom": a call-off on an unchanged reading held the
 // next choice for a second, and a 1 GB/s fill ended 899 MiB below the level).
 constexpr uint64_t kCameBackBytes = 16ULL << 20;
-// After a victim is gone MemAvailable goes on falling for 100-300 ms (the kernel's late fall
-// after a fill, docs/guardian.md "Benchmark against earlyoom"), which the fall rate reads as
-// a new fill: for this long only MemAvailable below the level ends a second job, not the
-// projection (a bystander was ended so in 2 of 5 runs).
-constexpr double kSettleSeconds = 0.5;
+// After a victim is gone its memory comes back late (a large memfd or a driver's pages are
+// freed after the process is reaped) and MemAvailable goes on falling for 100-300 ms (the
+// kernel's late fall after a fill), which the level and the fall rate both read as a new
+// fill (docs/guardian.md "Benchmark against earlyoom": the bystander was ended after the
+// right holder in 3 of 6 runs). While the recovery is watched (kRecoveryWatchSeconds), a
+// second job is ended only when MemAvailable falls this far below its reading when the
+// victim was gone: another fill, not the first one's wake.
+constexpr uint64_t kSecondFillBytes = 256ULL << 20;
 
 double SecondsOf(milliseconds d) { return std::chrono::duration<double>(d).count(); }
 
@@ -219,7 +222,8 @@ void GuardianLoop::OnVictimGone(const GuardReading& r) {
             {"seconds", now - victim_->signalled_s},
             {"available_bytes", r.available_bytes}});
   recovery_until_s_ = now + kRecoveryWatchSeconds;
-  settle_until_s_ = now + kSettleSeconds;
+  settle_until_s_ = now + kRecoveryWatchSeconds;
+  settle_from_bytes_ = r.available_bytes;
   recovery_freed_bytes_ = victim_->job.HeldBytes();
   CloseVictim();
   state_ = GuardState{};
@@ -281,7 +285,8 @@ std::chrono::milliseconds GuardianLoop::Step() {
     switch (d.action) {
       case GuardAction::kTrigger:
         if (victim_ || r.now_s < hold_until_s_) return d.next_period;
-        if (d.reason == "projected" && r.now_s < settle_until_s_) return d.next_period;
+        if (r.now_s < settle_until_s_ && r.available_bytes + kSecondFillBytes > settle_from_bytes_)
+          return d.next_period;
         OnTrigger(d, r);
         if (!victim_) return std::max(d.next_period, milliseconds(100));
         continue;

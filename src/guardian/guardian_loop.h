@@ -117,8 +117,11 @@ class GuardianLoop {
   std::optional<Victim> victim_;
   GuardianCounts counts_;
   bool warned_ = false;
-  double hold_until_s_ = 0;    // no new choice before (after a dry run, no victim, recovery)
-  double settle_until_s_ = 0;  // no "projected" trigger before (just after a victim ended)
+  double hold_until_s_ = 0;  // no new choice before (after a dry run, no victim, recovery)
+  // Just after a victim ended: until when a trigger ends a second job only below the reading
+  // at the victim's end by kSecondFillBytes (guardian_loop.cc).
+  double settle_until_s_ = 0;
+  uint64_t settle_from_bytes_ = 0;
   // After a victim is gone: until when MemAvailable is watched for its return.
   double recovery_until_s_ = 0;
   uint64_t recovery_freed_bytes_ = 0;  // what the victim held

@@ -123,9 +123,11 @@ TEST(GuardianLoop, AProjectedTriggerIsNotCalledOffByAnUnchangedReading) {
   EXPECT_NE(b.Reap(5000), -1);
 }
 
-// Just after a victim is gone, MemAvailable's late fall reads as a new fill: the projection
-// ends no second job for a moment (the level still does), and does again after it.
-TEST(GuardianLoop, TheFallJustAfterAVictimEndedEndsNoSecondJobByProjection) {
+// Just after a victim is gone its memory comes back late and MemAvailable's late fall reads
+// as a new fill: for the recovery watch (2 s) neither the projection nor the level ends a
+// second job unless MemAvailable falls 256 MiB below its reading at the victim's end; after
+// it, the level acts again.
+TEST(GuardianLoop, TheWakeOfAVictimEndsNoSecondJobUntilTheRecoveryWatchEnds) {
   HeldBalloon first({"--cap", "96M"});
   HeldBalloon second({});
   const uint64_t near = kGuardianGiB * 155 / 100;  // 1.55 GiB: above the 1.5 GiB level
@@ -146,12 +148,45 @@ TEST(GuardianLoop, TheFallJustAfterAVictimEndedEndsNoSecondJobByProjection) {
   rig.readings = {kGuardianGiB * 152 / 100};  // falling 8 GiB/s, 20 MiB above the level
   rig.now = 0.11;
   loop.Step();
+  rig.readings = {kGuardianGiB * 145 / 100};  // below the level, 154 MiB below the end
+  rig.now = 0.7;
+  loop.Step();
+  rig.now = 1.9;
+  loop.Step();
   EXPECT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended"}));
   EXPECT_EQ(second.Reap(200), -1);
-  rig.now = 0.7;  // the settle time is over: the projection acts again
+  rig.now = 2.2;  // the watch is over and MemAvailable is still below the level: it acts
   loop.Step();
   ASSERT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended", "kill"}));
-  EXPECT_EQ(rig.events[2].fields["reason"], "projected");
+  EXPECT_EQ(rig.events[2].fields["victim"]["pid"], second.pid());
+  EXPECT_NE(second.Reap(5000), -1);
+}
+
+// A second fill while the first victim's recovery is watched: 256 MiB below the reading at
+// the victim's end ends its job at once.
+TEST(GuardianLoop, ASecondFillJustAfterAVictimEndedEndsItsJob) {
+  HeldBalloon first({"--cap", "96M"});
+  HeldBalloon second({});
+  Rig rig;
+  rig.readings = {kGuardianGiB * 14 / 10};  // below the 1.5 GiB level
+  auto o = OptionsFor(first.pid());
+  o.choice.only.push_back(*ParseScope(std::to_string(second.pid())));
+  GuardianLoop loop(SysRoot("/"), o, rig.Io());
+  rig.now = 0.01;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), std::vector<std::string>{"kill"});
+  ASSERT_NE(first.Reap(5000), -1);
+  rig.now = 0.1;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended"}));
+  rig.readings = {kGuardianGiB * 14 / 10 - (200ULL << 20)};  // 200 MiB lower: the wake
+  rig.now = 0.2;
+  loop.Step();
+  EXPECT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended"}));
+  rig.readings = {kGuardianGiB * 14 / 10 - (300ULL << 20)};  // 300 MiB lower: a new fill
+  rig.now = 0.3;
+  loop.Step();
+  ASSERT_EQ(rig.Types(), (std::vector<std::string>{"kill", "ended", "kill"}));
   EXPECT_EQ(rig.events[2].fields["victim"]["pid"], second.pid());
   EXPECT_NE(second.Reap(5000), -1);
 }
