@@ -93,14 +93,18 @@ SimResult Simulate(const Curve& c, double limit_mib, double margin_mib, double n
   return r;
 }
 
+// The fake trainers' peaks (MiB) and the largest fitting batches every part is run at.
+const Curve kCurves[] = {
+    {"linear 1000 + 300 b MiB", [](double b) { return 1000 + 300 * b; }},
+    {"quadratic 2000 + 100 b + 40 b^2 MiB", [](double b) { return 2000 + 100 * b + 40 * b * b; }},
+    {"published GB10 shape 13.9 + 3.45 b + 0.083 b^2 GB",
+     [](double b) { return (13.87 + 3.45 * b + 0.0833 * b * b) * 953.67; }},
+};
+const int kMaxima[] = {3, 5, 8, 12, 16, 24, 37, 64, 100};
+
 bool RunSimulation() {
-  const Curve curves[] = {
-      {"linear 1000 + 300 b MiB", [](double b) { return 1000 + 300 * b; }},
-      {"quadratic 2000 + 100 b + 40 b^2 MiB", [](double b) { return 2000 + 100 * b + 40 * b * b; }},
-      {"published GB10 shape 13.9 + 3.45 b + 0.083 b^2 GB",
-       [](double b) { return (13.87 + 3.45 * b + 0.0833 * b * b) * 953.67; }},
-  };
-  const int maxima[] = {3, 5, 8, 12, 16, 24, 37, 64, 100};
+  const auto& curves = kCurves;
+  const auto& maxima = kMaxima;
   bool ok = true;
   int rows = 0, exact = 0;
   std::printf(
@@ -155,13 +159,8 @@ bool RunSimulation() {
 // one off, or off by 10, 25 and 50 % either way, against the same curves and maxima.
 // Target: a plan that is right or one low takes at most 3 launches, none over the limit.
 bool RunStartSimulation() {
-  const Curve curves[] = {
-      {"linear", [](double b) { return 1000 + 300 * b; }},
-      {"quadratic", [](double b) { return 2000 + 100 * b + 40 * b * b; }},
-      {"published GB10 shape",
-       [](double b) { return (13.87 + 3.45 * b + 0.0833 * b * b) * 953.67; }},
-  };
-  const int maxima[] = {3, 5, 8, 12, 16, 24, 37, 64, 100};
+  const auto& curves = kCurves;
+  const auto& maxima = kMaxima;
   const double errors[] = {-0.5, -0.25, -0.1, 0, 0.1, 0.25, 0.5};
   bool ok = true;
   std::printf(
