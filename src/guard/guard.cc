@@ -54,6 +54,7 @@
 #include "guard/torchelastic.h"
 #include "samples/companion_records.h"
 #include "sys/meminfo.h"
+#include "sys/memory_lock.h"
 #include "sys/pool_holders.h"
 #include "sys/process_survey.h"
 #include "sys/processes.h"
@@ -202,13 +203,8 @@ const StartingPriority& StartingPriorityOnce(const SysRoot& root) {
 // Self-protection: each privilege it lacks is a note, never a failure.
 void ProtectGuard(const SysRoot& root, GuardSummary& sum) {
   StartingPriorityOnce(root);  // before the first raise
-#ifdef MCL_ONFAULT
-  const int lock_flags = MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT;
-#else
-  const int lock_flags = MCL_CURRENT | MCL_FUTURE;
-#endif
-  if (::mlockall(lock_flags) != 0) {
-    AddNote(sum, Msg("mlockall: {} (the guard's pages may be reclaimed)", ErrnoArg{errno}));
+  if (const auto err = LockOwnPagesOnFault()) {
+    AddNote(sum, Msg("mlockall: {} (the guard's pages may be reclaimed)", ErrnoArg{*err}));
   }
   if (::setpriority(PRIO_PROCESS, 0, -10) != 0) {
     AddNote(sum, Msg("nice -10: {} (the watch loop runs at normal priority)", ErrnoArg{errno}));
