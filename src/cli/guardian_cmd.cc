@@ -45,18 +45,6 @@ struct GuardianCommandFlags final : CommandFlags {
   CLI::App& App() override { return app; }
 };
 
-double MonotonicNow() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Waits up to `period` for SIGTERM, SIGINT or SIGHUP (blocked); the signal, or 0.
-int WaitForSignal(const sigset_t& set, std::chrono::milliseconds period) {
-  timespec ts{static_cast<time_t>(period.count() / 1000),
-              static_cast<long>(period.count() % 1000) * 1'000'000L};
-  const int sig = ::sigtimedwait(&set, nullptr, &ts);
-  return sig > 0 ? sig : 0;
-}
-
 }  // namespace
 
 std::unique_ptr<CommandFlags> DefineGuardianFlags() {
@@ -106,7 +94,7 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
     std::unique_ptr<OnEventRunner> on_event;
     if (!f.on_event.empty()) on_event = std::make_unique<OnEventRunner>(f.on_event, 10s);
     GuardianIo io;
-    io.now_s = MonotonicNow;
+    io.now_s = GuardianMonotonicNow;
     io.read_available = [&] { return available.Read(); };
     io.read_gpu = [&] { return gpu.Read(); };
     if (registry) io.live_guards = [&] { return ReadLiveGuards(*registry, root); };
@@ -118,8 +106,8 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
     io.emit = [&](const GuardianEvent& e) {
       fmt::print(env.out, "headroom guardian: {}\n", TranslatedText(e.line));
       std::fflush(env.out);
-      record.Event(e, MonotonicNow());
-      if (on_event && !on_event->Start(e, MonotonicNow())) {
+      record.Event(e, GuardianMonotonicNow());
+      if (on_event && !on_event->Start(e, GuardianMonotonicNow())) {
         PrintError(env, Tr("guardian: --on-event: not run (too many still running)"));
       }
     };
@@ -138,8 +126,8 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
     std::fflush(env.out);
     for (;;) {
       const auto period = loop.Step();
-      if (on_event) on_event->Poll(MonotonicNow());
-      const int sig = WaitForSignal(set, period);
+      if (on_event) on_event->Poll(GuardianMonotonicNow());
+      const int sig = WaitForGuardianSignal(set, period);
       if (sig != SIGHUP && sig != 0) break;
       GuardianOptions again;
       std::string why;

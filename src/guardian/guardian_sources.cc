@@ -15,6 +15,17 @@
 
 namespace headroom {
 
+double GuardianMonotonicNow() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int WaitForGuardianSignal(const sigset_t& set, std::chrono::milliseconds period) {
+  timespec ts{static_cast<time_t>(period.count() / 1000),
+              static_cast<long>(period.count() % 1000) * 1'000'000L};
+  const int sig = ::sigtimedwait(&set, nullptr, &ts);
+  return sig > 0 ? sig : 0;
+}
+
 MemAvailableReader::MemAvailableReader(const SysRoot& root)
     : fd_(OpenKernelFile(root.Path("proc/meminfo"))) {}
 

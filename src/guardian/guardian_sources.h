@@ -1,11 +1,14 @@
 // What `headroom guardian` reads on a real machine, as the callbacks of its loop
 // (guardian_loop.h GuardianIo): MemAvailable from a kept-open meminfo, NVML's compute
 // processes, the running guards from the journal's registry (top/running_guards.h), the
-// page cache dropped for --release-driver-pools. The CLI builds them from its flags.
+// page cache dropped for --release-driver-pools, the clock, and the wait for a signal between
+// steps. The CLI builds them from its flags.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -20,6 +23,13 @@
 #include "sys/sysroot.h"
 
 namespace headroom {
+
+// The monotonic clock in seconds (GuardianIo::now_s).
+double GuardianMonotonicNow();
+
+// Waits up to `period` for one of the signals of `set` (blocked by the caller): the signal,
+// or 0 when the period ended first.
+int WaitForGuardianSignal(const sigset_t& set, std::chrono::milliseconds period);
 
 // MemAvailable through one descriptor kept open and pread at each reading (no open, no
 // allocation per reading: the guard's way, docs/guard.md).
