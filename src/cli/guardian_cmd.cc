@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -25,6 +26,7 @@
 #include "guardian/guardian_sources.h"
 #include "guardian/on_event.h"
 #include "sys/meminfo.h"
+#include "sys/memory_lock.h"
 
 namespace headroom {
 namespace {
@@ -116,6 +118,11 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
     for (const int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, s);
     ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
     ::signal(SIGPIPE, SIG_IGN);
+    if (const auto err = LockOwnPagesOnFault()) {
+      PrintError(env, TrFormat("guardian: mlockall: {} (its pages may be reclaimed under the "
+                               "pressure it acts on)",
+                               std::strerror(*err)));
+    }
     GuardianLoop loop(root, options, io);
     fmt::print(env.out, "{}\n",
                TrFormat("headroom guardian: watching: kill level {}, warning level {}, grace "

@@ -218,5 +218,25 @@ TEST(GuardianCli, SighupReadsTheConfigurationAgainAndSigpipeIsIgnored) {
   EXPECT_EQ(guardian.Stop(), 0);
 }
 
+// Its own pages are locked as the guard's are (docs/guardian.md): VmLck counts the pages it
+// touched once it waits for its next reading.
+TEST(GuardianCli, ItsOwnPagesAreLockedInMemory) {
+  TempDir dir("guardian-lock");
+  Started guardian(GuardianArgs(dir, {"--dry-run", "--only", "/no/such/cgroup"}),
+                   {"HEADROOM_FAKE_NVML_SCRIPT=/nonexistent"});
+  uint64_t locked_kib = 0;
+  for (int i = 0; i < 500 && locked_kib == 0; ++i) {
+    auto stat = ReadProcStat(SysRoot("/"), guardian.pid());
+    auto status = SysRoot("/").ReadFile("proc/" + std::to_string(guardian.pid()) + "/status");
+    if (stat && stat->comm == "headroom" && stat->state == 'S' && status) {
+      const auto at = status->find("VmLck:");
+      if (at != std::string::npos) locked_kib = std::stoull(status->substr(at + 6));
+    }
+    if (locked_kib == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GT(locked_kib, 0u) << "the guardian's pages are not locked (VmLck 0 kB)";
+  EXPECT_EQ(guardian.Stop(), 0);
+}
+
 }  // namespace
 }  // namespace headroom

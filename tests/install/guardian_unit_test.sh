@@ -11,7 +11,7 @@ fail() { echo "guardian-unit: FAIL: $*" >&2; exit 1; }
 value() { awk -v key="$1" 'index($0, key "=") == 1 { print substr($0, length(key) + 2) }' "$unit"; }
 
 [[ $(value ExecStart) == "/usr/bin/headroom guardian" ]] || fail "ExecStart=$(value ExecStart)"
-[[ $(value CapabilityBoundingSet) == "CAP_KILL CAP_SYS_PTRACE CAP_DAC_READ_SEARCH" ]] ||
+[[ $(value CapabilityBoundingSet) == "CAP_KILL CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_IPC_LOCK" ]] ||
   fail "CapabilityBoundingSet=$(value CapabilityBoundingSet)"
 for kv in NoNewPrivileges=yes ProtectSystem=strict ProtectKernelTunables=yes PrivateNetwork=yes \
           OOMScoreAdjust=-1000 Conflicts=earlyoom.service; do
