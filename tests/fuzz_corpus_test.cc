@@ -15,6 +15,7 @@
 #include "../fuzz/fuzz_targets.h"
 #include "../fuzz/gpu_targets.h"
 #include "../fuzz/group_targets.h"
+#include "../fuzz/guardian_targets.h"
 #include "../fuzz/http_targets.h"
 #include "../fuzz/plan_targets.h"
 #include "testing_files.h"
@@ -41,6 +42,13 @@ TEST(DoctorInputsFuzzCorpus, Replays) {
   // Its own seeds, and the other corpora as more hostile text.
   for (const char* target : {"doctor_inputs", "json_reader", "step_log"}) {
     EXPECT_GT(Replay(target, fuzz::DoctorInputsHold), 0) << target;
+  }
+}
+
+TEST(GuardianWorkerFuzzCorpus, Replays) {
+  // Its own seeds, and other corpora's as hostile words.
+  for (const char* target : {"guardian_worker", "config", "doctor_inputs"}) {
+    EXPECT_GT(Replay(target, fuzz::GuardianWorkerHolds), 0) << target;
   }
 }
 
