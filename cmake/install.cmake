@@ -30,6 +30,9 @@ add_custom_command(
 add_custom_target(headroom_docs ALL DEPENDS ${HEADROOM_DOCS_DIR}/stamp)
 
 install(TARGETS headroom RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The guardian's lean worker, which `headroom guardian` finds at ../libexec/headroom/ beside its
+# bin/ (docs/guardian.md "Its own memory").
+install(TARGETS headroom-guardian RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/headroom)
 install(DIRECTORY ${HEADROOM_DOCS_DIR}/man1 DESTINATION ${CMAKE_INSTALL_MANDIR})
 foreach(lang IN LISTS HEADROOM_LINGUAS)
   install(DIRECTORY ${HEADROOM_DOCS_DIR}/${lang}/man1 DESTINATION ${CMAKE_INSTALL_MANDIR}/${lang})

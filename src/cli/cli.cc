@@ -23,13 +23,7 @@
 
 namespace headroom {
 
-void PrintError(const CliEnv& env, std::string_view message) {
-  std::string line(message);
-  for (char& c : line) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  std::fprintf(env.err, "headroom: %s\n", line.c_str());
-}
+void PrintError(const CliEnv& env, std::string_view message) { PrintErrorLine(env.err, message); }
 
 void PrintError(const CliEnv& env, const Message& message) {
   PrintError(env, TranslatedText(message));

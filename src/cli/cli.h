@@ -169,6 +169,9 @@ int RunHelpCommand(const CliEnv& env, std::span<const Subcommand> commands,
 // The program: `argv` run against the table of `commands` (main.cc's), the message catalogs
 // found beside the binary first. Returns the exit status.
 int RunCli(std::span<const Subcommand> commands, int argc, char** argv);
+// Where the message catalogs are: build/locale beside a build tree's binary, else
+// PREFIX/share/locale for an installed one; "" when neither exists.
+std::string FindLocaleDir();
 // The command list of `headroom --help`, in the user's language.
 void PrintUsage(std::FILE* out, std::span<const Subcommand> commands);
 

@@ -1,15 +1,16 @@
-// `headroom guardian` (docs/guardian.md): flags (cli/guardian_flags.h) -> the real readers
-// (guardian/guardian_sources.h) -> the loop (guardian/guardian_loop.h) between waits for
-// SIGTERM, SIGINT (stop) or SIGHUP (config read again) -> each event printed and recorded.
+// `headroom guardian` (docs/guardian.md): flags (cli/guardian_flags.h) and config.toml read and
+// checked here, then the lean worker `headroom-guardian` exec'd with what they resolved
+// (guardian/worker_args.h), so that the process that stays up maps none of this; without a
+// worker beside the program, the same run in this process (cli/guardian_run.h).
 #include <fmt/format.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -19,14 +20,12 @@
 #include "cli/common_flags.h"
 #include "cli/config_defaults.h"
 #include "cli/guardian_flags.h"
+#include "cli/guardian_run.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "gpu/nvml.h"
-#include "guardian/guardian_record.h"
-#include "guardian/guardian_sources.h"
-#include "guardian/on_event.h"
 #include "sys/meminfo.h"
-#include "sys/memory_lock.h"
+#include "sys/process_survey.h"
 
 namespace headroom {
 namespace {
@@ -47,6 +46,37 @@ struct GuardianCommandFlags final : CommandFlags {
   CLI::App& App() override { return app; }
 };
 
+// The worker beside this program (a build tree) or in PREFIX/libexec/headroom (installed).
+std::optional<std::filesystem::path> FindGuardianWorker(const SysRoot& root) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink(root.Path("proc/self/exe"), ec);
+  if (ec) return std::nullopt;
+  const auto dir = exe.parent_path();
+  for (const auto& c : {dir / "headroom-guardian",
+                        dir.parent_path() / "libexec" / "headroom" / "headroom-guardian"}) {
+    if (::access(c.c_str(), X_OK) == 0) return c;
+  }
+  return std::nullopt;
+}
+
+// Replaces this process with the worker; returns only when exec failed (errno kept).
+void ExecGuardianWorker(const SysRoot& root, const std::filesystem::path& worker,
+                        GuardianRunSettings& s) {
+  std::error_code ec;
+  s.reload_program = std::filesystem::read_symlink(root.Path("proc/self/exe"), ec).string();
+  if (auto cmd = ReadFilePrefix(root, "proc/self/cmdline", 1 << 20); cmd && !ec) {
+    const auto argv = ParseCmdline(cmd->text);
+    s.reload_args.assign(argv.begin() + std::min<size_t>(1, argv.size()), argv.end());
+  }
+  if (s.reload_args.empty()) s.reload_program.clear();
+  const std::vector<std::string> words = EncodeWorkerArgs(s);
+  std::vector<char*> argv = {const_cast<char*>("headroom-guardian")};
+  for (const auto& w : words) argv.push_back(const_cast<char*>(w.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  ::execv(worker.c_str(), argv.data());
+}
+
 }  // namespace
 
 std::unique_ptr<CommandFlags> DefineGuardianFlags() {
@@ -56,100 +86,50 @@ std::unique_ptr<CommandFlags> DefineGuardianFlags() {
 }
 
 int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
-  using namespace std::chrono_literals;
   GuardianFlags& f = FlagsOf<GuardianCommandFlags>(given_flags).fl;
   const SysRoot root(env.default_root);
   try {
     auto info = ReadMemInfo(root);
     if (!info) throw UsageError{TranslatedText(info.error().what)};
     const uint64_t total = info->total_bytes().value_or(0);
-    const GuardianOptions options = GuardianOptionsFromFlags(env, f, total);
-    if (!f.events_path.empty()) CheckOutputFlag(f.events_path, "--events");
-    // The running guards' registry is read even with --no-journal, which only stops recording.
-    std::optional<std::filesystem::path> registry, journal;
-    if (auto path = JournalPath(env, f.journal_flag))
-      registry = *path;
-    else if (!f.no_journal)
-      throw UsageError{"--journal: " + TranslatedText(path.error().what)};
-    if (!f.no_journal) journal = registry;
-    MemAvailableReader available(root);
-    if (!available.ok() || !available.Read()) {
-      PrintError(env, Tr("guardian: cannot read MemAvailable from proc/meminfo"));
-      return kExitNegative;
+    GuardianRunSettings s;
+    s.options = GuardianOptionsFromFlags(env, f, total);
+    if (f.print_levels) {
+      fmt::print(env.out, "{}",
+                 EncodeReloadedLevels({s.options.min_available_bytes,
+                                       s.options.warn_available_bytes, s.options.grace}));
+      return kExitOk;
     }
-    std::FILE* events = nullptr;
     if (!f.events_path.empty()) {
+      CheckOutputFlag(f.events_path, "--events");
       auto opened = OpenAppendStream(f.events_path);
       if (!opened) throw UsageError{"--events: " + TranslatedText(opened.error().what)};
-      events = *opened;
+      std::fclose(*opened);
+      s.events_path = f.events_path;
     }
-    GpuProcessReader gpu(
-        f.no_nvml ? std::nullopt
-                  : std::optional<std::string>(ResolveNvmlLibrary(f.nvml_lib, std::getenv)));
-    if (!gpu.loaded() && !f.no_nvml) {
-      PrintError(env,
-                 Tr("guardian: no GPU memory per process (NVML): ") + TranslatedText(gpu.note()));
+    // The running guards' registry is read even with --no-journal, which only stops recording.
+    if (auto path = JournalPath(env, f.journal_flag))
+      s.registry = *path;
+    else if (!f.no_journal)
+      throw UsageError{"--journal: " + TranslatedText(path.error().what)};
+    if (!f.no_journal) s.journal = s.registry;
+    if (!f.no_nvml) s.nvml_library = ResolveNvmlLibrary(f.nvml_lib, std::getenv);
+    s.on_event = f.on_event;
+    s.psi_kill = f.psi_kill;
+    s.locale_dir = FindLocaleDir();
+    if (const auto worker = FindGuardianWorker(root)) {
+      ExecGuardianWorker(root, *worker, s);
+      PrintError(env, TrFormat("guardian: exec {}: {}; running in this process", worker->string(),
+                               std::strerror(errno)));
     }
-    GuardianRecord record(journal, {"guardian"}, events,
-                          [&](const Message& m) { PrintError(env, m); });
-    record.Start(root, options.min_available_bytes, options.warn_available_bytes);
-    std::unique_ptr<OnEventRunner> on_event;
-    if (!f.on_event.empty()) on_event = std::make_unique<OnEventRunner>(f.on_event, 10s);
-    GuardianIo io;
-    io.now_s = GuardianMonotonicNow;
-    io.read_available = [&] { return available.Read(); };
-    io.read_gpu = [&] { return gpu.Read(); };
-    if (registry) io.live_guards = [&] { return ReadLiveGuards(*registry, root); };
-    io.drop_caches = [&] { return ReleaseDriverPools(root); };
-    std::optional<PsiFullTrigger> psi;
-    if (f.psi_kill) psi.emplace(root);
-    if (psi && !psi->ok()) PrintError(env, Tr("guardian: --psi-kill: no PSI trigger"));
-    if (psi && psi->ok()) io.psi_full = [&] { return psi->Fired(); };
-    io.emit = [&](const GuardianEvent& e) {
-      fmt::print(env.out, "headroom guardian: {}\n", TranslatedText(e.line));
-      std::fflush(env.out);
-      record.Event(e, GuardianMonotonicNow());
-      if (on_event && !on_event->Start(e, GuardianMonotonicNow())) {
-        PrintError(env, Tr("guardian: --on-event: not run (too many still running)"));
-      }
-    };
-    sigset_t set;
-    sigemptyset(&set);
-    for (const int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, s);
-    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    ::signal(SIGPIPE, SIG_IGN);
-    if (const auto err = LockOwnPagesOnFault()) {
-      PrintError(env, TrFormat("guardian: mlockall: {} (its pages may be reclaimed under the "
-                               "pressure it acts on)",
-                               std::strerror(*err)));
-    }
-    GuardianLoop loop(root, options, io);
-    fmt::print(env.out, "{}\n",
-               TrFormat("headroom guardian: watching: kill level {}, warning level {}, grace "
-                        "{} ms{}",
-                        FormatBoth(options.min_available_bytes),
-                        FormatBoth(options.warn_available_bytes), options.grace.count(),
-                        options.dry_run ? Tr(" (dry run: nothing is signalled)") : ""));
-    std::fflush(env.out);
-    for (;;) {
-      const auto period = loop.Step();
-      if (on_event) on_event->Poll(GuardianMonotonicNow());
-      const int sig = WaitForGuardianSignal(set, period);
-      if (sig != SIGHUP && sig != 0) break;
-      GuardianOptions again;
-      std::string why;
-      if (sig == SIGHUP && ReloadGuardianOptions(env, f, total, again, why)) {
-        loop.Reconfigure(again.min_available_bytes, again.warn_available_bytes, again.grace);
-      } else if (sig == SIGHUP) {
-        PrintError(env, TrFormat("guardian: SIGHUP: the settings are kept: {}", why));
-      }
-    }
-    record.Finish(loop.counts());
-    if (events != nullptr) std::fclose(events);
-    fmt::print(env.out, "{}\n",
-               TrFormat("headroom guardian: stopped; {} kills, {} warnings", loop.counts().kills,
-                        loop.counts().warnings));
-    return kExitOk;
+    GuardianRunIo io{
+        env.out, env.err, [&](ReloadedLevels& levels, std::string& why) {
+          GuardianOptions again;
+          if (!ReloadGuardianOptions(env, f, total, again, why)) return false;
+          levels = {again.min_available_bytes, again.warn_available_bytes, again.grace};
+          return true;
+        }};
+    return RunGuardian(root, s, io);
   } catch (const UsageError& e) {
     PrintError(env, "guardian: " + e.message);
     return kExitUsage;

@@ -42,6 +42,9 @@ void AddGuardianFlags(CLI::App& app, GuardianFlags& f) {
   app.add_option("--on-event", f.on_event,
                  Tr("run CMD (sh -c) for each event, with its fields in HEADROOM_EVENT_* "
                     "variables; ended after 10s"));
+  app.add_flag("--print-levels", f.print_levels,
+               Tr("print the kill level, the warning level (bytes) and the grace (ms) that these "
+                  "flags and config.toml give, as one line \"levels KILL WARN GRACE\", and exit"));
   app.add_flag("--release-driver-pools", f.release_driver_pools,
                Tr("when MemAvailable does not come back after a kill, drop the page cache (root "
                   "only)"));

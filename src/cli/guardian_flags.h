@@ -20,7 +20,7 @@ struct GuardianFlags {
   std::string min_available, warn_available, grace, events_path, journal_flag, nvml_lib, on_event;
   std::vector<std::string> only, protect, prefer;
   bool no_journal = false, dry_run = false, release_driver_pools = false, no_nvml = false,
-       psi_kill = false;
+       psi_kill = false, print_levels = false;
 };
 
 // Every option of guardian's on `app`, in --help's order.

@@ -26,4 +26,12 @@ constexpr MessageLanguage kUserLanguage{&TranslatedFormat, &LocalErrnoText, true
 
 std::string TranslatedText(const Message& message) { return RenderMessage(message, kUserLanguage); }
 
+void PrintErrorLine(std::FILE* err, std::string_view text) {
+  std::string line(text);
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::fprintf(err, "headroom: %s\n", line.c_str());
+}
+
 }  // namespace headroom

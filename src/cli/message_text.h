@@ -5,7 +5,9 @@
 // fit the arguments gives the English sentence, never an abort.
 #pragma once
 
+#include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "base/message.h"
 
@@ -13,5 +15,9 @@ namespace headroom {
 
 // `message` in the user's language (LC_MESSAGES), for the terminal.
 std::string TranslatedText(const Message& message);
+
+// "headroom: TEXT" and a line break on `err`, the text's own line breaks made blanks: one
+// line per error (cli.h PrintError, the guardian's worker).
+void PrintErrorLine(std::FILE* err, std::string_view text);
 
 }  // namespace headroom

@@ -30,6 +30,10 @@ std::optional<std::string> MemoryGuardOf(std::string_view comm,
   if (comm == "headroom" && argv.size() >= 2 && argv[1] == "guardian") {
     return std::string("headroom guardian");
   }
+  // The lean worker that `headroom guardian` execs (its name cut to comm's 15 bytes).
+  if (comm == "headroom-guardi" || (!argv.empty() && BaseName(argv[0]) == "headroom-guardian")) {
+    return std::string("headroom guardian");
+  }
   return std::nullopt;
 }
 

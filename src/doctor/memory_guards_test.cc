@@ -13,6 +13,10 @@ TEST(MemoryGuardOf, NamesTheGuards) {
   EXPECT_EQ(MemoryGuardOf("python3", {"/usr/bin/python3", "/usr/sbin/nohang", "--monitor"}),
             "nohang");
   EXPECT_EQ(MemoryGuardOf("headroom", {"/usr/bin/headroom", "guardian"}), "headroom guardian");
+  // The lean worker `headroom guardian` execs: its comm is cut to 15 bytes.
+  EXPECT_EQ(MemoryGuardOf("headroom-guardi",
+                          {"headroom-guardian", "min-available=4294967296", "grace-ms=3000"}),
+            "headroom guardian");
   EXPECT_FALSE(MemoryGuardOf("headroom", {"/usr/bin/headroom", "guard", "--", "python3"}));
   EXPECT_FALSE(MemoryGuardOf("vim", {"vim", "earlyoom.conf"}));
 }

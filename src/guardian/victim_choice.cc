@@ -29,7 +29,7 @@ namespace headroom {
 namespace {
 
 // Process names (comm, 15 bytes at most) never ended: the machine's own and the session's.
-constexpr std::array<std::string_view, 29> kNeverNames = {"systemd",
+constexpr std::array<std::string_view, 30> kNeverNames = {"systemd",
                                                           "init",
                                                           "sshd",
                                                           "sshd-session",
@@ -55,6 +55,7 @@ constexpr std::array<std::string_view, 29> kNeverNames = {"systemd",
                                                           "dbus-daemon",
                                                           "dbus-broker",
                                                           "headroom",
+                                                          "headroom-guardi",
                                                           "earlyoom",
                                                           "nvidia-persistenced",
                                                           "polkitd"};

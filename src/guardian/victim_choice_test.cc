@@ -61,7 +61,8 @@ TEST(ChooseVictim, NeverTheMachinesOwnProcesses) {
   t.push_back(Proc(1500, 1, "Xorg", 4 * kGiBytes));
   t.push_back(Proc(1600, 1, "agent", 2 * kGiBytes));
   t.back().cgroup = "/system.slice/systemd-journald.service";
-  t.push_back(Proc(4000, 1000, "headroom", 6 * kGiBytes));  // a guard
+  t.push_back(Proc(4000, 1000, "headroom", 6 * kGiBytes));      // a guard
+  t.push_back(Proc(4100, 1, "headroom-guardi", 3 * kGiBytes));  // another guardian's worker
   const auto c = Choose(t, {});
   EXPECT_FALSE(c.victim);
   EXPECT_NE(EnglishText(c.line).find("no victim"), std::string::npos);

@@ -195,12 +195,8 @@ TEST(GuardianCli, SighupReadsTheConfigurationAgainAndSigpipeIsIgnored) {
   Started guardian(GuardianArgs(dir, {"--dry-run", "--only", "/no/such/cgroup"}),
                    {"HEADROOM_CONFIG=" + config, "HEADROOM_FAKE_NVML_SCRIPT=/nonexistent"});
   // Its first reading is under way once the events file exists (the loop writes nothing
-  // before an event): wait for the process to block in its signal wait instead.
-  for (int i = 0; i < 500; ++i) {
-    auto stat = ReadProcStat(SysRoot("/"), guardian.pid());
-    if (stat && stat->comm == "headroom" && stat->state == 'S') break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  // before an event): wait for the worker to block in its signal wait instead.
+  ASSERT_TRUE(testing::WaitGuardianWaiting(guardian.pid()));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ::kill(guardian.pid(), SIGPIPE);
   testing::WriteFile(config, "schema_version = 1\n[guardian]\nkill_level = \"96MiB\"\n");
@@ -229,16 +225,84 @@ TEST(GuardianCli, ItsOwnPagesAreLockedInMemory) {
   Started guardian(GuardianArgs(dir, {"--dry-run", "--only", "/no/such/cgroup"}),
                    {"HEADROOM_FAKE_NVML_SCRIPT=/nonexistent"});
   uint64_t locked_kib = 0;
-  for (int i = 0; i < 500 && locked_kib == 0; ++i) {
-    auto stat = ReadProcStat(SysRoot("/"), guardian.pid());
-    auto status = SysRoot("/").ReadFile("proc/" + std::to_string(guardian.pid()) + "/status");
-    if (stat && stat->comm == "headroom" && stat->state == 'S' && status) {
-      const auto at = status->find("VmLck:");
-      if (at != std::string::npos) locked_kib = std::stoull(status->substr(at + 6));
-    }
-    if (locked_kib == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(testing::WaitGuardianWaiting(guardian.pid()));
+  if (auto status = SysRoot("/").ReadFile("proc/" + std::to_string(guardian.pid()) + "/status")) {
+    const auto at = status->find("VmLck:");
+    if (at != std::string::npos) locked_kib = std::stoull(status->substr(at + 6));
   }
   EXPECT_GT(locked_kib, 0u) << "the guardian's pages are not locked (VmLck 0 kB)";
+  EXPECT_EQ(guardian.Stop(), 0);
+}
+
+// The process that stays up is the lean worker `headroom guardian` execs (docs/guardian.md
+// "Its own memory"): the same pid, and none of the libraries only other commands use mapped.
+TEST(GuardianCli, TheProcessThatStaysUpIsTheLeanWorker) {
+  TempDir dir("guardian-lean");
+  Started guardian(GuardianArgs(dir, {"--dry-run", "--only", "/no/such/cgroup"}),
+                   {"HEADROOM_FAKE_NVML_SCRIPT=/nonexistent"});
+  ASSERT_TRUE(testing::WaitGuardianWaiting(guardian.pid()));
+  const std::string proc = "/proc/" + std::to_string(guardian.pid());
+  EXPECT_EQ(std::filesystem::read_symlink(proc + "/exe").filename(), "headroom-guardian");
+  const auto maps = SysRoot("/").ReadFile("proc/" + std::to_string(guardian.pid()) + "/maps");
+  ASSERT_TRUE(maps);
+  for (const char* lib :
+       {"libcrypto", "libyaml-cpp", "libre2", "libncurses", "libtinfo", "libfmt", "libformw"}) {
+    EXPECT_EQ(maps->find(lib), std::string::npos) << lib << " is mapped:\n" << *maps;
+  }
+#ifndef HEADROOM_SANITIZED  // the sanitizers' runtimes want the shared libstdc++
+  EXPECT_EQ(maps->find("libstdc++"), std::string::npos) << *maps;
+#endif
+  EXPECT_EQ(guardian.Stop(), 0);
+}
+
+TEST(GuardianCli, PrintLevelsGivesTheFlagsAndConfigurationsLevelsAsOneLine) {
+  TempDir dir("guardian-levels");
+  const auto r = testing::RunCli(
+      {"guardian", "--min-available", "1GiB", "--grace", "250ms", "--print-levels"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "levels 1073741824 2147483648 250\n");
+  const std::string config = dir.File("config.toml");
+  testing::WriteFile(config, "schema_version = 1\n[guardian]\nkill_level = \"96MiB\"\n");
+  const auto from_config =
+      testing::RunCli({"guardian", "--print-levels"}, 20000, {"HEADROOM_CONFIG=" + config});
+  EXPECT_EQ(from_config.out, "levels 100663296 201326592 3000\n") << from_config.err;
+  testing::WriteFile(config, "schema_version = 1\n[guardian]\nkill_level = \"lots\"\n");
+  const auto broken =
+      testing::RunCli({"guardian", "--print-levels"}, 20000, {"HEADROOM_CONFIG=" + config});
+  EXPECT_EQ(broken.status, 2);
+  EXPECT_EQ(broken.out, "");
+  EXPECT_NE(broken.err.find("kill_level"), std::string::npos) << broken.err;
+}
+
+// The worker refuses words `headroom guardian` would never give: one line, exit 2.
+TEST(GuardianCli, TheWorkerRunByHandRefusesWordsItDoesNotKnow) {
+  const auto r = testing::RunProgram({HEADROOM_GUARDIAN_WORKER, "min-available=1000",
+                                      "warn-available=2000", "grace-ms=0", "colour=red"},
+                                     20000, {});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("'colour': unknown setting"), std::string::npos) << r.err;
+}
+
+// Without a worker beside the program (a copy of the binary alone), the guardian runs in its
+// own process, as it did before the worker existed: a broken install still guards.
+TEST(GuardianCli, WithoutAWorkerBesideItTheGuardianRunsInItsOwnProcess) {
+  TempDir dir("guardian-alone");
+  const auto alone = dir / "headroom";
+  std::filesystem::copy_file(HEADROOM_BINARY, alone);
+  auto args = GuardianArgs(dir, {"--dry-run", "--only", "/no/such/cgroup"});
+  args[0] = alone.string();
+  Started guardian(args, {"HEADROOM_FAKE_NVML_SCRIPT=/nonexistent"});
+  bool waiting = false;
+  for (int i = 0; i < 500 && !waiting; ++i) {
+    auto stat = ReadProcStat(SysRoot("/"), guardian.pid());
+    waiting = stat && stat->comm == "headroom" && stat->state == 'S';
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(waiting);
+  EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(guardian.pid()) + "/exe"),
+            alone);
   EXPECT_EQ(guardian.Stop(), 0);
 }
 

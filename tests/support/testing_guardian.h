@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "sys/processes.h"
 #include "sys/sysroot.h"
 #include "testing_files.h"
 #include "testing_memory.h"
@@ -78,6 +79,18 @@ inline std::vector<std::string> CrossedLevels() {
   const uint64_t warn = std::min(now + (2ULL << 30), TotalNow() - (64ULL << 20));
   EXPECT_LT(now, kill) << "MemAvailable is within 128 MiB of MemTotal: no level crosses it";
   return {"--min-available", Mib(kill), "--warn-available", Mib(warn)};
+}
+
+// Waits (up to 5 s) until the guardian started as `pid` is the lean worker `headroom guardian`
+// execs (its comm cut to 15 bytes) and sleeps in its wait between readings; false if it never
+// is.
+inline bool WaitGuardianWaiting(pid_t pid) {
+  for (int i = 0; i < 500; ++i) {
+    auto stat = ReadProcStat(SysRoot("/"), pid);
+    if (stat && stat->comm == "headroom-guardi" && stat->state == 'S') return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 inline std::vector<std::string> GuardianArgs(const TempDir& dir, std::vector<std::string> extra) {
