@@ -24,6 +24,7 @@
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "gpu/nvml.h"
+#include "guardian/guardian_record.h"
 #include "sys/meminfo.h"
 #include "sys/process_survey.h"
 
@@ -113,6 +114,11 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
     else if (!f.no_journal)
       throw UsageError{"--journal: " + TranslatedText(path.error().what)};
     if (!f.no_journal) s.journal = s.registry;
+    if (s.journal) {
+      s.run_id = BeginGuardianRun(*s.journal, {"guardian"}, root, s.options.min_available_bytes,
+                                  s.options.warn_available_bytes,
+                                  [&](const Message& m) { PrintError(env, m); });
+    }
     if (!f.no_nvml) s.nvml_library = ResolveNvmlLibrary(f.nvml_lib, std::getenv);
     s.on_event = f.on_event;
     s.psi_kill = f.psi_kill;

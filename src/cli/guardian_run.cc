@@ -47,9 +47,8 @@ int RunGuardian(const SysRoot& root, const GuardianRunSettings& s, const Guardia
   if (!gpu.loaded() && s.nvml_library) {
     print_error(Tr("guardian: no GPU memory per process (NVML): ") + TranslatedText(gpu.note()));
   }
-  GuardianRecord record(s.journal, {"guardian"}, events,
+  GuardianRecord record(s.journal, s.run_id, events,
                         [&](const Message& m) { print_error(TranslatedText(m)); });
-  record.Start(root, options.min_available_bytes, options.warn_available_bytes);
   std::unique_ptr<OnEventRunner> on_event;
   if (!s.on_event.empty()) on_event = std::make_unique<OnEventRunner>(s.on_event, 10s);
   GuardianIo io;

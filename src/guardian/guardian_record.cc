@@ -4,38 +4,59 @@
 
 namespace headroom {
 
-GuardianRecord::GuardianRecord(const std::optional<std::filesystem::path>& journal,
-                               const std::vector<std::string>& command, std::FILE* events,
-                               Note note)
-    : events_(events), have_events_(events != nullptr), note_(std::move(note)) {
-  if (!journal) return;
-  auto begun = RecordedRun::Open(*journal, RunKind::kGuardian, command);
+int64_t BeginGuardianRun(const std::filesystem::path& journal,
+                         const std::vector<std::string>& command, const SysRoot& real_root,
+                         uint64_t kill_below, uint64_t warn_below,
+                         const std::function<void(const Message&)>& note) {
+  auto begun = RecordedRun::Open(journal, RunKind::kGuardian, command);
   if (!begun) {
-    NoteOnce(begun.error().what);
-    noted_journal_ = true;
-    return;
+    if (note) note(begun.error().what);
+    return 0;
   }
-  run_.emplace(std::move(*begun));
+  if (auto added = RecordGuardStart(*begun, ThisGuardStart(real_root, kill_below, warn_below));
+      !added) {
+    if (note) note(added.error().what);
+  }
+  return begun->id();  // the run stays "running" when the journal closes (recorded_run.h)
 }
+
+GuardianRecord::GuardianRecord(const std::optional<std::filesystem::path>& journal, int64_t run_id,
+                               std::FILE* events, Note note)
+    : journal_path_(journal),
+      run_id_(run_id),
+      events_(events),
+      have_events_(events != nullptr),
+      note_(std::move(note)) {}
 
 void GuardianRecord::NoteOnce(const Message& m) {
   if (note_) note_(m);
 }
 
-void GuardianRecord::Start(const SysRoot& real_root, uint64_t kill_below, uint64_t warn_below) {
-  if (!run_) return;
-  if (auto added = RecordGuardStart(*run_, ThisGuardStart(real_root, kill_below, warn_below));
-      !added && !noted_journal_) {
+RecordedRun* GuardianRecord::Run() {
+  if (run_) return &*run_;
+  if (!journal_path_ || run_id_ == 0 || noted_journal_) return nullptr;
+  auto opened = Journal::Open(*journal_path_);
+  if (!opened) {
     noted_journal_ = true;
-    NoteOnce(added.error().what);
+    NoteOnce(opened.error().what);
+    return nullptr;
   }
+  journal_ = std::make_unique<Journal>(std::move(*opened));
+  auto reopened = RecordedRun::Reopen(*journal_, run_id_);
+  if (!reopened) {
+    noted_journal_ = true;
+    NoteOnce(reopened.error().what);
+    return nullptr;
+  }
+  run_.emplace(std::move(*reopened));
+  return &*run_;
 }
 
 void GuardianRecord::Event(const GuardianEvent& event, double monotonic_s) {
   nlohmann::ordered_json fields = event.fields;
   fields["message"] = EnglishText(event.line);
-  if (run_) {
-    if (auto added = run_->AddEvent(event.type, fields.dump(), monotonic_s);
+  if (RecordedRun* run = Run()) {
+    if (auto added = run->AddEvent(event.type, fields.dump(), monotonic_s);
         !added && !noted_journal_) {
       noted_journal_ = true;
       NoteOnce(added.error().what);
@@ -51,11 +72,12 @@ void GuardianRecord::Event(const GuardianEvent& event, double monotonic_s) {
 }
 
 void GuardianRecord::Finish(const GuardianCounts& c) {
-  if (!run_) return;
+  RecordedRun* run = Run();
+  if (run == nullptr) return;
   const nlohmann::ordered_json summary{
       {"kills", c.kills},         {"escalations", c.escalations}, {"warnings", c.warnings},
       {"recovered", c.recovered}, {"no_victim", c.no_victim},     {"driver_pools", c.driver_pools}};
-  if (auto done = run_->Finish("stopped", 0, summary.dump()); !done && !noted_journal_) {
+  if (auto done = run->Finish("stopped", 0, summary.dump()); !done && !noted_journal_) {
     NoteOnce(done.error().what);
   }
 }

@@ -23,12 +23,17 @@ TEST(GuardianRecord, EventsGoToTheJournalAndTheEventsFile) {
   ASSERT_NE(events, nullptr);
   std::vector<std::string> notes;
   {
-    GuardianRecord record(journal, {"guardian", "--dry-run"}, events,
-                          [&](const Message& m) { notes.push_back(EnglishText(m)); });
-    record.Start(SysRoot("/"), 4ULL << 30, 8ULL << 30);
+    const auto note = [&](const Message& m) { notes.push_back(EnglishText(m)); };
+    const int64_t id = BeginGuardianRun(journal, {"guardian", "--dry-run"}, SysRoot("/"),
+                                        4ULL << 30, 8ULL << 30, note);
+    ASSERT_GT(id, 0);
+    GuardianRecord record(journal, id, events, note);
+    // Nothing to record yet: the journal is not open.
+    EXPECT_FALSE(record.journal_open());
     record.Event(RecordTestEvent("warn"), 1.0);
     record.Event(RecordTestEvent("kill"), 2.0);
     record.Event(RecordTestEvent("kill"), 3.0);
+    EXPECT_TRUE(record.journal_open());
     GuardianCounts counts;
     counts.kills = 2;
     record.Finish(counts);
@@ -69,18 +74,54 @@ TEST(GuardianRecord, AFullDiskAndAnUnopenableJournalAreEachSaidOnce) {
   if (full == nullptr) GTEST_SKIP() << "no /dev/full here";
   std::vector<std::string> notes;
   {
-    GuardianRecord record(dir / "blocker" / "journal.db", {"guardian"}, full,
-                          [&](const Message& m) { notes.push_back(EnglishText(m)); });
-    record.Start(SysRoot("/"), 1, 2);
+    const auto note = [&](const Message& m) { notes.push_back(EnglishText(m)); };
+    const auto journal = dir / "blocker" / "journal.db";
+    EXPECT_EQ(BeginGuardianRun(journal, {"guardian"}, SysRoot("/"), 1, 2, note), 0);
+    // A run id the journal does not have (the file was replaced since): said once too.
+    GuardianRecord record(journal, 7, full, note);
     for (int i = 0; i < 3; ++i) record.Event(RecordTestEvent("warn"), i);
     record.Finish(GuardianCounts{});
   }
   std::fclose(full);
   std::string all;
   for (const auto& n : notes) all += n + "\n";
-  ASSERT_EQ(notes.size(), 2u) << all;
+  ASSERT_EQ(notes.size(), 3u) << all;
   EXPECT_TRUE(testing::Contains(notes[0], "journal")) << notes[0];
-  EXPECT_TRUE(testing::Contains(notes[1], "write(--events): No space left on device")) << notes[1];
+  EXPECT_TRUE(testing::Contains(notes[1], "journal")) << notes[1];
+  EXPECT_TRUE(testing::Contains(notes[2], "write(--events): No space left on device")) << notes[2];
+}
+
+// The run `headroom guardian` began is the one the worker's events go to: top lists it from
+// the start, and the journal closes in between.
+TEST(GuardianRecord, TheWorkerContinuesTheRunBegunBeforeIt) {
+  testing::TempDir dir("guardian-continue");
+  const auto journal = dir / "journal.db";
+  const int64_t id =
+      BeginGuardianRun(journal, {"guardian"}, SysRoot("/"), 1ULL << 30, 2ULL << 30, nullptr);
+  ASSERT_GT(id, 0);
+  {
+    auto j = Journal::Open(journal, JournalOptions{.read_only = true});
+    ASSERT_TRUE(j);
+    auto runs = j->RecentRuns(5);
+    ASSERT_TRUE(runs);
+    ASSERT_EQ(runs->size(), 1u);
+    EXPECT_EQ((*runs)[0].status, "running");
+  }
+  {
+    GuardianRecord record(journal, id, nullptr, nullptr);
+    record.Event(RecordTestEvent("kill"), 1.0);
+    GuardianCounts counts;
+    counts.kills = 1;
+    record.Finish(counts);
+  }
+  auto j = Journal::Open(journal, JournalOptions{.read_only = true});
+  ASSERT_TRUE(j);
+  auto runs = j->RecentRuns(5);
+  ASSERT_TRUE(runs);
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].id, id);
+  EXPECT_EQ((*runs)[0].status, "stopped");
+  EXPECT_EQ(j->Totals()->guardian_kills, 1);
 }
 
 }  // namespace

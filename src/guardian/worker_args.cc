@@ -17,9 +17,9 @@ constexpr uint64_t kMaxGraceMs = uint64_t{365} * 24 * 3600 * 1000;
 
 const std::set<std::string_view> kRepeated = {"only", "protect", "prefer", "reload-arg"};
 const std::set<std::string_view> kSingle = {
-    "min-available", "warn-available", "grace-ms",      "dry-run", "release-driver-pools",
-    "events",        "journal",        "registry",      "nvml",    "on-event",
-    "psi-kill",      "locale-dir",     "reload-program"};
+    "min-available", "warn-available", "grace-ms",       "dry-run", "release-driver-pools",
+    "events",        "journal",        "registry",       "nvml",    "on-event",
+    "psi-kill",      "locale-dir",     "reload-program", "run-id"};
 
 std::optional<uint64_t> Number(std::string_view text, uint64_t max) {
   uint64_t v = 0;
@@ -53,6 +53,7 @@ std::vector<std::string> EncodeWorkerArgs(const GuardianRunSettings& s) {
   for (const auto& p : o.choice.prefer) w.push_back("prefer=" + p);
   if (!s.events_path.empty()) w.push_back("events=" + s.events_path);
   if (s.journal) w.push_back("journal=" + s.journal->string());
+  if (s.run_id != 0) w.push_back("run-id=" + std::to_string(s.run_id));
   if (s.registry) w.push_back("registry=" + s.registry->string());
   if (s.nvml_library) w.push_back("nvml=" + *s.nvml_library);
   if (!s.on_event.empty()) w.push_back("on-event=" + s.on_event);
@@ -109,6 +110,11 @@ Result<GuardianRunSettings> DecodeWorkerArgs(std::span<const std::string> words)
     auto on = Switch(one, key);
     if (!on) return on.error();
     *flag = *on;
+  }
+  if (auto it = one.find("run-id"); it != one.end()) {
+    const auto id = Number(it->second, uint64_t{1} << 62);
+    if (!id || *id == 0) return Error{Msg("run-id={}: not a run", it->second)};
+    s.run_id = static_cast<int64_t>(*id);
   }
   if (auto it = one.find("events"); it != one.end()) s.events_path = it->second;
   if (auto it = one.find("journal"); it != one.end()) s.journal = it->second;

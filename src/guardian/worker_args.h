@@ -26,9 +26,10 @@
 namespace headroom {
 
 struct GuardianRunSettings {
-  GuardianOptions options;                        // options.choice.self: set by the worker
-  std::string events_path;                        // "": no events file
-  std::optional<std::filesystem::path> journal;   // nullopt: --no-journal
+  GuardianOptions options;                       // options.choice.self: set by the worker
+  std::string events_path;                       // "": no events file
+  std::optional<std::filesystem::path> journal;  // nullopt: --no-journal
+  int64_t run_id = 0;  // the journal's run that `headroom guardian` began (0: none)
   std::optional<std::filesystem::path> registry;  // the running guards' registry
   std::optional<std::string> nvml_library;        // nullopt: --no-nvml; "": the default name
   std::string on_event;                           // "": no --on-event

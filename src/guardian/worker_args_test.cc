@@ -22,6 +22,7 @@ GuardianRunSettings Full() {
   s.events_path = "/var/log/ev ents.jsonl";
   s.journal = "/var/lib/headroom/journal.db";
   s.registry = "/var/lib/headroom/journal.db";
+  s.run_id = 31337;
   s.nvml_library = "";
   s.on_event = "logger -t x \"$HEADROOM_EVENT_TYPE\"";
   s.psi_kill = true;
@@ -59,6 +60,7 @@ TEST(WorkerArgs, EverySettingComesBackAsItWent) {
   EXPECT_EQ(back->events_path, s.events_path);
   EXPECT_EQ(back->journal, s.journal);
   EXPECT_EQ(back->registry, s.registry);
+  EXPECT_EQ(back->run_id, 31337);
   EXPECT_EQ(back->nvml_library, std::optional<std::string>(""));
   EXPECT_EQ(back->on_event, s.on_event);
   EXPECT_TRUE(back->psi_kill);
@@ -93,6 +95,8 @@ TEST(WorkerArgs, HostileWordsAreRefusedWithTheirName) {
   EXPECT_EQ(with({"only="}), "only: empty");
   EXPECT_EQ(with({"only=1"}), "only: '1' is not a process id");
   EXPECT_EQ(with({"events="}), "events: empty");
+  EXPECT_EQ(with({"run-id=0"}), "run-id=0: not a run");
+  EXPECT_EQ(with({"run-id=-3"}), "run-id=-3: not a run");
   EXPECT_EQ(with({"reload-arg=guardian"}), "reload-arg without reload-program");
   for (const char* bad :
        {"", "-1", "+5", " 5", "5 ", "1e9", "0x10", "1125899906842625", "99999999999999999999999"}) {
