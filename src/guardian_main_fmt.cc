@@ -2,6 +2,10 @@
 // (format-inl.h), so the worker links fmt statically. Debian's libfmt-dev ships no static
 // library, and libfmt.so would load libstdc++.so (about 1.5 MiB resident) into the process
 // that is linked with -static-libstdc++ to stay small (docs/guardian.md "Its own memory").
+// Without a locale: the 'L' specifier (which no guardian message uses) groups by threes with
+// ',' and the decimal point is '.', as the C locale headroom keeps for numbers; std::locale
+// and all its facets (about 250 KB of libstdc++) then stay out of the worker.
+#define FMT_STATIC_THOUSANDS_SEPARATOR ','
 #include <fmt/format-inl.h>
 
 FMT_BEGIN_NAMESPACE
