@@ -270,11 +270,18 @@ std::chrono::milliseconds GuardianLoop::Step() {
     if (!warned_ && r.available_bytes < options_.warn_available_bytes) {
       warned_ = true;
       ++counts_.warnings;
+      // The rehearsal: the choice made once now, nothing signalled, so the code and data of
+      // the path that ends a job (the process table, NVML, the registry) are faulted in and
+      // locked before the kill level, not read from disk under the pressure it acts on; the
+      // event says who it would be.
+      const VictimChoice rehearsal = ChooseNow();
+      Json fields{{"available_bytes", r.available_bytes},
+                  {"warn_available_bytes", options_.warn_available_bytes}};
+      if (rehearsal.victim) fields["would_end"] = JobJson(*rehearsal.victim);
       Emit("warn",
            Msg("MemAvailable {} is below the warning level {}", GiB(r.available_bytes),
                GiB(options_.warn_available_bytes)),
-           Json{{"available_bytes", r.available_bytes},
-                {"warn_available_bytes", options_.warn_available_bytes}});
+           std::move(fields));
     } else if (warned_ && r.available_bytes >= options_.warn_available_bytes) {
       warned_ = false;
     }

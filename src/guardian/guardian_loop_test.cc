@@ -96,6 +96,33 @@ TEST(GuardianLoop, MemoryBackWhileChoosingEndsNothing) {
   EXPECT_EQ(b.Reap(200), -1);  // still running
 }
 
+// Crossing the warning level makes the choice once (the rehearsal: its pages faulted in and
+// locked before the kill level), says who would be ended, and signals nothing.
+TEST(GuardianLoop, TheWarningRehearsesTheChoiceAndSignalsNothing) {
+  HeldBalloon b({});
+  Rig rig;
+  rig.readings = {3 * kGuardianGiB, 3 * kGuardianGiB};
+  int gpu_reads = 0;
+  GuardianOptions o = OptionsFor(b.pid());
+  o.warn_available_bytes = 4 * kGuardianGiB;
+  GuardianIo io = rig.Io();
+  io.read_gpu = [&] {
+    ++gpu_reads;
+    return std::map<pid_t, uint64_t>{};
+  };
+  GuardianLoop loop(SysRoot("/"), o, io);
+  rig.now = 1;
+  loop.Step();
+  rig.now = 2;
+  loop.Step();
+  EXPECT_EQ(rig.Types(), std::vector<std::string>{"warn"});
+  EXPECT_EQ(gpu_reads, 1);  // once, at the crossing
+  ASSERT_TRUE(rig.events[0].fields.contains("would_end"));
+  EXPECT_EQ(rig.events[0].fields["would_end"]["pid"], b.pid());
+  EXPECT_EQ(loop.counts().kills, 0);
+  EXPECT_EQ(b.Reap(200), -1);  // still running
+}
+
 // A projected trigger (MemAvailable still above the level, falling fast) is called off only
 // by a reading that rose: the same reading again (the kernel's counters not folded yet) or one
 // a few pages higher is no recovery while a fill goes on.
