@@ -31,7 +31,8 @@ Method (docs/guardian.md, "Benchmark against earlyoom"):
     from a 1 ms MemAvailable sampler outside the namespace (bench/mem_sampler.c) and, at the
     signal, the last sample minus what the balloon touched since (bench/guard_reaction.py).
   * Scenario "idle": each guard alone in its namespace for --idle-seconds with the level at
-    2 GiB: CPU time (utime+stime from /proc/PID/stat, and schedstat's ns), VmRSS and VmHWM.
+    2 GiB: CPU time (utime+stime from /proc/PID/stat, and schedstat's ns), VmRSS and VmHWM,
+    and smaps_rollup's Pss, private (Private_Clean + Private_Dirty) and anonymous KiB.
   * Runs interleaved (earlyoom, guardian, earlyoom, guardian ...), N per cell. Before each
     run: a wait while another guard (someone's `headroom guard` or `guardian`) runs on the
     machine, a 5 GiB pre-touch (free page reporting on a VM, docs/guard-benchmark.md
@@ -39,7 +40,8 @@ Method (docs/guardian.md, "Benchmark against earlyoom"):
     made.
 
 Needs: Linux, root (unshare --pid, the backstop), cc, util-linux unshare, the headroom and
-balloon binaries and the fake NVML (cmake --build BUILD --target headroom balloon fake_nvml),
+balloon binaries and the fake NVML (cmake --build BUILD --target headroom headroom-guardian balloon
+fake_nvml),
 and an earlyoom binary that is NOT a running service: on Debian
   apt-get download earlyoom && dpkg-deb -x earlyoom_*.deb /tmp/earlyoom-root
   --earlyoom /tmp/earlyoom-root/usr/bin/earlyoom
@@ -63,7 +65,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guard_reaction as gr  # noqa: E402  (the shared instruments: sampler, balloon log, backstop)
 
-SCHEMA = "guardian_vs_earlyoom/1"
+SCHEMA = "guardian_vs_earlyoom/2"  # 2: pss_kib, private_kib and anon_kib of the idle rows
 KiB, MiB, GiB = gr.KiB, gr.MiB, gr.GiB
 GUARDS = ["earlyoom", "guardian"]
 RATES = {"1GB/s": "1GB", "8GB/s": "8GB"}
@@ -104,6 +106,22 @@ def spread(values, fmt="{:.1f}"):
 
 def read_status_kib(pid, key):
     return gr.proc_status_kib(pid, key)
+
+
+def smaps_rollup_kib(pid):
+    """Pss, private (Private_Clean + Private_Dirty: the pages no other process maps) and
+    anonymous KiB from /proc/PID/smaps_rollup; {} when it cannot be read."""
+    fields = {}
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
+                    fields[parts[0][:-1]] = int(parts[1])
+    except OSError:
+        return {}
+    return {"pss_kib": fields.get("Pss"), "anon_kib": fields.get("Anonymous"),
+            "private_kib": fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)}
 
 
 def ns_listing():
@@ -334,7 +352,8 @@ def idle_measure(pid, seconds):
     return {"seconds": round(dt, 2), "nice": nice,
             "cpu_ms_per_min_ticks": round((ticks1 - ticks0) * 1000.0 / hz * 60.0 / dt, 2),
             "cpu_ms_per_min": round((ns1 - ns0) / 1e6 * 60.0 / dt, 3),
-            "vmrss_kib": read_status_kib(pid, "VmRSS"), "vmhwm_kib": read_status_kib(pid, "VmHWM")}
+            "vmrss_kib": read_status_kib(pid, "VmRSS"), "vmhwm_kib": read_status_kib(pid, "VmHWM"),
+            **smaps_rollup_kib(pid)}
 
 
 # ----------------------------------------------------------------------------------------
@@ -366,6 +385,8 @@ def other_guards():
         if name.isdigit():
             argv = gr.read_cmdline(int(name))
             if len(argv) >= 2 and os.path.basename(argv[0]) == "headroom" and argv[1] == "guardian":
+                found.append((int(name), "headroom guardian"))
+            elif argv and os.path.basename(argv[0]) == "headroom-guardian":  # its lean worker
                 found.append((int(name), "headroom guardian"))
     return found
 
@@ -572,7 +593,8 @@ CSV_FIELDS = ["schema", "run", "scenario", "guard", "cell", "rep", "a0_mib", "le
               "host_processes", "pretouch_gbps", "memcg_failcnt", "signals", "first_signalled",
               "first_signal", "wrong_victim", "below_level_mib", "rate_gbps", "fill_mib_at_signal",
               "bystander_end", "holder_end", "balloon_end", "guard_status", "seconds", "nice",
-              "cpu_ms_per_min", "cpu_ms_per_min_ticks", "vmrss_kib", "vmhwm_kib",
+              "cpu_ms_per_min", "cpu_ms_per_min_ticks", "vmrss_kib", "vmhwm_kib", "pss_kib",
+              "private_kib", "anon_kib",
               "sampler_max_gap_ms", "namespace", "notes"]
 
 
@@ -641,8 +663,9 @@ def summarize(rows):
     idl = [r for r in ok if r["scenario"] == "idle"]
     if idl:
         lines += ["| guard | rounds | seconds each | CPU ms per minute, schedstat: median (min to max) "
-                  "| utime+stime ms per minute | VmRSS KiB | VmHWM KiB | nice |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| utime+stime ms per minute | VmRSS KiB | VmHWM KiB | Pss KiB | private KiB "
+                  "| anonymous KiB | nice |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         med = {}
         for g in GUARDS:
             rs = [r for r in idl if r["guard"] == g]
@@ -655,7 +678,10 @@ def summarize(rows):
                          f"{spread(cpu, '{:.2f}')} | "
                          f"{spread([r['cpu_ms_per_min_ticks'] for r in rs], '{:.0f}')} | "
                          f"{spread([r['vmrss_kib'] for r in rs], '{:.0f}')} | "
-                         f"{spread([r['vmhwm_kib'] for r in rs], '{:.0f}')} | {rs[0]['nice']} |")
+                         f"{spread([r['vmhwm_kib'] for r in rs], '{:.0f}')} | "
+                         + " | ".join(spread([r.get(k) or 0 for r in rs], '{:.0f}')
+                                      for k in ("pss_kib", "private_kib", "anon_kib"))
+                         + f" | {rs[0]['nice']} |")
         if len(med) == 2:
             a, b = med["guardian"], med["earlyoom"]
             targets.append(f"- idle CPU: guardian {a[0]:.2f} vs earlyoom {b[0]:.2f} ms per minute -> "
