@@ -15,7 +15,7 @@ DESTDIR=$stage cmake -DCMAKE_INSTALL_PREFIX=$prefix -DCMAKE_INSTALL_COMPONENT=Un
 root=$stage$prefix
 manifest=$build/install_manifest_Unspecified.txt
 [[ -s $manifest ]] || fail "no manifest"
-for f in bin/headroom share/man/man1/headroom.1.gz share/man/man1/headroom-guard.1.gz \
+for f in bin/headroom libexec/headroom/headroom-guardian share/man/man1/headroom.1.gz share/man/man1/headroom-guard.1.gz \
          share/man/zh_TW/man1/headroom-guard.1.gz \
          share/bash-completion/completions/headroom share/zsh/site-functions/_headroom \
          share/locale/zh_TW/LC_MESSAGES/headroom.mo lib/systemd/system/headroom-export.service \
@@ -38,6 +38,17 @@ if [[ $(msgunfmt "$root/share/locale/zh_TW/LC_MESSAGES/headroom.mo" | grep -c '^
   [[ "$(env -u LC_ALL LANGUAGE=zh_TW LANG=C.UTF-8 "$root/bin/headroom" --help)" != "$(env -u LC_ALL LANG=C "$root/bin/headroom" --help)" ]] ||
     fail "the installed catalog is not found from $prefix/bin"
 fi
+# The moved tree's guardian execs the worker beside it in PREFIX/libexec/headroom.
+out=$stage/guardian.out
+"$root/bin/headroom" guardian --dry-run --only /no/such/cgroup --no-journal --no-nvml >"$out" 2>&1 &
+gpid=$!
+for _ in $(seq 100); do grep -q 'watching:' "$out" && break; sleep 0.05; done
+exe=$(readlink "/proc/$gpid/exe" || true)
+kill -TERM "$gpid"
+wait "$gpid" || fail "headroom guardian did not stop with status 0: $(cat "$out")"
+[[ $exe == "$root/libexec/headroom/headroom-guardian" ]] ||
+  fail "headroom guardian runs as '$exe', not $prefix/libexec/headroom/headroom-guardian"
+rm -f "$out"
 # The Python companion where this prefix's python3 reads packages, importable from there.
 pyver=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)
 pydir=$root/lib/python$pyver/dist-packages
