@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cli/common_flags.h"
 #include "cli/i18n.h"
 #include "cli/message_text.h"
 #include "config/pool_levels_config.h"
