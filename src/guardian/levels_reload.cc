@@ -14,7 +14,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <ctime>
+
+#include "base/clock.h"
 
 extern char** environ;
 
@@ -22,12 +23,6 @@ namespace headroom {
 namespace {
 
 constexpr size_t kMaxOutput = 4096;
-
-double Now() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 std::string FirstLine(std::string text) {
   if (const size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
@@ -69,10 +64,11 @@ Result<ReloadedLevels> ReadReloadedLevels(const std::string& program,
     return ErrnoError(Msg("running {}", program), rc);
   }
   std::string out;
-  const double deadline = Now() + std::chrono::duration<double>(limit).count();
+  const double deadline =
+      ClockSeconds(CLOCK_MONOTONIC) + std::chrono::duration<double>(limit).count();
   bool timed_out = false;
   for (;;) {
-    const double left_ms = (deadline - Now()) * 1000;
+    const double left_ms = (deadline - ClockSeconds(CLOCK_MONOTONIC)) * 1000;
     if (left_ms <= 0) {
       timed_out = true;
       break;
