@@ -47,11 +47,9 @@ struct GuardianCommandFlags final : CommandFlags {
   CLI::App& App() override { return app; }
 };
 
-// The worker beside this program (a build tree) or in PREFIX/libexec/headroom (installed).
-std::optional<std::filesystem::path> FindGuardianWorker(const SysRoot& root) {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink(root.Path("proc/self/exe"), ec);
-  if (ec) return std::nullopt;
+// The worker beside this program, `exe` (a build tree), or in PREFIX/libexec/headroom
+// (installed).
+std::optional<std::filesystem::path> FindGuardianWorker(const std::filesystem::path& exe) {
   const auto dir = exe.parent_path();
   for (const auto& c : {dir / "headroom-guardian",
                         dir.parent_path() / "libexec" / "headroom" / "headroom-guardian"}) {
@@ -60,16 +58,15 @@ std::optional<std::filesystem::path> FindGuardianWorker(const SysRoot& root) {
   return std::nullopt;
 }
 
-// Replaces this process with the worker; returns only when exec failed (errno kept).
-void ExecGuardianWorker(const SysRoot& root, const std::filesystem::path& worker,
-                        GuardianRunSettings& s) {
-  std::error_code ec;
-  s.reload_program = std::filesystem::read_symlink(root.Path("proc/self/exe"), ec).string();
-  if (auto cmd = ReadFilePrefix(root, "proc/self/cmdline", 1 << 20); cmd && !ec) {
+// Replaces this process with the worker; returns only when exec failed (errno kept). SIGHUP
+// runs this program, `exe`, again with the words it was given.
+void ExecGuardianWorker(const SysRoot& root, const std::filesystem::path& exe,
+                        const std::filesystem::path& worker, GuardianRunSettings& s) {
+  if (auto cmd = ReadFilePrefix(root, "proc/self/cmdline", 1 << 20)) {
     const auto argv = ParseCmdline(cmd->text);
     s.reload_args.assign(argv.begin() + std::min<size_t>(1, argv.size()), argv.end());
   }
-  if (s.reload_args.empty()) s.reload_program.clear();
+  if (!s.reload_args.empty()) s.reload_program = exe.string();
   const std::vector<std::string> words = EncodeWorkerArgs(s);
   std::vector<char*> argv = {const_cast<char*>("headroom-guardian")};
   for (const auto& w : words) argv.push_back(const_cast<char*>(w.c_str()));
@@ -123,8 +120,10 @@ int RunGuardianCommand(const CliEnv& env, CommandFlags& given_flags) {
     s.on_event = f.on_event;
     s.psi_kill = f.psi_kill;
     s.locale_dir = FindLocaleDir();
-    if (const auto worker = FindGuardianWorker(root)) {
-      ExecGuardianWorker(root, *worker, s);
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink(root.Path("proc/self/exe"), ec);
+    if (const auto worker = ec ? std::nullopt : FindGuardianWorker(exe)) {
+      ExecGuardianWorker(root, exe, *worker, s);
       PrintError(env, TrFormat("guardian: exec {}: {}; running in this process", worker->string(),
                                std::strerror(errno)));
     }
