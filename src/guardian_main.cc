@@ -1,8 +1,8 @@
 // headroom-guardian: the lean worker that `headroom guardian` execs once its flags and
 // config.toml are read (docs/guardian.md "Its own memory"). Its words are the resolved
 // settings (guardian/worker_args.h); it maps only the loop's code, so that the process that
-// guards the machine for months stays as small as earlyoom. Exit status as `headroom
-// guardian`'s: 0 stopped by a signal, 1 could not start, 2 usage error.
+// guards the machine for months stays small (2.7 MiB idle, docs/guardian.md). Exit status as
+// `headroom guardian`'s: 0 stopped by a signal, 1 could not start, 2 usage error.
 #include <chrono>
 #include <cstdio>
 #include <string>

@@ -1,6 +1,6 @@
 // Implementation notes: the body that `headroom guardian` ran in its own process until the
 // lean worker existed, moved here unchanged in behaviour; the only new part is SIGHUP, which
-// asks `io.reload` for the levels (the worker runs `headroom guardian --print-settings`, the
+// asks `io.reload` for the levels (the worker runs `headroom guardian --print-levels`, the
 // in-process run reads its flags and config.toml again).
 #include "cli/guardian_run.h"
 

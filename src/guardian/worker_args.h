@@ -6,7 +6,7 @@
 // number out of range, a level missing or a warning level not above the kill level is an
 // error, since anybody can run the worker by hand.
 //
-// SIGHUP: the worker runs `reload_program reload_args... --print-settings`, which prints the
+// SIGHUP: the worker runs `reload_program reload_args... --print-levels`, which prints the
 // levels read again from the same flags and a fresh config.toml in the one-line form of
 // EncodeReloadedLevels, or "error: TEXT" when they are refused.
 #pragma once
@@ -43,7 +43,7 @@ struct GuardianRunSettings {
 std::vector<std::string> EncodeWorkerArgs(const GuardianRunSettings& s);
 Result<GuardianRunSettings> DecodeWorkerArgs(std::span<const std::string> words);
 
-// The levels that SIGHUP may change, as `--print-settings` prints them: "levels MIN WARN
+// The levels that SIGHUP may change, as `--print-levels` prints them: "levels MIN WARN
 // GRACE_MS" (bytes, bytes, milliseconds), or "error: TEXT".
 struct ReloadedLevels {
   uint64_t min_available_bytes = 0;
